@@ -1,0 +1,135 @@
+"""Element types of ember tensors: one `DType` per dtype, tied to numpy and to MLIR.
+
+The names and the promotion-free rules follow TensorFlow (`tf.float32`, ...). Each dtype knows
+its numpy dtype (bfloat16 from `ml_dtypes`) and the MLIR element type it prints as, so the
+registry, the eager runtime and the IR agree on one table. Strings are host-only and spelled
+`!ember.string` in IR; eagerly they are numpy object arrays of Python `str`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class DType:
+    """An ember element type, e.g. `float32` (IR `f32`)."""
+
+    name: str
+    np_dtype: np.dtype
+    mlir: str
+    kind: str  # "bool" | "int" | "uint" | "float" | "string"
+    bits: int
+
+    @property
+    def is_floating(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "bool"
+
+    @property
+    def is_string(self) -> bool:
+        return self.kind == "string"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind in ("int", "uint", "float")
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        return self.np_dtype.type
+
+    @property
+    def min(self):
+        return _limits(self).min
+
+    @property
+    def max(self):
+        return _limits(self).max
+
+    def __repr__(self) -> str:
+        return f"em.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+def _limits(dt: DType):
+    if dt.is_floating:
+        return ml_dtypes.finfo(dt.np_dtype)
+    if dt.is_integer:
+        return np.iinfo(dt.np_dtype)
+    raise TypeError(f"{dt.name} has no numeric limits")
+
+
+bool_ = DType("bool", np.dtype(np.bool_), "i1", "bool", 1)
+int8 = DType("int8", np.dtype(np.int8), "i8", "int", 8)
+int16 = DType("int16", np.dtype(np.int16), "i16", "int", 16)
+int32 = DType("int32", np.dtype(np.int32), "i32", "int", 32)
+int64 = DType("int64", np.dtype(np.int64), "i64", "int", 64)
+uint8 = DType("uint8", np.dtype(np.uint8), "ui8", "uint", 8)
+float16 = DType("float16", np.dtype(np.float16), "f16", "float", 16)
+bfloat16 = DType("bfloat16", np.dtype(ml_dtypes.bfloat16), "bf16", "float", 16)
+float32 = DType("float32", np.dtype(np.float32), "f32", "float", 32)
+float64 = DType("float64", np.dtype(np.float64), "f64", "float", 64)
+string = DType("string", np.dtype(object), "!ember.string", "string", 0)
+
+ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64, string)
+FLOATS = (float16, bfloat16, float32, float64)
+INTEGERS = (int8, int16, int32, int64, uint8)
+NUMERIC = INTEGERS + FLOATS
+
+_BY_NAME = {d.name: d for d in ALL} | {"bool_": bool_, "half": float16, "double": float64}
+_BY_MLIR = {d.mlir: d for d in ALL}
+_BY_NUMPY = {d.np_dtype: d for d in ALL if d is not string}
+
+
+def as_dtype(value) -> DType:
+    """Returns the DType for a DType, a name (`"float32"`), a numpy dtype or a Python type.
+
+    Raises:
+      TypeError: if `value` names no ember dtype.
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        if value in _BY_NAME:
+            return _BY_NAME[value]
+        raise TypeError(f"unknown dtype name {value!r}; expected one of "
+                        f"{', '.join(d.name for d in ALL)}")
+    if value is bool:
+        return bool_
+    if value is int:
+        return int32
+    if value is float:
+        return float32
+    if value is str or value is bytes:
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"cannot interpret {value!r} as an ember dtype") from None
+    if npd.kind in ("U", "S", "O"):
+        return string
+    if npd in _BY_NUMPY:
+        return _BY_NUMPY[npd]
+    raise TypeError(f"numpy dtype {npd} has no ember equivalent; supported: "
+                    f"{', '.join(d.name for d in ALL)}")
+
+
+def from_mlir(text: str) -> DType:
+    """Returns the DType printed as `text` in MLIR (`"f32"`), or raises TypeError."""
+    try:
+        return _BY_MLIR[text]
+    except KeyError:
+        raise TypeError(f"element type {text} is not an ember dtype; expected one of "
+                        f"{', '.join(d.mlir for d in ALL)}") from None

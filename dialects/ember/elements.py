@@ -1,0 +1,125 @@
+"""Dense elements attributes <-> numpy arrays, for every ember dtype.
+
+The bindings convert int/float dense attributes through the buffer protocol, but not bfloat16
+or string tensors: those go through MLIR's text form (`dense<[...]>` or the `"0x..."` hex
+form used for large constants), parsed here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from mlir import ir
+
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.types import TensorType
+
+_TOKEN = re.compile(r'\s*(?:(\[)|(\])|(,)|"((?:[^"\\]|\\.)*)"|([^,\[\]\s"]+))')
+
+
+def _unescape(body: str) -> str:
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        simple = {"\\": b"\\", '"': b'"', "n": b"\n", "t": b"\t"}
+        if nxt in simple:
+            out += simple[nxt]
+            i += 2
+        else:
+            out.append(int(body[i + 1:i + 3], 16))
+            i += 3
+    return out.decode("utf-8", errors="surrogateescape")
+
+
+def _escape(value: str) -> str:
+    out = []
+    for b in value.encode("utf-8", errors="surrogateescape"):
+        ch = chr(b)
+        if ch in '"\\' or not 32 <= b < 127:
+            out.append(f"\\{b:02X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _parse_literal(text: str, dtype: dtypes.DType):
+    """Parses the body of `dense<...>` into nested lists of Python values."""
+    stack: list[list] = [[]]
+    for m in _TOKEN.finditer(text):
+        open_, close, _, string, scalar = m.groups()
+        if open_:
+            stack.append([])
+        elif close:
+            done = stack.pop()
+            stack[-1].append(done)
+        elif string is not None:
+            stack[-1].append(_unescape(string))
+        elif scalar is not None:
+            if dtype.is_bool:
+                stack[-1].append(scalar == "true")
+            else:
+                stack[-1].append(float(scalar) if dtype.is_floating else int(scalar))
+    return stack[0][0]
+
+
+def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
+    """Returns the value of a dense elements attribute of tensor type `ttype` as numpy."""
+    dtype = ttype.dtype
+    if dtype is not dtypes.bfloat16 and not dtype.is_string:
+        return np.array(attr, copy=True).astype(dtype.np_dtype, copy=False)
+    text = str(attr)
+    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    if body.startswith('"0x') and not dtype.is_string:
+        raw = bytes.fromhex(body[3:-1])
+        flat = np.frombuffer(raw, dtype=np.uint16).view(dtype.np_dtype)
+        return np.broadcast_to(flat, ttype.shape).copy() if flat.size == 1 else \
+            flat.reshape(ttype.shape).copy()
+    value = _parse_literal(body, dtype)
+    arr = np.empty(ttype.shape, dtype=dtype.np_dtype)
+    if isinstance(value, list):
+        src = np.array(value, dtype=object if dtype.is_string else np.float64)
+        arr[...] = src.reshape(ttype.shape) if src.size == arr.size else src
+    else:
+        arr[...] = value
+    return arr
+
+
+def from_numpy(array: np.ndarray, ttype: TensorType) -> ir.Attribute:
+    """Builds a dense elements attribute of type `ttype` (which must be static) from numpy.
+
+    Needs an active MLIR context in which `!ember.string` is registered for string tensors.
+    """
+    dtype = ttype.dtype
+    array = np.asarray(array)
+    if dtype.is_string:
+        flat = [f'"{_escape(str(v))}"' for v in array.reshape(-1)]
+        body = _nest(flat, ttype.shape) if array.size else ""
+        return ir.Attribute.parse(f"dense<{body}> : {ttype}")
+    array = np.ascontiguousarray(array.astype(dtype.np_dtype, copy=False))
+    shaped = ir.RankedTensorType.get(list(ttype.shape), element_type(dtype))
+    if dtype is dtypes.bfloat16:
+        return ir.DenseElementsAttr.get(array.view(np.uint16), type=shaped.element_type,
+                                        shape=list(ttype.shape))
+    if dtype is dtypes.uint8:
+        return ir.DenseElementsAttr.get(array, type=shaped.element_type, shape=list(ttype.shape))
+    return ir.DenseElementsAttr.get(array, shape=list(ttype.shape))
+
+
+def _nest(flat: list[str], shape: tuple) -> str:
+    if not shape:
+        return flat[0]
+    step = len(flat) // shape[0] if shape[0] else 0
+    parts = [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return "[" + ", ".join(parts) + "]"
+
+
+def element_type(dtype: dtypes.DType) -> ir.Type:
+    """The MLIR element type of `dtype` (needs an active context)."""
+    return ir.Type.parse(dtype.mlir)

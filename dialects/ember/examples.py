@@ -1,0 +1,50 @@
+"""Turns an op's docstring `Example:` line into a module that MLIR can parse and verify.
+
+The coverage test and `make demo` use this, so every documented example is known to be
+valid IR.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ember.dialects.ember.base import Op
+
+_OPERANDS = re.compile(r'"[\w.]+"\(([^)]*)\)')
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "<([{"
+        depth -= ch in ">)]}"
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def example_module(spec: type[Op]) -> str:
+    """A `func.func @example` whose arguments feed the op in `spec`'s example."""
+    line = spec.example()
+    if not line:
+        raise ValueError(f"{spec.name} has no Example: in its docstring")
+    names = [n.strip() for n in _OPERANDS.search(line).group(1).split(",") if n.strip()]
+    signature = line[line.rindex(" : (") + 3:]
+    depth = 0
+    for end, ch in enumerate(signature):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            break
+    types = _split_top(signature[1:end])
+    args, seen = [], set()
+    for name, ty in zip(names, types):
+        if name not in seen:
+            seen.add(name)
+            args.append(f"{name}: {ty}")
+    return (f"func.func @example({', '.join(args)}) {{\n  {line}\n  return\n}}\n")

@@ -1,0 +1,221 @@
+"""Indexing ops: strided_slice (Python `x[...]`), gather, one_hot, pad.
+
+`ember.strided_slice` keeps TensorFlow's encoding (begin/end/strides plus five bit masks) so
+that slices of dynamic dims (`x[1:]` on `tensor<?xf32>`) need no runtime shape values.
+Upstream equivalents: `tensor.extract_slice` + `tensor.collapse_shape`, `tensor.gather`,
+`tensor.pad`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, normalize_axis,
+                                       register, require_dtype, require_rank, same_dtype)
+from ember.dialects.ember.types import TensorType
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def slice_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                shrink_axis_mask) -> tuple:
+    """The numpy index (ints, slices, None, Ellipsis) that a strided_slice spec denotes."""
+    items = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            items.append(Ellipsis)
+        elif new_axis_mask & bit:
+            items.append(None)
+        elif shrink_axis_mask & bit:
+            items.append(int(b))
+        else:
+            items.append(slice(None if begin_mask & bit else int(b),
+                               None if end_mask & bit else int(e), int(s)))
+    return tuple(items)
+
+
+@register
+class StridedSliceOp(Op):
+    """TensorFlow's strided slice: `x[b0:e0:s0, ..., None, i]` encoded with bit masks.
+
+    Bit i of begin_mask/end_mask ignores begin[i]/end[i]; ellipsis_mask marks `...`;
+    new_axis_mask inserts a size-1 dim; shrink_axis_mask takes index begin[i] and drops the dim.
+
+    Example:
+      %s = "ember.strided_slice"(%x) {begin = array<i64: 1, 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 3, 0>, end_mask = 2 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: 1, 2>} : (tensor<4x6xf32>) -> tensor<2x3xf32>
+    """
+
+    name = "ember.strided_slice"
+    operands = ("input",)
+    attrs = {"begin": Attr("i64_array"), "end": Attr("i64_array"),
+             "strides": Attr("i64_array")} | {m: Attr("i64", 0) for m in _MASKS}
+    family = "indexing"
+
+    @classmethod
+    def infer(cls, x: TensorType, **spec):
+        n = len(spec["begin"])
+        if len(spec["end"]) != n or len(spec["strides"]) != n:
+            raise OpAttributeError(cls.name, "begin, end and strides must have the same length")
+        if any(s == 0 for s in spec["strides"]):
+            raise OpAttributeError(cls.name, "strides must be non-zero")
+        if bin(spec["ellipsis_mask"]).count("1") > 1:
+            raise OpAttributeError(cls.name, "at most one ellipsis is allowed")
+        rank = require_rank(cls, x)
+        index = slice_index(**spec)
+        consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+        if consumed > rank:
+            raise OpShapeError(cls.name, f"too many indices ({consumed}) for {x}")
+        out, dim = [], 0
+        for it in index:
+            if it is Ellipsis:
+                span = rank - consumed
+                out.extend(x.shape[dim:dim + span])
+                dim += span
+            elif it is None:
+                out.append(1)
+            elif isinstance(it, int):
+                size = x.shape[dim]
+                if size is not None and not -size <= it < size:
+                    raise OpShapeError(cls.name, f"index {it} is out of bounds for dim {dim} "
+                                       f"of size {size} in {x}")
+                dim += 1
+            else:
+                out.append(cls._slice_len(it, x.shape[dim]))
+                dim += 1
+        out.extend(x.shape[dim:])
+        return x.with_shape(tuple(out))
+
+    @staticmethod
+    def _slice_len(s: slice, size):
+        if size is not None:
+            return len(range(*s.indices(size)))
+        if s.start is None and s.stop is None and s.step in (1, -1):
+            return None  # the whole dim, whatever its size
+        return None
+
+    @staticmethod
+    def reference(x, **spec):
+        return np.array(x[slice_index(**spec)])
+
+
+@register
+class GatherOp(Op):
+    """Gathers slices of `params` along `axis` at `indices` (tf.gather, batch_dims=0).
+
+    Result shape: params.shape[:axis] + indices.shape + params.shape[axis+1:]. Indices out of
+    range are an error.
+
+    Example:
+      %g = "ember.gather"(%p, %i) {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi32>) -> tensor<2x3xf32>
+    """
+
+    name = "ember.gather"
+    operands = ("params", "indices")
+    attrs = {"axis": Attr("i64", 0)}
+    family = "indexing"
+
+    @classmethod
+    def infer(cls, params: TensorType, indices: TensorType, *, axis):
+        require_dtype(cls, indices, (dtypes.int32, dtypes.int64), "i32 or i64", "indices")
+        rank = require_rank(cls, params, "params")
+        if rank == 0:
+            raise OpShapeError(cls.name, f"params of type {params} must have rank >= 1")
+        axis = normalize_axis(cls, axis, rank)
+        if indices.rank is None:
+            return params.with_shape(None)
+        return params.with_shape(params.shape[:axis] + indices.shape + params.shape[axis + 1:])
+
+    @staticmethod
+    def reference(params, indices, *, axis):
+        axis %= params.ndim
+        size = params.shape[axis]
+        if indices.size and (indices.min() < 0 or indices.max() >= size):
+            bad = indices[(indices < 0) | (indices >= size)].reshape(-1)[0]
+            raise IndexError(f"gather index {bad} is out of range [0, {size})")
+        return np.take(params, indices, axis=axis)
+
+
+@register
+class OneHotOp(Op):
+    """One-hot encoding: on_value where index == position along the new `axis`, else off_value.
+
+    Indices outside [0, depth) give a row of off_value, as tf.one_hot.
+
+    Example:
+      %o = "ember.one_hot"(%i, %on, %off) {axis = -1 : i64, depth = 3 : i64} : (tensor<4xi32>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
+    """
+
+    name = "ember.one_hot"
+    operands = ("indices", "on_value", "off_value")
+    attrs = {"depth": Attr("i64"), "axis": Attr("i64", -1)}
+    family = "indexing"
+
+    @classmethod
+    def infer(cls, indices, on, off, *, depth, axis):
+        require_dtype(cls, indices, (dtypes.int32, dtypes.int64, dtypes.uint8), "integer",
+                      "indices")
+        dtype = same_dtype(cls, on, off)
+        if on.rank != 0 or off.rank != 0:
+            raise OpShapeError(cls.name, f"on_value {on} and off_value {off} must be scalars")
+        if depth < 0:
+            raise OpAttributeError(cls.name, f"depth must be >= 0, got {depth}")
+        rank = require_rank(cls, indices, "indices")
+        axis = normalize_axis(cls, axis, rank + 1)
+        return TensorType(dtype, indices.shape[:axis] + (depth,) + indices.shape[axis:])
+
+    @staticmethod
+    def reference(indices, on, off, *, depth, axis):
+        axis %= indices.ndim + 1
+        hot = np.expand_dims(indices, axis) == np.arange(depth).reshape(
+            (-1,) + (1,) * (indices.ndim - axis))
+        return np.where(hot, on, off)
+
+
+_PAD_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+@register
+class PadOp(Op):
+    """Pads each dim with paddings[2i] before and paddings[2i+1] after (tf.pad).
+
+    `mode` is CONSTANT (with `constant_value`), REFLECT or SYMMETRIC.
+
+    Example:
+      %p = "ember.pad"(%x, %v) {mode = "CONSTANT", paddings = array<i64: 1, 1, 0, 2>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<4x5xf32>
+    """
+
+    name = "ember.pad"
+    operands = ("input", "constant_value")
+    attrs = {"paddings": Attr("i64_array"), "mode": Attr("str", "CONSTANT")}
+    family = "indexing"
+
+    @classmethod
+    def infer(cls, x: TensorType, value: TensorType, *, paddings, mode):
+        same_dtype(cls, x, value)
+        if value.rank != 0:
+            raise OpShapeError(cls.name, f"constant_value {value} must be a scalar")
+        if mode not in _PAD_MODES:
+            raise OpAttributeError(cls.name, f"mode must be one of {sorted(_PAD_MODES)}, "
+                                   f"got {mode!r}")
+        rank = require_rank(cls, x)
+        if len(paddings) != 2 * rank or any(p < 0 for p in paddings):
+            raise OpAttributeError(cls.name, f"paddings must be {2 * rank} non-negative ints "
+                                   f"(before, after per dim) for {x}, got {list(paddings)}")
+        shape = []
+        for i, d in enumerate(x.shape):
+            lo, hi = paddings[2 * i], paddings[2 * i + 1]
+            limit = None if d is None else (d - 1 if mode == "REFLECT" else d)
+            if limit is not None and mode != "CONSTANT" and max(lo, hi) > limit:
+                raise OpShapeError(cls.name, f"{mode} padding {lo},{hi} of dim {i} exceeds "
+                                   f"{limit} for {x}")
+            shape.append(None if d is None else d + lo + hi)
+        return x.with_shape(tuple(shape))
+
+    @staticmethod
+    def reference(x, value, *, paddings, mode):
+        pads = [(paddings[2 * i], paddings[2 * i + 1]) for i in range(x.ndim)]
+        if mode == "CONSTANT":
+            return np.pad(x, pads, mode="constant", constant_values=value)
+        return np.pad(x, pads, mode=_PAD_MODES[mode])

@@ -1,0 +1,79 @@
+"""The IRDL definition of the `ember` dialect, generated from the op specs, and loading it.
+
+Every operand and result gets its own constraint variable (an IRDL variable binds one type
+across all its uses), so MLIR checks kinds (tensor vs resource, attribute kinds) and the
+Python verifier (`verifier.py`) checks the rest by re-running the specs' type inference.
+Ops print in generic form: IRDL gives no custom assembly.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from mlir import ir
+from mlir.dialects import irdl
+
+from ember.dialects.ember.base import ATTR_KINDS, REGISTRY, Op
+
+_TENSOR = 'irdl.base "!builtin.tensor"'
+_RESOURCE = "irdl.base @ember::@resource"
+
+
+def _operation(spec: type[Op]) -> list[str]:
+    body: list[str] = []
+
+    def var(constraint: str) -> str:
+        body.append(f"    %v{len(body)} = {constraint}")
+        return f"%v{len(body) - 1}"
+
+    operands = [f"{o}: {var(_RESOURCE if o in spec.resource_operands else _TENSOR)}"
+                for o in spec.operands]
+    attrs = [f'"{k}" = {var(ATTR_KINDS[a.kind][0])}' for k, a in spec.attrs.items()]
+    results = [f"{r}: {var(_TENSOR)}" for r in spec.results]
+    if operands:
+        body.append(f"    irdl.operands({', '.join(operands)})")
+    if attrs:
+        body.append(f"    irdl.attributes {{{', '.join(attrs)}}}")
+    if results:
+        body.append(f"    irdl.results({', '.join(results)})")
+    short = spec.name.split(".", 1)[1]
+    return [f"  irdl.operation @{short} {{", *body, "  }"]
+
+
+@functools.lru_cache(maxsize=1)
+def irdl_text() -> str:
+    """The `irdl.dialect @ember` module text for every registered (non-upstream) op."""
+    lines = ["irdl.dialect @ember {",
+             "  irdl.type @string {",
+             "  }",
+             "  irdl.type @resource {",
+             "    %v0 = irdl.any",
+             "    irdl.parameters(value: %v0)",
+             "  }"]
+    for spec in sorted(REGISTRY.values(), key=lambda s: s.name):
+        if not spec.upstream:
+            assert not spec.variadic, f"{spec.name}: IRDL cannot declare mixed variadics"
+            lines += _operation(spec)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+_keep_alive: list = []  # IRDL modules must outlive the contexts that loaded them
+_lock = threading.Lock()
+
+
+def load_ember_dialect(context: ir.Context) -> None:
+    """Registers the ember dialect's ops and types in `context`."""
+    with context, ir.Location.unknown():
+        module = ir.Module.parse(irdl_text())
+        irdl.load_dialects(module)
+    with _lock:
+        _keep_alive.append(module)
+
+
+def make_context() -> ir.Context:
+    """A new MLIR context with the upstream dialects and the ember dialect loaded."""
+    context = ir.Context()
+    load_ember_dialect(context)
+    return context

@@ -1,0 +1,121 @@
+"""Verification of ember ops beyond what IRDL checks: re-run each spec's type inference.
+
+MLIR (through the generated IRDL) checks operand and attribute *kinds*; this pass checks
+that operand types are acceptable, attributes are well-formed and the declared result types
+refine the inferred ones (`tensor<4xf32>` may refine an inferred `tensor<?xf32>`). Messages
+follow MLIR style: `'ember.add' op operand types tensor<4xf32> and tensor<3xf32> are not
+broadcast-compatible`. Upstream ops that ember emits (`tensor.concat`) are checked too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+from mlir import ir
+
+from ember.dialects.ember.base import REGISTRY, OpError
+from ember.dialects.ember.convert import attr_from_mlir, known_value, type_from_mlir
+from ember.dialects.ember.types import types_compatible
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One error with its source position (line/col are 0 when the location is unknown)."""
+
+    message: str
+    filename: str = ""
+    line: int = 0
+    col: int = 0
+    severity: str = "error"
+
+    @classmethod
+    def at(cls, location: ir.Location, message: str, severity: str = "error"):
+        try:
+            if location.is_a_file():
+                return cls(message, location.filename, location.start_line,
+                           location.start_col, severity)
+        except (AttributeError, RuntimeError):
+            pass
+        return cls(message, severity=severity)
+
+    def format(self, filename: str | None = None) -> str:
+        name = filename or self.filename or "<unknown>"
+        where = f"{name}:{self.line}:{self.col}: " if self.line else f"{name}: "
+        return f"{where}{self.severity}: {self.message}"
+
+
+class VerificationError(ValueError):
+    """A module failed verification; `diagnostics` lists every error found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.format() for d in diagnostics))
+
+
+def iter_ops(op: ir.Operation) -> Iterator[ir.Operation]:
+    """All operations nested in `op` (pre-order), as `ir.Operation`."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                yield child
+                yield from iter_ops(child)
+
+
+def verify_op(op: ir.Operation) -> None:
+    """Checks one op against its spec; raises OpError (or TypeError for foreign types)."""
+    spec = REGISTRY[op.name]
+    attrs = {}
+    for name in op.attributes:
+        if name not in spec.attrs and "." not in name:
+            raise OpError(spec.name, f"has no attribute '{name}'; expected "
+                          f"{sorted(spec.attrs) or 'none'}")
+    for name, slot in spec.attrs.items():
+        if name in op.attributes:
+            attrs[name] = attr_from_mlir(spec.name, name, slot, op.attributes[name])
+        elif not slot.required:
+            attrs[name] = slot.default
+        else:
+            raise OpError(spec.name, f"requires attribute '{name}'")
+    operand_types = tuple(type_from_mlir(v.type) for v in op.operands)
+    values = tuple(known_value(v) for v in op.operands) if spec.uses_values else None
+    inferred = spec.infer_types(operand_types, attrs, values)
+    declared = tuple(type_from_mlir(r.type) for r in op.results)
+    if len(declared) != len(inferred):
+        raise OpError(spec.name, f"declares {len(declared)} results but produces "
+                      f"{len(inferred)}")
+    for i, (d, t) in enumerate(zip(declared, inferred)):
+        if not types_compatible(d, t):
+            raise OpError(spec.name, f"result #{i} has type {d} but the operands give {t}")
+
+
+def verify(module: ir.Module | ir.Operation) -> list[Diagnostic]:
+    """Verifies every ember op in `module`; returns the diagnostics (empty when valid).
+
+    Call after MLIR's own `operation.verify()` succeeded.
+    """
+    root = module.operation
+    found = []
+    for op in iter_ops(root):
+        if op.name not in REGISTRY:
+            continue
+        try:
+            verify_op(op)
+        except OpError as e:
+            found.append(Diagnostic.at(op.location, str(e)))
+        except TypeError as e:  # a non-ember element type inside a tensor, say
+            found.append(Diagnostic.at(op.location, f"'{op.name}' op {e}"))
+    return found
+
+
+def check(module: ir.Module | ir.Operation) -> None:
+    """Verifies with MLIR and then the specs; raises VerificationError on failure."""
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:
+        raise VerificationError([Diagnostic.at(d.location, d.message)
+                                 for d in e.error_diagnostics]) from None
+    problems = verify(module)
+    if problems:
+        raise VerificationError(problems)

@@ -1,0 +1,30 @@
+"""Ember: a tracing compiler for Python tensor programs, built on MLIR end to end.
+
+`import ember as em` gives TensorFlow-shaped names: `em.constant`, `em.add`, `em.Tensor`,
+`em.float32`, ... This module only re-exports; the code lives in the layers
+(`ember.frontend`, `ember.dialects`, ...).
+"""
+
+from ember.dialects.ember.base import InvalidArgumentError, OpError
+from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
+                                         float64, int8, int16, int32, int64, string, uint8)
+from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,
+                                ceil, concat, conv2d, cos, divide, equal, exp, expand_dims,
+                                expm1, fill, floor, floordiv, floormod, gather, greater,
+                                greater_equal, identity, is_finite, is_nan, less, less_equal,
+                                log, log1p, log_softmax, logical_and, logical_not, logical_or,
+                                matmul, max_pool2d, maximum, minimum, mod, multiply, negative,
+                                not_equal, one_hot, ones, ones_like, pad, pow, print, range,
+                                rank, reduce_all, reduce_any, reduce_max, reduce_mean,
+                                reduce_min, reduce_prod, reduce_sum, relu, reshape, round,
+                                rsqrt, shape, sigmoid, sign, sin, size, softmax, sqrt, square,
+                                squeeze, stack, stateless_random_normal,
+                                stateless_random_uniform, strided_slice, subtract, tanh,
+                                transpose, truediv, where, zeros, zeros_like)
+from ember.frontend.shape import TensorShape, TensorSpec
+from ember.frontend.tensor import Tensor, constant, convert_to_tensor
+
+bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
+newaxis = None
+
+__version__ = "0.1.0"

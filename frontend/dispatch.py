@@ -1,0 +1,40 @@
+"""Runs one op spec on tensors: the single entry point every public op function goes through.
+
+Eagerly this normalises the attributes, re-runs the spec's type inference (so eager mode
+reports exactly the errors the verifier would), calls the numpy reference kernel and casts
+the results to the inferred dtypes.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ember.dialects.ember.base import InvalidArgumentError, Op
+from ember.dialects.ember.types import TensorType, shapes_compatible
+from ember.frontend.tensor import Tensor
+
+
+def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = None):
+    """Runs `spec` eagerly; returns a Tensor, a tuple of them, or None for no results."""
+    attrs = spec.normalize_attrs(attrs or {})
+    arrays = [t._value for t in operands]
+    types = tuple(TensorType(t._dtype, a.shape) for t, a in zip(operands, arrays))
+    result_types = spec.infer_types(types, attrs, arrays if spec.uses_values else None)
+    try:
+        with np.errstate(all="ignore"):
+            out = spec.reference(*arrays, **attrs)
+    except (ArithmeticError, IndexError, ValueError) as e:
+        raise InvalidArgumentError(spec.name, str(e)) from None
+    if not result_types:
+        return None
+    outs = out if isinstance(out, tuple) else (out,)
+    results = []
+    for rt, value in zip(result_types, outs):
+        arr = np.asarray(value)
+        if arr.dtype != rt.dtype.np_dtype:
+            arr = arr.astype(rt.dtype.np_dtype)
+        assert shapes_compatible(arr.shape, rt.shape), (spec.name, arr.shape, rt)
+        results.append(Tensor(arr, rt.dtype))
+    return results[0] if len(results) == 1 else tuple(results)

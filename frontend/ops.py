@@ -1,0 +1,476 @@
+"""The public op functions (`em.add`, `em.reduce_sum`, ...) and Tensor's operators.
+
+Each function converts its arguments (Python values take the dtype of the tensor they meet,
+as in TensorFlow), turns TensorFlow-style arguments (`axis=None`, negative axes, shapes) into
+the op's attributes and calls `dispatch.execute` with the op spec. Nothing here computes:
+the spec's reference kernel does.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from ember.dialects.ember import creation as C
+from ember.dialects.ember import dtypes
+from ember.dialects.ember import elementwise as E
+from ember.dialects.ember import indexing as I
+from ember.dialects.ember import nn as N
+from ember.dialects.ember import reduction as R
+from ember.dialects.ember import state as S
+from ember.dialects.ember import structure as T
+from ember.dialects.ember.base import Op
+from ember.frontend.dispatch import execute
+from ember.frontend.indexing import slice_spec
+from ember.frontend.shape import TensorShape
+from ember.frontend.tensor import Tensor, convert_to_tensor
+
+
+def _group(*values) -> list[Tensor]:
+    """Converts values that must share a dtype: Python values take the first tensor's dtype."""
+    hint = next((v.dtype if isinstance(v, Tensor) else dtypes.as_dtype(v.dtype)
+                 for v in values if isinstance(v, (Tensor, np.ndarray, np.generic))), None)
+    return [convert_to_tensor(v, dtype_hint=hint) for v in values]
+
+
+def _unary(spec: type[Op], name: str):
+    def fn(x, name=None):
+        del name
+        return execute(spec, [convert_to_tensor(x)])
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
+    return fn
+
+
+def _binary(spec: type[Op], name: str):
+    def fn(x, y, name=None):
+        del name
+        return execute(spec, _group(x, y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
+    return fn
+
+
+negative = _unary(E.NegOp, "negative")
+abs = _unary(E.AbsOp, "abs")  # noqa: A001 - TensorFlow's name
+sign = _unary(E.SignOp, "sign")
+exp = _unary(E.ExpOp, "exp")
+expm1 = _unary(E.Expm1Op, "expm1")
+log = _unary(E.LogOp, "log")
+log1p = _unary(E.Log1pOp, "log1p")
+sqrt = _unary(E.SqrtOp, "sqrt")
+rsqrt = _unary(E.RsqrtOp, "rsqrt")
+square = _unary(E.SquareOp, "square")
+tanh = _unary(E.TanhOp, "tanh")
+sigmoid = _unary(E.SigmoidOp, "sigmoid")
+relu = _unary(E.ReluOp, "relu")
+sin = _unary(E.SinOp, "sin")
+cos = _unary(E.CosOp, "cos")
+floor = _unary(E.FloorOp, "floor")
+ceil = _unary(E.CeilOp, "ceil")
+round = _unary(E.RoundOp, "round")  # noqa: A001
+logical_not = _unary(E.LogicalNotOp, "logical_not")
+is_nan = _unary(E.IsNanOp, "is_nan")
+is_finite = _unary(E.IsFiniteOp, "is_finite")
+
+add = _binary(E.AddOp, "add")
+subtract = _binary(E.SubOp, "subtract")
+multiply = _binary(E.MulOp, "multiply")
+divide = _binary(E.DivOp, "divide")
+truediv = divide
+floordiv = _binary(E.FloorDivOp, "floordiv")
+floormod = _binary(E.ModOp, "floormod")
+mod = floormod
+pow = _binary(E.PowOp, "pow")  # noqa: A001
+maximum = _binary(E.MaximumOp, "maximum")
+minimum = _binary(E.MinimumOp, "minimum")
+equal = _binary(E.EqualOp, "equal")
+not_equal = _binary(E.NotEqualOp, "not_equal")
+less = _binary(E.LessOp, "less")
+less_equal = _binary(E.LessEqualOp, "less_equal")
+greater = _binary(E.GreaterOp, "greater")
+greater_equal = _binary(E.GreaterEqualOp, "greater_equal")
+logical_and = _binary(E.LogicalAndOp, "logical_and")
+logical_or = _binary(E.LogicalOrOp, "logical_or")
+
+
+def where(condition, x, y, name=None):
+    """Elementwise `condition ? x : y` with broadcasting (x and y are required)."""
+    del name
+    c = convert_to_tensor(condition, dtype_hint=dtypes.bool_)
+    return execute(E.SelectOp, [c, *_group(x, y)])
+
+
+def cast(x, dtype, name=None):
+    """Converts `x` to `dtype` (floats to ints truncate toward zero)."""
+    del name
+    return execute(C.CastOp, [convert_to_tensor(x)], {"dtype": dtypes.as_dtype(dtype)})
+
+
+def identity(x, name=None):
+    """Returns `x` as a tensor."""
+    del name
+    return convert_to_tensor(x)
+
+
+# -- creation -----------------------------------------------------------------------------
+
+def _shape_tensor(shape) -> Tensor:
+    if isinstance(shape, Tensor):
+        return shape
+    dims = TensorShape(shape)
+    if not dims.is_fully_defined():
+        raise ValueError(f"shape {dims} must be fully defined here")
+    return Tensor(np.array(dims.as_list(), dtype=np.int64))
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with the scalar `value` (tf.fill)."""
+    del name
+    return execute(C.FillOp, [_shape_tensor(dims), convert_to_tensor(value)])
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros."""
+    return fill(shape, convert_to_tensor(0, dtype=dtype), name)
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones."""
+    return fill(shape, convert_to_tensor(1, dtype=dtype), name)
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros with the shape (and by default dtype) of `x`."""
+    x = convert_to_tensor(x)
+    return zeros(shape(x), dtype or x.dtype, name)
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones with the shape (and by default dtype) of `x`."""
+    x = convert_to_tensor(x)
+    return ones(shape(x), dtype or x.dtype, name)
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
+    """start, start + delta, ... below `limit` (`range(n)` counts from 0), as tf.range."""
+    del name
+    if limit is None:
+        start, limit = 0, start
+    values = _group(start, limit, delta) if dtype is None else [
+        convert_to_tensor(v, dtype=dtype) for v in (start, limit, delta)]
+    if len({v.dtype for v in values}) > 1:  # tf.range promotes mixed ints/floats
+        widest = max((v.dtype for v in values), key=lambda d: (d.is_floating, d.bits))
+        values = [cast(v, widest) for v in values]
+    return execute(C.RangeOp, values)
+
+
+def shape(x, out_type=dtypes.int32, name=None):
+    """The shape of `x` as a 1-D int32 (or `out_type`) tensor."""
+    del name
+    return execute(C.ShapeOp, [convert_to_tensor(x)], {"dtype": dtypes.as_dtype(out_type)})
+
+
+def size(x, out_type=dtypes.int32, name=None):
+    """The number of elements of `x`."""
+    return reduce_prod(shape(x, out_type), name=name)
+
+
+def rank(x, name=None):
+    """The rank of `x` as a scalar int32 tensor."""
+    del name
+    return convert_to_tensor(convert_to_tensor(x).ndim, dtype=dtypes.int32)
+
+
+def stateless_random_uniform(shape, seed, minval=0.0, maxval=1.0, dtype=dtypes.float32,
+                             name=None):
+    """Uniform numbers in [minval, maxval), fully determined by the [2] `seed`."""
+    del name
+    attrs = {"shape": TensorShape(shape).as_list(), "dtype": dtype, "minval": minval,
+             "maxval": maxval}
+    return execute(C.RandomUniformOp, [_seed(seed)], attrs)
+
+
+def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
+                            name=None):
+    """Normal numbers with `mean` and `stddev`, fully determined by the [2] `seed`."""
+    del name
+    attrs = {"shape": TensorShape(shape).as_list(), "dtype": dtype, "mean": mean,
+             "stddev": stddev}
+    return execute(C.RandomNormalOp, [_seed(seed)], attrs)
+
+
+def _seed(seed) -> Tensor:
+    t = convert_to_tensor(seed, dtype_hint=dtypes.int64)
+    return t if t.dtype in (dtypes.int32, dtypes.int64) else cast(t, dtypes.int64)
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+def _axes(x: Tensor, axis) -> list[int]:
+    if axis is None:
+        return list(builtins.range(x.ndim))
+    if isinstance(axis, (Tensor, np.ndarray)):
+        axis = np.asarray(axis).tolist()
+    return [int(a) for a in axis] if isinstance(axis, (list, tuple)) else [int(axis)]
+
+
+def _reduction(spec: type[Op], name: str):
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        del name
+        x = convert_to_tensor(input_tensor)
+        return execute(spec, [x], {"axes": _axes(x, axis), "keepdims": keepdims})
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"{spec.summary()}\n\n`axis=None` reduces every dim; `keepdims` keeps them "
+                  f"as size 1. Runs `{spec.name}`.")
+    return fn
+
+
+reduce_sum = _reduction(R.ReduceSumOp, "reduce_sum")
+reduce_mean = _reduction(R.ReduceMeanOp, "reduce_mean")
+reduce_max = _reduction(R.ReduceMaxOp, "reduce_max")
+reduce_min = _reduction(R.ReduceMinOp, "reduce_min")
+reduce_prod = _reduction(R.ReduceProdOp, "reduce_prod")
+reduce_any = _reduction(R.ReduceAnyOp, "reduce_any")
+reduce_all = _reduction(R.ReduceAllOp, "reduce_all")
+
+
+def argmax(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the largest value along `axis` (default 0, as tf.argmax)."""
+    del name
+    return execute(R.ArgMaxOp, [convert_to_tensor(input)],
+                   {"axis": int(axis), "dtype": dtypes.as_dtype(output_type)})
+
+
+def argmin(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the smallest value along `axis` (default 0, as tf.argmin)."""
+    del name
+    return execute(R.ArgMinOp, [convert_to_tensor(input)],
+                   {"axis": int(axis), "dtype": dtypes.as_dtype(output_type)})
+
+
+# -- structure ------------------------------------------------------------------------------
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """Matrix product over the last two dims (batch dims broadcast)."""
+    del name
+    return execute(T.MatmulOp, _group(a, b),
+                   {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
+def transpose(a, perm=None, name=None):
+    """Permutes dims (reverses them when `perm` is None)."""
+    del name
+    x = convert_to_tensor(a)
+    perm = list(builtins.range(x.ndim))[::-1] if perm is None else [int(p) for p in perm]
+    return execute(T.TransposeOp, [x], {"perm": perm})
+
+
+def reshape(tensor, shape, name=None):
+    """Row-major reshape; one dim of `shape` may be -1."""
+    del name
+    dims = np.asarray(shape).reshape(-1).tolist() if isinstance(shape, Tensor) else shape
+    return execute(T.ReshapeOp, [convert_to_tensor(tensor)],
+                   {"shape": [-1 if d is None else int(d) for d in dims]})
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """Broadcasts `input` to `shape`."""
+    del name
+    dims = np.asarray(shape).reshape(-1).tolist() if isinstance(shape, Tensor) else shape
+    return execute(T.BroadcastToOp, [convert_to_tensor(input)],
+                   {"shape": [int(d) for d in dims]})
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    """Inserts a size-1 dim at `axis`."""
+    del name
+    return execute(T.ExpandDimsOp, [convert_to_tensor(input)], {"axis": int(axis)})
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    """Removes size-1 dims (those in `axis`, or all of them)."""
+    del name
+    axes = [] if axis is None else ([int(axis)] if isinstance(axis, int) else list(axis))
+    return execute(T.SqueezeOp, [convert_to_tensor(input)], {"axes": axes})
+
+
+def concat(values: Sequence, axis: int, name=None):
+    """Joins tensors along `axis` (negative counts from the end)."""
+    del name
+    tensors = _group(*values)
+    if not tensors:
+        raise ValueError("concat needs at least one tensor")
+    rank_ = tensors[0].ndim
+    if not -rank_ <= axis < max(rank_, 1):
+        raise ValueError(f"concat axis {axis} is out of range for rank {rank_}")
+    return execute(T.ConcatOp, tensors, {"dim": axis % rank_ if rank_ else 0})
+
+
+def stack(values: Sequence, axis: int = 0, name=None):
+    """Stacks same-shaped tensors along a new `axis`."""
+    tensors = _group(*values)
+    if not tensors:
+        raise ValueError("stack needs at least one tensor")
+    rank_ = tensors[0].ndim
+    if not -rank_ - 1 <= axis <= rank_:
+        raise ValueError(f"stack axis {axis} is out of range for rank {rank_ + 1}")
+    axis %= rank_ + 1
+    shapes = {t.shape for t in tensors}
+    if len(shapes) > 1:
+        raise ValueError(f"stack needs tensors of one shape, got {sorted(map(str, shapes))}")
+    return concat([expand_dims(t, axis) for t in tensors], axis, name)
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """TensorFlow's strided slice with its bit masks (what `x[...]` uses)."""
+    del name
+    strides = [1] * len(begin) if strides is None else strides
+    attrs = {"begin": list(begin), "end": list(end), "strides": list(strides),
+             "begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
+    return execute(I.StridedSliceOp, [convert_to_tensor(input_)], attrs)
+
+
+def _getitem(x, key):
+    return strided_slice(x, **slice_spec(key))
+
+
+def gather(params, indices, axis=0, name=None):
+    """Slices of `params` along `axis` at `indices`."""
+    del name
+    idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    return execute(I.GatherOp, [convert_to_tensor(params), idx], {"axis": int(axis)})
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name=None):
+    """One-hot rows of `depth` (float32 1/0 by default)."""
+    del name
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if dtype is None:
+        known = next((v for v in (on_value, off_value) if isinstance(v, Tensor)), None)
+        dtype = known.dtype if known is not None else dtypes.float32
+    on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
+    off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
+    idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    return execute(I.OneHotOp, [idx, on, off], {"depth": int(depth), "axis": int(axis)})
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """Pads with `paddings` = [[before, after], ...] per dim; mode CONSTANT/REFLECT/SYMMETRIC."""
+    del name
+    x = convert_to_tensor(tensor)
+    flat = [int(p) for p in np.asarray(paddings).reshape(-1)]
+    value = convert_to_tensor(constant_values, dtype_hint=x.dtype)
+    return execute(I.PadOp, [x, value], {"paddings": flat, "mode": mode.upper()})
+
+
+# -- nn -------------------------------------------------------------------------------------
+
+def _pair(v, what: str) -> list[int]:
+    v = [v] if isinstance(v, int) else list(v)
+    if len(v) == 1:
+        return v * 2
+    if len(v) == 4:  # TensorFlow's NHWC form [1, h, w, 1]
+        return v[1:3]
+    if len(v) != 2:
+        raise ValueError(f"{what} must be an int, a pair or NHWC 4-tuple, got {v}")
+    return v
+
+
+def conv2d(input, filters, strides=1, padding="VALID", dilations=1, name=None):  # noqa: A002
+    """2-D convolution: input NHWC, filters HWIO."""
+    del name
+    attrs = {"strides": _pair(strides, "strides"), "dilations": _pair(dilations, "dilations"),
+             "padding": padding.upper()}
+    return execute(N.Conv2DOp, _group(input, filters), attrs)
+
+
+def max_pool2d(input, ksize, strides, padding="VALID", name=None):  # noqa: A002
+    """Max pooling over NHWC windows."""
+    del name
+    attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"),
+             "padding": padding.upper()}
+    return execute(N.MaxPool2DOp, [convert_to_tensor(input)], attrs)
+
+
+def avg_pool2d(input, ksize, strides, padding="VALID", name=None):  # noqa: A002
+    """Average pooling over NHWC windows (padding not counted)."""
+    del name
+    attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"),
+             "padding": padding.upper()}
+    return execute(N.AvgPool2DOp, [convert_to_tensor(input)], attrs)
+
+
+def softmax(logits, axis=-1, name=None):
+    """Softmax along `axis`."""
+    del name
+    return execute(N.SoftmaxOp, [convert_to_tensor(logits)], {"axis": int(axis)})
+
+
+def log_softmax(logits, axis=-1, name=None):
+    """Log-softmax along `axis`."""
+    del name
+    return execute(N.LogSoftmaxOp, [convert_to_tensor(logits)], {"axis": int(axis)})
+
+
+# -- effects ----------------------------------------------------------------------------------
+
+def print(*inputs, output_stream=sys.stderr, sep=" ", end="\n", name=None):  # noqa: A001
+    """Prints tensors and Python values like tf.print (to stderr by default)."""
+    del name
+    parts = []
+    for value in inputs:
+        if isinstance(value, (Tensor, np.ndarray)):
+            t = convert_to_tensor(value)
+            parts.append(S.PrintOp.reference(t._value, format="{}", end="", stream="stderr"))
+        else:
+            parts.append(str(value))
+    output_stream.write(sep.join(parts) + end)
+
+
+# -- Tensor operators -----------------------------------------------------------------------
+
+def _reflected(fn):
+    return lambda x, y: fn(y, x)
+
+
+def _eq(x, y):
+    try:
+        return equal(x, y)
+    except TypeError:
+        return False
+
+
+def _ne(x, y):
+    try:
+        return not_equal(x, y)
+    except TypeError:
+        return True
+
+
+_OPERATORS = {
+    "__add__": add, "__radd__": _reflected(add),
+    "__sub__": subtract, "__rsub__": _reflected(subtract),
+    "__mul__": multiply, "__rmul__": _reflected(multiply),
+    "__truediv__": divide, "__rtruediv__": _reflected(divide),
+    "__floordiv__": floordiv, "__rfloordiv__": _reflected(floordiv),
+    "__mod__": floormod, "__rmod__": _reflected(floormod),
+    "__pow__": pow, "__rpow__": _reflected(pow),
+    "__matmul__": matmul, "__rmatmul__": _reflected(matmul),
+    "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
+    "__eq__": _eq, "__ne__": _ne,
+    "__and__": logical_and, "__rand__": _reflected(logical_and),
+    "__or__": logical_or, "__ror__": _reflected(logical_or),
+    "__invert__": logical_not, "__neg__": negative, "__abs__": abs,
+    "__getitem__": _getitem,
+}
+for _name, _fn in _OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.__hash__ = None
+Tensor.__pos__ = lambda x: x
+

@@ -1,0 +1,262 @@
+"""`em.Tensor` (eager, numpy-backed on the CPU), `em.constant` and `em.convert_to_tensor`.
+
+Conversion follows TensorFlow: Python ints become int32 (int64 when they do not fit), floats
+float32, bools bool, strings string; numpy arrays keep their dtype. A Python value combined
+with a tensor takes the tensor's dtype, and must be representable in it — `int_tensor + 1.5`
+is a TypeError, as in TensorFlow. Operators are attached in `ember.frontend.ops`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Optional
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.dtypes import DType
+from ember.frontend.shape import TensorShape
+
+
+class Tensor:
+    """An immutable eager tensor holding a numpy array.
+
+    Example:
+      >>> import ember as em
+      >>> em.constant([[1.0, 2.0]]) * 2
+      <ember.Tensor: shape=(1, 2), dtype=float32, numpy=array([[2., 4.]], dtype=float32)>
+    """
+
+    __slots__ = ("_value", "_dtype", "__weakref__")
+    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+
+    def __init__(self, value: np.ndarray, dtype: Optional[DType] = None):
+        self._value = value
+        self._dtype = dtype or dtypes.as_dtype(value.dtype)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    def numpy(self) -> np.ndarray:
+        """The value as a numpy array (a read-only view; copy it to modify)."""
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._value.copy() if copy else self._value
+        return self._value.astype(dtype)
+
+    def __dlpack__(self, **kwargs):
+        return self._value.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __repr__(self) -> str:
+        text = _value_text(self._value, repr)
+        sep = "\n" if "\n" in text else ""
+        return f"<ember.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={sep}{text}>"
+
+    def __str__(self) -> str:
+        text = _value_text(self._value, str)
+        return f"ember.Tensor({text}, shape={self.shape}, dtype={self._dtype.name})"
+
+    def _scalar(self, what: str):
+        if self._value.size != 1:
+            raise ValueError(f"{what}() of a tensor needs exactly one element, this one has "
+                             f"shape {self.shape}; reduce it first (em.reduce_any, ...)")
+        return self._value.reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __index__(self) -> int:
+        if not self._dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self._dtype.name}")
+        return int(self._scalar("index"))
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("cannot iterate over a scalar tensor")
+        for row in self._value:
+            yield Tensor(np.asarray(row), self._dtype)
+
+    __hash__ = None  # `==` is elementwise, as in TensorFlow 2
+
+    def ref(self) -> "TensorRef":
+        """A hashable reference to this tensor (by identity), usable as a dict key."""
+        return TensorRef(self)
+
+
+def _value_text(value: np.ndarray, array_format) -> str:
+    """numpy's text for arrays; scalars bare (`1.0`, `'abc'`), as TensorFlow shows them."""
+    if value.ndim:
+        return array_format(value)
+    if value.dtype == object:
+        return repr(value.item())
+    return np.array2string(value)
+
+
+class TensorRef:
+    """A hashable, identity-based handle on a Tensor (`tensor.ref()`)."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+
+def _python_array(value) -> np.ndarray:
+    """Default conversion of Python values (no dtype requested), as TensorFlow's."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "US":
+        return np.asarray(arr.astype(str), dtype=object)
+    if arr.dtype == object:
+        raise TypeError(f"cannot convert {value!r} to a tensor: nested sequences must be "
+                        "rectangular and hold numbers, bools or strings")
+    if arr.dtype == np.float64:
+        return arr.astype(np.float32)
+    if arr.dtype.kind == "i" and arr.dtype != np.int32:
+        info = np.iinfo(np.int32)
+        if arr.size == 0 or (arr.min() >= info.min and arr.max() <= info.max):
+            return arr.astype(np.int32)
+        return arr.astype(np.int64)
+    return arr
+
+
+def _representable(arr: np.ndarray, dtype: DType) -> bool:
+    kind = arr.dtype.kind
+    if dtype.is_string:
+        return kind == "O"
+    if kind == "O":
+        return False
+    if dtype.is_bool:
+        return kind == "b"
+    if kind == "b":
+        return False
+    if dtype.is_floating:
+        return True
+    if kind == "f":
+        return False
+    if arr.size == 0:
+        return True
+    info = np.iinfo(dtype.np_dtype)
+    return bool(arr.min() >= info.min and arr.max() <= info.max)
+
+
+def _is_python_value(value) -> bool:
+    return isinstance(value, (numbers.Number, str, bytes, list, tuple)) and \
+        not isinstance(value, np.generic)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = None) -> Tensor:
+    """Converts a Tensor, numpy array or (nested) Python value to an `em.Tensor`.
+
+    Args:
+      value: the value to convert.
+      dtype: the required dtype; a Python value must be representable in it.
+      dtype_hint: the preferred dtype for Python values (falls back to the default rules).
+      name: ignored in eager mode (kept for TensorFlow compatibility).
+
+    Raises:
+      TypeError: if `value` cannot be represented in `dtype`.
+
+    Example:
+      >>> import ember as em
+      >>> em.convert_to_tensor([1, 2], dtype=em.float32).dtype
+      em.float32
+    """
+    del name
+    want = dtypes.as_dtype(dtype) if dtype is not None else None
+    if isinstance(value, Tensor):
+        tensor = value
+        if want is not None and tensor.dtype is not want:
+            raise TypeError(f"a {tensor.dtype.name} tensor cannot be used where {want.name} "
+                            f"is required; cast it with em.cast(x, em.{want.name})")
+        return tensor
+    if isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "US":
+            arr = np.asarray(arr.astype(str), dtype=object)
+        if want is not None and dtypes.as_dtype(arr.dtype) is not want:
+            arr = arr.astype(want.np_dtype)
+        return Tensor(arr)
+    if not _is_python_value(value):
+        raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a tensor; "
+                        "expected a Tensor, numpy array, number, bool, string or a nested "
+                        "list of them")
+    default = _python_array(value if not isinstance(value, bytes) else value.decode())
+    target = want or (dtypes.as_dtype(dtype_hint) if dtype_hint is not None else None)
+    if target is None:
+        return Tensor(default)
+    raw = np.asarray(value) if default.dtype != object else default
+    if not _representable(raw, target):
+        if want is None:
+            return Tensor(default)
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name}")
+    return Tensor(np.asarray(raw, dtype=target.np_dtype) if not target.is_string else raw)
+
+
+def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
+    """Creates a constant tensor from a Python or numpy value.
+
+    Args:
+      value: a number, bool, string, nested list or numpy array.
+      dtype: the element type (default: inferred, ints -> int32, floats -> float32).
+      shape: optional shape; a single value is broadcast to it, otherwise the element count
+        must match.
+      name: ignored in eager mode.
+
+    Raises:
+      TypeError: if `value` is not representable in `dtype`.
+      ValueError: if `value` cannot take `shape`.
+
+    Example:
+      >>> import ember as em
+      >>> em.constant(0.5, shape=[2])
+      <ember.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
+    """
+    del name
+    tensor = convert_to_tensor(value, dtype=dtype)
+    if shape is None:
+        return tensor
+    target = tuple(TensorShape(shape).as_list())
+    if None in target:
+        raise ValueError(f"constant shape {list(target)} must be fully defined")
+    arr = tensor._value
+    if arr.size == 1:
+        return Tensor(np.full(target, arr.reshape(()), dtype=arr.dtype), tensor.dtype)
+    if arr.size != int(np.prod(target)):
+        raise ValueError(f"cannot give a value of {arr.size} elements the shape {list(target)}")
+    return Tensor(arr.reshape(target), tensor.dtype)

@@ -1,0 +1,1 @@
+"""Ember's passes layer."""

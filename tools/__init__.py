@@ -1,0 +1,1 @@
+"""Ember's tools layer."""

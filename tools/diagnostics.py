@@ -1,0 +1,57 @@
+"""`--verify-diagnostics`: match emitted diagnostics with `expected-*` comments, as mlir-opt.
+
+    // expected-error @+1 {{operand types tensor<2xf32> and tensor<3xf32>}}
+
+Supported: expected-error/-warning/-note/-remark, on the same line or `@+N`/`@-N`, with the
+text in `{{...}}` matched as a substring of the message. Every expected diagnostic must be
+produced, and every produced error or warning must be expected (notes are only checked when
+expected).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TextIO
+
+from ember.dialects.ember.verifier import Diagnostic
+
+_EXPECT = re.compile(r"expected-(error|warning|note|remark)\s*(?:@\s*([+-]\d+))?\s*\{\{(.*?)\}\}")
+
+
+@dataclasses.dataclass
+class Expectation:
+    line: int
+    severity: str
+    text: str
+    matched: bool = False
+
+
+def expectations(source: str) -> list[Expectation]:
+    """The expected diagnostics written in `source` (lines are 1-based)."""
+    found = []
+    for number, line in enumerate(source.split("\n"), start=1):
+        for m in _EXPECT.finditer(line):
+            offset = int(m.group(2)) if m.group(2) else 0
+            found.append(Expectation(number + offset, m.group(1), m.group(3)))
+    return found
+
+
+def check(source: str, diagnostics: list[Diagnostic], filename: str, out: TextIO) -> bool:
+    """Reports mismatches to `out`; returns True when diagnostics and expectations agree."""
+    wanted = expectations(source)
+    ok = True
+    for d in diagnostics:
+        match = next((w for w in wanted if not w.matched and w.severity == d.severity
+                      and w.line == d.line and w.text in d.message), None)
+        if match is not None:
+            match.matched = True
+        elif d.severity in ("error", "warning"):
+            ok = False
+            print(f"{d.format(filename)}\n  (unexpected {d.severity})", file=out)
+    for w in wanted:
+        if not w.matched:
+            ok = False
+            print(f"{filename}:{w.line}: error: expected {w.severity} \"{w.text}\" was not "
+                  "produced", file=out)
+    return ok
