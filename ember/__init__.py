@@ -5,7 +5,8 @@
 (`ember.frontend`, `ember.dialects`, ...).
 """
 
-from ember.dialects.ember.base import InvalidArgumentError, OpError
+from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpError,
+                                       OpShapeError, OpTypeError)
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,

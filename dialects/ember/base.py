@@ -52,6 +52,9 @@ class InvalidArgumentError(OpError, ValueError):
     """An op's kernel rejected its input values (integer division by zero, index out of range)."""
 
 
+for _error in (OpError, OpTypeError, OpShapeError, OpAttributeError, InvalidArgumentError):
+    _error.__module__ = "ember"  # public as em.OpTypeError etc.; tracebacks show that name
+
 _REQUIRED = object()
 
 
@@ -236,7 +239,8 @@ def same_dtype(op: type[Op], *types: TensorType) -> dtypes.DType:
         if t.dtype is not first:
             listed = " and ".join(str(x) for x in types)
             raise OpTypeError(op.name, f"operand types {listed} have different element types; "
-                              "ember never converts dtypes implicitly (insert an ember.cast)")
+                              "Ember never converts dtypes implicitly: cast one operand "
+                              "(em.cast in Python, ember.cast in IR)")
     return first
 
 
