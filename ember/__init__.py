@@ -9,13 +9,16 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
                                        OpShapeError, OpTypeError)
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
+from ember import config, types
+from ember.frontend.control_flow import cond, while_loop
+from ember.frontend.effects import print, py_function
 from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,
                                 ceil, concat, conv2d, cos, divide, equal, exp, expand_dims,
                                 expm1, fill, floor, floordiv, floormod, gather, greater,
                                 greater_equal, identity, is_finite, is_nan, less, less_equal,
                                 log, log1p, log_softmax, logical_and, logical_not, logical_or,
                                 matmul, max_pool2d, maximum, minimum, mod, multiply, negative,
-                                not_equal, one_hot, ones, ones_like, pad, pow, print, range,
+                                not_equal, one_hot, ones, ones_like, pad, pow, range,
                                 rank, reduce_all, reduce_any, reduce_max, reduce_mean,
                                 reduce_min, reduce_prod, reduce_sum, relu, reshape, round,
                                 rsqrt, shape, sigmoid, sign, sin, size, softmax, sqrt, square,
@@ -24,6 +27,10 @@ from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_
                                 transpose, truediv, where, zeros, zeros_like)
 from ember.frontend.shape import TensorShape, TensorSpec
 from ember.frontend.tensor import Tensor, constant, convert_to_tensor
+from ember.frontend.tracing import init_scope
+from ember.frontend.variables import Variable
+from ember.runtime.concrete import ConcreteFunction
+from ember.runtime.function import Function, InputSignatureError, RetracingWarning, function
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None

@@ -1,8 +1,9 @@
 """Runs one op spec on tensors: the single entry point every public op function goes through.
 
-Eagerly this normalises the attributes, re-runs the spec's type inference (so eager mode
-reports exactly the errors the verifier would), calls the numpy reference kernel and casts
-the results to the inferred dtypes.
+While tracing, the op is recorded into the active graph. Eagerly this normalises the
+attributes, re-runs the spec's type inference (so eager mode reports exactly the errors the
+verifier would), calls the numpy reference kernel and casts the results to the inferred
+dtypes.
 """
 
 from __future__ import annotations
@@ -13,11 +14,21 @@ import numpy as np
 
 from ember.dialects.ember.base import InvalidArgumentError, Op
 from ember.dialects.ember.types import TensorType, shapes_compatible
+from ember.frontend import tracing
 from ember.frontend.tensor import Tensor
 
 
 def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = None):
-    """Runs `spec` eagerly; returns a Tensor, a tuple of them, or None for no results."""
+    """Runs `spec` (traced when a graph is active, else eagerly).
+
+    Returns a Tensor, a tuple of them, or None for ops without results.
+    """
+    graph = tracing.current_graph()
+    if graph is not None:
+        return graph.apply(spec, operands, attrs or {})
+    for t in operands:
+        if isinstance(t, tracing.SymbolicTensor):
+            raise tracing.eager_use_error(t)
     attrs = spec.normalize_attrs(attrs or {})
     arrays = [t._value for t in operands]
     types = tuple(TensorType(t._dtype, a.shape) for t, a in zip(operands, arrays))

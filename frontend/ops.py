@@ -22,7 +22,7 @@ from ember.dialects.ember import nn as N
 from ember.dialects.ember import reduction as R
 from ember.dialects.ember import state as S
 from ember.dialects.ember import structure as T
-from ember.dialects.ember.base import Op
+from ember.dialects.ember.base import Op, OpShapeError
 from ember.frontend.dispatch import execute
 from ember.frontend.indexing import slice_spec
 from ember.frontend.shape import TensorShape
@@ -30,9 +30,14 @@ from ember.frontend.tensor import Tensor, convert_to_tensor
 
 
 def _group(*values) -> list[Tensor]:
-    """Converts values that must share a dtype: Python values take the first tensor's dtype."""
-    hint = next((v.dtype if isinstance(v, Tensor) else dtypes.as_dtype(v.dtype)
-                 for v in values if isinstance(v, (Tensor, np.ndarray, np.generic))), None)
+    """Converts values that must share a dtype: Python values take the first tensor's dtype
+    (or, when there is none, the first value's)."""
+    hint = next((v.dtype if isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+                 else dtypes.as_dtype(v.dtype) for v in values
+                 if isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "_as_tensor")),
+                None)
+    if hint is None and values:  # only Python values: the first one's dtype leads, as in TF
+        hint = convert_to_tensor(values[0]).dtype
     return [convert_to_tensor(v, dtype_hint=hint) for v in values]
 
 
@@ -134,13 +139,17 @@ def fill(dims, value, name=None):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    """A tensor of zeros."""
-    return fill(shape, convert_to_tensor(0, dtype=dtype), name)
+    """A tensor of zeros (False for bool, "" for string)."""
+    dtype = dtypes.as_dtype(dtype)
+    zero = "" if dtype.is_string else np.zeros((), dtype.np_dtype)
+    return fill(shape, convert_to_tensor(zero, dtype=dtype), name)
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    """A tensor of ones."""
-    return fill(shape, convert_to_tensor(1, dtype=dtype), name)
+    """A tensor of ones (True for bool)."""
+    dtype = dtypes.as_dtype(dtype)
+    one = 1 if dtype.is_string else np.ones((), dtype.np_dtype)  # strings: a TypeError
+    return fill(shape, convert_to_tensor(one, dtype=dtype), name)
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -239,17 +248,19 @@ reduce_all = _reduction(R.ReduceAllOp, "reduce_all")
 
 
 def argmax(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
-    """Index of the largest value along `axis` (default 0, as tf.argmax)."""
+    """Index of the largest value along `axis` (default 0, also for None, as tf.argmax)."""
     del name
     return execute(R.ArgMaxOp, [convert_to_tensor(input)],
-                   {"axis": int(axis), "dtype": dtypes.as_dtype(output_type)})
+                   {"axis": 0 if axis is None else int(axis),
+                    "dtype": dtypes.as_dtype(output_type)})
 
 
 def argmin(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
-    """Index of the smallest value along `axis` (default 0, as tf.argmin)."""
+    """Index of the smallest value along `axis` (default 0, also for None, as tf.argmin)."""
     del name
     return execute(R.ArgMinOp, [convert_to_tensor(input)],
-                   {"axis": int(axis), "dtype": dtypes.as_dtype(output_type)})
+                   {"axis": 0 if axis is None else int(axis),
+                    "dtype": dtypes.as_dtype(output_type)})
 
 
 # -- structure ------------------------------------------------------------------------------
@@ -294,8 +305,8 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 def squeeze(input, axis=None, name=None):  # noqa: A002
     """Removes size-1 dims (those in `axis`, or all of them)."""
     del name
-    axes = [] if axis is None else ([int(axis)] if isinstance(axis, int) else list(axis))
-    return execute(T.SqueezeOp, [convert_to_tensor(input)], {"axes": axes})
+    x = convert_to_tensor(input)
+    return execute(T.SqueezeOp, [x], {"axes": [] if axis is None else _axes(x, axis)})
 
 
 def concat(values: Sequence, axis: int, name=None):
@@ -407,15 +418,17 @@ def avg_pool2d(input, ksize, strides, padding="VALID", name=None):  # noqa: A002
 
 
 def softmax(logits, axis=-1, name=None):
-    """Softmax along `axis`."""
+    """Softmax along `axis` (None means the last, as tf.nn.softmax)."""
     del name
-    return execute(N.SoftmaxOp, [convert_to_tensor(logits)], {"axis": int(axis)})
+    axis = -1 if axis is None else int(axis)
+    return execute(N.SoftmaxOp, [convert_to_tensor(logits)], {"axis": axis})
 
 
 def log_softmax(logits, axis=-1, name=None):
-    """Log-softmax along `axis`."""
+    """Log-softmax along `axis` (None means the last, as tf.nn.log_softmax)."""
     del name
-    return execute(N.LogSoftmaxOp, [convert_to_tensor(logits)], {"axis": int(axis)})
+    axis = -1 if axis is None else int(axis)
+    return execute(N.LogSoftmaxOp, [convert_to_tensor(logits)], {"axis": axis})
 
 
 # -- effects ----------------------------------------------------------------------------------
@@ -442,14 +455,14 @@ def _reflected(fn):
 def _eq(x, y):
     try:
         return equal(x, y)
-    except TypeError:
+    except (TypeError, OpShapeError):  # as TF2: other dtypes or unbroadcastable shapes
         return False
 
 
 def _ne(x, y):
     try:
         return not_equal(x, y)
-    except TypeError:
+    except (TypeError, OpShapeError):
         return True
 
 

@@ -54,7 +54,7 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         if dtype is None:
-            return self._value.copy() if copy else self._value
+            return self._value.copy() if copy else self.numpy()  # never a writable alias
         return self._value.astype(dtype)
 
     def __dlpack__(self, **kwargs):
@@ -71,6 +71,12 @@ class Tensor:
     def __str__(self) -> str:
         text = _value_text(self._value, str)
         return f"ember.Tensor({text}, shape={self.shape}, dtype={self._dtype.name})"
+
+    def __format__(self, spec: str) -> str:
+        """`f"{loss:.3f}"` formats a scalar's value (as TensorFlow); no spec gives str()."""
+        if not spec:
+            return str(self)
+        return format(self._value.item() if self._value.ndim == 0 else self._value, spec)
 
     def _scalar(self, what: str):
         if self._value.size != 1:
@@ -98,10 +104,9 @@ class Tensor:
         return self._value.shape[0]
 
     def __iter__(self):
-        if self._value.ndim == 0:
+        if self._value.ndim == 0:  # raised by iter() itself, not at the first next()
             raise TypeError("cannot iterate over a scalar tensor")
-        for row in self._value:
-            yield Tensor(np.asarray(row), self._dtype)
+        return (Tensor(np.asarray(row, self._value.dtype), self._dtype) for row in self._value)
 
     __hash__ = None  # `==` is elementwise, as in TensorFlow 2
 
@@ -156,6 +161,8 @@ def _python_array(value) -> np.ndarray:
 
 
 def _representable(arr: np.ndarray, dtype: DType) -> bool:
+    if arr.size == 0:
+        return True  # `[]` holds no value that could fail to fit
     kind = arr.dtype.kind
     if dtype.is_string:
         return kind == "O"
@@ -169,8 +176,6 @@ def _representable(arr: np.ndarray, dtype: DType) -> bool:
         return True
     if kind == "f":
         return False
-    if arr.size == 0:
-        return True
     info = np.iinfo(dtype.np_dtype)
     return bool(arr.min() >= info.min and arr.max() <= info.max)
 
@@ -199,6 +204,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     """
     del name
     want = dtypes.as_dtype(dtype) if dtype is not None else None
+    if not isinstance(value, Tensor) and hasattr(value, "_as_tensor"):  # em.Variable
+        value = value._as_tensor()
     if isinstance(value, Tensor):
         tensor = value
         if want is not None and tensor.dtype is not want:
@@ -225,7 +232,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         if want is None:
             return Tensor(default)
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name}")
-    return Tensor(np.asarray(raw, dtype=target.np_dtype) if not target.is_string else raw)
+    return Tensor(np.asarray(raw, dtype=target.np_dtype), target)
 
 
 def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
@@ -249,6 +256,8 @@ def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tenso
     """
     del name
     tensor = convert_to_tensor(value, dtype=dtype)
+    if isinstance(value, np.ndarray) and np.may_share_memory(tensor._value, value):
+        tensor = Tensor(tensor._value.copy(), tensor.dtype)  # later writes to `value` stay out
     if shape is None:
         return tensor
     target = tuple(TensorShape(shape).as_list())

@@ -8,12 +8,15 @@ ember op specs, runs a textual pass pipeline and prints the result:
 
 Errors are printed MLIR-style (`file:line:col: error: message`) with a non-zero exit; the
 tool never shows a Python traceback for bad input (set EMBER_DEBUG=1 to see one for a bug).
+Input nested deeper than MAX_NESTING brackets is refused before MLIR sees it: MLIR's parser
+and the verifier recurse once per level and would overflow the stack.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import traceback
 
@@ -25,6 +28,12 @@ from ember.dialects.ember.verifier import Diagnostic
 from ember.tools import diagnostics as expect
 
 SPLIT_MARKER = "// -----"
+# Brackets; real IR stays far below. MLIR overflows the stack at a few thousand nested regions,
+# the Python verifier's walk (recursive) at about a thousand.
+MAX_NESTING = 512
+
+# Brackets that nest, and the tokens whose brackets do not count: strings, comments, `->`, `>=`.
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|[{(\[<]|[})\]>]')
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,8 +77,28 @@ def _pipeline(text: str) -> str:
     return text if text.startswith("builtin.module(") else f"builtin.module({text})"
 
 
+def nesting_problem(source: str) -> Diagnostic | None:
+    """An error at the first bracket nested deeper than MAX_NESTING, or None."""
+    depth = 0
+    for m in _NESTING_TOKEN.finditer(source):
+        token = m.group()
+        if token in ("{", "(", "[", "<"):
+            depth += 1
+            if depth > MAX_NESTING:
+                line = source.count("\n", 0, m.start()) + 1
+                col = m.start() - source.rfind("\n", 0, m.start())
+                return Diagnostic(f"brackets nest more than {MAX_NESTING} levels deep; "
+                                  "ember-opt does not parse such input", line=line, col=col)
+        elif token in ("}", ")", "]", ">"):
+            depth = max(depth - 1, 0)
+    return None
+
+
 def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
     """Parses, verifies, transforms and prints one chunk of input."""
+    too_deep = nesting_problem(source)
+    if too_deep is not None:
+        return ChunkResult(None, [too_deep])
     with context, ir.Location.unknown():
         try:
             module = ir.Module.parse(source)
@@ -85,8 +114,11 @@ def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
                 message = str(e).replace("\n", " ")
                 return ChunkResult(None, [Diagnostic(f"invalid pass pipeline "
                                                      f"'{args.pass_pipeline}': {message}")])
-            if args.print_ir_after_all:
-                pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
+            if args.print_ir_after_all:  # MLIR requires single-threaded IR printing
+                context.enable_multithreading(False)
+                pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
+                                      print_generic_op_form=args.mlir_print_op_generic,
+                                      enable_debug_info=args.mlir_print_debuginfo)
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:
@@ -114,16 +146,24 @@ def split_chunks(text: str, split: bool) -> list[str]:
     return chunks
 
 
+def _reason(e: Exception) -> str:
+    if isinstance(e, UnicodeDecodeError):
+        return f"not valid UTF-8 (byte {e.start})"
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return str(e)
+
+
 def run(args) -> int:
     name = "<stdin>" if args.input == "-" else args.input
     try:
         if args.input == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.buffer.read().decode("utf-8")
         else:
             with open(args.input, encoding="utf-8") as f:
                 text = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        print(f"ember-opt: cannot read {name}: {e}", file=sys.stderr)
+        print(f"ember-opt: error: cannot read '{name}': {_reason(e)}", file=sys.stderr)
         return 1
     context = make_context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
@@ -136,15 +176,20 @@ def run(args) -> int:
         elif result.diagnostics:
             failed = True
             for d in result.diagnostics:
-                print(d.format(name), file=sys.stderr)
+                print(d.format(expect.display_name(d, name)), file=sys.stderr)
         if result.text is not None:
             outputs.append(result.text)
     rendered = (SPLIT_MARKER + "\n").join(outputs)
     if args.output == "-":
         sys.stdout.write(rendered)
     else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(rendered)
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(rendered)
+        except OSError as e:
+            print(f"ember-opt: error: cannot write '{args.output}': {_reason(e)}",
+                  file=sys.stderr)
+            return 1
     return 1 if failed else 0
 
 

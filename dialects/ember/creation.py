@@ -159,7 +159,7 @@ class CastOp(Op):
     def reference(x, *, dtype):
         if dtype.is_bool:
             return x != 0
-        if dtype.is_integer and x.dtype.kind == "f":
+        if dtype.is_integer and dtypes.as_dtype(x.dtype).is_floating:  # bfloat16 is kind "V"
             x = np.trunc(x.astype(np.float64))
             info = np.iinfo(dtype.np_dtype)
             x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))

@@ -154,8 +154,8 @@ class OneHotOp(Op):
 
     @classmethod
     def infer(cls, indices, on, off, *, depth, axis):
-        require_dtype(cls, indices, (dtypes.int32, dtypes.int64, dtypes.uint8), "integer",
-                      "indices")
+        require_dtype(cls, indices, (dtypes.int8, dtypes.uint8, dtypes.int32, dtypes.int64),
+                      "i8, ui8, i32 or i64", "indices")  # tf.one_hot's index types
         dtype = same_dtype(cls, on, off)
         if on.rank != 0 or off.rank != 0:
             raise OpShapeError(cls.name, f"on_value {on} and off_value {off} must be scalars")
@@ -215,6 +215,8 @@ class PadOp(Op):
 
     @staticmethod
     def reference(x, value, *, paddings, mode):
+        if x.ndim == 0:
+            return x.copy()  # nothing to pad (np.pad rejects 0-d arrays)
         pads = [(paddings[2 * i], paddings[2 * i + 1]) for i in range(x.ndim)]
         if mode == "CONSTANT":
             return np.pad(x, pads, mode="constant", constant_values=value)

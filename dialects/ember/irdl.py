@@ -60,7 +60,7 @@ def irdl_text() -> str:
 
 
 _keep_alive: list = []  # IRDL modules must outlive the contexts that loaded them
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def load_ember_dialect(context: ir.Context) -> None:
@@ -77,3 +77,15 @@ def make_context() -> ir.Context:
     context = ir.Context()
     load_ember_dialect(context)
     return context
+
+
+_default: ir.Context | None = None
+
+
+def default_context() -> ir.Context:
+    """The process-wide context that traced functions are built in (created on first use)."""
+    global _default
+    with _lock:
+        if _default is None:
+            _default = make_context()
+        return _default

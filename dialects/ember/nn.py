@@ -48,6 +48,11 @@ def _spatial_out(op, x: TensorType, ksize, strides, dilations, padding, channels
     return (n, oh, ow, channels)
 
 
+def _is_float(x) -> bool:
+    """Whether an array holds floats (bfloat16's numpy kind is "V", not "f")."""
+    return dtypes.as_dtype(x.dtype).is_floating
+
+
 def _windows(x, ksize, strides, dilations, padding, fill):
     """Yields (kh, kw, window) views of the padded input, each of output spatial size."""
     _, h, w, _ = x.shape
@@ -129,7 +134,7 @@ class MaxPool2DOp(PoolOp):
 
     @staticmethod
     def reference(x, *, ksize, strides, padding):
-        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        lowest = -np.inf if _is_float(x) else np.iinfo(x.dtype).min
         out = None
         for _, _, win in _windows(x, ksize, strides, (1, 1), padding, lowest):
             out = win.copy() if out is None else np.maximum(out, win)
@@ -148,7 +153,7 @@ class AvgPool2DOp(PoolOp):
 
     @staticmethod
     def reference(x, *, ksize, strides, padding):
-        compute = np.float64 if x.dtype.kind != "f" else np.promote_types(x.dtype, np.float32)
+        compute = np.promote_types(x.dtype, np.float32) if _is_float(x) else np.float64
         xs = x.astype(compute)
         ones = np.ones(x.shape[:3] + (1,), dtype=compute)
         total = count = None
@@ -157,7 +162,7 @@ class AvgPool2DOp(PoolOp):
             total = win.copy() if total is None else total + win
             count = cnt.copy() if count is None else count + cnt
         out = total / count
-        return np.trunc(out) if x.dtype.kind != "f" else out
+        return out if _is_float(x) else np.trunc(out)
 
 
 class SoftmaxBase(Op):

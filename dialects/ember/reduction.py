@@ -52,7 +52,8 @@ class ReduceOp(Op):
     @classmethod
     def reference(cls, x, *, axes, keepdims):
         axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
-        compute = np.float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x.dtype
+        half = dtypes.as_dtype(x.dtype).is_floating and x.dtype.itemsize == 2  # f16, bf16
+        compute = np.float32 if half else x.dtype
         return cls.kernel(x.astype(compute, copy=False), axes, keepdims)
 
 

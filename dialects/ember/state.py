@@ -114,8 +114,10 @@ def format_value(x: np.ndarray) -> str:
     """Formats a tensor value the way tf.print does: `[1 2 3]`, scalars bare, long dims elided."""
     if x.dtype == object:
         if x.ndim == 0:
-            return str(x.item())
-        return "[" + " ".join(format_value(v) for v in x) + "]"
+            item = x.item()
+            return item.decode("utf-8", "replace") if isinstance(item, bytes) else str(item)
+        # iterating a 1-D object array yields the bare items: re-wrap them as 0-d arrays
+        return "[" + " ".join(format_value(np.asarray(v, dtype=object)) for v in x) + "]"
     if x.ndim == 0:
         return np.array2string(x)
     return np.array2string(x, separator=" ", threshold=1000, edgeitems=3,

@@ -1,0 +1,5 @@
+"""`em.config`: process-wide settings (TensorFlow's tf.config names)."""
+
+from ember.runtime.config import functions_run_eagerly, run_functions_eagerly
+
+__all__ = ["functions_run_eagerly", "run_functions_eagerly"]

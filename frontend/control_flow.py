@@ -1,0 +1,238 @@
+"""Functional control flow: `em.cond` -> `scf.if`, `em.while_loop` -> `scf.while`.
+
+Eagerly they are plain Python `if`/`while`. While tracing, each branch or body is traced once
+into its own region (Python side effects in it happen once, at trace time), and the op picks
+at run time. Branch outputs must have the same structure and dtypes; where shapes differ the
+result gets the most specific common shape (`tensor<2xf32>` and `tensor<3xf32>` give
+`tensor<?xf32>`, via `tensor.cast`). A loop variable whose shape changes in the body is
+relaxed the same way and the body retraced (at most once per dimension).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from mlir import ir
+from mlir.dialects import scf, tensor
+
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.types import TensorType
+from ember.frontend import nest
+from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
+
+
+class ControlFlowError(TypeError):
+    """Branches or loop bodies that do not fit together (structure, dtype)."""
+
+
+def _predicate(graph: FuncGraph, pred, what: str) -> ir.Value:
+    pred = convert_to_tensor(pred)
+    if pred.dtype is not dtypes.bool_ or pred.shape.rank not in (0, None):
+        raise ControlFlowError(f"the condition of {what} must be a scalar bool tensor, got "
+                               f"{pred!r}; compare it (e.g. `x > 0`) or reduce it "
+                               "(em.reduce_any)")
+    value = graph.resolve(pred)
+    with graph.context, graph.insertion_point(), graph.location():
+        return tensor.ExtractOp(value, []).result
+
+
+def _join(types: list[TensorType]) -> TensorType:
+    first = types[0]
+    shapes = [t.shape for t in types]
+    if any(s is None for s in shapes) or len({len(s) for s in shapes}) > 1:
+        return TensorType(first.dtype, None)
+    return TensorType(first.dtype, tuple(d[0] if len(set(d)) == 1 else None
+                                         for d in zip(*shapes)))
+
+
+def _cast(graph: FuncGraph, value: ir.Value, ttype: TensorType) -> ir.Value:
+    if str(value.type) == str(ttype):
+        return value
+    with graph.context, graph.location():
+        return tensor.CastOp(ir.Type.parse(str(ttype)), value).result
+
+
+def _leaf_values(graph: FuncGraph, leaves: list) -> list:
+    return [graph.resolve(leaf) if isinstance(leaf, Tensor) else leaf for leaf in leaves]
+
+
+def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
+    """Runs `true_fn()` if `pred` else `false_fn()` (tf.cond); traced as `scf.if`.
+
+    Example:
+      >>> import ember as em
+      >>> em.cond(em.constant(3) > 2, lambda: "big", lambda: "small")
+      'big'
+    """
+    del name
+    if true_fn is None or false_fn is None:
+        raise TypeError("em.cond needs both true_fn and false_fn")
+    graph = current_graph()
+    if graph is None or not isinstance(pred, SymbolicTensor):
+        return true_fn() if bool(pred) else false_fn()
+    condition = _predicate(graph, pred, "em.cond")
+    with graph.context:
+        owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
+    blocks, outs = [], []
+    for i, (fn, what) in enumerate(((true_fn, "the true branch"), (false_fn, "the false branch"))):
+        block = ir.Block.create_at_start(owner.regions[i], [])
+        with graph.region(block, f"{what} of em.cond"):
+            out = fn()
+            outs.append((out, _leaf_values(graph, nest.flatten(out))))
+        blocks.append(block)
+    return _merge_branches(graph, condition, outs, blocks)
+
+
+def cond_effects(pred, true_fn: Callable, false_fn: Callable) -> None:
+    """`cond` for branches run only for their effects (they return None)."""
+    def run(fn):
+        return lambda: (fn(), None)[1]
+    cond(pred, run(true_fn), run(false_fn))
+
+
+def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks):
+    """Checks the branch outputs agree, adds the yields and builds the `scf.if`."""
+    (t_out, t_leaves), (f_out, f_leaves) = outs
+    if nest.structure(t_out) != nest.structure(f_out):
+        raise ControlFlowError(f"em.cond branches must return the same structure; the true "
+                               f"branch returned {t_out!r}, the false branch {f_out!r}")
+    positions, types = [], []
+    for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
+        a_is, b_is = isinstance(a, ir.Value), isinstance(b, ir.Value)
+        if not a_is and not b_is:
+            if a is not b and a != b:
+                raise ControlFlowError(f"em.cond branches return different Python values "
+                                       f"{a!r} and {b!r} at output {i}; return tensors instead")
+            continue
+        if a_is != b_is:
+            raise ControlFlowError(f"output {i} of em.cond is a tensor in one branch and the "
+                                   f"Python value {b if a_is else a!r} in the other")
+        ta, tb = _ttype(a), _ttype(b)
+        if ta.dtype is not tb.dtype:
+            raise ControlFlowError(f"output {i} of em.cond has dtype {ta.dtype.name} in the "
+                                   f"true branch and {tb.dtype.name} in the false branch")
+        positions.append(i)
+        types.append(_join([ta, tb]))
+    for block, leaves in zip(blocks, (t_leaves, f_leaves)):
+        with graph.context, ir.InsertionPoint(block), ir.Location.unknown():
+            scf.YieldOp([_cast(graph, leaves[i], t) for i, t in zip(positions, types)])
+    with graph.context, graph.insertion_point(), graph.location():
+        if_op = ir.Operation.create("scf.if", results=[ir.Type.parse(str(t)) for t in types],
+                                    operands=[condition], regions=2)
+    for i, block in enumerate(blocks):
+        block.append_to(if_op.regions[i])
+    leaves = list(t_leaves)
+    for i, result in zip(positions, if_op.results):
+        leaves[i] = graph.wrap(result, "cond")
+    return nest.pack_sequence_as(t_out, leaves)
+
+
+def _ttype(value: ir.Value) -> TensorType:
+    from ember.dialects.ember.convert import type_from_mlir
+    return type_from_mlir(value.type)
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
+               maximum_iterations=None, name=None):
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (tf.while_loop).
+
+    Example:
+      >>> import ember as em
+      >>> em.while_loop(lambda i: i < 10, lambda i: (i * 2,), (em.constant(1),))
+      (<ember.Tensor: shape=(), dtype=int32, numpy=16>,)
+    """
+    del name, shape_invariants
+    graph = current_graph()
+    if graph is None:
+        return _eager_while(cond, body, loop_vars, maximum_iterations)
+    return _traced_while(graph, cond, body, loop_vars, maximum_iterations)
+
+
+def _call(fn, structure):
+    if isinstance(structure, (tuple, list)) and not hasattr(type(structure), "_fields"):
+        return fn(*structure)
+    return fn(structure)
+
+
+def _eager_while(cond, body, loop_vars, maximum_iterations):
+    count = 0
+    while bool(_call(cond, loop_vars)):
+        if maximum_iterations is not None and count >= int(maximum_iterations):
+            break
+        out = _call(body, loop_vars)
+        loop_vars = _like(loop_vars, out)
+        count += 1
+    return loop_vars
+
+
+def _like(loop_vars, out):
+    if isinstance(loop_vars, (tuple, list)) and not isinstance(out, (tuple, list)):
+        out = (out,)
+    return nest.pack_sequence_as(loop_vars, nest.flatten(out))
+
+
+def _traced_while(graph: FuncGraph, cond, body, loop_vars, maximum_iterations):
+    if maximum_iterations is not None:
+        limit = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
+        wrapped_vars = (loop_vars, convert_to_tensor(0, dtype=limit.dtype))
+
+        def counted_cond(inner, i):
+            from ember.frontend import ops
+            return ops.logical_and(_call(cond, inner), i < limit)
+
+        def counted_body(inner, i):
+            return (_like(inner, _call(body, inner)), i + 1)
+        return _traced_while(graph, counted_cond, counted_body, wrapped_vars, None)[0]
+    inits = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    types = [TensorType(t.dtype, t.shape.dims) for t in inits]
+    for _ in range(8):
+        result = _trace_while_once(graph, cond, body, loop_vars, inits, types)
+        if isinstance(result, list):
+            types = result  # relaxed shapes: trace the body again
+            continue
+        return result
+    raise ControlFlowError("em.while_loop: loop variable shapes did not settle")
+
+
+def _trace_while_once(graph, cond, body, loop_vars, inits, types):
+    mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]
+    with graph.context:
+        owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
+        locs = [ir.Location.unknown()] * len(types)
+        before = ir.Block.create_at_start(owner.regions[0], mlir_types, locs)
+        after = ir.Block.create_at_start(owner.regions[1], mlir_types, locs)
+    with graph.region(before, "the condition of em.while_loop"):
+        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
+                                                 before.arguments])
+        keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
+        with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
+            scf.ConditionOp(keep_going, list(before.arguments))
+    with graph.region(after, "the body of em.while_loop"):
+        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
+                                                 after.arguments])
+        out = _like(loop_vars, _call(body, args))
+        flat = [convert_to_tensor(v) for v in nest.flatten(out)]
+        if len(flat) != len(types):
+            raise ControlFlowError(f"em.while_loop body returned {len(flat)} values for "
+                                   f"{len(types)} loop variables")
+        values = [graph.resolve(v) for v in flat]
+    relaxed = []
+    for i, (t, v) in enumerate(zip(types, values)):
+        got = _ttype(v)
+        if got.dtype is not t.dtype:
+            raise ControlFlowError(f"loop variable {i} of em.while_loop enters as "
+                                   f"{t.dtype.name} and leaves the body as {got.dtype.name}")
+        relaxed.append(_join([t, got]))
+    if relaxed != types:
+        return relaxed
+    with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
+        scf.YieldOp([_cast(graph, v, t) for v, t in zip(values, types)])
+    init_values = [_cast(graph, graph.resolve(v), t) for v, t in zip(inits, types)]
+    with graph.context, graph.insertion_point(), graph.location():
+        loop = ir.Operation.create("scf.while", results=mlir_types, operands=init_values,
+                                   regions=2)
+    before.append_to(loop.regions[0])
+    after.append_to(loop.regions[1])
+    results = [graph.wrap(r, "while") for r in loop.results]
+    return nest.pack_sequence_as(loop_vars, results)

@@ -1,0 +1,151 @@
+"""Effects that run on every call of a traced function: `em.print` and `em.py_function`.
+
+`em.print` to stdout/stderr becomes `ember.print` ops (one per tensor, with the text around
+it in the op's `format`/`end`). Printing to any other stream, and `em.py_function`, call back
+into Python: the trace declares a private function and emits a `func.call` to it, and the
+runtime binds the declaration to the Python callable (a host callback).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from typing import Callable
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from ember.dialects.ember import dtypes, state
+from ember.dialects.ember.convert import type_to_mlir
+from ember.dialects.ember.types import TensorType
+from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tracing import FuncGraph, current_graph, init_scope
+
+_callback_ids = itertools.count()
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def _as_tensor(value) -> Tensor:
+    return value._as_tensor() if hasattr(value, "_as_tensor") else convert_to_tensor(value)
+
+
+def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=None):  # noqa: A001
+    """Prints tensors and Python values on every call, like tf.print (stderr by default).
+
+    Example:
+      >>> import ember as em, sys
+      >>> em.print("x =", em.constant([1, 2]), output_stream=sys.stdout)
+      x = [1 2]
+    """
+    del name
+    stream = sys.stderr if output_stream is None else output_stream
+    graph = current_graph()
+    if graph is None:
+        stream.write(_render(inputs, sep) + end)
+    elif stream is sys.stdout or stream is sys.stderr:
+        _emit_prints(graph, inputs, "stdout" if stream is sys.stdout else "stderr", sep, end)
+    else:
+        _print_via_callback(graph, inputs, stream, sep, end)
+
+
+def _render(inputs, sep: str) -> str:
+    parts = []
+    for value in inputs:
+        if _is_tensor(value):
+            parts.append(state.format_value(_as_tensor(value)._value))
+        else:
+            parts.append(str(value))
+    return sep.join(parts)
+
+
+def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str) -> None:
+    """One `ember.print` per tensor; the text between tensors goes into the formats."""
+    pending, ops = "", []
+    for i, value in enumerate(inputs):
+        gap = sep if i else ""
+        if not _is_tensor(value):
+            pending += gap + str(value)
+            continue
+        prefix = pending + gap
+        if "{}" in prefix:  # literal braces in text: print that text as a string tensor
+            ops.append((convert_to_tensor(prefix), "{}"))
+            prefix = ""
+        ops.append((_as_tensor(value), prefix + "{}"))
+        pending = ""
+    if not ops or "{}" in pending:
+        ops.append((convert_to_tensor(pending), "{}"))
+        pending = ""
+    for k, (tensor, fmt) in enumerate(ops):
+        last = k == len(ops) - 1
+        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": pending + end if last
+                                               else "", "stream": stream})
+
+
+def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str) -> None:
+    tensors = [_as_tensor(v) for v in inputs if _is_tensor(v)]
+
+    def host(*arrays):
+        values = iter(arrays)
+        shown = [Tensor(np.asarray(next(values))) if _is_tensor(v) else v for v in inputs]
+        stream.write(_render(shown, sep) + end)
+        return ()
+    emit_host_call(graph, host, tensors, [], "print")
+
+
+def emit_host_call(graph: FuncGraph, host: Callable, args: list[Tensor],
+                   result_dtypes: list, label: str) -> list:
+    """Declares `@label_N` in the trace's module, binds it to `host` and calls it."""
+    symbol = f"__{label}_{next(_callback_ids)}"
+    values = [graph.resolve(t) for t in args]
+    with graph.context, ir.Location.unknown():
+        results = [type_to_mlir(TensorType(d, None)) for d in result_dtypes]
+        fn_type = ir.FunctionType.get([v.type for v in values], results)
+        with ir.InsertionPoint.at_block_begin(graph.module.body):
+            func.FuncOp(symbol, fn_type, visibility="private")
+        with graph.insertion_point(), graph.location():
+            call = func.CallOp(results, symbol, values)
+    graph.callbacks[symbol] = host
+    graph.callees.add(symbol)
+    return [graph.wrap(r, label) for r in call.results]
+
+
+def py_function(func_: Callable, inp, Tout, name=None):
+    """Runs the Python callable `func_` on every call, even inside an em.function.
+
+    `inp` is a list of tensors; `Tout` a dtype or a list of dtypes; returns a tensor or a
+    list of tensors (of unknown shape when traced).
+
+    Example:
+      >>> import ember as em
+      >>> em.py_function(lambda x: x * 2, [em.constant(3)], em.int32)
+      <ember.Tensor: shape=(), dtype=int32, numpy=6>
+    """
+    del name
+    single = not isinstance(Tout, (list, tuple))
+    out_dtypes = [dtypes.as_dtype(d) for d in ([Tout] if single else Tout)]
+    args = [_as_tensor(v) for v in inp]
+
+    def host(*arrays):
+        with init_scope():
+            out = func_(*[Tensor(np.asarray(a)) for a in arrays])
+        if single:
+            outs = [out]
+        elif out is None and not out_dtypes:  # Tout=[]: run for the side effect only
+            outs = []
+        else:
+            outs = list(out)
+        if len(outs) != len(out_dtypes):
+            raise ValueError(f"em.py_function: {func_!r} returned {len(outs)} values, Tout "
+                             f"lists {len(out_dtypes)}")
+        return tuple(convert_to_tensor(o, dtype=d)._value for o, d in zip(outs, out_dtypes))
+
+    graph = current_graph()
+    if graph is None:
+        results = [Tensor(v) for v in host(*[a._value for a in args])]
+    else:
+        results = emit_host_call(graph, host, args, out_dtypes, "py_function")
+    return results[0] if single else results

@@ -1,0 +1,357 @@
+"""Tracing: symbolic tensors and the graph (an MLIR `func.func`) they are recorded into.
+
+While a `FuncGraph` is active on a thread, every op call (`em.add`, operators, ...) emits an
+op into it instead of computing (see `dispatch.execute`). Eager tensors used inside become
+`ember.constant`s, variables become `!ember.resource` arguments, and tensors of an enclosing
+trace become extra arguments (closure captures). Every op carries the user's `file:line`.
+
+Guard rails: a symbolic tensor remembers its graph and region; using it after its trace has
+finished, or outside the `em.cond`/`em.while_loop` body that made it, raises `TypeError`
+saying where it was created.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import sys
+import threading
+from typing import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import func
+
+from ember.dialects.ember import creation
+from ember.dialects.ember.base import Op
+from ember.dialects.ember.builder import emit
+from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
+from ember.dialects.ember.irdl import default_context
+from ember.dialects.ember.types import IRType, ResourceType, TensorType
+from ember.frontend.shape import TensorShape
+from ember.frontend.tensor import Tensor
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INTERNAL = tuple(os.path.join(_ROOT, d) + os.sep for d in
+                  ("frontend", "runtime", "dialects", "backends", "passes", "ember", "tools"))
+_SKIP = (contextlib.__file__, threading.__file__)
+
+
+def user_frame():
+    """The innermost stack frame outside Ember (the user's code), or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(_INTERNAL) and name not in _SKIP:
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def user_location() -> tuple[str, int]:
+    frame = user_frame()
+    return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+class OutOfScopeError(TypeError):
+    """A symbolic tensor was used outside the trace (or branch) that created it."""
+
+
+class SymbolicValueError(TypeError, AttributeError):
+    """`.numpy()` of a symbolic tensor, which has no value. Also an AttributeError because
+    TensorFlow's graph tensors have no `numpy` attribute (the tf.function guide catches
+    AttributeError when it calls `.numpy()` on a leaked tensor)."""
+
+
+class Scope:
+    """A region being traced into (function body, cond branch, loop body)."""
+
+    def __init__(self, parent: "Scope | None", what: str):
+        self.parent = parent
+        self.what = what
+
+    def encloses(self, other: "Scope") -> bool:
+        node = self
+        while node is not None:
+            if node is other:
+                return True
+            node = node.parent
+        return False
+
+
+class SymbolicTensor(Tensor):
+    """A tensor inside a trace: an SSA value of the graph's function, with static type."""
+
+    __slots__ = ("_ir", "_graph", "_ttype", "_name", "_origin", "_scope")
+
+    def __init__(self, graph: "FuncGraph", value: ir.Value, ttype: TensorType, name: str):
+        self._ir = value
+        self._graph = graph
+        self._ttype = ttype
+        self._name = name
+        self._origin = user_location()
+        self._scope = graph.scope
+        self._value = None
+        self._dtype = ttype.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._ttype.shape)
+
+    @property
+    def ndim(self):
+        return self._ttype.rank
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    @property
+    def graph(self) -> "FuncGraph":
+        return self._graph
+
+    def where(self) -> str:
+        return f"{self._origin[0]}:{self._origin[1]}"
+
+    def _no_value(self, what: str, error: type = TypeError):
+        if self._graph.finalized:
+            raise error(f"{what} needs a value, but {_out_of_scope(self)}")
+        raise error(f"{what} needs a value, but {self} is symbolic: it stands for a value "
+                    f"computed when '{self._graph.name}' runs (traced at {self.where()}). "
+                    "Use it in em ops, or em.print it; to branch on it use em.cond "
+                    "(AutoGraph converts `if`/`while` on tensors).")
+
+    def numpy(self):
+        self._no_value("numpy()", SymbolicValueError)
+
+    def __array__(self, dtype=None, copy=None):
+        self._no_value("Converting to a numpy array")
+
+    def __bool__(self):
+        self._no_value("Using a tensor as a Python bool")
+
+    def __int__(self):
+        self._no_value("int()")
+
+    def __float__(self):
+        self._no_value("float()")
+
+    def __index__(self):
+        self._no_value("Using a tensor as a Python index")
+
+    def __len__(self):
+        if not self._ttype.rank:
+            raise TypeError(f"len() of {self}: the tensor is a scalar or of unknown rank")
+        if self._ttype.shape[0] is None:
+            raise TypeError(f"len() of {self}: its first dimension is unknown while tracing; "
+                            "use em.shape(x)[0]")
+        return self._ttype.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"<ember.Tensor '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
+
+    def __str__(self) -> str:
+        # as TensorFlow: the shape is left out when even the rank is unknown
+        shape = "" if self._ttype.rank is None else f", shape={self.shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
+
+    def _ember_trace_type(self):
+        from ember.runtime.trace_types import TensorTraceType
+        return TensorTraceType(self._dtype, self._ttype.shape)
+
+
+class _Thread(threading.local):
+    def __init__(self):
+        self.graphs: list = []  # FuncGraph, or None inside init_scope (eager)
+
+
+_thread = _Thread()
+
+
+def current_graph() -> "FuncGraph | None":
+    """The graph being traced on this thread, or None when running eagerly."""
+    return _thread.graphs[-1] if _thread.graphs else None
+
+
+def active_graphs() -> list:
+    return [g for g in _thread.graphs if g is not None]
+
+
+@contextlib.contextmanager
+def graph_scope(graph: "FuncGraph | None"):
+    _thread.graphs.append(graph)
+    try:
+        yield graph
+    finally:
+        _thread.graphs.pop()
+
+
+def init_scope():
+    """Runs its body eagerly, even while tracing (`with em.init_scope(): ...`)."""
+    return graph_scope(None)
+
+
+def _unique(counter: collections.Counter, base: str) -> str:
+    n = counter[base]
+    counter[base] += 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+class FuncGraph:
+    """One function being traced: a `func.func` in its own module, built op by op."""
+
+    _symbols = collections.Counter()
+    _symbol_lock = threading.Lock()
+
+    def __init__(self, name: str, *, allow_variable_creation: bool = False,
+                 checking_variables: bool = False):
+        self.name = name
+        with FuncGraph._symbol_lock:
+            self.symbol = _unique(FuncGraph._symbols, _sanitize(name))
+        self.context = default_context()
+        self.allow_variable_creation = allow_variable_creation
+        # the second trace of a first call that created variables, made only to check that
+        # a later call would create none (TensorFlow traces such a first call twice, too)
+        self.checking_variables = checking_variables
+        self.origin = user_location()
+        with self.context, ir.Location.unknown():
+            self.module = ir.Module.create()
+            with ir.InsertionPoint(self.module.body):
+                self.func = func.FuncOp(self.symbol, ir.FunctionType.get([], []))
+            self.block = self.func.add_entry_block()
+        self.scope = Scope(None, f"the trace of '{name}'")
+        self._blocks = [self.block]
+        self.inputs: list[SymbolicTensor] = []
+        self.extra_args: list[tuple[str, object]] = []  # ("variable", Variable) | ("tensor", t)
+        self._extra_index: dict[int, ir.Value] = {}
+        self._keep_alive: list = []
+        self._constants: dict[int, SymbolicTensor] = {}
+        self.names: collections.Counter = collections.Counter()
+        self.callbacks: dict[str, Callable] = {}
+        self.callees: set[str] = {self.symbol}
+        self.created_variables: list = []
+        self.finalized = False
+
+    # -- values -----------------------------------------------------------------------------
+
+    def location(self) -> ir.Location:
+        filename, line = user_location()
+        return ir.Location.file(filename, line, 0, context=self.context)
+
+    def wrap(self, value: ir.Value, name: str) -> SymbolicTensor:
+        return SymbolicTensor(self, value, type_from_mlir(value.type), _unique(self.names, name))
+
+    def add_input(self, ttype: IRType, name: str) -> ir.Value:
+        with self.context:
+            return self.block.add_argument(type_to_mlir(ttype), self.location())
+
+    def placeholder(self, ttype: TensorType, name: str) -> SymbolicTensor:
+        t = self.wrap(self.add_input(ttype, name), name)
+        self.inputs.append(t)
+        return t
+
+    def resolve(self, t: Tensor) -> ir.Value:
+        """The SSA value for a tensor used in this graph (capturing it if needed)."""
+        if not isinstance(t, SymbolicTensor):
+            return self._constant(t)
+        if t._graph is self:
+            if t._graph.finalized:
+                raise _out_of_scope(t)
+            if not self.scope.encloses(t._scope):
+                raise OutOfScopeError(
+                    f"{t!r} was created inside {t._scope.what} (at {t.where()}) and is used "
+                    "outside it. Values leave a branch or loop body only as its outputs: "
+                    "return it from the branch/body function instead.")
+            return t._ir
+        if t._graph.finalized or t._graph not in active_graphs():
+            raise _out_of_scope(t)
+        return self._capture("tensor", t, t._ttype)
+
+    def capture_variable(self, variable) -> ir.Value:
+        return self._capture("variable", variable, ResourceType(variable._type))
+
+    def _capture(self, kind: str, obj, ttype: IRType) -> ir.Value:
+        key = id(obj)
+        if key not in self._extra_index:
+            self._keep_alive.append(obj)
+            self.extra_args.append((kind, obj))
+            self._extra_index[key] = self.add_input(ttype, getattr(obj, "_name", kind))
+        return self._extra_index[key]
+
+    def _constant(self, t: Tensor) -> ir.Value:
+        key = id(t)
+        if key not in self._constants:
+            self._keep_alive.append(t)
+            with self.context, self.location() as loc, \
+                    ir.InsertionPoint.at_block_begin(self.block):
+                value = emit(creation.ConstantOp, (), {"value": t._value}, loc=loc)
+            self._constants[key] = self.wrap(value, "Const")
+        return self._constants[key]._ir
+
+    # -- ops --------------------------------------------------------------------------------
+
+    def apply(self, spec: type[Op], operands: Sequence[Tensor], attrs: dict):
+        """Emits `spec` at the current insertion point; returns symbolic results."""
+        return self.apply_on_values(spec, [self.resolve(t) for t in operands], attrs)
+
+    def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict):
+        """Like `apply`, for operands that are already SSA values of this graph."""
+        with self.context, self.location() as loc, ir.InsertionPoint(self._blocks[-1]):
+            out = emit(spec, values, attrs, loc=loc)
+        base = spec.name.split(".", 1)[1]
+        if out is None:
+            return None
+        if isinstance(out, tuple):
+            return tuple(self.wrap(v, base) for v in out)
+        return self.wrap(out, base)
+
+    @contextlib.contextmanager
+    def region(self, block: ir.Block, what: str):
+        """Traces into `block` (a branch or loop body) for the duration of the block."""
+        self._blocks.append(block)
+        outer, self.scope = self.scope, Scope(self.scope, what)
+        try:
+            yield
+        finally:
+            self._blocks.pop()
+            self.scope = outer
+
+    def insertion_point(self) -> ir.InsertionPoint:
+        return ir.InsertionPoint(self._blocks[-1])
+
+    # -- finishing ------------------------------------------------------------------------
+
+    def finalize(self, results: Sequence[Tensor]) -> None:
+        """Adds the `func.return` of `results`, fixes the function type and verifies."""
+        values = [self.resolve(t) for t in results]
+        with self.context, ir.InsertionPoint(self.block), ir.Location.unknown():
+            func.ReturnOp(values)
+            inputs = [a.type for a in self.block.arguments]
+            self.func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(inputs, [v.type for v in values]))
+        self.finalized = True
+
+
+def eager_use_error(t: SymbolicTensor) -> OutOfScopeError:
+    """The error for a symbolic tensor reaching eager code."""
+    if t._graph.finalized:
+        return _out_of_scope(t)
+    return OutOfScopeError(f"{t!r} is symbolic (traced in '{t._graph.name}' at {t.where()}) "
+                           "and cannot be used eagerly, e.g. inside em.init_scope()")
+
+
+def _out_of_scope(t: SymbolicTensor) -> OutOfScopeError:
+    return OutOfScopeError(
+        f"{t!r} is out of scope: it was created while tracing '{t._graph.name}' (at "
+        f"{t.where()}) and that trace has finished. A tensor made inside an em.function "
+        "cannot be kept and used later: return it from the function instead, or keep state "
+        "in an em.Variable.")
+
+
+def _sanitize(name: str) -> str:
+    clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return clean or "fn"

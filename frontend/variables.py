@@ -1,0 +1,219 @@
+"""`em.Variable`: mutable state shared by eager code and traced functions.
+
+A Variable owns a `VariableHandle` (its current numpy value). Traced code never copies the
+value: reading or writing a variable inside an em.function captures the handle as a
+`!ember.resource` argument and emits `ember.read_variable` / `ember.assign_variable`, so every
+call sees the current value and writes through (as TensorFlow's resource variables).
+
+A variable created inside a trace from a symbolic value (the guide's
+`state.append(em.Variable(2.0 * x))`) is initialised by the function itself, once: the trace
+emits `if not initialized: assign(...)`, as TensorFlow lifts such initialisers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Optional
+
+import numpy as np
+
+from ember.dialects.ember import dtypes, state
+from ember.dialects.ember.types import TensorType
+from ember.frontend import tracing
+from ember.frontend.shape import TensorShape
+from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
+
+_ids = itertools.count(1)
+
+
+class VariableHandle:
+    """The storage of a variable: what the interpreter and compiled code read and write."""
+
+    __slots__ = ("value", "id", "__weakref__")
+
+    def __init__(self, value: Optional[np.ndarray]):
+        self.value = value
+        self.id = next(_ids)
+
+
+class Variable:
+    """A mutable tensor-valued variable (tf.Variable).
+
+    Example:
+      >>> import ember as em
+      >>> v = em.Variable(1.0)
+      >>> _ = v.assign_add(2.0)
+      >>> v.numpy()
+      array(3., dtype=float32)
+    """
+
+    def __init__(self, initial_value=None, trainable: bool = True, name: Optional[str] = None,
+                 dtype=None, shape=None):
+        graph = tracing.current_graph()
+        if graph is not None and not graph.allow_variable_creation:
+            raise _creation_error(graph)
+        if initial_value is None:
+            raise ValueError("em.Variable needs an initial_value")
+        if callable(initial_value):
+            initial_value = initial_value()
+        self.trainable = trainable
+        self._name = name or "Variable"
+        want = dtypes.as_dtype(dtype) if dtype is not None else None
+        if isinstance(initial_value, tracing.SymbolicTensor):
+            if want is not None and initial_value.dtype is not want:
+                raise TypeError(f"initial value of dtype {initial_value.dtype.name} does not "
+                                f"match dtype {want.name}")
+            init = initial_value
+            self._type = TensorType(init.dtype, _shape(init.shape, shape))
+            self._handle = VariableHandle(None)
+            self._initialized = Variable(False, trainable=False, name=f"{self._name}/initialized")
+            graph.created_variables.append(self)
+            _initialize_in_graph(self, init)
+            return
+        value = convert_to_tensor(initial_value, dtype=want)._value
+        self._type = TensorType(dtypes.as_dtype(value.dtype), _shape(value.shape, shape))
+        self._handle = VariableHandle(np.array(value, copy=True))
+        self._initialized = None
+        if graph is not None:
+            graph.created_variables.append(self)
+
+    # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def dtype(self):
+        return self._type.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._type.shape)
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    @property
+    def handle(self) -> VariableHandle:
+        return self._handle
+
+    def _ember_trace_type(self):
+        from ember.runtime.trace_types import VariableTraceType
+        return VariableTraceType(self._handle.id, self.dtype, self._type.shape)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def read_value(self) -> Tensor:
+        """The current value (symbolic inside a trace: read on every call)."""
+        graph = tracing.current_graph()
+        if graph is not None:
+            resource = graph.capture_variable(self)
+            return graph.apply_on_values(state.ReadVariableOp, [resource], {})
+        if self._handle.value is None:
+            raise ValueError(f"{self.name} is not initialised yet: its initial value is "
+                             "computed by the em.function that created it, on its first call")
+        return Tensor(self._handle.value, self.dtype)
+
+    value = read_value
+
+    def numpy(self) -> np.ndarray:
+        return self.read_value().numpy()
+
+    def _as_tensor(self) -> Tensor:
+        return self.read_value()
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.read_value(), dtype=dtype)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _write(self, spec, value):
+        value = convert_to_tensor(value, dtype_hint=self.dtype)
+        graph = tracing.current_graph()
+        if graph is not None:
+            resource = graph.capture_variable(self)
+            graph.apply_on_values(spec, [resource, graph.resolve(value)], {})
+            return self
+        if isinstance(value, tracing.SymbolicTensor):
+            raise tracing.eager_use_error(value)
+        types = (_resource_type(self), TensorType(value.dtype, tuple(value._value.shape)))
+        spec.infer_types(types, {})
+        old = self._handle.value
+        with np.errstate(all="ignore"):
+            new = np.asarray(spec.reference(old, value._value), dtype=self.dtype.np_dtype)
+        self._handle.value = np.array(new, copy=True)
+        return self
+
+    def assign(self, value, read_value: bool = True):
+        """Replaces the value; returns the variable."""
+        return self._write(state.AssignVariableOp, value)
+
+    def assign_add(self, delta, read_value: bool = True):
+        """Adds `delta` in place; returns the variable."""
+        return self._write(state.AssignAddVariableOp, delta)
+
+    def assign_sub(self, delta, read_value: bool = True):
+        """Subtracts `delta` in place; returns the variable."""
+        return self._write(state.AssignSubVariableOp, delta)
+
+    def __repr__(self) -> str:
+        if tracing.current_graph() is not None or self._handle.value is None:
+            return f"<ember.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+        text = _value_text(self._handle.value, repr)  # as a Tensor shows its value
+        sep = "\n" if "\n" in text else ""
+        return (f"<ember.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={sep}{text}>")
+
+    __hash__ = object.__hash__
+
+
+def _creation_error(graph: tracing.FuncGraph) -> ValueError:
+    """The error for an em.Variable created by a trace that may not create variables."""
+    filename, line = tracing.user_location()
+    if graph.checking_variables:
+        why = (f"'{graph.name}' created variables on its first call, so it was traced a "
+               "second time, as a later call would be, and that trace created one again")
+    else:
+        why = f"this trace of '{graph.name}' is not its first"
+    return ValueError(
+        f"em.function '{graph.name}' tried to create variables on non-first call, at "
+        f"{filename}:{line}: em.function only supports singleton em.Variables created on the "
+        f"first call ({why}). Make sure the em.Variable is only created once, e.g. behind "
+        "`if self.v is None: self.v = em.Variable(...)`, or create it outside the "
+        "em.function.")
+
+
+def _resource_type(v: Variable):
+    from ember.dialects.ember.types import ResourceType
+    return ResourceType(v._type)
+
+
+def _shape(actual, requested) -> tuple:
+    if requested is None:
+        return tuple(TensorShape(actual).dims) if TensorShape(actual).dims is not None else None
+    return TensorShape(requested).dims
+
+
+def _initialize_in_graph(var: Variable, init: tracing.SymbolicTensor) -> None:
+    """Emits `if not initialized { var = init; initialized = true }` into the trace."""
+    from ember.frontend import control_flow
+
+    def first_call():
+        var.assign(init)
+        var._initialized.assign(True)
+
+    control_flow.cond_effects(var._initialized.read_value(), lambda: None, first_call)
+
+
+def _operator(name):
+    def method(self, *args):
+        return getattr(self.read_value(), name)(*args)
+    method.__name__ = name
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__",
+              "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
+              "__invert__", "__neg__", "__abs__", "__getitem__", "__bool__", "__int__",
+              "__float__", "__index__", "__len__", "__iter__"):
+    setattr(Variable, _name, _operator(_name))

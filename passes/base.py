@@ -1,0 +1,73 @@
+"""The pass protocol: a frozen dataclass with a kebab-case `name`, typed options and `run`.
+
+    @dataclasses.dataclass(frozen=True)
+    class MyPass(Pass):
+        name: ClassVar[str] = "my-pass"
+        threshold: int = 4            # an option: `my-pass{threshold=8}`
+
+        def run(self, module: ir.Module, stats: Statistics) -> None:
+            ...                       # rewrite the module in place; count with stats.add
+
+Passes walk and rewrite the MLIR module through the bindings, in place. The pipeline
+verifies after each pass (when asked), times it and collects its statistics.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+
+
+class Statistics:
+    """Named counters a pass fills in (`folded`, `hoisted`, `erased`, ...)."""
+
+    def __init__(self, pass_name: str):
+        self.pass_name = pass_name
+        self.counts: collections.Counter = collections.Counter()
+
+    def add(self, what: str, n: int = 1) -> None:
+        self.counts[what] += n
+
+    def __getitem__(self, what: str) -> int:
+        return self.counts[what]
+
+    def as_dict(self) -> dict:
+        return dict(self.counts)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in sorted(self.counts.items()))
+        return f"{self.pass_name}({inner})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Pass:
+    """Base of ember passes; subclasses are frozen dataclasses whose fields are options."""
+
+    name: ClassVar[str] = ""
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        raise TypeError(f"{type(self).__name__} does not implement run()")
+
+    def apply(self, module: ir.Module) -> Statistics:
+        """Runs the pass on `module` in place and returns its statistics."""
+        stats = Statistics(self.name)
+        self.run(module, stats)
+        return stats
+
+    @classmethod
+    def options(cls) -> dict[str, dataclasses.Field]:
+        """The pass's options by their kebab-case spelling."""
+        return {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
+
+    def spelling(self) -> str:
+        """The textual-pipeline spelling of this pass with its non-default options."""
+        parts = []
+        for kebab, field in self.options().items():
+            value = getattr(self, field.name)
+            if value != field.default:
+                shown = str(value).lower() if isinstance(value, bool) else value
+                parts.append(f"{kebab}={shown}")
+        return self.name + (f"{{{' '.join(parts)}}}" if parts else "")

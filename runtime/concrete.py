@@ -1,0 +1,321 @@
+"""`ConcreteFunction`: one trace of a Python function, for one input signature.
+
+It owns the traced module (a `func.func` plus the functions it calls), knows how the call's
+arguments map onto the function's parameters (tensors become arguments; Python values are
+fixed at trace time and must be passed again unchanged), and runs the function: eagerly
+through the reference interpreter (the CPU backend replaces this), or, when called while
+another function is being traced, by emitting a `func.call` into that trace.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from ember.backends.interpreter import Interpreter
+from ember.dialects.ember.base import InvalidArgumentError
+from ember.frontend import nest
+from ember.frontend.shape import TensorSpec
+from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tracing import FuncGraph, OutOfScopeError, SymbolicTensor, current_graph
+from ember.frontend.variables import Variable
+from ember.runtime.graph_view import GraphView
+from ember.runtime.trace_types import trace_type_of
+
+
+class ConcreteFunction:
+    """A traced function with a fixed input signature (tf.types.experimental.ConcreteFunction).
+
+    Call it with the same arguments as the Python function: tensors (or values convertible
+    to tensors of the traced dtype and a compatible shape) where it was traced with tensors,
+    and the very Python values it was traced with elsewhere.
+    """
+
+    def __init__(self, name: str, graph: FuncGraph, signature: inspect.Signature,
+                 templates: dict[str, Any], outputs: Any, output_leaves: list):
+        self.name = name
+        self._graph = graph
+        self._signature = signature
+        self._templates = templates  # parameter -> its trace-time value (placeholders inside)
+        self._outputs = outputs  # structured outputs, with SymbolicTensors
+        self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
+        self._interpreter = Interpreter(graph.module, callbacks=graph.callbacks)
+        self._interpreter._plan(graph.symbol)  # compile once, before any concurrent calls
+
+    # -- introspection ----------------------------------------------------------------------
+
+    @property
+    def graph(self) -> GraphView:
+        return GraphView(self._graph)
+
+    @property
+    def structured_input_signature(self) -> tuple:
+        """((positional specs...), {keyword: spec}), tensors shown as TensorSpecs."""
+        args, kwargs = [], {}
+        for name, param in self._signature.parameters.items():
+            spec = nest.map_structure(lambda leaf, n=name: _spec_of(leaf, n),
+                                      self._templates[name])
+            if param.kind is param.VAR_POSITIONAL:
+                args.extend(spec)
+            elif param.kind is param.VAR_KEYWORD:
+                kwargs.update(spec)
+            elif param.kind is param.KEYWORD_ONLY:
+                kwargs[name] = spec
+            else:
+                args.append(spec)
+        return tuple(args), kwargs
+
+    @property
+    def structured_outputs(self):
+        return self._outputs
+
+    @property
+    def created_variables(self) -> tuple:
+        """The em.Variables this trace created (only a first trace may create any)."""
+        return tuple(self._graph.created_variables)
+
+    @property
+    def variables(self) -> tuple:
+        return tuple(obj for kind, obj in self._graph.extra_args if kind == "variable")
+
+    def mlir(self, stage: str = "traced") -> str:
+        """The module text at `stage` ("traced": as recorded from Python)."""
+        if stage != "traced":
+            raise ValueError(f"unknown stage {stage!r}; available: 'traced'")
+        return str(self._graph.module)
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """`ConcreteFunction name(args)`, then the argument and return types."""
+        return f"ConcreteFunction {self.signature_summary(verbose)}"
+
+    def signature_summary(self, verbose: bool = True) -> str:
+        """`name(args)`, then the argument and return types (as the guide's
+        `pretty_printed_concrete_signatures()` lists each trace)."""
+        params = []
+        arg_lines = []
+        for name, param in self._signature.parameters.items():
+            template = self._templates[name]
+            leaves = nest.flatten(template)
+            if any(isinstance(leaf, SymbolicTensor) for leaf in leaves):
+                params.append(name)
+                arg_lines.append(f"    {name}: {_describe(template)}")
+            else:
+                params.append(f"{name}={template!r}")
+        lines = [f"{self.name}({', '.join(params)})"]
+        if arg_lines:
+            lines += ["  Args:", *arg_lines]
+        lines += ["  Returns:", f"    {_describe(self._outputs)}"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.pretty_printed_signature()
+
+    __str__ = __repr__
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        flat = self._call_inputs(args, kwargs)
+        graph = current_graph()
+        if graph is not None:
+            return self.call_in_graph(graph, flat)
+        return self.call_flat(flat)
+
+    def _call_inputs(self, args, kwargs) -> list:
+        """The flat tensor inputs of a call, taken as TensorFlow does: like a call of the
+        Python function (Python-valued parameters may be left out), or else with only the
+        tensor parameters, in order (`cf = f.get_concrete_function(model, x); cf(x)`)."""
+        try:
+            return self._flat_inputs(self._bind(args, kwargs))
+        except TypeError as structured_error:
+            try:
+                arguments = self._bind_tensor_parameters(args, kwargs)
+            except TypeError:
+                raise structured_error from None
+            return self._flat_inputs(arguments)
+
+    def _bind(self, args, kwargs) -> dict:
+        """Binds a call like one of the Python function; a Python-valued parameter left out
+        keeps its traced value (`square = pow.get_concrete_function(a=spec, b=2); square(x)`)."""
+        try:
+            bound = self._signature.bind_partial(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"ConcreteFunction {self._pretty_name()}: {e}") from None
+        bound.apply_defaults()
+        arguments = {}
+        for name, template in self._templates.items():
+            if name in bound.arguments:
+                arguments[name] = bound.arguments[name]
+            elif _has_tensor(template):
+                raise TypeError(f"ConcreteFunction {self._pretty_name()}: missing a required "
+                                f"tensor argument '{name}'")
+            else:
+                arguments[name] = template
+        return arguments
+
+    def _bind_tensor_parameters(self, args, kwargs) -> dict:
+        """Binds a call that passes only the tensor parameters (positionally, in order, or
+        by name); the Python-valued ones keep their traced values."""
+        names = [n for n, t in self._templates.items() if _has_tensor(t)]
+        flat_name = f"{self.name}({', '.join(names)})"
+        if len(args) > len(names):
+            raise TypeError(f"{flat_name} takes {len(names)} tensor arguments but "
+                            f"{len(args)} were given")
+        given = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in given:
+                raise TypeError(f"{flat_name} got an unexpected or repeated keyword "
+                                f"argument: {key}")
+            given[key] = value
+        missing = [n for n in names if n not in given]
+        if missing:
+            raise TypeError(f"{flat_name} is missing tensor arguments: {', '.join(missing)}")
+        return {n: given.get(n, t) for n, t in self._templates.items()}
+
+    def _pretty_name(self) -> str:
+        """`name(a, b)`: the function and its parameters, as errors show it."""
+        return f"{self.name}({', '.join(self._templates)})"
+
+    def _flat_inputs(self, arguments: dict) -> list:
+        flat = []
+        for name, template in self._templates.items():
+            actual = arguments[name]
+            if nest.structure(actual) != nest.structure(template):
+                raise TypeError(f"ConcreteFunction {self._pretty_name()}: argument {name} has "
+                                f"structure {actual!r}, but it was traced with {template!r}")
+            for expected, value in zip(nest.flatten(template), nest.flatten(actual)):
+                if isinstance(expected, SymbolicTensor):
+                    flat.append(self._check_tensor(name, len(flat), expected, value))
+                elif not _same_python_value(expected, value):
+                    raise TypeError(
+                        f"ConcreteFunction {self._pretty_name()} was constructed with "
+                        f"{type(expected).__name__} value {expected!r} in {name}, but was "
+                        f"called with {type(value).__name__} value {value!r}.")
+        return flat
+
+    def _check_tensor(self, name: str, index: int, expected: SymbolicTensor, value) -> Tensor:
+        if isinstance(value, Variable):
+            value = value.read_value()
+        try:
+            t = convert_to_tensor(value, dtype_hint=expected.dtype)
+        except TypeError as e:
+            raise InvalidArgumentError(self.name, f"input #{index} ({name}): {e}") from None
+        if t.dtype is not expected.dtype:
+            raise InvalidArgumentError(
+                self.name, f"cannot compute {self.name} as input #{index} ({name}, zero-based) "
+                f"was expected to be a {expected.dtype.name} tensor but is a {t.dtype.name} "
+                "tensor")
+        if not expected.shape.is_compatible_with(t.shape):
+            raise InvalidArgumentError(
+                self.name, f"input #{index} ({name}) has shape {t.shape}, incompatible with "
+                f"the traced shape {expected.shape}")
+        return t
+
+    def call_flat(self, flat: list[Tensor]):
+        """Runs the function eagerly on the flattened tensor inputs."""
+        args = [t._value if not isinstance(t, SymbolicTensor) else _eager_error(t) for t in flat]
+        for kind, obj in self._graph.extra_args:
+            if kind == "variable":
+                args.append(obj.handle)
+            else:
+                raise OutOfScopeError(
+                    f"{self.name} captured {obj!r} from the trace of '{obj.graph.name}' and can "
+                    "only be called inside that trace")
+        results = self._interpreter.call(self._graph.symbol, args)
+        tensors = [Tensor(np.asarray(r)) for r in results]
+        return self._pack(tensors)
+
+    def call_in_graph(self, graph: FuncGraph, flat: list[Tensor]):
+        """Emits a `func.call` of this function into `graph` (a nested call while tracing)."""
+        self._copy_into(graph)
+        operands = [graph.resolve(t) for t in flat]
+        for kind, obj in self._graph.extra_args:
+            operands.append(graph.capture_variable(obj) if kind == "variable"
+                            else graph.resolve(obj))
+        result_types = list(ir.FunctionType(self._graph.func.type).results)
+        with graph.context, graph.insertion_point(), graph.location():
+            call = func.CallOp(result_types, self._graph.symbol, operands)
+        return self._pack([graph.wrap(r, self.name) for r in call.results])
+
+    def _copy_into(self, graph: FuncGraph) -> None:
+        if self._graph.symbol in graph.callees:
+            return
+        with graph.context, ir.InsertionPoint(graph.module.body):
+            for op in self._graph.module.body.operations:
+                symbol = ir.StringAttr(op.attributes["sym_name"]).value
+                if symbol not in graph.callees:
+                    op.clone()
+                    graph.callees.add(symbol)
+        graph.callbacks.update(self._graph.callbacks)
+
+    def _pack(self, results: list):
+        leaves = [results[leaf] if is_result(leaf) else leaf
+                  for leaf in self._output_leaves]
+        return nest.pack_sequence_as(self._outputs, leaves)
+
+
+def _has_tensor(template) -> bool:
+    return any(isinstance(leaf, SymbolicTensor) for leaf in nest.flatten(template))
+
+
+class _Result(int):
+    """Marks an output leaf that is the i-th function result (not a Python constant)."""
+
+
+def result_index(i: int) -> _Result:
+    return _Result(i)
+
+
+def is_result(leaf) -> bool:
+    return type(leaf) is _Result
+
+
+def _same_python_value(expected, value) -> bool:
+    """Whether `value` may stand where the trace saw the Python value `expected`: the same
+    value, or one whose trace type is a subtype of the traced one (a custom
+    `__tracing_type__` can make different objects interchangeable)."""
+    if expected is value:
+        return True
+    try:
+        if type(expected) is type(value) and bool(expected == value):
+            return True
+    except Exception:
+        pass
+    try:
+        return trace_type_of(value).is_subtype_of(trace_type_of(expected))
+    except Exception:
+        return False
+
+
+def _spec_of(leaf, name: str):
+    if isinstance(leaf, SymbolicTensor):
+        return TensorSpec(leaf.shape, leaf.dtype, name=leaf._name if leaf._name else name)
+    return leaf
+
+
+def _describe(structure) -> str:
+    if isinstance(structure, SymbolicTensor):
+        shape = structure.shape
+        text = "<unknown>" if shape.rank is None else str(shape)
+        return f"{structure.dtype.name} Tensor, shape={text}"
+    kids = nest.flatten(structure)
+    if kids == [structure]:
+        return repr(structure)
+    return repr(nest.map_structure(lambda leaf: _Described(_describe(leaf)), structure))
+
+
+class _Described:
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return f"<{self.text}>"
+
+
+def _eager_error(t: SymbolicTensor):
+    from ember.frontend.tracing import eager_use_error
+    raise eager_use_error(t)

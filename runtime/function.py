@@ -1,0 +1,468 @@
+"""`em.function` and `Function`: polymorphic dispatch over traced concrete functions.
+
+`Function.__call__`: bind the arguments (`inspect.Signature`) -> the trace type of the call
+-> look up the cache -> on a miss, trace -> run the concrete function. The dispatch rules,
+as in TensorFlow:
+
+  1. A cached trace serves a call if the call's type is a subtype of the trace's type.
+  2. Among those, the most specific one (a subtype of all the others) is used.
+  3. On a miss, trace with the call's type — or, with `reduce_retracing=True`, with the
+     most specific common supertype of it and an earlier trace, so one trace serves both.
+
+With `input_signature` the type is fixed: an incompatible call raises. Every retrace is
+recorded with its reason (`explain_retrace()`), and frequent retracing warns once.
+
+Variables may only be created by a Function's first trace. A first trace that creates some is
+traced once more and that trace discarded (as TensorFlow does): if it creates variables
+again, every call would, and the call raises ValueError.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+import inspect
+import threading
+import types
+import warnings
+import weakref
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ember.dialects.ember.types import TensorType
+from ember.frontend import nest
+from ember.frontend.shape import TensorSpec
+from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, graph_scope
+from ember.frontend.variables import Variable
+from ember.runtime import config
+from ember.runtime.concrete import ConcreteFunction, is_result, result_index
+from ember.runtime.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
+                                       TraceType, trace_type_of)
+
+RETRACE_WINDOW = 10
+RETRACE_LIMIT = 5
+_MAX_TRACE_DEPTH = 64
+
+
+class RetracingWarning(UserWarning):
+    """An em.function retraced on most of its recent calls."""
+
+
+class InputSignatureError(ValueError, TypeError):
+    """Arguments that do not fit a Function's input_signature (both ValueError, as the
+    tf.function guide expects, and TypeError, as current TensorFlow raises)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Retrace:
+    """Why one trace was made: the call number and, per changed argument, old -> new type."""
+
+    trace: int
+    call: int
+    changes: tuple  # (argument, old type, new type)
+
+    def describe(self) -> str:
+        if not self.changes:
+            return f"trace {self.trace} (call {self.call}): first trace"
+        parts = "; ".join(f"argument `{a}`: {old!r} -> {new!r}" for a, old, new in self.changes)
+        return f"trace {self.trace} (call {self.call}): {parts}"
+
+
+class _Tracing(threading.local):
+    def __init__(self):
+        self.keys: list = []  # (Function, key) being traced on this thread, outermost first
+
+
+_tracing = _Tracing()
+
+
+class Function:
+    """A Python function compiled per input signature (tf.function's Function)."""
+
+    def __init__(self, python_function: Callable, input_signature=None, autograph: bool = True,
+                 reduce_retracing: bool = False, backend: str = "cpu",
+                 jit_compile: bool = True, name: Optional[str] = None):
+        if not callable(python_function):
+            raise TypeError(f"em.function needs a callable, got {python_function!r}")
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._signature = inspect.signature(python_function)
+        self._input_signature = _check_signature(input_signature, self._signature, self._name)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._backend = backend
+        self._jit_compile = jit_compile
+        self._traces: list[tuple[TraceType, ConcreteFunction]] = []
+        self._exact: dict[TraceType, ConcreteFunction] = {}
+        self._lock = threading.RLock()
+        self._calls = 0
+        self._recent = collections.deque(maxlen=RETRACE_WINDOW)
+        self._retraces: list[Retrace] = []
+        self._warned = False
+        self._bound: Any = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, python_function)
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def python_function(self) -> Callable:
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        return len(self._traces)
+
+    def __call__(self, *args, **kwargs):
+        if config.functions_run_eagerly():
+            return self._python_function(*args, **kwargs)
+        bound = self._bind(args, kwargs)
+        key = self._call_type(bound)
+        concrete = self._lookup(key)
+        traced = concrete is None
+        if traced:
+            concrete = self._trace(key, bound, count_call=True)
+        else:
+            self._count_call(traced=False)
+        return concrete(*bound.args, **bound.kwargs)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The concrete function for these arguments (tensors, TensorSpecs or Python values),
+        tracing it if needed. With an input_signature and no arguments, the signature's."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        bound = self._bind(args, kwargs, specs_allowed=True)
+        key = self._call_type(bound)
+        return self._lookup(key) or self._trace(key, bound, count_call=False)
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        return "\n\n".join(cf.signature_summary(verbose) for _, cf in self._traces)
+
+    def explain_retrace(self) -> str:
+        """Every trace of this function and why it was made (which argument changed how)."""
+        if not self._retraces:
+            return f"'{self._name}' has not been traced yet."
+        lines = [f"'{self._name}' was traced {len(self._retraces)} time(s):"]
+        lines += [f"  {r.describe()}" for r in self._retraces]
+        return "\n".join(lines)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # unhashable instance: one Function per call site is still right
+            bound = None
+        if bound is None:
+            bound = Function(types.MethodType(self._python_function, instance),
+                             input_signature=self._input_signature,
+                             autograph=self._autograph, reduce_retracing=self._reduce_retracing,
+                             backend=self._backend, jit_compile=self._jit_compile,
+                             name=self._name)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def __repr__(self) -> str:
+        return f"<em.function {self._name} ({len(self._traces)} traces)>"
+
+    # -- binding and types ----------------------------------------------------------------
+
+    def _bind(self, args, kwargs, specs_allowed: bool = False) -> inspect.BoundArguments:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}{self._signature}: {e}") from None
+        bound.apply_defaults()
+        if self._input_signature is not None:
+            self._check_input_signature(bound)
+        return bound
+
+    def _check_input_signature(self, bound: inspect.BoundArguments) -> None:
+        values = [bound.arguments[n] for n in self._signature.parameters][
+            :len(self._input_signature)]
+        ok = len(values) == len(self._input_signature)
+        for value, spec in zip(values, self._input_signature):
+            ok = ok and _fits(value, spec)
+        if not ok:
+            inputs = ",\n    ".join(_show(v) for v in values)
+            specs = ",\n    ".join(repr(s) for s in self._input_signature)
+            raise InputSignatureError(
+                f"Python inputs incompatible with input_signature:\n  inputs: (\n    {inputs})"
+                f"\n  input_signature: (\n    {specs}).")
+
+    def _call_type(self, bound: inspect.BoundArguments) -> SequenceTraceType:
+        names, parts = [], []
+        for i, name in enumerate(self._signature.parameters):
+            value = bound.arguments[name]
+            if self._input_signature is not None and i < len(self._input_signature):
+                value = self._input_signature[i]
+            names.append(name)
+            parts.append(_type_of(value))
+        return SequenceTraceType(tuple, tuple(parts), tuple(names))
+
+    # -- the cache ------------------------------------------------------------------------
+
+    def _lookup(self, key: TraceType) -> Optional[ConcreteFunction]:
+        hit = self._exact.get(key)
+        if hit is not None:
+            return hit
+        matches = [(k, cf) for k, cf in list(self._traces) if key.is_subtype_of(k)]
+        if not matches:
+            return None
+        for k, cf in matches:
+            if all(k.is_subtype_of(other) for other, _ in matches):
+                return cf
+        return matches[0][1]
+
+    def _count_call(self, traced: bool) -> None:
+        with self._lock:
+            self._calls += 1
+            self._recent.append(traced)
+
+    def _trace(self, key, bound, count_call: bool) -> ConcreteFunction:
+        with self._lock:
+            found = self._lookup(key)
+            if found is not None:
+                if count_call:
+                    self._count_call(traced=False)
+                return found
+            self._check_recursion(key)
+            trace_key = self._relaxed(key) if self._reduce_retracing else key
+            first = not self._traces
+            _tracing.keys.append((self, key))
+            try:
+                concrete = self._make_concrete(trace_key, bound)
+                if first and concrete.created_variables:
+                    self._check_no_new_variables(trace_key, bound)
+            finally:
+                _tracing.keys.pop()
+            self._record(trace_key, count_call)
+            self._traces.append((trace_key, concrete))
+            self._exact[trace_key] = concrete
+            return concrete
+
+    def _check_no_new_variables(self, key, bound) -> None:
+        """Traces again, as a later call would, and discards the trace: if it creates
+        variables too, they would be created anew on every call, which raises ValueError
+        (TensorFlow checks a first call that creates variables the same way)."""
+        self._make_concrete(key, bound, checking_variables=True)
+
+    def _check_recursion(self, key) -> None:
+        if len(_tracing.keys) >= _MAX_TRACE_DEPTH:
+            raise RecursionError(f"em.function '{self._name}': more than {_MAX_TRACE_DEPTH} "
+                                 "nested traces; is a Function recursing without end?")
+        if any(fn is self and k == key for fn, k in _tracing.keys):
+            raise RecursionError(
+                f"em.function '{self._name}' calls itself with the same input types {key!r} "
+                "while it is being traced, so tracing would never end. Recursion over tensors "
+                "is not supported: write the loop with em.while_loop (or a Python `while` on "
+                "tensors, converted by AutoGraph). Recursion on Python values is fine: it "
+                "traces once per value.")
+
+    def _relaxed(self, key: TraceType) -> TraceType:
+        for old, _ in reversed(self._traces):
+            joined = key.most_specific_common_supertype([old])
+            if joined is not None:
+                return joined
+        return key
+
+    def _record(self, key, count_call: bool) -> None:
+        changes = ()
+        if self._traces:
+            changes = _differences(self._signature, self._traces[-1][0], key)
+        if count_call:
+            self._count_call(traced=True)
+        self._retraces.append(Retrace(len(self._traces) + 1, self._calls, changes))
+        if (not self._warned and len(self._recent) >= RETRACE_WINDOW // 2
+                and sum(self._recent) >= RETRACE_LIMIT):
+            self._warned = True
+            warnings.warn(RetracingWarning(self._warning_text(changes)), stacklevel=4)
+
+    def _warning_text(self, changes) -> str:
+        recent = sum(self._recent)
+        head = (f"em.function '{self._name}' retraced {recent} times in its last "
+                f"{len(self._recent)} calls. Tracing is expensive.")
+        if not changes:
+            return head
+        arg, old, new = changes[0]
+        if isinstance(old, TensorTraceType) and isinstance(new, TensorTraceType):
+            fix = ("pass input_signature=[em.TensorSpec(shape=[None, ...])] with None for the "
+                   "changing dims, or reduce_retracing=True")
+        elif isinstance(new, TensorTraceType) or isinstance(old, TensorTraceType):
+            fix = "pass the same kind of value on every call"
+        else:
+            fix = ("pass it as a tensor (em.constant(...)) so that one trace serves every "
+                   "value; Python values are traced by value")
+        return f"{head} Argument `{arg}` changed: {old!r} -> {new!r}. To fix: {fix}."
+
+    # -- tracing --------------------------------------------------------------------------
+
+    def _make_concrete(self, key: SequenceTraceType, bound,
+                       checking_variables: bool = False) -> ConcreteFunction:
+        graph = FuncGraph(self._name,
+                          allow_variable_creation=not self._traces and not checking_variables,
+                          checking_variables=checking_variables)
+        templates = collections.OrderedDict()
+        for name, ttype in zip(key.names, key.components):
+            counter = [0]
+
+            def make_tensor(t: TensorTraceType, name=name, counter=counter):
+                label = name if counter[0] == 0 else f"{name}_{counter[0]}"
+                counter[0] += 1
+                return graph.placeholder(TensorType(t.dtype, t.shape), label)
+            value = bound.arguments[name]
+            templates[name] = ttype.placeholder_value(PlaceholderContext(make_tensor, value))
+        call = inspect.BoundArguments(self._signature, templates)
+        with graph_scope(graph):
+            try:
+                outputs = self._python_function(*call.args, **call.kwargs)
+                # inside the trace: a returned variable is read when the function runs
+                outputs = nest.map_structure(_output_leaf, outputs)
+            except BaseException:
+                graph.finalized = True
+                raise
+        leaves, returned = [], []
+        for leaf in nest.flatten(outputs):
+            if isinstance(leaf, Tensor):
+                leaves.append(result_index(len(returned)))
+                returned.append(leaf)
+            else:
+                leaves.append(leaf)
+        graph.finalize(returned)
+        returned_values = iter(list(graph.block.operations)[-1].operands)
+        final = nest.pack_sequence_as(outputs, [
+            graph.wrap(next(returned_values), "Identity") if is_result(leaf) else leaf
+            for leaf in leaves])
+        return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
+                                leaves)
+
+
+_TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)
+
+
+def _output_leaf(leaf):
+    """A returned value as the function gives it back: variables are read and Python
+    numbers, strings and numpy values become tensors, as tf.function returns them
+    (`return 1 + foo` gives `<ember.Tensor: shape=(), dtype=int32, numpy=2>`); None and
+    other objects are returned as they are."""
+    if isinstance(leaf, Variable):
+        return leaf.read_value()
+    if isinstance(leaf, _TENSOR_LIKE):
+        return convert_to_tensor(leaf)
+    return leaf
+
+
+def _type_of(value) -> TraceType:
+    if isinstance(value, TensorSpec):
+        return TensorTraceType(value.dtype, value.shape.dims)
+    if isinstance(value, (tuple, list, dict)) and any(isinstance(v, TensorSpec)
+                                                     for v in nest.flatten(value)):
+        return trace_type_of(nest.map_structure(_spec_stand_in, value))
+    return trace_type_of(value)
+
+
+class _SpecStandIn:
+    """Lets a TensorSpec inside a structure type itself as the tensor it describes."""
+
+    def __init__(self, spec: TensorSpec):
+        self.spec = spec
+
+    def __tracing_type__(self, context):
+        return TensorTraceType(self.spec.dtype, self.spec.shape.dims)
+
+
+def _spec_stand_in(leaf):
+    return _SpecStandIn(leaf) if isinstance(leaf, TensorSpec) else leaf
+
+
+def _fits(value, spec) -> bool:
+    if isinstance(spec, TensorSpec):
+        if isinstance(value, TensorSpec):
+            return value.dtype is spec.dtype and spec.shape.is_compatible_with(value.shape)
+        dtype = getattr(value, "dtype", None)
+        shape = getattr(value, "shape", None)
+        if dtype is None or shape is None:
+            return False
+        from ember.dialects.ember import dtypes
+        try:
+            return dtypes.as_dtype(dtype) is spec.dtype and spec.shape.is_compatible_with(
+                tuple(shape))
+        except TypeError:
+            return False
+    if isinstance(spec, (tuple, list)):
+        return (isinstance(value, (tuple, list)) and len(value) == len(spec)
+                and all(_fits(v, s) for v, s in zip(value, spec)))
+    if isinstance(spec, dict):
+        return (isinstance(value, dict) and set(value) == set(spec)
+                and all(_fits(value[k], spec[k]) for k in spec))
+    return value == spec
+
+
+def _show(value) -> str:
+    return repr(value) if not isinstance(value, SymbolicTensor) else str(value)
+
+
+def _check_signature(signature, py_signature: inspect.Signature, name: str):
+    if signature is None:
+        return None
+    if not isinstance(signature, (tuple, list)):
+        raise TypeError(f"input_signature of '{name}' must be a list or tuple of "
+                        f"em.TensorSpec, got {signature!r}")
+    for spec in nest.flatten(list(signature)):
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(f"input_signature of '{name}' may only contain em.TensorSpec "
+                            f"(nested in lists/tuples/dicts), got {spec!r}")
+    positional = [p for p in py_signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(signature) > len(positional):
+        raise TypeError(f"input_signature of '{name}' has {len(signature)} entries but the "
+                        f"function takes {len(positional)} positional parameters")
+    return tuple(signature)
+
+
+def _differences(signature: inspect.Signature, old: SequenceTraceType,
+                 new: SequenceTraceType) -> tuple:
+    changes = []
+    for name, a, b in zip(new.names, old.components, new.components):
+        if a != b:
+            changes.append((name, a, b))
+    return tuple(changes)
+
+
+def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
+             reduce_retracing: bool = False, backend: str = "cpu", jit_compile: bool = True,
+             experimental_relax_shapes: Optional[bool] = None):
+    """Compiles `func` into a polymorphic `Function` (decorator or call, as tf.function).
+
+    Args:
+      func: the Python function (or method) to trace.
+      input_signature: a list of em.TensorSpec fixing the tensor arguments' types.
+      autograph: convert Python control flow on tensors (when AutoGraph is available).
+      reduce_retracing: relax shapes to serve more calls with one trace.
+      backend: where compiled code runs ("cpu").
+      jit_compile: compile traces to native code when the backend supports it.
+
+    Example:
+      >>> import ember as em
+      >>> @em.function
+      ... def f(x):
+      ...     return x * 2
+      >>> f(em.constant([1, 2]))
+      <ember.Tensor: shape=(2,), dtype=int32, numpy=array([2, 4], dtype=int32)>
+    """
+    if experimental_relax_shapes is not None:
+        reduce_retracing = reduce_retracing or experimental_relax_shapes
+
+    def decorate(fn):
+        return Function(fn, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, backend=backend,
+                        jit_compile=jit_compile)
+    return decorate if func is None else decorate(func)

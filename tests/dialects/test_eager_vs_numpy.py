@@ -1,0 +1,311 @@
+"""Every registered op, run eagerly through `dispatch.execute` on its spec, against an
+independent numpy/Python oracle — one table row per op, so a new op without a row fails.
+
+The rows use small random inputs with edge values mixed in; the oracles are written without
+calling the op's reference kernel (float64 numpy, Python ints, explicit loops). State ops,
+whose first operand is a resource, compare their reference state transition instead.
+"""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ember.dialects.ember import REGISTRY, ResourceType, TensorType, dtypes
+from ember.frontend.dispatch import execute
+from ember.frontend.tensor import Tensor
+
+RNG = np.random.default_rng(1234)
+F = RNG.standard_normal((3, 4)).astype(np.float32)
+F[0, :3] = [np.nan, np.inf, -0.0]
+P = np.abs(RNG.standard_normal((3, 4))).astype(np.float32) + 0.1   # positive
+I = np.array([[7, -7, 0, 100], [-128, 127, 5, -1], [2, -3, 64, 9]], np.int8)
+J = np.array([-2, 2, 3, -5], np.int8)                              # non-zero divisors
+B = np.array([[True, False, True, False]])
+C = np.array([[True], [False], [True]])
+IMG = RNG.standard_normal((1, 5, 4, 2)).astype(np.float32)
+FLT = RNG.standard_normal((3, 2, 2, 3)).astype(np.float32)
+
+
+def f64(fn):
+    """An oracle evaluated in float64 and rounded once to the first operand's dtype."""
+    def oracle(*arrays, **_):
+        with np.errstate(all="ignore"):
+            out = fn(*(a.astype(np.float64) for a in arrays))
+        return np.asarray(out).astype(arrays[0].dtype)
+    return oracle
+
+
+def py_ints(fn, dtype=np.int8):
+    """An oracle on Python ints (elementwise, broadcast), wrapped to `dtype`."""
+    def oracle(x, y):
+        info = np.iinfo(dtype)
+        span = int(info.max) - int(info.min) + 1
+        xb, yb = np.broadcast_arrays(x.astype(object), y.astype(object))
+        out = [(fn(int(a), int(b)) - int(info.min)) % span + int(info.min)
+               for a, b in zip(xb.ravel(), yb.ravel())]
+        return np.array(out, dtype=np.int64).reshape(xb.shape).astype(dtype)
+    return oracle
+
+
+def py_cmp(fn):
+    """A comparison oracle on Python numbers (IEEE for floats, no numpy scalars)."""
+    def oracle(x, y):
+        xb, yb = np.broadcast_arrays(x, y)
+        return np.array([fn(a, b) for a, b in zip(xb.ravel().tolist(), yb.ravel().tolist())],
+                        bool).reshape(xb.shape)
+    return oracle
+
+
+def conv_loops(x, f, *, strides, dilations, padding):
+    n, h, w, _ = x.shape
+    kh, kw, _, co = f.shape
+    def geo(size, k, s, d):
+        eff = (k - 1) * d + 1
+        if padding == "VALID":
+            return max(math.ceil((size - eff + 1) / s), 0), 0
+        out = math.ceil(size / s)
+        return out, max((out - 1) * s + eff - size, 0) // 2
+    (oh, ph), (ow, pw) = geo(h, kh, strides[0], dilations[0]), geo(w, kw, strides[1], dilations[1])
+    out = np.zeros((n, oh, ow, co))
+    for i, j, a, b in np.ndindex(oh, ow, kh, kw):
+        r, c = i * strides[0] + a * dilations[0] - ph, j * strides[1] + b * dilations[1] - pw
+        if 0 <= r < h and 0 <= c < w:
+            out[:, i, j] += x[:, r, c].astype(np.float64) @ f[a, b].astype(np.float64)
+    return out.astype(x.dtype)
+
+
+def pool_loops(x, reduce, *, ksize, strides, padding):
+    n, h, w, ch = x.shape
+    def geo(size, k, s):
+        if padding == "VALID":
+            return max(math.ceil((size - k + 1) / s), 0), 0
+        out = math.ceil(size / s)
+        return out, max((out - 1) * s + k - size, 0) // 2
+    (oh, ph), (ow, pw) = geo(h, ksize[0], strides[0]), geo(w, ksize[1], strides[1])
+    out = np.zeros((n, oh, ow, ch))
+    for i, j in np.ndindex(oh, ow):
+        r, c = i * strides[0] - ph, j * strides[1] - pw
+        win = x[:, max(r, 0):r + ksize[0], max(c, 0):c + ksize[1]].astype(np.float64)
+        out[:, i, j] = reduce(win.reshape(n, -1, ch), axis=1)
+    return out.astype(x.dtype)
+
+
+def softmax64(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def one_hot_loops(idx, on, off, *, depth, axis):
+    out = np.empty(idx.shape + (depth,), on.dtype)
+    for pos in np.ndindex(*out.shape):
+        out[pos] = on if idx[pos[:-1]] == pos[-1] else off
+    return np.moveaxis(out, -1, axis)
+
+
+def sat_trunc(x, dtype):
+    info = np.iinfo(dtype)
+    return np.array([0 if math.isnan(v) else min(max(math.trunc(v) if math.isfinite(v) else
+                     (info.max if v > 0 else info.min), info.min), info.max)
+                     for v in x.astype(np.float64).ravel()]).reshape(x.shape).astype(dtype)
+
+
+# op -> (operands, attrs, oracle(*operands, **attrs))
+ROWS = {
+    # unary
+    "ember.neg": ([I], {}, lambda x: py_ints(lambda a, _: -a)(x, x)),
+    "ember.abs": ([I], {}, lambda x: py_ints(lambda a, _: abs(a))(x, x)),
+    "ember.sign": ([F], {}, f64(np.sign)),
+    "ember.square": ([I], {}, lambda x: py_ints(lambda a, _: a * a)(x, x)),
+    "ember.relu": ([F], {}, f64(lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0.0)))),
+    "ember.exp": ([F], {}, f64(np.exp)),
+    "ember.expm1": ([F], {}, f64(np.expm1)),
+    "ember.log": ([F], {}, f64(np.log)),
+    "ember.log1p": ([F], {}, f64(np.log1p)),
+    "ember.sqrt": ([F], {}, f64(np.sqrt)),
+    "ember.rsqrt": ([P], {}, f64(lambda x: 1 / np.sqrt(x))),
+    "ember.tanh": ([F], {}, f64(np.tanh)),
+    "ember.sigmoid": ([F], {}, f64(lambda x: 1 / (1 + np.exp(-x)))),
+    "ember.sin": ([F], {}, f64(np.sin)),
+    "ember.cos": ([F], {}, f64(np.cos)),
+    "ember.floor": ([F * 3], {}, f64(np.floor)),
+    "ember.ceil": ([F * 3], {}, f64(np.ceil)),
+    "ember.round": ([np.array([0.5, 1.5, 2.5, -0.5, -1.7], np.float32)], {},
+                    lambda x: np.array([0.0, 2.0, 2.0, -0.0, -2.0], np.float32)),
+    "ember.logical_not": ([B], {}, lambda x: np.array([[not v for v in x[0]]])),
+    "ember.is_nan": ([F], {}, lambda x: np.array([list(map(math.isnan, r)) for r in x.tolist()])),
+    "ember.is_finite": ([F], {}, lambda x: np.array([list(map(math.isfinite, r))
+                                                     for r in x.tolist()])),
+    # binary (int8 inputs wrap; floordiv/mod floor toward -inf like Python)
+    "ember.add": ([I, J], {}, py_ints(lambda a, b: a + b)),
+    "ember.sub": ([I, J], {}, py_ints(lambda a, b: a - b)),
+    "ember.mul": ([I, J], {}, py_ints(lambda a, b: a * b)),
+    "ember.div": ([I, J], {}, lambda x, y: (x.astype(np.float64) / y).astype(np.float32)),
+    "ember.floordiv": ([I, J], {}, py_ints(lambda a, b: a // b)),
+    "ember.mod": ([I, J], {}, py_ints(lambda a, b: a % b)),
+    "ember.pow": ([I, np.abs(J)], {}, py_ints(lambda a, b: a ** b)),
+    "ember.maximum": ([F, P[0]], {}, f64(np.maximum)),
+    "ember.minimum": ([F, P[0]], {}, f64(np.minimum)),
+    "ember.equal": ([I, J], {}, py_cmp(lambda a, b: a == b)),
+    "ember.not_equal": ([F, F[::-1]], {}, py_cmp(lambda a, b: a != b)),
+    "ember.less": ([F, P[0]], {}, py_cmp(lambda a, b: a < b)),
+    "ember.less_equal": ([I, J], {}, py_cmp(lambda a, b: a <= b)),
+    "ember.greater": ([F, P[0]], {}, py_cmp(lambda a, b: a > b)),
+    "ember.greater_equal": ([I, J], {}, py_cmp(lambda a, b: a >= b)),
+    "ember.logical_and": ([C, B], {}, py_cmp(lambda a, b: a and b)),
+    "ember.logical_or": ([C, B], {}, py_cmp(lambda a, b: a or b)),
+    "ember.select": ([C, F, np.float32(-1)], {},
+                     lambda c, x, y: np.array([[x[i, j] if c[i, 0] else y for j in range(4)]
+                                               for i in range(3)], np.float32)),
+    # creation
+    "ember.constant": ([], {"value": I}, lambda **kw: I),
+    "ember.fill": ([np.array([2, 0, 3]), np.float32(1.5)], {},
+                   lambda d, v: np.full((2, 0, 3), 1.5, np.float32)),
+    "ember.range": ([np.int32(10), np.int32(-3), np.int32(-4)], {},
+                    lambda *_: np.array(list(range(10, -3, -4)), np.int32)),
+    "ember.shape": ([np.zeros((2, 0, 5))], {"dtype": "int64"},
+                    lambda x, **_: np.array([2, 0, 5], np.int64)),
+    "ember.cast": ([np.array([1.9, -1.9, np.nan, 1e10, -1e10], ml_dtypes.bfloat16)],
+                   {"dtype": "int32"}, lambda x, **_: sat_trunc(x, np.int32)),
+    "ember.random_uniform": ([np.array([1, 2])], {"shape": [2000], "minval": -1.0, "maxval": 3.0},
+                             None),
+    "ember.random_normal": ([np.array([3, 4])], {"shape": [4000], "mean": 2.0, "stddev": 0.5},
+                            None),
+    # reductions
+    "ember.reduce_sum": ([I], {"axes": [1]}, lambda x, **_: py_ints(lambda a, _: a)(
+        np.array([sum(int(v) for v in r) for r in x]), np.zeros(3))),
+    "ember.reduce_prod": ([F], {"axes": [0], "keepdims": True},
+                          f64(lambda x: np.prod(x, axis=0, keepdims=True))),
+    "ember.reduce_mean": ([I], {"axes": [0, 1]}, lambda x, **_: np.array(
+        int(sum(int(v) for v in x.ravel()) / x.size), np.int8)),   # truncates toward zero
+    "ember.reduce_max": ([np.zeros((2, 0), np.float32)], {"axes": [1]},
+                         lambda x, **_: np.full(2, -np.inf, np.float32)),
+    "ember.reduce_min": ([F], {"axes": [0, 1]}, lambda x, **_: np.array(np.nan, np.float32)),
+    "ember.reduce_any": ([B], {"axes": [1]}, lambda x, **_: np.array([any(x[0])])),
+    "ember.reduce_all": ([np.zeros((0, 2), bool)], {"axes": [0]},
+                         lambda x, **_: np.array([True, True])),
+    "ember.argmax": ([np.array([[1, 3, 3], [2, 2, 0]], np.int32)], {"axis": 1},
+                     lambda x, **_: np.array([1, 0], np.int64)),
+    "ember.argmin": ([np.array([[1, 3, 3], [0, 2, 0]], np.int32)], {"axis": 0, "dtype": "int32"},
+                     lambda x, **_: np.array([1, 1, 1], np.int32)),
+    # structure
+    "ember.matmul": ([F[1:], P], {"transpose_b": True},
+                     f64(lambda a, b: a @ b.T)),
+    "ember.transpose": ([I], {"perm": [1, 0]},
+                        lambda x, **_: np.array([[x[i, j] for i in range(3)] for j in range(4)],
+                                                np.int8)),
+    "ember.reshape": ([I], {"shape": [2, -1]}, lambda x, **_: np.array(x.ravel().tolist(),
+                                                                       np.int8).reshape(2, 6)),
+    "ember.broadcast_to": ([J], {"shape": [2, 4]}, lambda x, **_: np.array([J.tolist()] * 2,
+                                                                           np.int8)),
+    "ember.expand_dims": ([J], {"axis": -1}, lambda x, **_: np.array([[v] for v in J], np.int8)),
+    "ember.squeeze": ([C.reshape(1, 3, 1)], {}, lambda x, **_: np.array([True, False, True])),
+    "tensor.concat": ([I, J.reshape(1, 4), np.zeros((0, 4), np.int8)], {"dim": 0},
+                      lambda *xs, **_: np.array(I.tolist() + [J.tolist()], np.int8)),
+    # indexing
+    "ember.strided_slice": ([I], {"begin": [-1, 0], "end": [0, 0], "strides": [-2, 3],
+                                  "end_mask": 3},
+                            lambda x, **_: np.array([[x[i, j] for j in (0, 3)] for i in (2, 0)],
+                                                    np.int8)),
+    "ember.gather": ([I, np.array([[2], [0]], np.int32)], {"axis": 0},
+                     lambda p, i, **_: np.array([[I[2].tolist()], [I[0].tolist()]], np.int8)),
+    "ember.one_hot": ([np.array([[0, 3], [-1, 2]], np.int64), np.float32(5), np.float32(-1)],
+                      {"depth": 3, "axis": 1}, one_hot_loops),
+    "ember.pad": ([np.array([[1, 2, 3]], np.int8), np.int8(0)],
+                  {"paddings": [0, 0, 2, 1], "mode": "REFLECT"},
+                  lambda *_, **__: np.array([[3, 2, 1, 2, 3, 2]], np.int8)),
+    # nn
+    "ember.conv2d": ([IMG, FLT[:, :, :, :2].transpose(0, 1, 3, 2).copy()],
+                     {"strides": [2, 1], "dilations": [1, 2], "padding": "SAME"}, conv_loops),
+    "ember.max_pool2d": ([IMG], {"ksize": [3, 2], "strides": [2, 2], "padding": "SAME"},
+                         lambda x, **kw: pool_loops(x, np.max, **kw)),
+    "ember.avg_pool2d": ([IMG], {"ksize": [3, 3], "strides": [1, 2], "padding": "SAME"},
+                         lambda x, **kw: pool_loops(x, np.mean, **kw)),
+    "ember.softmax": ([P], {"axis": 0}, lambda x, axis: softmax64(x.astype(np.float64),
+                                                                  axis).astype(np.float32)),
+    "ember.log_softmax": ([P], {}, lambda x, axis: np.log(softmax64(x.astype(np.float64),
+                                                                    axis)).astype(np.float32)),
+    # print (no results): its kernel renders the text
+    "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
+}
+
+# state ops: operands after the resource, (old value, *operands) -> new state
+STATE_ROWS = {
+    "ember.read_variable": ([], lambda old: old),
+    "ember.assign_variable": ([np.array([5.0, 6.0], np.float32)], lambda old, new: new),
+    "ember.assign_add_variable": ([np.array([5.0, -6.0], np.float32)],
+                                  lambda old, d: (old.astype(np.float64) + d).astype(np.float32)),
+    "ember.assign_sub_variable": ([np.array([5.0, -6.0], np.float32)],
+                                  lambda old, d: (old.astype(np.float64) - d).astype(np.float32)),
+}
+
+
+def test_every_registered_op_has_a_row():
+    assert sorted(set(REGISTRY) - set(ROWS) - set(STATE_ROWS)) == []
+    assert sorted((set(ROWS) | set(STATE_ROWS)) - set(REGISTRY)) == []
+
+
+def run(name):
+    operands, attrs, _ = ROWS[name]
+    tensors = [Tensor(np.asarray(a)) for a in operands]
+    return execute(REGISTRY[name], tensors, attrs), [np.asarray(a) for a in operands], attrs
+
+
+@pytest.mark.parametrize("name", sorted(n for n, row in ROWS.items() if row[2] is not None))
+def test_eager_op_matches_numpy_oracle(name):
+    out, arrays, attrs = run(name)
+    spec = REGISTRY[name]
+    want = np.asarray(ROWS[name][2](*arrays, **spec.normalize_attrs(attrs)))
+    assert isinstance(out, Tensor)
+    assert out.numpy().dtype == want.dtype, (out.dtype, want.dtype)
+    assert out.numpy().shape == want.shape
+    # the result also has the type the spec infers for these operands
+    types = tuple(TensorType(t.dtype, a.shape) for t, a in
+                  zip([Tensor(a) for a in arrays], arrays))
+    inferred, = spec.infer_types(types, spec.normalize_attrs(attrs),
+                                 arrays if spec.uses_values else None)
+    assert inferred == TensorType(out.dtype, out.numpy().shape)
+    got = out.numpy()
+    if got.dtype.kind in "fV":
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                   rtol=2e-6, atol=1e-6, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name,low,high,mean,std", [
+    ("ember.random_uniform", -1.0, 3.0, 1.0, 4 / math.sqrt(12)),
+    ("ember.random_normal", -np.inf, np.inf, 2.0, 0.5),
+])
+def test_eager_random_op_matches_distribution(name, low, high, mean, std):
+    out, _, attrs = run(name)
+    x = out.numpy().astype(np.float64)
+    assert out.numpy().dtype == np.float32 and x.shape == tuple(attrs["shape"])
+    assert low <= x.min() and x.max() < high
+    assert abs(x.mean() - mean) < 4 * std / math.sqrt(len(x))  # four standard errors
+    assert abs(x.std() - std) < 0.05 * std
+    again, _, _ = run(name)
+    np.testing.assert_array_equal(again.numpy(), out.numpy())
+
+
+def test_eager_print_renders_its_format():
+    out, arrays, attrs = run("ember.print")
+    assert out is None
+    spec = REGISTRY["ember.print"]
+    assert spec.reference(*arrays, **spec.normalize_attrs(attrs)) == "x=[1 2]\n"
+
+
+@pytest.mark.parametrize("name", sorted(STATE_ROWS))
+def test_state_op_transition_matches_numpy(name):
+    spec = REGISTRY[name]
+    old = np.array([1.5, 2.5], np.float32)
+    operands, oracle = STATE_ROWS[name]
+    held = TensorType(dtypes.float32, (2,))
+    types = (ResourceType(held),) + tuple(TensorType(held.dtype, a.shape) for a in operands)
+    results = spec.infer_types(types, spec.normalize_attrs({}))
+    assert results == ((held,) if name == "ember.read_variable" else ())
+    new = np.asarray(spec.reference(old, *operands))
+    want = oracle(old, *operands)
+    assert new.dtype == want.dtype
+    np.testing.assert_array_equal(new, want)

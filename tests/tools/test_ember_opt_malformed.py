@@ -1,0 +1,312 @@
+"""`ember-opt` on malformed input: an MLIR-style `error:` and exit status 1, never a crash.
+
+Each case runs the installed `ember-opt` executable in a subprocess (with a timeout) on a file
+that is truncated, binary, badly nested, mistyped, refers to unknown ops, types or passes, or
+is too deeply nested for MLIR's recursive parser. A negative exit status would mean a signal
+(abort, segfault); "Traceback" would mean an unhandled Python exception; exit status 2 is the
+tool's own "internal error". Valid inputs among the cases (the empty file) must exit 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+TIMEOUT_S = 120
+
+
+def _ember_opt() -> str:
+    beside = pathlib.Path(sys.executable).with_name("ember-opt")
+    found = str(beside) if beside.exists() else shutil.which("ember-opt")
+    if not found:
+        pytest.skip("ember-opt is not installed (pip install -e .)")
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One input and what ember-opt must do with it."""
+
+    text: bytes | None  # file contents; None: the input path does not exist
+    args: tuple[str, ...] = ()  # after the input path; "{dir}" is the test's temporary folder
+    rc: int = 1
+    stderr: str = ""  # a substring the diagnostics must contain (besides "error:")
+    input: str = "{dir}/input.mlir"  # the input argument
+
+
+def _b(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def _func(body: str, args: str = "%x: tensor<4xf32>") -> bytes:
+    return _b(f"func.func @f({args}) {{\n{body}\n  return\n}}\n")
+
+
+NEG = '  %0 = "ember.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>'
+VALID = _func(NEG)
+
+
+def _nested_regions(depth: int) -> bytes:
+    opens = "scf.execute_region { " * depth
+    closes = "scf.yield }" + " scf.yield }" * (depth - 1)
+    return _b(f"func.func @f() {{\n  {opens}{closes}\n  return\n}}\n")
+
+
+def _nested_arrays(depth: int) -> bytes:
+    return _b("module attributes {a = " + "[" * depth + "]" * depth + "} {}\n")
+
+
+def _nested_tuples(depth: int) -> bytes:
+    return _b("func.func private @f(" + "tuple<" * depth + "i32" + ">" * depth + ")\n")
+
+
+def _constant(value: str, ty: str) -> bytes:
+    return _func(f'  %0 = "ember.constant"() {{value = {value}}} : () -> {ty}', args="")
+
+
+def _dialect_bug(reason: str):
+    """A known bug of the op specs in dialects/ember (an internal error or a wrong verdict)."""
+    return pytest.mark.xfail(strict=True, reason=f"dialect bug: {reason}")
+
+
+CASES = {
+    # -- text that is cut short or is not text at all -------------------------------------
+    "empty_file": Case(b"", rc=0),
+    "only_comments_and_blank_lines": Case(b"// nothing here\n\n   \n// at all\n", rc=0),
+    "truncated_function": Case(b"func.func @f() {\n", stderr="expected"),
+    "truncated_mid_type": Case(VALID[:VALID.index(b"(tensor<4") + 9]),
+    "truncated_mid_string": Case(_b('func.func @f(%x: tensor<3xi32>) {\n'
+                                    '  "ember.print"(%x) {end = "ab')),
+    "truncated_mid_op_name": Case(b'func.func @f() {\n  %0 = "ember.ne'),
+    "garbage_ascii": Case(b"@@@ ### $$$ !!! ~~~", stderr="error:"),
+    "garbage_bytes_with_nul": Case(bytes(range(1, 32)) + b"\x00\x7f" * 8),
+    "invalid_utf8": Case(b"\xff\xfe\xfd not utf-8", stderr="cannot read"),
+    "invalid_utf8_in_comment": Case(b"// caf\xe9\n" + VALID, stderr="cannot read"),
+    "random_binary": Case(bytes((i * 7919 + 13) % 256 for i in range(4096))),
+    "utf8_byte_order_mark": Case(b"\xef\xbb\xbf" + VALID, stderr="unexpected character"),
+    "mlir_bytecode_magic": Case(b"ML\xefR\x00\x05garbage"),
+    # -- unbalanced or misplaced punctuation ---------------------------------------------
+    "unbalanced_open_braces": Case(b"func.func @f() { { { {\n"),
+    "unbalanced_close_braces": Case(b"}}}}\n", stderr="expected operation name"),
+    "unbalanced_parentheses": Case(b"func.func @f(%x: tensor<4xf32> {\n  return\n}\n"),
+    "unbalanced_angle_brackets": Case(_func(NEG.replace("-> tensor<4xf32>", "-> tensor<4xf32"))),
+    "unterminated_string_literal": Case(_constant('dense<"abc> : tensor<!ember.string>',
+                                                  "tensor<!ember.string>"),
+                                        stderr="string literal"),
+    "bad_string_escape": Case(_constant(r'dense<"\zz"> : tensor<!ember.string>',
+                                        "tensor<!ember.string>"), stderr="unknown escape"),
+    # -- values and types ---------------------------------------------------------------
+    "undefined_value": Case(_func('  %0 = "ember.neg"(%y) : (tensor<4xf32>) -> tensor<4xf32>'),
+                            stderr="use of undeclared SSA value"),
+    "redefined_value": Case(_func(NEG + "\n" + NEG), stderr="redefinition of SSA value"),
+    "operand_type_differs_from_definition": Case(
+        _func('  %0 = "ember.neg"(%x) : (tensor<4xi32>) -> tensor<4xi32>'),
+        stderr="expects different type than prior uses"),
+    "result_type_wrong_for_op": Case(
+        _func('  %0 = "ember.neg"(%x) : (tensor<4xf32>) -> tensor<5xf32>'),
+        stderr="result #0 has type tensor<5xf32>"),
+    "return_type_mismatch": Case(_b("func.func @f() -> tensor<2xf32> {\n  return\n}\n"),
+                                 stderr="enclosing function (@f) returns 1"),
+    "dimension_too_large": Case(_b("func.func @f(%x: tensor<99999999999999999999xf32>) {\n"
+                                   "  return\n}\n")),
+    "negative_dimension": Case(_b("func.func @f(%x: tensor<-1xf32>) {\n  return\n}\n")),
+    "largest_int64_dimension_is_valid": Case(
+        _func('  %0 = "ember.neg"(%x) : (tensor<9223372036854775807xf32>) -> '
+              "tensor<9223372036854775807xf32>", args="%x: tensor<9223372036854775807xf32>"),
+        rc=0),
+    "unknown_element_type": Case(_b("func.func @f(%x: tensor<4xfoo>) {\n  return\n}\n")),
+    "non_ember_element_type": Case(
+        _func('  %0 = "ember.neg"(%x) : (tensor<4xi7>) -> tensor<4xi7>', args="%x: tensor<4xi7>"),
+        stderr="element type i7 is not an ember dtype"),
+    "unknown_ember_type": Case(_b("func.func @f(%x: !ember.unknown) {\n  return\n}\n")),
+    "resource_without_parameter": Case(_b("func.func @f(%r: !ember.resource<>) {\n  return\n}\n"),
+                                       stderr="expected 1 type arguments"),
+    "resource_with_two_parameters": Case(
+        _b("func.func @f(%r: !ember.resource<tensor<2xf32>, tensor<3xf32>>) {\n  return\n}\n"),
+        stderr="expected 1 type arguments"),
+    # -- ops and dialects -----------------------------------------------------------------
+    "unknown_dialect": Case(b'"mystery.op"() : () -> ()\n', stderr="unregistered dialect"),
+    "unknown_dialect_allowed": Case(b'"mystery.op"() : () -> ()\n',
+                                    args=("--allow-unregistered-dialect",), rc=0),
+    "unknown_ember_op": Case(_func(NEG.replace("ember.neg", "ember.nonexistent")),
+                             stderr="unregistered operation 'ember.nonexistent'"),
+    "ember_op_with_a_region": Case(
+        _func('  %0 = "ember.neg"(%x) ({ }) : (tensor<4xf32>) -> tensor<4xf32>'),
+        stderr="unexpected number of regions"),
+    "wrong_operand_count": Case(
+        _func('  %0 = "ember.neg"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>'),
+        stderr="expects exactly 1 operands"),
+    "symbol_redefinition": Case(b"func.func @f() {\n  return\n}\nfunc.func @f() {\n  return\n}\n",
+                                stderr="redefinition of symbol named 'f'"),
+    # -- attributes -----------------------------------------------------------------------
+    "attribute_syntax_error": Case(_func('  %0 = "ember.transpose"(%x) {perm = array<i64: x>} : '
+                                         "(tensor<4xf32>) -> tensor<4xf32>")),
+    "attribute_of_wrong_kind": Case(
+        _func('  %0 = "ember.argmax"(%x) {axis = 0 : i64, dtype = "i64"} : (tensor<4xf32>) -> '
+              "tensor<i64>"), stderr="expected base attribute 'builtin.type'"),
+    "integer_attribute_out_of_range": Case(
+        _func('  %0 = "ember.argmax"(%x) {axis = 99999999999999999999999 : i64, dtype = i64} : '
+              "(tensor<4xf32>) -> tensor<i64>"), stderr="integer constant out of range"),
+    "duplicate_attribute": Case(
+        _func('  %0 = "ember.argmax"(%x) {axis = 0 : i64, axis = 0 : i64, dtype = i64} : '
+              "(tensor<4xf32>) -> tensor<i64>"), stderr="duplicate key 'axis'"),
+    "dense_literal_wrong_element_count": Case(
+        _constant("dense<[1.0, 2.0, 3.0]> : tensor<2xf32>", "tensor<2xf32>"),
+        stderr="does not match type"),
+    "dense_literal_bad_hex": Case(_constant('dense<"0xZZ"> : tensor<2xf32>', "tensor<2xf32>"),
+                                  stderr="hex"),
+    "invalid_location": Case(b"func.func @f() loc(bogus) {\n  return\n}\n",
+                             stderr="expected location instance"),
+    # -- inputs the ember verifier mishandles (see the reasons) ---------------------------
+    "huge_splat_constant": pytest.param(
+        Case(_constant("dense<1.0> : tensor<1000000000000000xf32>",
+                       "tensor<1000000000000000xf32>"), rc=0),
+        marks=_dialect_bug("verifying ember.constant materialises the whole value with numpy "
+                           "(MemoryError on a valid splat)")),
+    "range_with_infinite_limit": pytest.param(
+        Case(_func("\n".join(
+            [f'  %{n} = "ember.constant"() {{value = dense<{v}> : tensor<f32>}} : () -> tensor<f32>'
+             for n, v in (("s", "0.0"), ("l", "0x7F800000"), ("d", "1.0"))]
+            + ['  %r = "ember.range"(%s, %l, %d) : (tensor<f32>, tensor<f32>, tensor<f32>) -> '
+               "tensor<?xf32>"]), args=""),
+             stderr="ember.range"),
+        marks=_dialect_bug("RangeOp.size calls int() on an infinite or NaN length")),
+    "squeeze_of_a_scalar": pytest.param(
+        Case(_func('  %0 = "ember.squeeze"(%x) {axes = array<i64: 0>} : (tensor<f32>) -> '
+                   "tensor<f32>", args="%x: tensor<f32>"), stderr="ember.squeeze"),
+        marks=_dialect_bug("SqueezeOp.infer indexes x.shape[0] of a rank-0 tensor (IndexError)")),
+    "reshape_whose_element_count_overflows_int64": pytest.param(
+        Case(_func('  %0 = "ember.reshape"(%x) {shape = array<i64: 4294967296, 4294967296>} : '
+                   "(tensor<0xf32>) -> tensor<4294967296x4294967296xf32>",
+                   args="%x: tensor<0xf32>"), stderr="cannot reshape"),
+        marks=_dialect_bug("ReshapeOp.infer multiplies dims with np.prod in int64: 2**32 * 2**32 "
+                           "wraps to 0, so 0 elements 'match' 2**64")),
+    "bf16_nan_constant": pytest.param(
+        Case(_constant("dense<[0x7FC0, 1.0]> : tensor<2xbf16>", "tensor<2xbf16>"), rc=0),
+        marks=_dialect_bug("elements.to_numpy cannot read the hex form MLIR prints for bf16 "
+                           "NaN/inf")),
+    "empty_bf16_constant": pytest.param(
+        Case(_constant("dense<> : tensor<0xbf16>", "tensor<0xbf16>"), rc=0),
+        marks=_dialect_bug("elements.to_numpy fails on an empty bf16 literal (IndexError)")),
+    "empty_string_constant": pytest.param(
+        Case(_constant("dense<> : tensor<0x!ember.string>", "tensor<0x!ember.string>"), rc=0),
+        marks=_dialect_bug("elements.to_numpy fails on an empty string literal (IndexError)")),
+    # -- nesting deep enough to overflow MLIR's recursive parser or the Python verifier ---
+    "deeply_nested_regions": Case(_nested_regions(5000), stderr="nest"),
+    "nested_regions_past_python_recursion_limit": Case(_nested_regions(1200), stderr="nest"),
+    "deeply_nested_array_attribute": Case(_nested_arrays(20000), stderr="nest"),
+    "deeply_nested_tuple_type": Case(_nested_tuples(20000), stderr="nest"),
+    "moderately_nested_regions_are_fine": Case(_nested_regions(200), rc=0),
+    "brackets_in_strings_and_comments_do_not_nest": Case(
+        _b("// " + "(" * 2000 + "\n")
+        + _constant('dense<"' + "[{<" * 2000 + '"> : tensor<!ember.string>',
+                    "tensor<!ember.string>"),
+        rc=0),
+    # -- command line: files, pipelines, passes -----------------------------------------
+    "input_file_does_not_exist": Case(None, stderr="cannot read"),
+    "input_is_a_directory": Case(b"", input="{dir}", stderr="cannot read"),
+    "output_file_in_missing_directory": Case(VALID, args=("-o", "{dir}/missing/out.mlir"),
+                                             stderr="cannot write"),
+    "invalid_pipeline": Case(VALID, args=("-p", "no-such-pass"),
+                             stderr="invalid pass pipeline 'no-such-pass'"),
+    "pipeline_with_unbalanced_parentheses": Case(VALID, args=("-p", "builtin.module(cse"),
+                                                 stderr="invalid pass pipeline"),
+    "pipeline_with_unknown_option": Case(VALID, args=("-p", "canonicalize{bogus=1}"),
+                                         stderr="invalid pass pipeline"),
+    "pass_that_fails": Case(VALID, args=("-p", "one-shot-bufferize"),
+                            stderr="op was not bufferized"),
+    "print_ir_after_all_with_a_failing_pass": Case(
+        VALID, args=("-p", "builtin.module(cse,one-shot-bufferize)", "--print-ir-after-all"),
+        stderr="op was not bufferized"),
+    # -- split files and diagnostics checking -----------------------------------------------
+    "split_file_of_only_markers": Case(b"// -----\n// -----\n", args=("--split-input-file",),
+                                       rc=0),
+    "split_file_with_one_bad_chunk": Case(
+        VALID + b"// -----\nfunc.func @g( {\n// -----\n" + VALID, args=("--split-input-file",),
+        stderr="input.mlir:6:14: error:"),
+    "expected_error_not_produced": Case(b"// expected-error @+1 {{never}}\n" + VALID,
+                                        args=("--verify-diagnostics",), stderr="was not produced"),
+    "expected_error_past_end_of_file": Case(b"// expected-error @+100 {{never}}\n" + VALID,
+                                            args=("--verify-diagnostics",),
+                                            stderr="was not produced"),
+    "malformed_expectation_is_not_one": Case(
+        b"// expected-error @+1 missing braces\n"
+        + _func('  %0 = "ember.exp"(%x) : (tensor<4xi32>) -> tensor<4xi32>',
+                args="%x: tensor<4xi32>"),
+        args=("--verify-diagnostics",), stderr="unexpected error"),
+}
+
+
+def _with_ids():
+    out = []
+    for name, case in CASES.items():
+        if isinstance(case, Case):
+            out.append(pytest.param(case, id=name))
+        else:  # already a pytest.param (with marks)
+            out.append(pytest.param(*case.values, marks=case.marks, id=name))
+    return out
+
+
+def _run(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("EMBER_DEBUG", None)  # the tracebacks it enables are exactly what we test against
+    return subprocess.run([_ember_opt(), *args], input=stdin, capture_output=True,
+                          timeout=TIMEOUT_S, env=env)
+
+
+def _check(result: subprocess.CompletedProcess, rc: int, stderr: str = "") -> None:
+    out = result.stdout.decode("utf-8", "replace")
+    err = result.stderr.decode("utf-8", "replace")
+    where = f"\n--- stdout (head) ---\n{out[:2000]}\n--- stderr (head) ---\n{err[:2000]}"
+    assert result.returncode >= 0, f"ember-opt died of signal {-result.returncode}{where}"
+    assert "Traceback" not in out + err, f"ember-opt showed a Python traceback{where}"
+    assert result.returncode == rc, f"exit status {result.returncode}, expected {rc}{where}"
+    if rc != 0:
+        assert "error:" in err, f"no 'error:' on stderr{where}"
+    if stderr:
+        assert stderr in err, f"{stderr!r} not on stderr{where}"
+
+
+@pytest.mark.parametrize("case", _with_ids())
+def test_malformed_input_is_reported_not_crashed_on(case: Case, tmp_path):
+    if case.text is not None:
+        (tmp_path / "input.mlir").write_bytes(case.text)
+    args = [a.replace("{dir}", str(tmp_path)) for a in (case.input, *case.args)]
+    _check(_run(args), case.rc, case.stderr)
+
+
+def test_malformed_input_on_stdin_is_reported():
+    _check(_run(["-"], stdin=b"func.func @f( {\n"), 1, "<stdin>:1:")
+
+
+def test_invalid_utf8_on_stdin_is_reported():
+    _check(_run(["-"], stdin=b"// \xff\n" + VALID), 1, "cannot read '<stdin>': not valid UTF-8")
+
+
+def test_valid_input_on_stdin_prints_the_module():
+    result = _run([], stdin=VALID)
+    _check(result, 0)
+    assert b'"ember.neg"' in result.stdout
+
+
+def test_help_lists_the_options():
+    result = _run(["--help"])
+    _check(result, 0)
+    text = result.stdout.decode()
+    assert text.startswith("usage: ember-opt")
+    for option in ("--pass-pipeline", "--split-input-file", "--verify-diagnostics",
+                   "--print-ir-after-all", "--mlir-print-op-generic", "-o OUTPUT"):
+        assert option in text, f"--help does not mention {option}"
+
+
+def test_unknown_command_line_option_is_a_usage_error():
+    result = _run(["--no-such-flag"])
+    assert result.returncode == 2  # argparse's usage-error status
+    assert b"unrecognized arguments: --no-such-flag" in result.stderr
+    assert b"Traceback" not in result.stderr
