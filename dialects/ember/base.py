@@ -245,9 +245,9 @@ def same_dtype(op: type[Op], *types: TensorType) -> dtypes.DType:
 
 
 def normalize_axis(op: type[Op], axis: int, rank: int, what: str = "axis") -> int:
-    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis not in (0, -1)):
+    if not -rank <= axis < rank:
         raise OpAttributeError(op.name, f"{what} {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
+    return axis % rank
 
 
 def require_rank(op: type[Op], t: TensorType, what: str = "operand") -> int:

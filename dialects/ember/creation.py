@@ -102,7 +102,11 @@ class RangeOp(Op):
     def size(cls, start, limit, delta) -> int:
         if delta == 0:
             raise OpAttributeError(cls.name, "delta must not be zero")
-        return max(0, int(np.ceil((limit - start) / delta)))
+        length = np.ceil((limit - start) / delta)
+        if not np.isfinite(length):
+            raise OpShapeError(cls.name, f"range({start}, {limit}, {delta}) has no finite "
+                               "length")
+        return max(0, int(length))
 
     @staticmethod
     def reference(start, limit, delta):

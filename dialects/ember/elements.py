@@ -62,16 +62,29 @@ def _parse_literal(text: str, dtype: dtypes.DType):
         elif string is not None:
             stack[-1].append(_unescape(string))
         elif scalar is not None:
-            if dtype.is_bool:
-                stack[-1].append(scalar == "true")
-            else:
-                stack[-1].append(float(scalar) if dtype.is_floating else int(scalar))
-    return stack[0][0]
+            stack[-1].append(_scalar(scalar, dtype))
+    return stack[0][0] if stack[0] else []
+
+
+def _scalar(text: str, dtype: dtypes.DType):
+    if dtype.is_bool:
+        return text == "true"
+    if text.lower().startswith("0x") and dtype.is_floating:  # raw bits (NaN, inf)
+        bits = np.array([int(text, 16)], dtype=f"u{dtype.np_dtype.itemsize}")
+        return float(bits.view(dtype.np_dtype)[0])
+    return float(text) if dtype.is_floating else int(text)
 
 
 def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
-    """Returns the value of a dense elements attribute of tensor type `ttype` as numpy."""
+    """Returns the value of a dense elements attribute of tensor type `ttype` as numpy.
+
+    A splat (`dense<1.0> : tensor<1000x1000xf32>`) comes back as a read-only broadcast view,
+    so reading a huge splat costs no memory.
+    """
     dtype = ttype.dtype
+    if getattr(attr, "is_splat", False) and ttype.num_elements and ttype.num_elements > 1:
+        one = to_numpy_first(attr, ttype)
+        return np.broadcast_to(one, ttype.shape)
     if dtype is not dtypes.bfloat16 and not dtype.is_string:
         return np.array(attr, copy=True).astype(dtype.np_dtype, copy=False)
     text = str(attr)
@@ -89,6 +102,24 @@ def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
     else:
         arr[...] = value
     return arr
+
+
+def to_numpy_first(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
+    """The (0-d) value of a splat attribute."""
+    dtype = ttype.dtype
+    if dtype is not dtypes.bfloat16 and not dtype.is_string:
+        return np.array(attr.get_splat_value().value, dtype=dtype.np_dtype)
+    text = str(attr)
+    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    if body.startswith('"0x') and not dtype.is_string:
+        raw = bytes.fromhex(body[3:-1])
+        return np.frombuffer(raw[:2], dtype=np.uint16).view(dtype.np_dtype).reshape(())
+    value = _parse_literal(body, dtype)
+    while isinstance(value, list):
+        value = value[0]
+    out = np.empty((), dtype=dtype.np_dtype)
+    out[()] = value
+    return out
 
 
 def from_numpy(array: np.ndarray, ttype: TensorType) -> ir.Attribute:

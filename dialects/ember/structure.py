@@ -10,6 +10,8 @@ equivalents: `linalg.matmul`/`batch_matmul`, `linalg.transpose`, `tensor.reshape
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.dialects.ember import dtypes
@@ -110,7 +112,7 @@ class ReshapeOp(Op):
         if sum(d == -1 for d in shape) > 1 or any(d < -1 for d in shape):
             raise OpAttributeError(cls.name, f"shape {list(shape)} may hold at most one -1 "
                                    "and no other negative dims")
-        known = int(np.prod([d for d in shape if d != -1]))
+        known = math.prod(d for d in shape if d != -1)  # Python ints: no int64 wrap-around
         total = x.num_elements
         if -1 not in shape:
             if total is not None and total != known:

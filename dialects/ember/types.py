@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import Optional, Union
 
 from ember.dialects.ember import dtypes
@@ -88,20 +89,17 @@ def parse_type(text: str) -> IRType:
         return ResourceType(inner)
     if not (text.startswith("tensor<") and text.endswith(">")):
         raise TypeError(f"expected a tensor type, got {text}")
-    parts = text[len("tensor<"):-1].split("x")
-    element = dtypes.from_mlir(parts[-1].strip())
-    dims = [p.strip() for p in parts[:-1]]
-    if dims == ["*"]:
-        return TensorType(element, None)
-    shape = []
-    for d in dims:
-        if d == "?":
-            shape.append(None)
-        elif d.isdigit():
-            shape.append(int(d))
-        else:
-            raise TypeError(f"malformed dimension {d!r} in {text}")
-    return TensorType(element, tuple(shape))
+    body = text[len("tensor<"):-1].replace(" ", "")
+    if body.startswith("*x"):
+        return TensorType(dtypes.from_mlir(body[2:]), None)
+    match = _DIMS.match(body)
+    dims = match.group(0)
+    element = dtypes.from_mlir(body[len(dims):])
+    shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
+    return TensorType(element, shape)
+
+
+_DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 
 
 def broadcast_dims(a: Dim, b: Dim) -> tuple[bool, Dim]:

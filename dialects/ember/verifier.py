@@ -31,18 +31,37 @@ class Diagnostic:
 
     @classmethod
     def at(cls, location: ir.Location, message: str, severity: str = "error"):
-        try:
-            if location.is_a_file():
-                return cls(message, location.filename, location.start_line,
-                           location.start_col, severity)
-        except (AttributeError, RuntimeError):
-            pass
-        return cls(message, severity=severity)
+        file_loc = _file_location(location)
+        if file_loc is None:
+            return cls(message, severity=severity)
+        return cls(message, file_loc.filename, file_loc.start_line, file_loc.start_col,
+                   severity)
 
     def format(self, filename: str | None = None) -> str:
         name = filename or self.filename or "<unknown>"
         where = f"{name}:{self.line}:{self.col}: " if self.line else f"{name}: "
         return f"{where}{self.severity}: {self.message}"
+
+
+def _file_location(location: ir.Location, depth: int = 0):
+    """The file position inside a (possibly named, call-site or fused) location."""
+    if depth > 32:
+        return None
+    try:
+        if location.is_a_file():
+            return location
+        if location.is_a_name():
+            return _file_location(location.child_loc, depth + 1)
+        if location.is_a_callsite():
+            return _file_location(location.callee, depth + 1)
+        if location.is_a_fused():
+            for inner in location.locations:
+                found = _file_location(inner, depth + 1)
+                if found is not None:
+                    return found
+    except (AttributeError, RuntimeError):
+        pass
+    return None
 
 
 class VerificationError(ValueError):
@@ -54,13 +73,23 @@ class VerificationError(ValueError):
 
 
 def iter_ops(op: ir.Operation) -> Iterator[ir.Operation]:
-    """All operations nested in `op` (pre-order), as `ir.Operation`."""
+    """All operations nested in `op` (pre-order), as `ir.Operation`; iterative, so deep
+    nesting cannot exhaust Python's recursion limit."""
+    stack = [iter(_children(op))]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        yield child
+        stack.append(iter(_children(child)))
+
+
+def _children(op: ir.Operation):
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
-                child = child.operation
-                yield child
-                yield from iter_ops(child)
+                yield child.operation
 
 
 def verify_op(op: ir.Operation) -> None:
@@ -104,7 +133,7 @@ def verify(module: ir.Module | ir.Operation) -> list[Diagnostic]:
             verify_op(op)
         except OpError as e:
             found.append(Diagnostic.at(op.location, str(e)))
-        except TypeError as e:  # a non-ember element type inside a tensor, say
+        except TypeError as e:  # not a tensor, or a tensor of a non-ember element type
             found.append(Diagnostic.at(op.location, f"'{op.name}' op {e}"))
     return found
 

@@ -324,7 +324,7 @@ func.func @tensor_where_resource_expected(%a: tensor<2xf32>) {
 
 // -----
 func.func @resource_where_tensor_expected(%r: !ember.resource<tensor<2xf32>>) {
-  // expected-error @+1 {{expected base type 'builtin.tensor' but got 'ember.resource'}}
+  // expected-error @+1 {{'ember.neg' op operand 'input' must be a tensor, got !ember.resource<tensor<2xf32>>}}
   %0 = "ember.neg"(%r) : (!ember.resource<tensor<2xf32>>) -> tensor<2xf32>
   return
 }
@@ -337,10 +337,16 @@ func.func @resource_of_non_tensor(%r: !ember.resource<i32>) {
 }
 
 // -----
-// Ops are declared before specialisation to a rank: unranked tensors are not accepted in IR.
-func.func @unranked_tensor(%a: tensor<*xf32>) {
-  // expected-error @+1 {{expected base type 'builtin.tensor' but got 'builtin.unranked_tensor'}}
-  %0 = "ember.neg"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+func.func @scalar_where_tensor_expected(%a: i32) {
+  // expected-error @+1 {{'ember.neg' op expected a tensor type, got i32}}
+  %0 = "ember.neg"(%a) : (i32) -> tensor<i32>
+  return
+}
+
+// -----
+func.func @non_tensor_result(%a: tensor<2xf32>) {
+  // expected-error @+1 {{'ember.neg' op expected a tensor type, got f32}}
+  %0 = "ember.neg"(%a) : (tensor<2xf32>) -> f32
   return
 }
 

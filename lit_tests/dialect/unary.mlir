@@ -335,3 +335,15 @@ func.func @refined_result(%d: tensor<?x4xf32>, %s: tensor<2x4xf32>) -> (tensor<2
   %1 = "ember.exp"(%s) : (tensor<2x4xf32>) -> tensor<?x4xf32>
   return %0, %1 : tensor<2x4xf32>, tensor<?x4xf32>
 }
+
+// Unranked operands (e.g. the results of an em.py_function host callback) are accepted.
+// CHECK-LABEL: func.func @unranked(
+// CHECK:       "ember.neg"(%{{.*}}) : (tensor<*xf32>) -> tensor<*xf32>
+// CHECK:       "ember.tanh"(%{{.*}}) : (tensor<*xf32>) -> tensor<3xf32>
+// GENERIC-LABEL: sym_name = "unranked"
+// GENERIC:       "ember.neg"({{.*}}) : (tensor<*xf32>) -> tensor<*xf32>
+func.func @unranked(%a: tensor<*xf32>) -> (tensor<*xf32>, tensor<3xf32>) {
+  %0 = "ember.neg"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  %1 = "ember.tanh"(%a) : (tensor<*xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<*xf32>, tensor<3xf32>
+}

@@ -70,11 +70,6 @@ def _constant(value: str, ty: str) -> bytes:
     return _func(f'  %0 = "ember.constant"() {{value = {value}}} : () -> {ty}', args="")
 
 
-def _dialect_bug(reason: str):
-    """A known bug of the op specs in dialects/ember (an internal error or a wrong verdict)."""
-    return pytest.mark.xfail(strict=True, reason=f"dialect bug: {reason}")
-
-
 CASES = {
     # -- text that is cut short or is not text at all -------------------------------------
     "empty_file": Case(b"", rc=0),
@@ -163,40 +158,30 @@ CASES = {
                                   stderr="hex"),
     "invalid_location": Case(b"func.func @f() loc(bogus) {\n  return\n}\n",
                              stderr="expected location instance"),
-    # -- inputs the ember verifier mishandles (see the reasons) ---------------------------
-    "huge_splat_constant": pytest.param(
-        Case(_constant("dense<1.0> : tensor<1000000000000000xf32>",
-                       "tensor<1000000000000000xf32>"), rc=0),
-        marks=_dialect_bug("verifying ember.constant materialises the whole value with numpy "
-                           "(MemoryError on a valid splat)")),
-    "range_with_infinite_limit": pytest.param(
-        Case(_func("\n".join(
+    # -- edge cases the ember verifier once mishandled (regression tests) ---------------------
+    "huge_splat_constant": Case(
+        _constant("dense<1.0> : tensor<1000000000000000xf32>", "tensor<1000000000000000xf32>"),
+        rc=0),
+    "range_with_infinite_limit": Case(
+        _func("\n".join(
             [f'  %{n} = "ember.constant"() {{value = dense<{v}> : tensor<f32>}} : () -> tensor<f32>'
              for n, v in (("s", "0.0"), ("l", "0x7F800000"), ("d", "1.0"))]
             + ['  %r = "ember.range"(%s, %l, %d) : (tensor<f32>, tensor<f32>, tensor<f32>) -> '
                "tensor<?xf32>"]), args=""),
-             stderr="ember.range"),
-        marks=_dialect_bug("RangeOp.size calls int() on an infinite or NaN length")),
-    "squeeze_of_a_scalar": pytest.param(
-        Case(_func('  %0 = "ember.squeeze"(%x) {axes = array<i64: 0>} : (tensor<f32>) -> '
-                   "tensor<f32>", args="%x: tensor<f32>"), stderr="ember.squeeze"),
-        marks=_dialect_bug("SqueezeOp.infer indexes x.shape[0] of a rank-0 tensor (IndexError)")),
-    "reshape_whose_element_count_overflows_int64": pytest.param(
-        Case(_func('  %0 = "ember.reshape"(%x) {shape = array<i64: 4294967296, 4294967296>} : '
-                   "(tensor<0xf32>) -> tensor<4294967296x4294967296xf32>",
-                   args="%x: tensor<0xf32>"), stderr="cannot reshape"),
-        marks=_dialect_bug("ReshapeOp.infer multiplies dims with np.prod in int64: 2**32 * 2**32 "
-                           "wraps to 0, so 0 elements 'match' 2**64")),
-    "bf16_nan_constant": pytest.param(
-        Case(_constant("dense<[0x7FC0, 1.0]> : tensor<2xbf16>", "tensor<2xbf16>"), rc=0),
-        marks=_dialect_bug("elements.to_numpy cannot read the hex form MLIR prints for bf16 "
-                           "NaN/inf")),
-    "empty_bf16_constant": pytest.param(
-        Case(_constant("dense<> : tensor<0xbf16>", "tensor<0xbf16>"), rc=0),
-        marks=_dialect_bug("elements.to_numpy fails on an empty bf16 literal (IndexError)")),
-    "empty_string_constant": pytest.param(
-        Case(_constant("dense<> : tensor<0x!ember.string>", "tensor<0x!ember.string>"), rc=0),
-        marks=_dialect_bug("elements.to_numpy fails on an empty string literal (IndexError)")),
+        stderr="ember.range"),
+    "squeeze_of_a_scalar": Case(
+        _func('  %0 = "ember.squeeze"(%x) {axes = array<i64: 0>} : (tensor<f32>) -> tensor<f32>',
+              args="%x: tensor<f32>"),
+        stderr="ember.squeeze"),
+    "reshape_whose_element_count_overflows_int64": Case(
+        _func('  %0 = "ember.reshape"(%x) {shape = array<i64: 4294967296, 4294967296>} : '
+              "(tensor<0xf32>) -> tensor<4294967296x4294967296xf32>", args="%x: tensor<0xf32>"),
+        stderr="cannot reshape"),
+    "bf16_nan_constant": Case(
+        _constant("dense<[0x7FC0, 1.0]> : tensor<2xbf16>", "tensor<2xbf16>"), rc=0),
+    "empty_bf16_constant": Case(_constant("dense<> : tensor<0xbf16>", "tensor<0xbf16>"), rc=0),
+    "empty_string_constant": Case(
+        _constant("dense<> : tensor<0x!ember.string>", "tensor<0x!ember.string>"), rc=0),
     # -- nesting deep enough to overflow MLIR's recursive parser or the Python verifier ---
     "deeply_nested_regions": Case(_nested_regions(5000), stderr="nest"),
     "nested_regions_past_python_recursion_limit": Case(_nested_regions(1200), stderr="nest"),
