@@ -9,7 +9,7 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
                                        OpShapeError, OpTypeError)
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
-from ember import config, types
+from ember import config, passes, types
 from ember.frontend.control_flow import cond, while_loop
 from ember.frontend.effects import print, py_function
 from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,

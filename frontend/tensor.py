@@ -76,7 +76,10 @@ class Tensor:
         """`f"{loss:.3f}"` formats a scalar's value (as TensorFlow); no spec gives str()."""
         if not spec:
             return str(self)
-        return format(self._value.item() if self._value.ndim == 0 else self._value, spec)
+        value = self._value.item() if self._value.ndim == 0 else self._value
+        if isinstance(value, bytes):  # a string scalar formats as its (UTF-8 decoded) text
+            value = value.decode("utf-8", "replace")
+        return format(value, spec)
 
     def _scalar(self, what: str):
         if self._value.size != 1:
@@ -116,12 +119,24 @@ class Tensor:
 
 
 def _value_text(value: np.ndarray, array_format) -> str:
-    """numpy's text for arrays; scalars bare (`1.0`, `'abc'`), as TensorFlow shows them."""
+    """numpy's text for arrays; scalars bare (`1.0`, `b'abc'`), as TensorFlow shows them."""
     if value.ndim:
         return array_format(value)
     if value.dtype == object:
         return repr(value.item())
-    return np.array2string(value)
+    return str(value[()])
+
+
+def _as_bytes(arr: np.ndarray) -> np.ndarray:
+    """String arrays as object arrays of `bytes` (UTF-8), TensorFlow's string elements."""
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, item in enumerate(arr.reshape(-1)):
+        if not isinstance(item, (str, bytes)):
+            raise TypeError(f"cannot convert {item!r} to a tensor of dtype string: string "
+                            "elements must be str or bytes")
+        flat[i] = item.encode("utf-8") if isinstance(item, str) else bytes(item)
+    return out
 
 
 class TensorRef:
@@ -145,8 +160,8 @@ class TensorRef:
 def _python_array(value) -> np.ndarray:
     """Default conversion of Python values (no dtype requested), as TensorFlow's."""
     arr = np.asarray(value)
-    if arr.dtype.kind in "US":
-        return np.asarray(arr.astype(str), dtype=object)
+    if arr.dtype.kind in "US":  # from the Python objects: numpy strips trailing NULs
+        return _as_bytes(np.asarray(value, dtype=object))
     if arr.dtype == object:
         raise TypeError(f"cannot convert {value!r} to a tensor: nested sequences must be "
                         "rectangular and hold numbers, bools or strings")
@@ -214,16 +229,16 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         return tensor
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
-        if arr.dtype.kind in "US":
-            arr = np.asarray(arr.astype(str), dtype=object)
         if want is not None and dtypes.as_dtype(arr.dtype) is not want:
             arr = arr.astype(want.np_dtype)
+        if arr.dtype.kind in "USO":  # every element must be a str or bytes
+            arr = _as_bytes(arr)
         return Tensor(arr)
     if not _is_python_value(value):
         raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a tensor; "
                         "expected a Tensor, numpy array, number, bool, string or a nested "
                         "list of them")
-    default = _python_array(value if not isinstance(value, bytes) else value.decode())
+    default = _python_array(value)
     target = want or (dtypes.as_dtype(dtype_hint) if dtype_hint is not None else None)
     if target is None:
         return Tensor(default)

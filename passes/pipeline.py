@@ -31,7 +31,14 @@ class PipelineError(ValueError):
 
 
 class PassFailure(RuntimeError):
-    """A pass failed or left the module invalid; the message names the pass."""
+    """A pass failed or left the module invalid; the message names the pass.
+
+    `diagnostics` holds the located errors behind it, when there are any.
+    """
+
+    def __init__(self, message: str, diagnostics: list | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
 
 
 def _split_top(text: str) -> list[str]:
@@ -137,15 +144,24 @@ class Pipeline:
 
     def run(self, module: ir.Module, *, verify_each: bool = True,
             print_ir_after_all: bool = False, print_ir_after: tuple = (),
-            timing: bool = False, stream: TextIO | None = None) -> "PipelineReport":
-        """Runs every step on `module` in place."""
+            timing: bool = False, stream: TextIO | None = None,
+            printer=None, print_options: dict | None = None) -> "PipelineReport":
+        """Runs every step on `module` in place.
+
+        `printer(module)` renders the IR dumps of ember passes; upstream segments dump
+        through MLIR's own instrumentation (after each upstream pass) with `print_options`
+        (`print_generic_op_form`, `enable_debug_info`).
+        """
         stream = stream or sys.stderr
+        printer = printer or str
+        print_options = print_options or {}
         report = PipelineReport()
         for step in self.steps:
             label = step.text if isinstance(step, _Upstream) else step.name
             start = time.perf_counter()
             if isinstance(step, _Upstream):
-                _run_upstream(module, step.text, verify_each)
+                _run_upstream(module, step.text, verify_each, print_ir_after_all,
+                              print_options)
                 stats = Statistics(label)
             else:
                 stats = step.apply(module)
@@ -153,8 +169,11 @@ class Pipeline:
             report.statistics.append(stats)
             if verify_each:
                 _verify(module, label)
-            if print_ir_after_all or label in print_ir_after:
-                stream.write(f"// -----// IR Dump After {label} //----- //\n{module}\n")
+            if (print_ir_after_all and not isinstance(step, _Upstream)) \
+                    or label in print_ir_after:
+                stream.flush()
+                stream.write(f"// -----// IR Dump After {label} //----- //\n"
+                             f"{printer(module)}\n")
         if timing:
             stream.write(report.format_timing())
         return report
@@ -188,9 +207,14 @@ def _check_upstream(element: str, text: str) -> None:
     try:
         passmanager.PassManager.parse(f"builtin.module({element})",
                                       context=_probe_context())
-    except (ValueError, ir.MLIRError, RuntimeError):
-        raise PipelineError(f"unknown pass '{name}' in pipeline '{text}'{suggest(name)}"
-                            ) from None
+    except (ValueError, ir.MLIRError, RuntimeError) as e:
+        detail = " ".join(line.strip() for line in str(e).splitlines() if "error:" in line
+                          or "no such option" in line) or str(e).strip().splitlines()[0]
+        if "does not refer to a registered pass" in str(e) and name not in ("func.func",):
+            raise PipelineError(f"unknown pass '{name}' in pipeline '{text}'{suggest(name)}"
+                                ) from None
+        raise PipelineError(f"cannot use '{element}' in pipeline '{text}': "
+                            f"{detail.split('error: ')[-1]}") from None
 
 
 _probe = None
@@ -204,22 +228,30 @@ def _probe_context() -> ir.Context:
     return _probe
 
 
-def _run_upstream(module: ir.Module, text: str, verify_each: bool) -> None:
+def _run_upstream(module: ir.Module, text: str, verify_each: bool, print_ir: bool = False,
+                  print_options: dict | None = None) -> None:
     with module.context:
         pm = passmanager.PassManager.parse(f"builtin.module({text})")
         pm.enable_verifier(verify_each)
+        if print_ir:  # MLIR requires single-threaded IR printing
+            module.context.enable_multithreading(False)
+            pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
+                                  **(print_options or {}))
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
+            found = [verifier.Diagnostic.at(d.location, d.message) for d in e.error_diagnostics]
             raise PassFailure(f"upstream pipeline '{text}' failed: "
-                              + "; ".join(d.message for d in e.error_diagnostics)) from None
+                              + "; ".join(d.message for d in found), found) from None
 
 
 def _verify(module: ir.Module, label: str) -> None:
     try:
         verifier.check(module)
     except verifier.VerificationError as e:
-        raise PassFailure(f"the IR is invalid after {label}:\n{e}") from None
+        found = [dataclasses.replace(d, message=f"{d.message} (after {label})")
+                 for d in e.diagnostics]
+        raise PassFailure(f"the IR is invalid after {label}:\n{e}", found) from None
 
 
 def run_pipeline(module: ir.Module, text: str, **options) -> PipelineReport:

@@ -29,9 +29,40 @@ UPSTREAM_HINTS = (
 
 def pass_class(name: str):
     """The Pass subclass registered as `name` (KeyError if none)."""
+    if name in _CLASSES:
+        return _CLASSES[name]
     module, cls = PASSES[name].split(":")
     return getattr(importlib.import_module(module), cls)
 
 
 def names() -> list[str]:
     return sorted(PASSES)
+
+
+_CLASSES: dict[str, type] = {}  # passes registered at run time (not importable by path)
+
+
+def register_pass(cls):
+    """Registers a user pass class (usable as a decorator); textual pipelines then find it.
+
+    Example:
+      >>> import dataclasses
+      >>> from typing import ClassVar
+      >>> from ember.passes.base import Pass
+      >>> @register_pass
+      ... @dataclasses.dataclass(frozen=True)
+      ... class NothingPass(Pass):
+      ...     name: ClassVar[str] = "test-nothing"
+      ...     def run(self, module, stats):
+      ...         pass
+      >>> "test-nothing" in names()
+      True
+    """
+    name = getattr(cls, "name", "")
+    if not name or name != name.lower() or " " in name:
+        raise ValueError(f"pass class {cls.__name__} needs a kebab-case `name`, got {name!r}")
+    if name in PASSES and PASSES[name] != f"{cls.__module__}:{cls.__qualname__}":
+        raise ValueError(f"a pass named {name!r} is already registered ({PASSES[name]})")
+    PASSES[name] = f"{cls.__module__}:{cls.__qualname__}"
+    _CLASSES[name] = cls
+    return cls

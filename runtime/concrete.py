@@ -17,6 +17,8 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember.backends.interpreter import Interpreter
+from ember.passes.pipeline import PassFailure, Pipeline
+from ember.runtime import config
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
@@ -36,14 +38,16 @@ class ConcreteFunction:
     """
 
     def __init__(self, name: str, graph: FuncGraph, signature: inspect.Signature,
-                 templates: dict[str, Any], outputs: Any, output_leaves: list):
+                 templates: dict[str, Any], outputs: Any, output_leaves: list,
+                 pipeline: Pipeline | None = None):
         self.name = name
         self._graph = graph
         self._signature = signature
         self._templates = templates  # parameter -> its trace-time value (placeholders inside)
         self._outputs = outputs  # structured outputs, with SymbolicTensors
         self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
-        self._interpreter = Interpreter(graph.module, callbacks=graph.callbacks)
+        self._stages, self._report, module = _optimize(graph, pipeline)
+        self._interpreter = Interpreter(module, callbacks=graph.callbacks)
         self._interpreter._plan(graph.symbol)  # compile once, before any concurrent calls
 
     # -- introspection ----------------------------------------------------------------------
@@ -82,11 +86,28 @@ class ConcreteFunction:
     def variables(self) -> tuple:
         return tuple(obj for kind, obj in self._graph.extra_args if kind == "variable")
 
-    def mlir(self, stage: str = "traced") -> str:
-        """The module text at `stage` ("traced": as recorded from Python)."""
-        if stage != "traced":
-            raise ValueError(f"unknown stage {stage!r}; available: 'traced'")
-        return str(self._graph.module)
+    def mlir(self, stage: str = "optimized") -> str:
+        """The module text at `stage`: "traced" (as recorded from Python) or "optimized"
+        (after the Function's pipeline, `ember-optimize` by default)."""
+        if stage not in self._stages:
+            raise ValueError(f"unknown stage {stage!r}; available: "
+                             f"{', '.join(repr(s) for s in self._stages)}")
+        return self._stages[stage]
+
+    def pass_statistics(self) -> dict[str, dict[str, int]]:
+        """Per pass of the optimisation pipeline, its counters (ops folded, hoisted, ...)."""
+        if self._report is None:
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        for stats in self._report.statistics:
+            merged = out.setdefault(stats.pass_name, {})
+            for key, value in stats.as_dict().items():
+                merged[key] = merged.get(key, 0) + value
+        return out
+
+    def pass_timings(self) -> list[tuple[str, float]]:
+        """(pass, seconds) for each step of the optimisation pipeline."""
+        return [] if self._report is None else list(self._report.timings)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """`ConcreteFunction name(args)`, then the argument and return types."""
@@ -260,6 +281,25 @@ class ConcreteFunction:
 
 def _has_tensor(template) -> bool:
     return any(isinstance(leaf, SymbolicTensor) for leaf in nest.flatten(template))
+
+
+def _optimize(graph: FuncGraph, pipeline: Pipeline | None):
+    """Runs `pipeline` on a copy of the traced module (the trace itself stays as recorded,
+    for `.graph` and `mlir("traced")`); returns (stage texts, report, module to run)."""
+    traced = graph.module.operation.get_asm(enable_debug_info=True)
+    stages = {"traced": str(graph.module)}
+    if pipeline is None:
+        stages["optimized"] = stages["traced"]
+        return stages, None, graph.module
+    with graph.context:
+        module = ir.Module.parse(traced)
+    try:
+        report = pipeline.run(module, verify_each=config.verify_passes())
+    except PassFailure as e:
+        raise PassFailure(f"optimising the trace of '{graph.name}' failed ({pipeline}): {e}",
+                          e.diagnostics) from None
+    stages["optimized"] = str(module)
+    return stages, report, module
 
 
 class _Result(int):

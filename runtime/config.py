@@ -18,3 +18,16 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 def functions_run_eagerly() -> bool:
     """Whether em.functions currently run their Python bodies eagerly."""
     return _run_eagerly
+
+
+_verify_passes = False
+
+
+def set_pass_verification(enabled: bool) -> None:
+    """Verifies the IR after every optimisation pass of every trace (slower; tests use it)."""
+    global _verify_passes
+    _verify_passes = bool(enabled)
+
+
+def verify_passes() -> bool:
+    return _verify_passes

@@ -37,11 +37,13 @@ from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, SymbolicTensor, graph_scope
 from ember.frontend.variables import Variable
+from ember.passes.pipeline import Pipeline
 from ember.runtime import config
 from ember.runtime.concrete import ConcreteFunction, is_result, result_index
 from ember.runtime.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
                                        TraceType, trace_type_of)
 
+DEFAULT_PIPELINE = "builtin.module(ember-dce)"
 RETRACE_WINDOW = 10
 RETRACE_LIMIT = 5
 _MAX_TRACE_DEPTH = 64
@@ -84,9 +86,12 @@ class Function:
 
     def __init__(self, python_function: Callable, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, backend: str = "cpu",
-                 jit_compile: bool = True, name: Optional[str] = None):
+                 jit_compile: bool = True, name: Optional[str] = None,
+                 pipeline: Optional[str] = DEFAULT_PIPELINE):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
+        self._pipeline_text = pipeline
+        self._pipeline = Pipeline.parse(pipeline) if pipeline else None
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
@@ -163,7 +168,7 @@ class Function:
                              input_signature=self._input_signature,
                              autograph=self._autograph, reduce_retracing=self._reduce_retracing,
                              backend=self._backend, jit_compile=self._jit_compile,
-                             name=self._name)
+                             name=self._name, pipeline=self._pipeline_text)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -342,7 +347,7 @@ class Function:
             graph.wrap(next(returned_values), "Identity") if is_result(leaf) else leaf
             for leaf in leaves])
         return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
-                                leaves)
+                                leaves, pipeline=self._pipeline)
 
 
 _TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)
@@ -439,6 +444,7 @@ def _differences(signature: inspect.Signature, old: SequenceTraceType,
 
 def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, backend: str = "cpu", jit_compile: bool = True,
+             pipeline: Optional[str] = DEFAULT_PIPELINE,
              experimental_relax_shapes: Optional[bool] = None):
     """Compiles `func` into a polymorphic `Function` (decorator or call, as tf.function).
 
@@ -449,6 +455,8 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
       reduce_retracing: relax shapes to serve more calls with one trace.
       backend: where compiled code runs ("cpu").
       jit_compile: compile traces to native code when the backend supports it.
+      pipeline: the textual pass pipeline run on each trace (default "ember-optimize";
+        "" or None runs none), e.g. "builtin.module(ember-canonicalize,ember-cse)".
 
     Example:
       >>> import ember as em
@@ -464,5 +472,5 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, backend=backend,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, pipeline=pipeline)
     return decorate if func is None else decorate(func)

@@ -20,11 +20,12 @@ import re
 import sys
 import traceback
 
-from mlir import ir, passmanager
+from mlir import ir
 
 from ember.dialects.ember import verifier
 from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.verifier import Diagnostic
+from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
 from ember.tools import diagnostics as expect
 
 SPLIT_MARKER = "// -----"
@@ -48,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="check emitted diagnostics against expected-error/... comments")
     p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
                    help="print the IR after every pass (to stderr)")
+    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
+                   help="print the IR after this pass (repeatable)")
+    p.add_argument("--timing", "--mlir-timing", action="store_true",
+                   help="report the time each pass took (to stderr)")
+    p.add_argument("--pass-statistics", "--mlir-pass-statistics", action="store_true",
+                   help="report each pass's statistics (to stderr)")
     p.add_argument("--mlir-print-op-generic", action="store_true",
                    help="print operations in generic form")
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
@@ -70,11 +77,6 @@ def _from_mlir_error(e: ir.MLIRError) -> list[Diagnostic]:
         found.append(Diagnostic.at(d.location, d.message))
         found += [Diagnostic.at(n.location, n.message, "note") for n in d.notes]
     return found or [Diagnostic(str(e))]
-
-
-def _pipeline(text: str) -> str:
-    text = text.strip()
-    return text if text.startswith("builtin.module(") else f"builtin.module({text})"
 
 
 def nesting_problem(source: str) -> Diagnostic | None:
@@ -108,27 +110,35 @@ def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
         if problems:
             return ChunkResult(None, problems)
         if args.pass_pipeline:
-            try:
-                pm = passmanager.PassManager.parse(_pipeline(args.pass_pipeline))
-            except (ValueError, ir.MLIRError) as e:
-                message = str(e).replace("\n", " ")
-                return ChunkResult(None, [Diagnostic(f"invalid pass pipeline "
-                                                     f"'{args.pass_pipeline}': {message}")])
-            if args.print_ir_after_all:  # MLIR requires single-threaded IR printing
-                context.enable_multithreading(False)
-                pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
-                                      print_generic_op_form=args.mlir_print_op_generic,
-                                      enable_debug_info=args.mlir_print_debuginfo)
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:
-                return ChunkResult(None, _from_mlir_error(e))
-            problems = verifier.verify(module)
-            if problems:
-                return ChunkResult(None, problems)
+            failure = _run_pipeline(module, args, context)
+            if failure is not None:
+                return ChunkResult(None, failure)
         text = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                         enable_debug_info=args.mlir_print_debuginfo)
         return ChunkResult(text, [])
+
+
+def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnostic] | None:
+    """Runs `-p` on `module`; returns diagnostics on failure, None on success."""
+    try:
+        pipeline = Pipeline.parse(args.pass_pipeline)
+    except PipelineError as e:
+        return [Diagnostic(f"invalid pass pipeline: {e}")]
+
+    def printer(m: ir.Module) -> str:
+        return m.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
+                                   enable_debug_info=args.mlir_print_debuginfo)
+    try:
+        report = pipeline.run(module, verify_each=True, print_ir_after_all=args.print_ir_after_all,
+                              print_ir_after=tuple(args.print_ir_after), timing=args.timing,
+                              stream=sys.stderr, printer=printer,
+                              print_options={"print_generic_op_form": args.mlir_print_op_generic,
+                                             "enable_debug_info": args.mlir_print_debuginfo})
+    except PassFailure as e:
+        return e.diagnostics or [Diagnostic(str(e))]
+    if args.pass_statistics:
+        sys.stderr.write(report.format_statistics())
+    return None
 
 
 def split_chunks(text: str, split: bool) -> list[str]:

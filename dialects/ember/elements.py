@@ -18,7 +18,7 @@ from ember.dialects.ember.types import TensorType
 _TOKEN = re.compile(r'\s*(?:(\[)|(\])|(,)|"((?:[^"\\]|\\.)*)"|([^,\[\]\s"]+))')
 
 
-def _unescape(body: str) -> str:
+def _unescape(body: str) -> bytes:
     out = bytearray()
     i = 0
     while i < len(body):
@@ -35,12 +35,13 @@ def _unescape(body: str) -> str:
         else:
             out.append(int(body[i + 1:i + 3], 16))
             i += 3
-    return out.decode("utf-8", errors="surrogateescape")
+    return bytes(out)
 
 
-def _escape(value: str) -> str:
+def _escape(value) -> str:
+    raw = value if isinstance(value, bytes) else str(value).encode("utf-8")
     out = []
-    for b in value.encode("utf-8", errors="surrogateescape"):
+    for b in raw:
         ch = chr(b)
         if ch in '"\\' or not 32 <= b < 127:
             out.append(f"\\{b:02X}")
@@ -130,7 +131,7 @@ def from_numpy(array: np.ndarray, ttype: TensorType) -> ir.Attribute:
     dtype = ttype.dtype
     array = np.asarray(array)
     if dtype.is_string:
-        flat = [f'"{_escape(str(v))}"' for v in array.reshape(-1)]
+        flat = [f'"{_escape(v)}"' for v in array.reshape(-1)]
         body = _nest(flat, ttype.shape) if array.size else ""
         return ir.Attribute.parse(f"dense<{body}> : {ttype}")
     array = np.ascontiguousarray(array.astype(dtype.np_dtype, copy=False))

@@ -7,10 +7,10 @@
 // RUN: not ember-opt %s -p 'func.func(canonicalize,' 2>&1 | FileCheck %s --check-prefix=TRAILING
 // RUN: not ember-opt %s -p no-such-pass 2>/dev/null | count 0
 
-// UNKNOWN:    invalid-pipeline.mlir: error: invalid pass pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
-// UNBALANCED: invalid-pipeline.mlir: error: invalid pass pipeline 'builtin.module(canonicalize'
-// OPTION:     invalid-pipeline.mlir: error: invalid pass pipeline 'canonicalize{no-such-option=1}': {{.*}}no such option no-such-option
-// TRAILING:   invalid-pipeline.mlir: error: invalid pass pipeline 'func.func(canonicalize,'
+// UNKNOWN:    invalid-pipeline.mlir: error: invalid pass pipeline: unknown pass 'no-such-pass' in pipeline 'no-such-pass'
+// UNBALANCED: invalid-pipeline.mlir: error: invalid pass pipeline: unbalanced brackets in pipeline 'builtin.module(canonicalize'
+// OPTION:     invalid-pipeline.mlir: error: invalid pass pipeline: cannot use 'canonicalize{no-such-option=1}' in pipeline 'canonicalize{no-such-option=1}': {{.*}}no such option no-such-option
+// TRAILING:   invalid-pipeline.mlir: error: invalid pass pipeline: unbalanced brackets in pipeline 'func.func(canonicalize,'
 func.func @f() {
   return
 }

@@ -125,7 +125,7 @@ def test_where_broadcasts_three_ways(rng, expect):
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "float16", "bfloat16", "float64", "string"])
 def test_where_keeps_value_dtype(dtype, expect):
     if dtype == "string":
-        x, y = np.array(["a", "b"], object), np.array(["c", "d"], object)
+        x, y = np.array([b"a", b"b"], object), np.array([b"c", b"d"], object)
     else:
         x, y = np.array([1, 2], np_dtype(dtype)), np.array([3, 4], np_dtype(dtype))
     out = em.where(em.constant([True, False]), em.constant(x), em.constant(y))

@@ -22,7 +22,7 @@ def np_dtype(name):
     np.arange(6, dtype=np.int8).reshape(2, 3),
     np.zeros((2, 0), np.float64),
     np.array(True),
-    np.array(["a", "bc"], dtype=object),
+    np.array([b"a", b"bc"], dtype=object),
 ], ids=["f32", "i8-2d", "empty", "bool-scalar", "string"])
 def test_constant_op_returns_its_value_attribute(value, expect):
     out = execute(REGISTRY["ember.constant"], [], {"value": value})
@@ -37,10 +37,11 @@ def test_constant_op_returns_its_value_attribute(value, expect):
     ([], 7, "int32"),
     ([0], True, "bool"),
     ([3, 1], "x", "string"),
+    ([2], b"y", "string"),
 ])
 def test_fill_broadcasts_scalar_to_dims(dims, value, dtype, expect):
     want = np.empty(dims, object if dtype == "string" else np_dtype(dtype))
-    want[...] = value
+    want[...] = value.encode() if isinstance(value, str) else value  # strings hold bytes
     expect(em.fill(dims, value), want, dtype)
 
 
@@ -73,7 +74,7 @@ def test_zeros_and_ones_for_every_dtype(dtype, shape, expect):
 def test_zeros_default_to_float32_and_string_zeros_are_empty(expect):
     expect(em.zeros([2]), np.zeros(2, np.float32))
     expect(em.ones([1, 2]), np.ones((1, 2), np.float32))
-    expect(em.zeros([2], em.string), np.array(["", ""], dtype=object), "string")
+    expect(em.zeros([2], em.string), np.array([b"", b""], dtype=object), "string")
 
 
 def test_zeros_like_and_ones_like_keep_shape_and_dtype(expect):

@@ -402,7 +402,7 @@ def test_python_scalar_takes_tensor_dtype(dtype, scalar, expected, expect):
 
 def test_add_concatenates_strings(expect):
     out = em.add(em.constant(["a", "bc"]), em.constant("!"))
-    expect(out, np.array(["a!", "bc!"], dtype=object), "string")
+    expect(out, np.array([b"a!", b"bc!"], dtype=object), "string")
 
 
 @pytest.mark.parametrize("fn", [em.subtract, em.multiply, em.maximum], ids=lambda f: f.__name__)

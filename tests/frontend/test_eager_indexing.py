@@ -61,7 +61,7 @@ def test_getitem_on_empty_and_zero_width_tensors(key, expect):
 
 
 @pytest.mark.parametrize("dtype,values", [
-    ("string", np.array(["a", "b", "c"], object)),
+    ("string", np.array([b"a", b"b", b"c"], object)),
     ("bool", np.array([True, False, True])),
     ("bfloat16", np.array([1.5, -2.0, 3.0], em.bfloat16.np_dtype)),
     ("uint8", np.array([0, 255, 7], np.uint8)),
@@ -158,7 +158,7 @@ def test_gather_matches_loop_oracle(axis, index_shape, index_dtype, dtype, rng, 
 
 def test_gather_repeats_and_accepts_python_lists(expect):
     expect(em.gather(em.constant(["a", "b", "c"]), [2, 2, 0]),
-           np.array(["c", "c", "a"], object), "string")
+           np.array([b"c", b"c", b"a"], object), "string")
     expect(em.gather(em.constant([[1, 2], [3, 4]]), [[1], [0]]),
            np.array([[[3, 4]], [[1, 2]]], np.int32))
     expect(em.gather(em.zeros([3, 2]), []), np.zeros((0, 2), np.float32))
@@ -291,7 +291,7 @@ def test_pad_constant_value_takes_tensor_dtype(dtype, value, expect):
 
 def test_pad_strings_empty_and_scalar(expect):
     expect(em.pad(em.constant(["a"]), [[1, 1]], constant_values=""),
-           np.array(["", "a", ""], object), "string")
+           np.array([b"", b"a", b""], object), "string")
     expect(em.pad(em.zeros([0]), [[1, 2]], constant_values=3), np.full(3, 3.0, np.float32))
     expect(em.pad(em.zeros([2, 0]), [[0, 0], [1, 0]]), np.zeros((2, 1), np.float32))
     expect(em.pad(em.constant(5), []), np.array(5, np.int32))

@@ -231,7 +231,7 @@ def test_concat_matches_numpy(shapes, axis, dtype, rng, expect):
 def test_concat_converts_python_values_to_the_tensor_dtype(expect):
     out = em.concat([[1, 2], em.constant([3], dtype=em.int8)], 0)
     expect(out, np.array([1, 2, 3], np.int8))
-    expect(em.concat([em.constant(["a"]), ["b", "c"]], 0), np.array(["a", "b", "c"], object),
+    expect(em.concat([em.constant(["a"]), ["b", "c"]], 0), np.array([b"a", b"b", b"c"], object),
            "string")
 
 

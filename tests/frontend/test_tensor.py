@@ -19,7 +19,7 @@ import ember as em
     (lambda: em.constant(3), "<ember.Tensor: shape=(), dtype=int32, numpy=3>"),
     (lambda: em.constant(1.5), "<ember.Tensor: shape=(), dtype=float32, numpy=1.5>"),
     (lambda: em.constant(True), "<ember.Tensor: shape=(), dtype=bool, numpy=True>"),
-    (lambda: em.constant("ab"), "<ember.Tensor: shape=(), dtype=string, numpy='ab'>"),
+    (lambda: em.constant("ab"), "<ember.Tensor: shape=(), dtype=string, numpy=b'ab'>"),
     (lambda: em.constant([0.5, 1.0], dtype=em.float64),
      "<ember.Tensor: shape=(2,), dtype=float64, numpy=array([0.5, 1. ])>"),
     (lambda: em.zeros([0]), "<ember.Tensor: shape=(0,), dtype=float32, numpy=array([], "
@@ -37,7 +37,7 @@ def test_repr_matches_tensorflow_layout(make, text):
 @pytest.mark.parametrize("make,text", [
     (lambda: em.constant([2, 3]), "ember.Tensor([2 3], shape=(2,), dtype=int32)"),
     (lambda: em.constant(2.5), "ember.Tensor(2.5, shape=(), dtype=float32)"),
-    (lambda: em.constant(["a", "b"]), "ember.Tensor(['a' 'b'], shape=(2,), dtype=string)"),
+    (lambda: em.constant(["a", "b"]), "ember.Tensor([b'a' b'b'], shape=(2,), dtype=string)"),
     (lambda: em.constant([[True], [False]]),
      "ember.Tensor([[ True]\n [False]], shape=(2, 1), dtype=bool)"),
 ])
@@ -52,6 +52,7 @@ def test_str_shows_values_shape_and_dtype(make, text):
     (255, "x", "ff"),
     (7, ">3", "  7"),
     ("ab", ">4", "  ab"),
+    ("é", "^3", " é "),  # a string scalar formats as its decoded text
 ])
 def test_format_spec_formats_scalar_values(value, spec, text):
     assert format(em.constant(value), spec) == text
@@ -184,7 +185,7 @@ def test_iteration_yields_rows_as_tensors():
     words = list(em.constant(["a", "bc"]))
     assert [w.dtype for w in words] == [em.string, em.string]
     assert [w.numpy().dtype for w in words] == [np.dtype(object)] * 2  # as em.constant("a")
-    assert [w.numpy().item() for w in words] == ["a", "bc"]
+    assert [w.numpy().item() for w in words] == [b"a", b"bc"]
     with pytest.raises(TypeError, match="cannot iterate over a scalar tensor"):
         iter(em.constant(1))
 
@@ -280,15 +281,20 @@ def test_numpy_values_keep_their_dtype_against_tensors():
     ([], em.float32, []),
     (True, em.bool, True),
     ([[True], [False]], em.bool, [[True], [False]]),
-    ("abc", em.string, "abc"),
-    (b"abc", em.string, "abc"),
-    (["a", "bc"], em.string, ["a", "bc"]),
+    ("abc", em.string, b"abc"),
+    (b"abc", em.string, b"abc"),
+    ("é", em.string, "é".encode()),
+    (b"a\x00", em.string, b"a\x00"),
+    (["a", "bc"], em.string, [b"a", b"bc"]),
+    ([["a"], [b"b"]], em.string, [[b"a"], [b"b"]]),
     (np.float64(1.5), em.float64, 1.5),
     (np.array([1.5, 2.0]), em.float64, [1.5, 2.0]),
     (np.array([1, 2]), em.int64, [1, 2]),
     (np.int8(-3), em.int8, -3),
     (np.array([True]), em.bool, [True]),
-    (np.array(["x", "y"]), em.string, ["x", "y"]),
+    (np.array(["x", "y"]), em.string, [b"x", b"y"]),
+    (np.array([b"x", b"y"]), em.string, [b"x", b"y"]),
+    (np.array(["x", b"y"], object), em.string, [b"x", b"y"]),
 ])
 def test_conversion_follows_tensorflow_rules(value, dtype, expected):
     t = em.constant(value)
@@ -304,7 +310,8 @@ def test_conversion_follows_tensorflow_rules(value, dtype, expected):
     (True, em.bool, True),
     ([], em.int32, []),
     ([], em.string, []),
-    ("a", em.string, "a"),
+    ("a", em.string, b"a"),
+    (np.array(["a"]), em.string, [b"a"]),
     (0.5, "bfloat16", 0.5),
 ])
 def test_conversion_with_representable_dtype(value, dtype, expected):
@@ -316,6 +323,7 @@ def test_conversion_with_representable_dtype(value, dtype, expected):
 @pytest.mark.parametrize("value,dtype", [
     (1.5, em.int32), (256, em.uint8), (-1, em.uint8), (2**31, em.int32), (True, em.int32),
     (1, em.bool), ("a", em.float32), (1, em.string), ([1, 2.5], em.int64),
+    (np.array([1, 2]), em.string),
 ])
 def test_conversion_rejects_unrepresentable_values(value, dtype):
     with pytest.raises(TypeError, match=f"cannot convert .* to a tensor of dtype {dtype.name}"):
@@ -343,6 +351,14 @@ def test_conversion_rejects_non_tensor_values(value):
         em.constant(value)
 
 
+@pytest.mark.parametrize("value", [["a", 1], [[b"a"], [True]], np.array(["a", 1], object),
+                                   np.array([None], object)])
+def test_string_conversion_rejects_non_string_elements(value):
+    with pytest.raises(TypeError, match="cannot convert .* to a tensor of dtype string: string "
+                                        "elements must be str or bytes"):
+        em.constant(value)
+
+
 def test_conversion_rejects_ragged_lists():
     with pytest.raises((TypeError, ValueError)):
         em.constant([[1, 2], [3]])
@@ -366,12 +382,13 @@ def test_mixed_dtypes_raise_type_error(x, y):
 
 def test_string_tensors_concatenate_and_compare(expect):
     a = em.constant(["ab", "c"])
-    expect(a + "!", np.array(["ab!", "c!"], object), "string")
-    expect("<" + a, np.array(["<ab", "<c"], object), "string")
-    expect(a + a, np.array(["abab", "cc"], object), "string")
+    expect(a + "!", np.array([b"ab!", b"c!"], object), "string")
+    expect("<" + a, np.array([b"<ab", b"<c"], object), "string")
+    expect(a + b"?", np.array([b"ab?", b"c?"], object), "string")
+    expect(a + a, np.array([b"abab", b"cc"], object), "string")
     expect(a == "c", np.array([False, True]))
     expect(a != em.constant(["ab", "d"]), np.array([False, True]))
-    assert bool(em.constant("x") == "x")
+    assert bool(em.constant("x") == "x") and bool(em.constant("x") == b"x")
 
 
 def test_string_tensors_reject_arithmetic_and_ordering():
@@ -391,7 +408,7 @@ def test_string_tensors_reject_arithmetic_and_ordering():
     ([1, 2, 3, 4], [2, 2], [[1, 2], [3, 4]], "int32"),
     ([[1, 2, 3]], [3], [1, 2, 3], "int32"),
     ([9], [1, 3], [[9, 9, 9]], "int32"),
-    ("s", [2], ["s", "s"], "string"),
+    ("s", [2], [b"s", b"s"], "string"),
     (1, [0], [], "int32"),
     (1, em.TensorShape([2]), [1, 1], "int32"),
 ])

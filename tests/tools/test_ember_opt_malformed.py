@@ -199,7 +199,7 @@ CASES = {
     "output_file_in_missing_directory": Case(VALID, args=("-o", "{dir}/missing/out.mlir"),
                                              stderr="cannot write"),
     "invalid_pipeline": Case(VALID, args=("-p", "no-such-pass"),
-                             stderr="invalid pass pipeline 'no-such-pass'"),
+                             stderr="unknown pass 'no-such-pass'"),
     "pipeline_with_unbalanced_parentheses": Case(VALID, args=("-p", "builtin.module(cse"),
                                                  stderr="invalid pass pipeline"),
     "pipeline_with_unknown_option": Case(VALID, args=("-p", "canonicalize{bogus=1}"),

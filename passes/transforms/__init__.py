@@ -1,0 +1,1 @@
+"""One module per pass; each is registered in `ember.passes.registry`."""

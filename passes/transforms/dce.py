@@ -1,0 +1,78 @@
+"""ember-dce: dead-code elimination of pure ops (upstream: `mlir::eraseUnreachableBlocks`/
+the folding erasure in `canonicalize`, which cannot see IRDL ops as pure).
+
+Algorithm:
+  1. Walk every function's ops in reverse program order (users before producers).
+  2. Erase a pure op none of whose results is used; count it as `erased`.
+  3. For a pure `scf.if` with some unused results, rebuild it with only the used results
+     (its yields shrink to match); count `results-removed`.
+  4. Repeat until nothing changes (erasing a user can make its producers dead).
+
+Effects (variable writes, prints, calls) are never erased.
+
+Before:
+    %0 = "ember.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>     // unused
+    return %x : tensor<4xf32>
+After:
+    return %x : tensor<4xf32>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.base import Pass, Statistics
+from ember.passes.ir_utils import STRUCTURAL, functions, has_uses, is_pure
+
+
+@dataclasses.dataclass(frozen=True)
+class DcePass(Pass):
+    name: ClassVar[str] = "ember-dce"
+    max_iterations: int = 16
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        for _ in range(self.max_iterations):
+            changed = False
+            for fn in functions(module):
+                for op in reversed(list(iter_ops(fn))):
+                    if op.name in STRUCTURAL or not is_pure(op):
+                        continue
+                    if not has_uses(op):
+                        op.erase()
+                        stats.add("erased")
+                        changed = True
+                    elif op.name == "scf.if" and _shrink_if(op):
+                        stats.add("results-removed")
+                        changed = True
+            if not changed:
+                return
+
+
+def _shrink_if(op: ir.Operation) -> bool:
+    """Rebuilds a pure scf.if without its unused results; True if it changed."""
+    keep = [i for i, r in enumerate(op.results) if any(True for _ in r.uses)]
+    if len(keep) == len(op.results):
+        return False
+    with ir.InsertionPoint(op), op.location:
+        new = ir.Operation.create("scf.if", results=[op.results[i].type for i in keep],
+                                  operands=list(op.operands), regions=2)
+    for i, region in enumerate(op.regions):
+        for block in list(region.blocks):
+            _shrink_yield(block, keep)
+            block.append_to(new.regions[i])
+    for new_result, i in zip(new.results, keep):
+        op.results[i].replace_all_uses_with(new_result)
+    op.erase()
+    return True
+
+
+def _shrink_yield(block: ir.Block, keep: list[int]) -> None:
+    terminator = list(block.operations)[-1].operation
+    operands = list(terminator.operands)
+    with ir.InsertionPoint(terminator), terminator.location:
+        ir.Operation.create("scf.yield", operands=[operands[i] for i in keep])
+    terminator.erase()
