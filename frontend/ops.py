@@ -9,7 +9,6 @@ the spec's reference kernel does.
 from __future__ import annotations
 
 import builtins
-import sys
 from typing import Sequence
 
 import numpy as np
@@ -20,7 +19,6 @@ from ember.dialects.ember import elementwise as E
 from ember.dialects.ember import indexing as I
 from ember.dialects.ember import nn as N
 from ember.dialects.ember import reduction as R
-from ember.dialects.ember import state as S
 from ember.dialects.ember import structure as T
 from ember.dialects.ember.base import Op, OpShapeError
 from ember.frontend.dispatch import execute
@@ -429,21 +427,6 @@ def log_softmax(logits, axis=-1, name=None):
     del name
     axis = -1 if axis is None else int(axis)
     return execute(N.LogSoftmaxOp, [convert_to_tensor(logits)], {"axis": axis})
-
-
-# -- effects ----------------------------------------------------------------------------------
-
-def print(*inputs, output_stream=sys.stderr, sep=" ", end="\n", name=None):  # noqa: A001
-    """Prints tensors and Python values like tf.print (to stderr by default)."""
-    del name
-    parts = []
-    for value in inputs:
-        if isinstance(value, (Tensor, np.ndarray)):
-            t = convert_to_tensor(value)
-            parts.append(S.PrintOp.reference(t._value, format="{}", end="", stream="stderr"))
-        else:
-            parts.append(str(value))
-    output_stream.write(sep.join(parts) + end)
 
 
 # -- Tensor operators -----------------------------------------------------------------------

@@ -110,18 +110,55 @@ class AssignSubVariableOp(AssignOp):
         return old - delta
 
 
+_EDGE_ITEMS = 3  # tf.print's default `summarize`: first and last 3 of each longer dim
+
+
 def format_value(x: np.ndarray) -> str:
-    """Formats a tensor value the way tf.print does: `[1 2 3]`, scalars bare, long dims elided."""
+    """Formats a tensor value the way tf.print does (TensorFlow's `SummarizeValue`).
+
+    `[1 2 3]`, scalars bare, no padding; a dim longer than 6 shows its first and last 3
+    entries around `...`; rows of a matrix on new lines (`[[1 2]\n [3 4]]`). Floats use
+    TensorFlow's shortest-of-two precisions: `%.6g` when it reads back exactly, else `%.9g`
+    (`%.15g`/`%.17g` for float64; float16 and bfloat16 print as float32). Bools print as
+    `1`/`0`; a scalar string prints as its raw (UTF-8 decoded) text, string elements of an
+    array in double quotes (`["a" "b"]`), as current tf.print does.
+    """
+    if x.size == 0:
+        return "[]"
+    if x.dtype == np.float64:
+        return _summarize(x, lambda v: _float_text(float(v), 15, 17, np.float64))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np_dtype:
+        x = x.astype(np.float32)
+        return _summarize(x, lambda v: _float_text(float(v), 6, 9, np.float32))
+    if x.dtype == np.bool_:
+        return _summarize(x, lambda v: "1" if v else "0")
     if x.dtype == object:
+        def text(v):
+            return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
         if x.ndim == 0:
-            item = x.item()
-            return item.decode("utf-8", "replace") if isinstance(item, bytes) else str(item)
-        # iterating a 1-D object array yields the bare items: re-wrap them as 0-d arrays
-        return "[" + " ".join(format_value(np.asarray(v, dtype=object)) for v in x) + "]"
+            return text(x[()])
+        return _summarize(x, lambda v: f'"{text(v)}"')
+    return _summarize(x, str)
+
+
+def _float_text(value: float, digits: int, more_digits: int, np_type) -> str:
+    text = "%.*g" % (digits, value)
+    if np_type(float(text)) != np_type(value):  # does not read back: print more digits
+        text = "%.*g" % (more_digits, value)
+    return text
+
+
+def _summarize(x: np.ndarray, element, depth: int = 0) -> str:
     if x.ndim == 0:
-        return np.array2string(x)
-    return np.array2string(x, separator=" ", threshold=1000, edgeitems=3,
-                           max_line_width=10**9)
+        return element(x[()])
+    n = x.shape[0]
+    shown = [*range(min(n, _EDGE_ITEMS)), *range(max(_EDGE_ITEMS, n - _EDGE_ITEMS), n)]
+    parts = [element(x[i]) if x.ndim == 1 else _summarize(x[i], element, depth + 1)
+             for i in shown]
+    if n > 2 * _EDGE_ITEMS:
+        parts.insert(_EDGE_ITEMS, "...")
+    sep = " " if x.ndim == 1 else "\n" * (x.ndim - 1) + " " * (depth + 1)
+    return "[" + sep.join(parts) + "]"
 
 
 @register
