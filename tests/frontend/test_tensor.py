@@ -539,7 +539,7 @@ def test_print_formats_tensor_scalars_and_strings():
     stream = io.StringIO()
     em.print(em.constant(3), em.constant("hi"), em.constant(["a", "b"]), em.constant([]),
              output_stream=stream)
-    assert stream.getvalue() == "3 hi [a b] []\n"
+    assert stream.getvalue() == '3 hi ["a" "b"] []\n'
 
 
 def test_print_elides_long_tensors():
