@@ -289,9 +289,9 @@ def _tensor_cast(interp: Interpreter, op: ir.Operation) -> Step:
 
 def _arith_constant(interp: Interpreter, op: ir.Operation) -> Step:
     attr = op.attributes["value"]
-    if not isinstance(attr, (ir.IntegerAttr, ir.FloatAttr)):
+    if not isinstance(attr, (ir.IntegerAttr, ir.FloatAttr, ir.BoolAttr)):
         raise InterpreterError(f"{_where(op)}: only scalar arith.constant is supported")
-    value = attr.value
+    value = bool(attr.value) if isinstance(attr, ir.BoolAttr) else attr.value
     result = op.results[0]
 
     def step(env):

@@ -71,11 +71,12 @@ def is_splat(value: ir.Value, scalar) -> bool:
     array = constant_of(value)
     if array is None or array.size == 0:
         return False
-    flat = np.asarray(array).reshape(-1)
     if array.dtype == object:
         return False
+    if array.strides and not any(array.strides):  # a broadcast splat view: one element
+        array = array.reshape(-1)[:1]
     with np.errstate(all="ignore"):
-        return bool(np.all(flat == scalar))
+        return bool(np.all(array == scalar))
 
 
 def same_type(a: ir.Value, b: ir.Value) -> bool:

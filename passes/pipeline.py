@@ -126,6 +126,9 @@ class Pipeline:
                 raise PipelineError(f"empty pass name in pipeline '{text}'")
             name, _, rest = element.partition("{")
             name = name.strip()
+            if name in registry.PIPELINES and not rest:
+                steps.extend(cls.parse(registry.PIPELINES[name]).steps)
+                continue
             if name in registry.PASSES:
                 if rest and not rest.endswith("}"):
                     raise PipelineError(f"malformed options for {name}: '{element}'")
@@ -164,7 +167,8 @@ class Pipeline:
                               print_options)
                 stats = Statistics(label)
             else:
-                stats = step.apply(module)
+                with module.context, ir.Location.unknown():  # passes build IR freely
+                    stats = step.apply(module)
             report.timings.append((label, time.perf_counter() - start))
             report.statistics.append(stats)
             if verify_each:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 PASSES: dict[str, str] = {
+    "convert-ember-to-linalg": "ember.passes.conversions.ember_to_linalg:ConvertEmberToLinalgPass",
     "ember-canonicalize": "ember.passes.transforms.canonicalize:CanonicalizePass",
     "ember-constant-fold": "ember.passes.transforms.constant_fold:ConstantFoldPass",
     "ember-cse": "ember.passes.transforms.cse:CsePass",
@@ -17,6 +18,12 @@ PASSES: dict[str, str] = {
     "ember-licm": "ember.passes.transforms.licm:LicmPass",
     "ember-optimize": "ember.passes.transforms.optimize:OptimizePass",
     "ember-shape-refine": "ember.passes.transforms.shape_refine:ShapeRefinePass",
+}
+
+# Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).
+PIPELINES: dict[str, str] = {
+    "ember-simplify": "ember-canonicalize,ember-constant-fold,ember-cse,ember-dce",
+    "ember-cpu-prepare": "ember-inline,ember-shape-refine,ember-optimize",
 }
 
 # Upstream passes users commonly combine with ours; used for "did you mean" suggestions.
@@ -36,7 +43,7 @@ def pass_class(name: str):
 
 
 def names() -> list[str]:
-    return sorted(PASSES)
+    return sorted(PASSES) + sorted(PIPELINES)
 
 
 _CLASSES: dict[str, type] = {}  # passes registered at run time (not importable by path)

@@ -43,7 +43,7 @@ from ember.runtime.concrete import ConcreteFunction, is_result, result_index
 from ember.runtime.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
                                        TraceType, trace_type_of)
 
-DEFAULT_PIPELINE = "builtin.module(ember-dce)"
+DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
 RETRACE_WINDOW = 10
 RETRACE_LIMIT = 5
 _MAX_TRACE_DEPTH = 64
@@ -347,7 +347,8 @@ class Function:
             graph.wrap(next(returned_values), "Identity") if is_result(leaf) else leaf
             for leaf in leaves])
         return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
-                                leaves, pipeline=self._pipeline)
+                                leaves, pipeline=self._pipeline,
+                                compile_enabled=self._backend == "cpu" and self._jit_compile)
 
 
 _TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)

@@ -1,0 +1,165 @@
+// ember-shape-refine re-runs type inference with constant operand values and makes result
+// types static; users whose types must stay (return, yield, call, loops) see a tensor.cast.
+
+// RUN: ember-opt %s --split-input-file -p ember-shape-refine | FileCheck %s
+// RUN: ember-opt %s --split-input-file -p ember-shape-refine --pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+
+// A fill of a constant shape gets a static type; the return keeps the function's type.
+// CHECK-LABEL: func.func @fill(
+// CHECK:         %[[F:.*]] = "ember.fill"(%{{.*}}, %{{.*}}) : (tensor<2xi32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[F]] : tensor<2x3xf32> to tensor<?x?xf32>
+// CHECK-NEXT:    return %[[C]] : tensor<?x?xf32>
+// STATS:       ember-shape-refine:
+// STATS-NEXT:    refined: 1
+func.func @fill(%v: tensor<f32>) -> tensor<?x?xf32> {
+  %d = "ember.constant"() {value = dense<[2, 3]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %f = "ember.fill"(%d, %v) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
+  return %f : tensor<?x?xf32>
+}
+
+// -----
+
+// A range of constant bounds gets its length; refinement flows to the users in program
+// order, so only the value that leaves the function needs a cast.
+// CHECK-LABEL: func.func @range(
+// CHECK:         %[[R:.*]] = "ember.range"({{.*}}) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<5xi32>
+// CHECK-NEXT:    %[[M:.*]] = "ember.mul"(%[[R]], %[[R]]) : (tensor<5xi32>, tensor<5xi32>) -> tensor<5xi32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[M]] : tensor<5xi32> to tensor<?xi32>
+// CHECK-NEXT:    %[[S:.*]] = "ember.reduce_sum"(%[[M]]) {{.*}} : (tensor<5xi32>) -> tensor<i32>
+// CHECK-NEXT:    return %[[C]], %[[S]] : tensor<?xi32>, tensor<i32>
+// STATS:       ember-shape-refine:
+// STATS-NEXT:    refined: 2
+func.func @range() -> (tensor<?xi32>, tensor<i32>) {
+  %start = "ember.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+  %limit = "ember.constant"() {value = dense<11> : tensor<i32>} : () -> tensor<i32>
+  %delta = "ember.constant"() {value = dense<2> : tensor<i32>} : () -> tensor<i32>
+  %r = "ember.range"(%start, %limit, %delta) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<?xi32>
+  %m = "ember.mul"(%r, %r) : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
+  %s = "ember.reduce_sum"(%m) {axes = array<i64: 0>, keepdims = false} : (tensor<?xi32>) -> tensor<i32>
+  return %m, %s : tensor<?xi32>, tensor<i32>
+}
+
+// -----
+
+// Unknown operand values: nothing to refine (a fill of an argument shape, a range with one
+// bound from an argument).
+// CHECK-LABEL: func.func @unknown(
+// CHECK-NOT:     tensor.cast
+// CHECK:         "ember.fill"({{.*}}) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
+// CHECK:         "ember.range"({{.*}}) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<?xi32>
+// CHECK-NOT:     tensor.cast
+// CHECK:         return
+func.func @unknown(%d: tensor<2xi32>, %v: tensor<f32>, %n: tensor<i32>) -> (tensor<?x?xf32>, tensor<?xi32>) {
+  %f = "ember.fill"(%d, %v) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
+  %zero = "ember.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %one = "ember.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+  %r = "ember.range"(%zero, %n, %one) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<?xi32>
+  return %f, %r : tensor<?x?xf32>, tensor<?xi32>
+}
+
+// -----
+
+// Declared types less static than the operands give (hand-written IR, unranked results) are
+// refined too; a static dim that is already there never changes.
+// CHECK-LABEL: func.func @loose(
+// CHECK-NEXT:    %[[E:.*]] = "ember.exp"(%{{.*}}) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT:    %[[T:.*]] = "ember.transpose"(%[[E]]) {{.*}} : (tensor<4x2xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[T]] : tensor<2x4xf32> to tensor<?x4xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @loose(%x: tensor<4x2xf32>) -> tensor<?x4xf32> {
+  %e = "ember.exp"(%x) : (tensor<4x2xf32>) -> tensor<?x?xf32>
+  %t = "ember.transpose"(%e) {perm = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x4xf32>
+  return %t : tensor<?x4xf32>
+}
+
+// -----
+
+// An unknown rank becomes known.
+// CHECK-LABEL: func.func @unranked(
+// CHECK-NEXT:    %[[E:.*]] = "ember.sin"(%{{.*}}) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[E]] : tensor<3xf32> to tensor<*xf32>
+// CHECK-NEXT:    return %[[C]] : tensor<*xf32>
+func.func @unranked(%x: tensor<3xf32>) -> tensor<*xf32> {
+  %e = "ember.sin"(%x) : (tensor<3xf32>) -> tensor<*xf32>
+  return %e : tensor<*xf32>
+}
+
+// -----
+
+// Inside regions: the yield keeps the scf.if's result type, the loop keeps its carried type,
+// a tensor.extract takes the refined value as it is.
+// CHECK-LABEL: func.func @regions(
+// CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:      %[[C:.*]] = tensor.cast %[[F]] : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:      scf.yield %[[C]] : tensor<?xf32>
+// CHECK-NEXT:    } else {
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[G:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:    %[[GC:.*]] = tensor.cast %[[G]] : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:    %[[X:.*]] = tensor.extract %[[G]][%{{.*}}] : tensor<3xf32>
+// CHECK-NEXT:    %[[W:.*]] = scf.while (%{{.*}} = %[[GC]]) : (tensor<?xf32>) -> tensor<?xf32>
+func.func @regions(%p: i1, %v: tensor<f32>, %i: index) -> (tensor<?xf32>, f32, tensor<?xf32>) {
+  %d = "ember.constant"() {value = dense<3> : tensor<1xi64>} : () -> tensor<1xi64>
+  %r = scf.if %p -> (tensor<?xf32>) {
+    %f = "ember.fill"(%d, %v) : (tensor<1xi64>, tensor<f32>) -> tensor<?xf32>
+    scf.yield %f : tensor<?xf32>
+  } else {
+    %e = "ember.fill"(%d, %v) : (tensor<1xi64>, tensor<f32>) -> tensor<3xf32>
+    %c = tensor.cast %e : tensor<3xf32> to tensor<?xf32>
+    scf.yield %c : tensor<?xf32>
+  }
+  %g = "ember.fill"(%d, %v) : (tensor<1xi64>, tensor<f32>) -> tensor<?xf32>
+  %x = tensor.extract %g[%i] : tensor<?xf32>
+  %w = scf.while (%a = %g) : (tensor<?xf32>) -> tensor<?xf32> {
+    scf.condition(%p) %a : tensor<?xf32>
+  } do {
+  ^bb0(%b: tensor<?xf32>):
+    scf.yield %b : tensor<?xf32>
+  }
+  return %r, %x, %w : tensor<?xf32>, f32, tensor<?xf32>
+}
+
+// -----
+
+// A call keeps its callee's signature: the argument is cast back.
+// CHECK-LABEL: func.func @call(
+// CHECK:         %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<2xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[F]] : tensor<2xf32> to tensor<?xf32>
+// CHECK-NEXT:    %[[R:.*]] = call @callee(%[[C]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NEXT:    %[[N:.*]] = "ember.neg"(%[[F]]) : (tensor<2xf32>) -> tensor<2xf32>
+func.func private @callee(tensor<?xf32>) -> tensor<?xf32>
+func.func @call(%v: tensor<f32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %d = "ember.constant"() {value = dense<2> : tensor<1xi32>} : () -> tensor<1xi32>
+  %f = "ember.fill"(%d, %v) : (tensor<1xi32>, tensor<f32>) -> tensor<?xf32>
+  %r = call @callee(%f) : (tensor<?xf32>) -> tensor<?xf32>
+  %n = "ember.neg"(%f) : (tensor<?xf32>) -> tensor<?xf32>
+  return %r, %n : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Static IR is left exactly as it is.
+// CHECK-LABEL: func.func @static(
+// CHECK-NEXT:    "ember.add"(%{{.*}}, %{{.*}}) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    return
+func.func @static(%x: tensor<4xf32>, %y: tensor<f32>) -> tensor<4xf32> {
+  %0 = "ember.add"(%x, %y) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// tensor.concat, an upstream op with a spec, is refined like the ember ops.
+// CHECK-LABEL: func.func @concat(
+// CHECK:         %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<2xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.concat dim(0) %[[F]], %{{.*}} : (tensor<2xf32>, tensor<3xf32>) -> tensor<5xf32>
+// CHECK-NEXT:    %[[R:.*]] = tensor.cast %[[C]] : tensor<5xf32> to tensor<?xf32>
+// CHECK-NEXT:    return %[[R]]
+func.func @concat(%v: tensor<f32>, %y: tensor<3xf32>) -> tensor<?xf32> {
+  %d = "ember.constant"() {value = dense<2> : tensor<1xi32>} : () -> tensor<1xi32>
+  %f = "ember.fill"(%d, %v) : (tensor<1xi32>, tensor<f32>) -> tensor<?xf32>
+  %c = tensor.concat dim(0) %f, %y : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+  return %c : tensor<?xf32>
+}
