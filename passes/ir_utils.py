@@ -87,7 +87,7 @@ def make_constant(array: np.ndarray, like: ir.Value, before: ir.Operation) -> ir
     """An `ember.constant` of `array` with `like`'s type, inserted before `before`."""
     ttype = type_from_mlir(like.type)
     array = np.asarray(array).astype(ttype.dtype.np_dtype, copy=False)
-    with ir.InsertionPoint(before):
+    with ir.InsertionPoint(before), before.location:
         return emit(creation.ConstantOp, (), {"value": array}, loc=before.location)
 
 

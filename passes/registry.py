@@ -23,7 +23,9 @@ PASSES: dict[str, str] = {
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).
 PIPELINES: dict[str, str] = {
     "ember-simplify": "ember-canonicalize,ember-constant-fold,ember-cse,ember-dce",
-    "ember-cpu-prepare": "ember-inline,ember-shape-refine,ember-optimize",
+    # Shapes refine best after folding has made shape operands constant; refined shapes
+    # then enable more folding.
+    "ember-cpu-prepare": "ember-inline,ember-optimize,ember-shape-refine,ember-optimize",
 }
 
 # Upstream passes users commonly combine with ours; used for "did you mean" suggestions.

@@ -19,6 +19,7 @@ from mlir.dialects import func
 from ember.backends.interpreter import Interpreter
 from ember.passes.pipeline import PassFailure, Pipeline
 from ember.runtime import config
+from ember.runtime.executor import Executor
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
@@ -39,7 +40,7 @@ class ConcreteFunction:
 
     def __init__(self, name: str, graph: FuncGraph, signature: inspect.Signature,
                  templates: dict[str, Any], outputs: Any, output_leaves: list,
-                 pipeline: Pipeline | None = None):
+                 pipeline: Pipeline | None = None, compile_enabled: bool = True):
         self.name = name
         self._graph = graph
         self._signature = signature
@@ -49,6 +50,8 @@ class ConcreteFunction:
         self._stages, self._report, module = _optimize(graph, pipeline)
         self._interpreter = Interpreter(module, callbacks=graph.callbacks)
         self._interpreter._plan(graph.symbol)  # compile once, before any concurrent calls
+        self._executor = Executor(name, self._stages["optimized"], graph.symbol,
+                                  self._interpreter, compile_enabled and not graph.callbacks)
 
     # -- introspection ----------------------------------------------------------------------
 
@@ -246,7 +249,8 @@ class ConcreteFunction:
                 raise OutOfScopeError(
                     f"{self.name} captured {obj!r} from the trace of '{obj.graph.name}' and can "
                     "only be called inside that trace")
-        results = self._interpreter.call(self._graph.symbol, args)
+        extra = args[len(flat):]
+        results = self._executor.run(args[:len(flat)], extra)
         tensors = [Tensor(np.asarray(r)) for r in results]
         return self._pack(tensors)
 
@@ -269,7 +273,9 @@ class ConcreteFunction:
             for op in self._graph.module.body.operations:
                 symbol = ir.StringAttr(op.attributes["sym_name"]).value
                 if symbol not in graph.callees:
-                    op.clone()
+                    copy = op.clone()
+                    if copy.regions[0].blocks:  # a nested function: only its caller uses it
+                        copy.attributes["sym_visibility"] = ir.StringAttr.get("private")
                     graph.callees.add(symbol)
         graph.callbacks.update(self._graph.callbacks)
 
