@@ -1,0 +1,1 @@
+"""The CPU backend: ember IR -> linalg -> bufferized -> LLVM dialect -> LLVM IR -> native."""

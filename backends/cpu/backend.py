@@ -1,0 +1,142 @@
+"""The CPU backend as an ordered list of stages, each printable and resumable.
+
+    ember ──make_linalg──▶ linalg on tensors ──make_bufferized──▶ memrefs ──make_llvm──▶
+    LLVM dialect ──make_llvmir──▶ LLVM IR ──make_asm / make_obj / JIT (llvmlite)──▶ native
+
+Each `make_<stage>` takes the previous stage's output (an `ir.Module`, or LLVM IR text for
+the last ones) and returns the next, so `ember-compile --emit=<stage>` can stop anywhere
+and a stage can resume from a file. Options are a frozen dataclass whose `key()` is part of
+every compile-cache key (STYLE.md: every option that changes code is in the key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import llvmlite.binding as llvm
+from mlir import ir, passmanager
+
+from ember.passes.pipeline import run_pipeline
+from ember.backends.cpu.translate import to_llvm_ir
+
+STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
+
+# Tensor -> LLVM path checked on this MLIR build (DESIGN.md §10), plus elementwise fusion
+# and math lowering to LLVM intrinsics and libm.
+_LINALG = "builtin.module(convert-ember-to-linalg,canonicalize,linalg-fuse-elementwise-ops,cse)"
+_BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map},"
+              "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+              "canonicalize)")
+_LLVM = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+         "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+         "reconcile-unrealized-casts)")
+
+
+def path_to(stop: str, start: str = "linalg") -> list[str]:
+    """The stages run to reach `stop` from `start` (asm and obj both come from llvmir)."""
+    chain = list(STAGES[:4]) + [stop] if stop in ("asm", "obj") else list(STAGES[:4])
+    chain = chain[:chain.index(stop) + 1]
+    return chain[chain.index(start):] if start in chain else []
+
+
+@functools.lru_cache(maxsize=1)
+def _init_llvm() -> tuple[str, str]:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuOptions:
+    """Code-generation options; `None` cpu/features mean the host's."""
+
+    cpu: str | None = None
+    features: str | None = None
+    opt_level: int = 3
+
+    def resolved(self) -> "CpuOptions":
+        host_cpu, host_features = _init_llvm()
+        return dataclasses.replace(self, cpu=self.cpu or host_cpu,
+                                   features=self.features if self.features is not None
+                                   else host_features)
+
+    def key(self) -> tuple:
+        r = self.resolved()
+        return ("cpu", r.cpu, r.features, r.opt_level)
+
+
+class CpuBackend:
+    """Compiles ember modules for this machine's CPU."""
+
+    def __init__(self, options: CpuOptions | None = None):
+        self.options = (options or CpuOptions()).resolved()
+
+    def make_linalg(self, module: ir.Module) -> ir.Module:
+        """ember -> linalg/tensor/arith/math on tensors; elementwise chains fused."""
+        run_pipeline(module, _LINALG, verify_each=False)
+        return module
+
+    def make_bufferized(self, module: ir.Module) -> ir.Module:
+        """tensors -> memrefs; results become caller-allocated output arguments."""
+        _run_upstream(module, _BUFFERIZE)
+        return module
+
+    def make_llvm(self, module: ir.Module) -> ir.Module:
+        """memrefs and loops -> the LLVM dialect."""
+        _run_upstream(module, _LLVM)
+        return module
+
+    def make_llvmir(self, module: ir.Module) -> str:
+        return to_llvm_ir(module)
+
+    def target_machine(self, reloc: str = "default"):
+        target = llvm.Target.from_default_triple()
+        return target.create_target_machine(cpu=self.options.cpu,
+                                            features=self.options.features,
+                                            opt=self.options.opt_level, reloc=reloc,
+                                            codemodel="jitdefault" if reloc == "default"
+                                            else "small")
+
+    def optimize_llvm(self, llvm_ir: str, machine=None):
+        """Parses and optimises LLVM IR at the configured level; returns the llvmlite module."""
+        mod = llvm.parse_assembly(llvm_ir)
+        mod.verify()
+        machine = machine or self.target_machine()
+        tuning = llvm.create_pipeline_tuning_options(speed_level=self.options.opt_level)
+        builder = llvm.create_pass_builder(machine, tuning)
+        builder.getModulePassManager().run(mod, builder)
+        return mod
+
+    def make_asm(self, llvm_ir: str) -> str:
+        machine = self.target_machine()
+        return machine.emit_assembly(self.optimize_llvm(llvm_ir, machine))
+
+    def make_obj(self, llvm_ir: str) -> bytes:
+        machine = self.target_machine(reloc="pic")
+        return machine.emit_object(self.optimize_llvm(llvm_ir, machine))
+
+    def lower(self, module: ir.Module, stop: str = "llvmir"):
+        """Runs the stages up to and including `stop` on `module` (in place for IR stages)."""
+        if stop not in STAGES:
+            raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
+        value = module
+        for stage in path_to(stop):
+            value = getattr(self, f"make_{stage}")(value)
+        return value
+
+
+class BackendError(RuntimeError):
+    """An upstream lowering step failed; carries MLIR's diagnostics in the message."""
+
+
+def _run_upstream(module: ir.Module, pipeline: str) -> None:
+    with module.context:
+        pm = passmanager.PassManager.parse(pipeline)
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            details = "; ".join(f"{d.location}: {d.message}" for d in e.error_diagnostics)
+            raise BackendError(f"{pipeline} failed: {details}") from None

@@ -1,0 +1,120 @@
+"""Compiling one traced function for one set of static input shapes.
+
+The runtime keeps a ConcreteFunction's IR shape-polymorphic (`?` dims) and compiles it per
+distinct static input shape seen at call time, as JAX does: with all shapes static,
+broadcasting is known at compile time, output buffers are allocated by the caller, and
+LLVM sees constant trip counts. Steps:
+
+  1. Parse the optimised module; inline nested functions into the entry function.
+  2. Specialise: give the entry function's arguments the static types of this call.
+  3. `ember-shape-refine` + `ember-optimize` propagate the static shapes (and fold).
+  4. If a result shape is still unknown (it depends on values, e.g. em.range(n)), or the
+     function needs the host (strings, host callbacks, prints, variables not yet lowered),
+     raise NotCompilable naming the op: the runtime then interprets it.
+  5. Lower through the backend's stages and JIT the LLVM IR.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from mlir import ir
+
+from ember.backends.cpu.backend import BackendError, CpuBackend
+from ember.backends.cpu.jit import Executable, jit_compile
+from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
+from ember.dialects.ember.irdl import default_context
+from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.conversions.ember_to_linalg import unlowerable_ops
+from ember.passes.pipeline import PassFailure, run_pipeline
+
+_SPECIALIZE = ("builtin.module(ember-inline{max-ops=1000000},ember-optimize,ember-shape-refine,"
+               "ember-optimize)")
+_HOST_ONLY = ("ember.print", "ember.read_variable", "ember.assign_variable",
+              "ember.assign_add_variable", "ember.assign_sub_variable")
+
+
+class NotCompilable(Exception):
+    """The function cannot be compiled for the CPU; the message names the reason and op."""
+
+
+def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType]) -> ir.Module:
+    """The module with `@symbol`'s arguments fixed to static `arg_types`, shapes propagated."""
+    with default_context():
+        module = ir.Module.parse(module_text)
+        fn = _function(module, symbol)
+        block = fn.regions[0].blocks[0]
+        if len(block.arguments) != len(arg_types):
+            raise NotCompilable(f"@{symbol} takes {len(block.arguments)} arguments, "
+                                f"{len(arg_types)} given")
+        for arg, t in zip(block.arguments, arg_types):
+            if not isinstance(type_from_mlir(arg.type), TensorType):
+                raise NotCompilable(f"@{symbol} takes a variable; variables run on the host")
+            arg.set_type(type_to_mlir(t))
+        results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
+        fn.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([a.type for a in block.arguments], results))
+    try:
+        run_pipeline(module, _SPECIALIZE, verify_each=False)
+    except PassFailure as e:
+        raise NotCompilable(f"specialising @{symbol} failed: {e}") from None
+    with default_context():
+        _static_results(_function(module, symbol))
+    return module
+
+
+def _static_results(fn: ir.Operation) -> None:
+    """Returns the static values behind `tensor.cast`s to `?`, and retypes the results: the
+    entry function has no callers whose types could break."""
+    block = fn.regions[0].blocks[0]
+    ret = list(block.operations)[-1].operation
+    for i, value in enumerate(list(ret.operands)):
+        owner = value.owner
+        if isinstance(owner, ir.OpView):
+            owner = owner.operation
+        if isinstance(owner, ir.Operation) and owner.name == "tensor.cast":
+            ret.operands[i] = owner.operands[0]
+    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [a.type for a in block.arguments], [v.type for v in ret.operands]))
+
+
+def _function(module: ir.Module, symbol: str) -> ir.Operation:
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == symbol:
+            return op
+    raise NotCompilable(f"no function @{symbol} in the module")
+
+
+def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
+    """The static result types of `@symbol`, or NotCompilable naming what stands in the way."""
+    fn = _function(module, symbol)
+    for op in iter_ops(fn):
+        if op.name in _HOST_ONLY or op.name == "func.call":
+            raise NotCompilable(f"'{op.name}' (at {op.location}) runs on the host")
+    blocked = unlowerable_ops(module)
+    if blocked:
+        op = blocked[0]
+        raise NotCompilable(f"'{op.name}' (at {op.location}) has no CPU lowering for these "
+                            "types")
+    results = []
+    for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
+        rt = type_from_mlir(t)
+        if not rt.is_static:
+            raise NotCompilable(f"result type {rt} depends on run-time values")
+        results.append(rt)
+    return results
+
+
+def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorType],
+                     backend: CpuBackend | None = None) -> Executable:
+    """Specialises, lowers and JIT-compiles `@symbol` for static `arg_types`."""
+    backend = backend or CpuBackend()
+    module = specialize(module_text, symbol, arg_types)
+    result_types = check_compilable(module, symbol)
+    try:
+        llvm_ir = backend.lower(module, "llvmir")
+    except (BackendError, PassFailure) as e:
+        raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
+    return Executable(jit_compile(backend, llvm_ir), symbol, arg_types, result_types)

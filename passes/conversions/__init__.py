@@ -1,0 +1,1 @@
+"""Dialect conversions: `convert-ember-to-linalg`."""

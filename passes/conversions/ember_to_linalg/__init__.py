@@ -1,0 +1,116 @@
+"""convert-ember-to-linalg: every ember op becomes linalg/tensor/arith/math on tensors.
+
+Upstream equivalent: `convert-elementwise-to-linalg`, `tosa-to-linalg`. Control flow stays
+`scf`, with its bodies converted in place; `tensor.concat` stays (upstream bufferizes it).
+
+Algorithm:
+  1. Collect every ember op of every function with its ember operand/result types and
+     decoded attributes — before anything changes, so rules see ember dtypes (`ui8`).
+  2. In program order, call the op's `@lowers` rule at the op; replace its results by the
+     rule's values and erase it. An op without a rule is a hard error naming it.
+  3. Retype what is left of `ui8` (arguments, region results) to signless `i8`.
+
+Before:
+    %0 = "ember.add"(%x, %y) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+After:
+    %e = tensor.empty() : tensor<4xf32>
+    %0 = linalg.generic {indexing_maps = [(d0) -> (d0), (d0) -> (), (d0) -> (d0)], ...}
+           ins(%x, %y : tensor<4xf32>, tensor<f32>) outs(%e : tensor<4xf32>) {
+         ^bb0(%a: f32, %b: f32, %o: f32):
+           %s = arith.addf %a, %b : f32
+           linalg.yield %s : f32
+         } -> tensor<4xf32>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+
+from ember.dialects.ember.base import REGISTRY
+from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.base import Pass, Statistics
+from ember.passes.conversions.ember_to_linalg import elementwise  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import structure  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
+                                                             LoweringError, lowers)
+from ember.passes.ir_utils import decoded_attrs, functions, replace_op
+
+__all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
+           "unlowerable_ops"]
+
+
+def unlowerable_ops(module: ir.Module) -> list[ir.Operation]:
+    """The ember ops in `module` that no rule lowers (or that only the host can run)."""
+    found = []
+    for fn in functions(module):
+        for op in iter_ops(fn):
+            spec = REGISTRY.get(op.name)
+            if spec is None or spec.upstream:
+                continue
+            types = [type_from_mlir(v.type) for v in list(op.operands) + list(op.results)]
+            if spec not in LOWERINGS or any(getattr(t, "dtype", None) is not None and
+                                            t.dtype.is_string for t in types):
+                found.append(op)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertEmberToLinalgPass(Pass):
+    name: ClassVar[str] = "convert-ember-to-linalg"
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        from ember.passes.pipeline import PassFailure
+        for fn in functions(module):
+            work = []
+            for op in iter_ops(fn):
+                spec = REGISTRY.get(op.name)
+                if spec is None or spec.upstream:
+                    continue
+                if spec not in LOWERINGS:
+                    raise PassFailure(f"{op.location}: no lowering to linalg for "
+                                      f"'{op.name}'; add a @lowers({spec.__name__}) rule")
+                work.append((op, spec, [type_from_mlir(v.type) for v in op.operands],
+                             [type_from_mlir(r.type) for r in op.results], decoded_attrs(op)))
+            for op, spec, operand_types, result_types, attrs in work:
+                lw = Lowering(op, operand_types, result_types, attrs)
+                try:
+                    with ir.InsertionPoint(op), op.location:
+                        values = LOWERINGS[spec](op, lw)
+                except LoweringError as e:
+                    raise PassFailure(f"{op.location}: cannot lower '{op.name}': {e}") from None
+                replace_op(op, values)
+                stats.add("lowered")
+            _signless(fn)
+
+
+def _signless(fn: ir.Operation) -> None:
+    """Retypes values of tensor<...xui8> to tensor<...xi8> (same bits, signless arith)."""
+    def fix(value: ir.Value) -> None:
+        text = str(value.type)
+        if text.endswith("xui8>") or text == "tensor<ui8>":
+            value.set_type(ir.Type.parse(text.replace("ui8>", "i8>")))
+    for block in fn.regions[0].blocks:
+        for arg in block.arguments:
+            fix(arg)
+    for op in iter_ops(fn):
+        for r in op.results:
+            fix(r)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    fix(arg)
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    inputs = [a.type for a in fn.regions[0].blocks[0].arguments] if fn.regions[0].blocks \
+        else list(ftype.inputs)
+    results = [ir.Type.parse(str(t).replace("ui8>", "i8>")) for t in ftype.results]
+    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))

@@ -1,0 +1,154 @@
+"""Lowering of the ops that make tensors: constant, fill, range and shape.
+
+- `ember.constant` becomes `arith.constant` with the same dense elements on the signless
+  type (`ui8` bits reinterpreted as `i8`; bf16 and i1 as they are).
+- `ember.fill` becomes `linalg.fill` of the scalar `tensor.extract`ed from the value operand;
+  dynamic result dims are read from the `dims` operand (negative sizes clamp to 0).
+- `ember.range` becomes a `linalg.generic` computing `start + i * delta` from
+  `linalg.index`: wrapping integer arithmetic in the element type, or f64 arithmetic rounded
+  once to the element type, as the reference (`start + delta * np.arange(n)`) computes. Its
+  size depends on operand values, so the result shape must be static (fold the operands
+  to constants first).
+- `ember.shape` becomes an `arith.constant` of the static dims, or `tensor.from_elements`
+  of the static dims and `tensor.dim`s when some dims are dynamic.
+
+Upstream equivalents: `arith.constant`, `linalg.fill`, `tensor.dim`/`tensor.from_elements`.
+
+Before:
+    %z = "ember.fill"(%dims, %v) : (tensor<2xi64>, tensor<f32>) -> tensor<3x4xf32>
+After:
+    %s = tensor.extract %v[] : tensor<f32>
+    %e = tensor.empty() : tensor<3x4xf32>
+    %z = linalg.fill ins(%s : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, math, tensor
+
+from ember.dialects.ember import creation as C
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
+                                                             LoweringError, element_type,
+                                                             lowers, tensor_type)
+
+F64 = dtypes.float64
+
+
+@lowers(C.ConstantOp)
+def lower_constant(op, lw: Lowering):
+    out = lw.result_types[0]
+    element_type(out.dtype)  # strings stay on the host
+    attr = op.attributes["value"]
+    if out.dtype is dtypes.uint8:
+        attr = _signless_bytes(lw.attrs["value"], out)
+    return [arith.ConstantOp(tensor_type(out), attr).result]
+
+
+def _signless_bytes(array: np.ndarray, out: TensorType) -> ir.Attribute:
+    """The dense attribute of a ui8 array on i8: the same bits."""
+    shaped = tensor_type(out)
+    flat = np.asarray(array).reshape(-1)
+    if flat.size > 1 and np.all(flat == flat[0]):  # keep huge splats small
+        one = ir.IntegerAttr.get(element_type(out.dtype), int(flat[0].view(np.int8)))
+        return ir.DenseElementsAttr.get_splat(shaped, one)
+    data = np.ascontiguousarray(array, dtype=np.uint8).view(np.int8)
+    return ir.DenseElementsAttr.get(data, type=shaped.element_type, shape=list(out.shape))
+
+
+@lowers(C.FillOp)
+def lower_fill(op, lw: Lowering):
+    dims, value = lw.operands
+    out = lw.result_types[0]
+    if out.shape is None:
+        raise LoweringError(f"result {out} needs a known rank")
+    scalar = tensor.ExtractOp(value, []).result
+    sizes = [d if d is not None else _dim_from(lw, dims, lw.operand_types[0], i)
+             for i, d in enumerate(out.shape)]
+    empty = tensor.EmptyOp(sizes, element_type(out.dtype)).result
+    return [linalg.fill(scalar, outs=[empty])]
+
+
+def _dim_from(lw: Lowering, dims: ir.Value, dims_type: TensorType, i: int) -> ir.Value:
+    """Element `i` of the shape operand as an index (negative sizes clamp to 0)."""
+    d = tensor.ExtractOp(dims, [lw.index(i)]).result
+    d = arith.MaxSIOp(d, lw.scalar(0, dims_type.dtype)).result
+    return arith.IndexCastOp(ir.IndexType.get(), d).result
+
+
+@lowers(C.RangeOp)
+def lower_range(op, lw: Lowering):
+    out = lw.result_types[0]
+    if not out.is_static:
+        raise LoweringError(f"the size of {out} depends on operand values; make start, "
+                            "limit and delta constants (ember-constant-fold, "
+                            "ember-shape-refine) so the result shape is static")
+    start, delta = (tensor.ExtractOp(lw.operands[k], []).result for k in (0, 2))
+    dtype, et = out.dtype, element_type(out.dtype)
+    if dtype.is_floating and dtype is not F64:  # numpy computes in f64, then rounds
+        start, delta = (arith.ExtFOp(element_type(F64), v).result for v in (start, delta))
+    generic = linalg.GenericOp(
+        [tensor_type(out)], [], [tensor.EmptyOp(list(out.shape), et).result],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(1))]),
+        ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)]))
+    block = generic.regions[0].blocks.append(et)
+    with ir.InsertionPoint(block):
+        i = linalg.IndexOp(0).result
+        if dtype.is_floating:
+            n = arith.IndexCastOp(ir.IntegerType.get_signless(64), i).result
+            n = arith.SIToFPOp(element_type(F64), n).result
+            v = narrow_f64(arith.AddFOp(start, arith.MulFOp(delta, n).result).result, et)
+        else:  # modular arithmetic: wrapping in the element type equals numpy's int64 + cast
+            n = arith.IndexCastOp(et, i).result
+            v = arith.AddIOp(start, arith.MulIOp(delta, n).result).result
+        linalg.YieldOp([v])
+    return [generic.result]
+
+
+def narrow_f64(x: ir.Value, et: ir.Type) -> ir.Value:
+    """Rounds f64 `x` once to float type `et` (round to nearest even).
+
+    16-bit types go through f32 rounded to odd (exact: f32 has more than 2 extra bits), not a
+    direct `truncf`: LLVM lowers f64 -> f16/bf16 to `__truncdfhf2`/`__truncdfbf2` calls
+    that JIT and AOT links do not resolve.
+    """
+    f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+    if et == f64:
+        return x
+    t = arith.TruncFOp(f32, x).result
+    if et == f32:
+        return t
+    back = arith.ExtFOp(f64, t).result
+    inexact = arith.CmpFOp(arith.CmpFPredicate.UNE, back, x).result
+    away = arith.CmpFOp(arith.CmpFPredicate.OGT, math.AbsFOp(back).result,
+                        math.AbsFOp(x).result).result
+    i32 = ir.IntegerType.get_signless(32)
+    bits = arith.BitcastOp(i32, t).result
+    one = arith.ConstantOp(i32, 1).result
+    bits = arith.SelectOp(away, arith.SubIOp(bits, one).result, bits).result  # toward zero
+    bits = arith.SelectOp(inexact, arith.OrIOp(bits, one).result, bits).result  # sticky bit
+    return arith.TruncFOp(et, arith.BitcastOp(f32, bits).result).result
+
+
+@lowers(C.ShapeOp)
+def lower_shape(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    if t.shape is None:
+        raise LoweringError(f"the shape of unranked {t} is not known at compile time; run "
+                            "ember-shape-refine first")
+    et = element_type(out.dtype)
+    if t.is_static:
+        array = np.array(t.shape, dtype=out.dtype.np_dtype)
+        attr = ir.DenseElementsAttr.get(array, type=et, shape=[len(t.shape)])
+        return [arith.ConstantOp(tensor_type(out), attr).result]
+    dims = []
+    for i, d in enumerate(t.shape):
+        if d is not None:
+            dims.append(lw.scalar(d, out.dtype))
+            continue
+        size = tensor.DimOp(lw.operands[0], lw.index(i)).result
+        dims.append(arith.IndexCastOp(et, size).result)
+    return [tensor.FromElementsOp(tensor_type(out), dims).result]

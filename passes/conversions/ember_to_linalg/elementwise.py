@@ -1,0 +1,292 @@
+"""Lowering of elementwise ops (unary, binary, comparisons, logic, select, cast) to one
+`linalg.generic` each, whose body is `arith`/`math` on scalars; broadcasting is encoded in
+the indexing maps. `linalg-fuse-elementwise-ops` later fuses chains into one loop.
+
+Integer division and modulus by zero, and INT_MIN // -1, would trap in native code; they
+give 0 (numpy's result) instead of the interpreter's InvalidArgumentError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, math
+
+from ember.dialects.ember import creation as C
+from ember.dialects.ember import dtypes
+from ember.dialects.ember import elementwise as E
+from ember.dialects.ember.dtypes import DType
+from ember.passes.conversions.ember_to_linalg.common import Lowering, element_type, lowers
+
+F32 = dtypes.float32
+
+
+def _half(dtype: DType) -> bool:
+    return dtype in (dtypes.float16, dtypes.bfloat16)
+
+
+def _via_f32(fn, dtype: DType):
+    """Applies a math op in f32 for 16-bit floats (LLVM has no half-precision libm)."""
+    def body(*xs):
+        if not _half(dtype):
+            return fn(*xs)
+        wide = [arith.ExtFOp(ir.F32Type.get(), x).result for x in xs]
+        return arith.TruncFOp(element_type(dtype), fn(*wide)).result
+    return body
+
+
+_FLOAT_MATH = {
+    E.ExpOp: math.ExpOp, E.Expm1Op: math.ExpM1Op, E.LogOp: math.LogOp,
+    E.Log1pOp: math.Log1pOp, E.SqrtOp: math.SqrtOp, E.RsqrtOp: math.RsqrtOp,
+    E.TanhOp: math.TanhOp, E.SinOp: math.SinOp, E.CosOp: math.CosOp,
+    E.FloorOp: math.FloorOp, E.CeilOp: math.CeilOp, E.RoundOp: math.RoundEvenOp,
+}
+
+
+@lowers(*_FLOAT_MATH)
+def lower_float_math(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    ctor = _FLOAT_MATH[_spec(op)]
+    body = _via_f32(lambda x: ctor(x).result, t.dtype)
+    return [lw.elementwise(lw.operands, [t], out, body)]
+
+
+@lowers(E.SigmoidOp)
+def lower_sigmoid(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+
+    def sigmoid(x):  # 1 / (1 + exp(-x)): saturates to 0 and 1, NaN stays NaN
+        one = lw.scalar(1.0, F32 if _half(t.dtype) else t.dtype)
+        e = math.ExpOp(arith.NegFOp(x).result).result
+        return arith.DivFOp(one, arith.AddFOp(one, e).result).result
+    return [lw.elementwise(lw.operands, [t], out, _via_f32(sigmoid, t.dtype))]
+
+
+@lowers(E.NegOp, E.AbsOp, E.SignOp, E.SquareOp, E.ReluOp)
+def lower_numeric_unary(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    spec, d = _spec(op), t.dtype
+
+    def body(x):
+        zero = lw.scalar(0, d)
+        if spec is E.SquareOp:
+            return (arith.MulFOp if d.is_floating else arith.MulIOp)(x, x).result
+        if spec is E.NegOp:
+            return arith.NegFOp(x).result if d.is_floating else arith.SubIOp(zero, x).result
+        if spec is E.AbsOp:
+            if d.kind == "uint":
+                return x
+            return math.AbsFOp(x).result if d.is_floating else math.AbsIOp(x).result
+        if spec is E.ReluOp:
+            if d.is_floating:
+                return arith.MaximumFOp(x, zero).result
+            return x if d.kind == "uint" else arith.MaxSIOp(x, zero).result
+        return _sign(lw, x, d)
+    return [lw.elementwise(lw.operands, [t], out, body)]
+
+
+def _sign(lw: Lowering, x, d: DType):
+    zero, one, minus = lw.scalar(0, d), lw.scalar(1, d), lw.scalar(-1, d)
+    if d.is_floating:  # sign(0) and sign(NaN) return x itself, like numpy
+        pos = arith.CmpFOp(arith.CmpFPredicate.OGT, x, zero).result
+        neg = arith.CmpFOp(arith.CmpFPredicate.OLT, x, zero).result
+    else:
+        pred = arith.CmpIPredicate.ugt if d.kind == "uint" else arith.CmpIPredicate.sgt
+        pos = arith.CmpIOp(pred, x, zero).result
+        neg = arith.CmpIOp(arith.CmpIPredicate.slt, x, zero).result if d.kind != "uint" \
+            else arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result
+        x = zero
+    return arith.SelectOp(pos, one, arith.SelectOp(neg, minus, x).result).result
+
+
+@lowers(E.LogicalNotOp, E.IsNanOp, E.IsFiniteOp)
+def lower_predicates(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    spec = _spec(op)
+
+    def body(x):
+        if spec is E.LogicalNotOp:
+            return arith.XOrIOp(x, arith.ConstantOp(x.type, 1).result).result
+        if spec is E.IsNanOp:
+            return arith.CmpFOp(arith.CmpFPredicate.UNO, x, x).result
+        inf = lw.scalar(np.inf, t.dtype)
+        return arith.CmpFOp(arith.CmpFPredicate.OLT, math.AbsFOp(x).result, inf).result
+    return [lw.elementwise(lw.operands, [t], out, body)]
+
+
+_FLOAT_BINARY = {E.AddOp: arith.AddFOp, E.SubOp: arith.SubFOp, E.MulOp: arith.MulFOp,
+                 E.MaximumOp: arith.MaximumFOp, E.MinimumOp: arith.MinimumFOp}
+_INT_BINARY = {E.AddOp: arith.AddIOp, E.SubOp: arith.SubIOp, E.MulOp: arith.MulIOp}
+
+
+@lowers(E.AddOp, E.SubOp, E.MulOp, E.MaximumOp, E.MinimumOp, E.PowOp)
+def lower_arithmetic(op, lw: Lowering):
+    types, out = lw.operand_types, lw.result_types[0]
+    spec, d = _spec(op), types[0].dtype
+
+    def body(x, y):
+        if d.is_floating:
+            if spec is E.PowOp:
+                return _via_f32(lambda a, b: math.PowFOp(a, b).result, d)(x, y)
+            return _FLOAT_BINARY[spec](x, y).result
+        if spec is E.PowOp:
+            return math.IPowIOp(x, y).result
+        if spec in _INT_BINARY:
+            return _INT_BINARY[spec](x, y).result
+        unsigned = d.kind == "uint" or d.is_bool
+        if spec is E.MaximumOp:
+            return (arith.MaxUIOp if unsigned else arith.MaxSIOp)(x, y).result
+        return (arith.MinUIOp if unsigned else arith.MinSIOp)(x, y).result
+    return [lw.elementwise(lw.operands, types, out, body)]
+
+
+@lowers(E.DivOp)
+def lower_div(op, lw: Lowering):
+    types, out = lw.operand_types, lw.result_types[0]
+    d = types[0].dtype
+
+    def body(x, y):
+        if d.is_integer:
+            ft = element_type(out.dtype)
+            conv = arith.UIToFPOp if d.kind == "uint" else arith.SIToFPOp
+            x, y = conv(ft, x).result, conv(ft, y).result
+        return arith.DivFOp(x, y).result
+    return [lw.elementwise(lw.operands, types, out, body)]
+
+
+@lowers(E.FloorDivOp, E.ModOp)
+def lower_floor_division(op, lw: Lowering):
+    types, out = lw.operand_types, lw.result_types[0]
+    spec, d = _spec(op), types[0].dtype
+
+    def body(x, y):
+        if d.is_floating:
+            return _float_floor_div(x, y, spec is E.ModOp, d)
+        return _int_floor_div(lw, x, y, spec is E.ModOp, d)
+    return [lw.elementwise(lw.operands, types, out, body)]
+
+
+def _float_floor_div(x, y, modulus: bool, d: DType):
+    def compute(a, b):
+        r = arith.RemFOp(a, b).result  # fmod: sign of a
+        if not modulus:
+            return math.FloorOp(arith.DivFOp(a, b).result).result
+        zero = arith.ConstantOp(r.type, ir.FloatAttr.get(r.type, 0.0)).result
+        r_neg = arith.CmpFOp(arith.CmpFPredicate.OLT, r, zero).result
+        b_neg = arith.CmpFOp(arith.CmpFPredicate.OLT, b, zero).result
+        nonzero = arith.CmpFOp(arith.CmpFPredicate.ONE, r, zero).result
+        fix = arith.AndIOp(nonzero, arith.XOrIOp(r_neg, b_neg).result).result
+        return arith.SelectOp(fix, arith.AddFOp(r, b).result, r).result  # sign of b
+    return _via_f32(compute, d)(x, y)
+
+
+def _int_floor_div(lw: Lowering, x, y, modulus: bool, d: DType):
+    zero, one, minus = lw.scalar(0, d), lw.scalar(1, d), lw.scalar(-1, d)
+    by_zero = arith.CmpIOp(arith.CmpIPredicate.eq, y, zero).result
+    if d.kind == "uint":
+        safe = arith.SelectOp(by_zero, one, y).result
+        value = (arith.RemUIOp if modulus else arith.DivUIOp)(x, safe).result
+        return arith.SelectOp(by_zero, zero, value).result
+    by_minus = arith.CmpIOp(arith.CmpIPredicate.eq, y, minus).result
+    risky = arith.OrIOp(by_zero, by_minus).result
+    safe = arith.SelectOp(risky, one, y).result
+    if modulus:
+        r = arith.RemSIOp(x, safe).result
+        wrong_sign = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
+                                  arith.CmpIOp(arith.CmpIPredicate.slt, safe, zero).result)
+        fix = arith.AndIOp(arith.CmpIOp(arith.CmpIPredicate.ne, r, zero).result,
+                           wrong_sign.result).result
+        value = arith.SelectOp(fix, arith.AddIOp(r, safe).result, r).result
+        return arith.SelectOp(risky, zero, value).result  # x % -1 == 0 too
+    value = arith.FloorDivSIOp(x, safe).result
+    negated = arith.SubIOp(zero, x).result  # x // -1 == -x (wrapping, as numpy)
+    return arith.SelectOp(by_zero, zero, arith.SelectOp(by_minus, negated, value).result).result
+
+
+_CMP_F = {E.EqualOp: "OEQ", E.NotEqualOp: "UNE", E.LessOp: "OLT", E.LessEqualOp: "OLE",
+          E.GreaterOp: "OGT", E.GreaterEqualOp: "OGE"}
+_CMP_I = {E.EqualOp: "eq", E.NotEqualOp: "ne", E.LessOp: "slt", E.LessEqualOp: "sle",
+          E.GreaterOp: "sgt", E.GreaterEqualOp: "sge"}
+
+
+@lowers(*_CMP_F, E.LogicalAndOp, E.LogicalOrOp)
+def lower_compare(op, lw: Lowering):
+    types, out = lw.operand_types, lw.result_types[0]
+    spec, d = _spec(op), types[0].dtype
+
+    def body(x, y):
+        if spec is E.LogicalAndOp:
+            return arith.AndIOp(x, y).result
+        if spec is E.LogicalOrOp:
+            return arith.OrIOp(x, y).result
+        if d.is_floating:
+            return arith.CmpFOp(getattr(arith.CmpFPredicate, _CMP_F[spec]), x, y).result
+        pred = _CMP_I[spec]
+        if d.kind == "uint" or d.is_bool:
+            pred = pred.replace("s", "u", 1) if pred[0] == "s" else pred
+        return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), x, y).result
+    return [lw.elementwise(lw.operands, types, out, body)]
+
+
+@lowers(E.SelectOp)
+def lower_select(op, lw: Lowering):
+    types, out = lw.operand_types, lw.result_types[0]
+    return [lw.elementwise(lw.operands, types, out,
+                           lambda c, a, b: arith.SelectOp(c, a, b).result)]
+
+
+@lowers(C.CastOp)
+def lower_cast(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    return [lw.elementwise(lw.operands, [t], out,
+                           lambda x: convert_scalar(lw, x, t.dtype, out.dtype))]
+
+
+def convert_scalar(lw: Lowering, x, src: DType, dst: DType):
+    """Scalar conversion with TensorFlow's rules (float -> int truncates and saturates,
+    NaN -> 0; anything -> bool is `!= 0`)."""
+    if src is dst:
+        return x
+    et = element_type(dst)
+    if dst.is_bool:
+        zero = lw.scalar(0, src)
+        if src.is_floating:
+            return arith.CmpFOp(arith.CmpFPredicate.UNE, x, zero).result
+        return arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result
+    if src.is_floating and dst.is_floating:
+        if src.bits == dst.bits:  # f16 <-> bf16
+            return arith.TruncFOp(et, arith.ExtFOp(ir.F32Type.get(), x).result).result
+        return (arith.ExtFOp if dst.bits > src.bits else arith.TruncFOp)(et, x).result
+    if src.is_floating:
+        if _half(src):  # clamp bounds like 2**31 do not exist in half precision
+            x, src = arith.ExtFOp(ir.F32Type.get(), x).result, F32
+        lo, hi = lw.scalar(_inside(dst.min, src), src), lw.scalar(_inside(dst.max, src), src)
+        clamped = arith.MinimumFOp(arith.MaximumFOp(x, lo).result, hi).result
+        conv = arith.FPToUIOp if dst.kind == "uint" else arith.FPToSIOp
+        value = conv(et, clamped).result
+        nan = arith.CmpFOp(arith.CmpFPredicate.UNO, x, x).result
+        return arith.SelectOp(nan, lw.scalar(0, dst), value).result
+    unsigned = src.kind == "uint" or src.is_bool
+    if dst.is_floating:
+        return (arith.UIToFPOp if unsigned else arith.SIToFPOp)(et, x).result
+    if dst.bits > src.bits:
+        return (arith.ExtUIOp if unsigned else arith.ExtSIOp)(et, x).result
+    if dst.bits < src.bits:
+        return arith.TruncIOp(et, x).result
+    return arith.BitcastOp(et, x).result if str(x.type) != str(et) else x
+
+
+def _inside(bound: int, src: DType) -> float:
+    """The `src` float nearest to integer `bound` that does not pass it (f32 rounds
+    2**31 - 1 up to 2**31, which would overflow fptosi)."""
+    compute = np.float32 if src.bits <= 32 else np.float64
+    value = compute(bound)
+    toward = compute(0)
+    while (bound > 0 and float(value) > bound) or (bound < 0 and float(value) < bound):
+        value = np.nextafter(value, toward)
+    return float(value)
+
+
+def _spec(op):
+    from ember.dialects.ember.base import REGISTRY
+    return REGISTRY[op.name]

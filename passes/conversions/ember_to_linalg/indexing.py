@@ -1,0 +1,272 @@
+"""Lowering of indexing ops: strided_slice, gather, one_hot, pad.
+
+strided_slice decodes its masks with the dialect's `slice_index` (the numpy index the
+reference kernel applies), then emits one `tensor.extract_slice` whose result drops the
+shrunk dims; negative strides take the same elements with a positive stride and reverse
+them with a `linalg.generic` (map `d -> n - 1 - d`); new axes are a `tensor.expand_shape`.
+Dynamic dims are supported where the slice needs no size arithmetic beyond `dim - begin`
+(step 1, no end) or is an index.
+
+gather and one_hot are a `linalg.generic` over the result: gather reads `params` with
+`tensor.extract` at the index it loads, one_hot compares `linalg.index` of the new axis with
+it. pad is `tensor.pad` for CONSTANT, and a generic computing mirrored coordinates for
+REFLECT (`-j`, `2(n-1) - j`) and SYMMETRIC (`-j - 1`, `2n - 1 - j`).
+
+Out-of-range indices: the interpreter raises for a gather index outside [0, n) and for a
+strided_slice index outside the dim; compiled gather clamps the index into [0, n - 1] (the
+first or last slice), and a strided_slice index into a dynamic dim is not checked.
+Upstream equivalents: `tosa-to-linalg`'s gather, slice, reverse and pad patterns.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from ember.dialects.ember import indexing as I
+from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
+                                                             LoweringError, element_type,
+                                                             lowers)
+from ember.passes.conversions.ember_to_linalg.structure import (DYNAMIC, unit_groups, amap,
+                                                                expand, generic, new_tensor,
+                                                                ranked, signless, size_of,
+                                                                sizes_of)
+
+_MASKS = ("begin", "end", "strides", "begin_mask", "end_mask", "ellipsis_mask",
+          "new_axis_mask", "shrink_axis_mask")
+
+
+def _index(v) -> ir.Value:
+    return linalg.IndexOp(v).result if isinstance(v, int) else v
+
+
+def _idx(lw: Lowering, v) -> ir.Value:
+    return lw.index(v) if isinstance(v, int) else v
+
+
+def _add(lw: Lowering, a, b):
+    """a + b on sizes (ints fold; SSA index values become `arith.addi`)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    return arith.AddIOp(_idx(lw, a), _idx(lw, b)).result
+
+
+# -- strided_slice -----------------------------------------------------------------------
+
+
+def _items(index: tuple, rank: int) -> list:
+    """The numpy index with `...` expanded and trailing dims as full slices."""
+    consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+    items = []
+    for it in index:
+        items.extend([slice(None)] * (rank - consumed) if it is Ellipsis else [it])
+    if not any(it is Ellipsis for it in index):
+        items.extend([slice(None)] * (rank - consumed))
+    return items
+
+
+def _dim_slice(lw: Lowering, x, t, dim: int, it):
+    """(offset, size, stride, reversed) that take slice `it` of dim `dim`."""
+    size = t.shape[dim]
+    if size is not None:
+        start, stop, step = it.indices(size)
+        n = len(range(start, stop, step))
+        if n == 0:
+            return 0, 0, 1, False
+        if step > 0:
+            return start, n, step, False
+        return start + (n - 1) * step, n, -step, True
+    step = 1 if it.step is None else it.step
+    begin = 0 if it.start is None else it.start
+    if step != 1 or it.stop is not None or begin < 0:
+        raise LoweringError(f"slice {begin}:{it.stop}:{step} of dynamic dim {dim} needs a "
+                            "static size (only x[b:] with b >= 0 is supported)")
+    n = size_of(lw, x, t, dim)
+    if begin == 0:
+        return 0, n, 1, False
+    offset = arith.MinUIOp(lw.index(begin), n).result
+    return offset, arith.SubIOp(n, offset).result, 1, False
+
+
+def _dim_index(lw: Lowering, x, t, dim: int, i: int):
+    """Offset of integer index `i` (negative counts from the end) into dim `dim`."""
+    if i >= 0:
+        return i
+    if t.shape[dim] is not None:
+        return t.shape[dim] + i
+    return arith.AddIOp(size_of(lw, x, t, dim), lw.index(i)).result
+
+
+@lowers(I.StridedSliceOp)
+def lower_strided_slice(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    x, shape, et = lw.operands[0], ranked(t), element_type(t.dtype)
+    items = _items(I.slice_index(**{k: lw.attrs[k] for k in _MASKS}), len(shape))
+    offsets, sizes, strides, kept, flips, new_axes = [], [], [], [], [], []
+    dim = 0
+    for it in items:
+        if it is None:
+            new_axes.append(len(kept) + len(new_axes))
+            continue
+        if isinstance(it, int):
+            offsets.append(_dim_index(lw, x, t, dim, it))
+            sizes.append(1)
+            strides.append(1)
+        else:
+            offset, n, stride, flip = _dim_slice(lw, x, t, dim, it)
+            offsets.append(offset)
+            sizes.append(n)
+            strides.append(stride)
+            if flip:
+                flips.append(len(kept))
+            kept.append(n)
+        dim += 1
+    value = x
+    whole = len(kept) == len(shape) and all(
+        isinstance(o, int) and o == 0 and s == 1 and (d is None or n == d)
+        for o, n, s, d in zip(offsets, sizes, strides, shape))
+    if not whole:
+        value = _extract(x, offsets, sizes, strides, kept, et)
+    if flips:
+        value = _reverse(value, kept, flips, et)
+    if new_axes:
+        rank = len(kept) + len(new_axes)
+        final = list(kept)
+        for a in new_axes:
+            final.insert(a, 1)
+        value = expand(value, final, et, unit_groups(rank, [i for i in range(rank)
+                                                             if i not in new_axes]))
+    return [value]
+
+
+def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
+    def split(values):
+        return ([v for v in values if not isinstance(v, int)],
+                [v if isinstance(v, int) else DYNAMIC for v in values])
+    (do, so), (ds, ss), (dt, st) = split(offsets), split(sizes), split(strides)
+    rtype = ir.RankedTensorType.get([k if isinstance(k, int) else DYNAMIC for k in kept], et)
+    return tensor.ExtractSliceOp(rtype, x, do, ds, dt, so, ss, st).result
+
+
+def _reverse(value, kept, flips, et) -> ir.Value:
+    if any(not isinstance(kept[f], int) for f in flips):
+        raise LoweringError("a negative stride needs a static dim")
+    rank = len(kept)
+    exprs = [ir.AffineConstantExpr.get(kept[i] - 1) - ir.AffineDimExpr.get(i) if i in flips
+             else ir.AffineDimExpr.get(i) for i in range(rank)]
+    init = new_tensor(kept, et)
+    return generic([value], [et], [init], [amap(rank, exprs), ir.AffineMap.get_identity(rank)],
+                   [PARALLEL] * rank, lambda v, _: [v])[0]
+
+
+# -- gather and one_hot ------------------------------------------------------------------
+
+
+@lowers(I.GatherOp)
+def lower_gather(op, lw: Lowering):
+    (pt, it), out = lw.operand_types, lw.result_types[0]
+    params, indices = lw.operands
+    prank, irank = len(ranked(pt, "params")), len(ranked(it, "indices"))
+    axis = lw.attrs["axis"] % prank
+    sizes = sizes_of(lw, params, pt)
+    out_sizes = sizes[:axis] + sizes_of(lw, indices, it) + sizes[axis + 1:]
+    last, zero = _idx(lw, _add(lw, sizes[axis], -1)), lw.index(0)
+    rank = len(out_sizes)
+    index_type = ir.IndexType.get()
+
+    def body(i, _):
+        k = arith.IndexCastOp(index_type, i).result
+        k = arith.MinSIOp(arith.MaxSIOp(k, zero).result, last).result  # clamp (see above)
+        coords = [_index(d) for d in range(axis)] + [k] + \
+            [_index(d) for d in range(axis + irank, rank)]
+        return [signless(tensor.ExtractOp(params, coords).result)]
+    et = element_type(pt.dtype)
+    maps = [amap(rank, list(range(axis, axis + irank))), ir.AffineMap.get_identity(rank)]
+    return generic([indices], [element_type(it.dtype)], [new_tensor(out_sizes, et)], maps,
+                   [PARALLEL] * rank, body)
+
+
+@lowers(I.OneHotOp)
+def lower_one_hot(op, lw: Lowering):
+    (it, vt, _), out = lw.operand_types, lw.result_types[0]
+    indices, on, off = lw.operands
+    irank = len(ranked(it, "indices"))
+    axis = lw.attrs["axis"] % (irank + 1)
+    sizes = sizes_of(lw, indices, it)
+    sizes.insert(axis, lw.attrs["depth"])
+    rank, i64 = irank + 1, ir.IntegerType.get_signless(64)
+
+    def body(i, hot, cold, _):
+        if it.dtype.bits < 64:
+            i = (arith.ExtUIOp if it.dtype.kind == "uint" else arith.ExtSIOp)(i64, i).result
+        pos = arith.IndexCastOp(i64, linalg.IndexOp(axis).result).result
+        return [arith.SelectOp(arith.CmpIOp(arith.CmpIPredicate.eq, i, pos).result,
+                               hot, cold).result]
+    et = element_type(vt.dtype)
+    maps = [amap(rank, [d for d in range(rank) if d != axis]), amap(rank, []), amap(rank, []),
+            ir.AffineMap.get_identity(rank)]
+    return generic([indices, on, off], [element_type(it.dtype), et, et],
+                   [new_tensor(sizes, et)], maps, [PARALLEL] * rank, body)
+
+
+# -- pad ---------------------------------------------------------------------------------
+
+
+@lowers(I.PadOp)
+def lower_pad(op, lw: Lowering):
+    (t, _), out = lw.operand_types, lw.result_types[0]
+    x, fill = lw.operands
+    shape, pads = ranked(t), list(lw.attrs["paddings"])
+    if not shape or not any(pads):
+        return [x]
+    lows, highs = pads[0::2], pads[1::2]
+    if lw.attrs["mode"] == "CONSTANT":
+        value = signless(tensor.ExtractOp(fill, []).result)
+        return [pad_tensor(x, shape, element_type(t.dtype), value, lows, highs)]
+    return [_mirror(lw, x, t, lows, highs, lw.attrs["mode"] == "REFLECT")]
+
+
+def pad_tensor(x, shape, et, value: ir.Value, lows, highs) -> ir.Value:
+    """`tensor.pad` of `x` (of static-or-None `shape`) with the scalar `value`."""
+    result = ir.RankedTensorType.get([DYNAMIC if d is None else d + lo + hi
+                                      for d, lo, hi in zip(shape, lows, highs)], et)
+    pad = tensor.PadOp(result, x, [], [], list(lows), list(highs))
+    block = pad.regions[0].blocks.append(*[ir.IndexType.get()] * len(shape))
+    with ir.InsertionPoint(block):
+        tensor.YieldOp(value)
+    return pad.result
+
+
+def _mirror(lw: Lowering, x, t, lows, highs, reflect: bool) -> ir.Value:
+    """out[i] = x[mirror(i - low)] per dim, mirrored at the edges (REFLECT or SYMMETRIC)."""
+    sizes = sizes_of(lw, x, t)
+    out_sizes = [_add(lw, s, lo + hi) for s, lo, hi in zip(sizes, lows, highs)]
+    zero, one = lw.index(0), lw.index(1)
+    # Reflecting once suffices: the verifier bounds the padding by n - 1 (or n).
+    edges = []
+    for s, lo, hi in zip(sizes, lows, highs):
+        if lo or hi:
+            top = _add(lw, _add(lw, s, s), -2 if reflect else -1)
+            edges.append((lo, hi, _idx(lw, s), _idx(lw, top)))
+        else:
+            edges.append((0, 0, None, None))
+
+    def coordinate(dim):
+        lo, hi, n, top = edges[dim]
+        j = linalg.IndexOp(dim).result
+        if not lo and not hi:
+            return j
+        j = arith.SubIOp(j, lw.index(lo)).result
+        below = arith.CmpIOp(arith.CmpIPredicate.slt, j, zero).result
+        neg = arith.SubIOp(zero, j).result
+        low = neg if reflect else arith.SubIOp(neg, one).result
+        above = arith.CmpIOp(arith.CmpIPredicate.sge, j, n).result
+        high = arith.SubIOp(top, j).result
+        return arith.SelectOp(below, low, arith.SelectOp(above, high, j).result).result
+
+    def body(_):
+        coords = [coordinate(d) for d in range(len(sizes))]
+        return [signless(tensor.ExtractOp(x, coords).result)]
+    rank = len(sizes)
+    return generic([], [], [new_tensor(out_sizes, element_type(t.dtype))],
+                   [ir.AffineMap.get_identity(rank)], [PARALLEL] * rank, body)[0]

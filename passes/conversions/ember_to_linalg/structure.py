@@ -1,0 +1,371 @@
+"""Lowering of structural ops: matmul, transpose, reshape, broadcast_to, expand_dims, squeeze.
+
+matmul becomes `linalg.matmul` (2-D, or batch dims folded into the rows of a 2-D right
+operand) or `linalg.batch_matmul` (equal batch dims, collapsed to one) on a zero-filled init;
+batch dims that broadcast become one `linalg.generic` contraction whose indexing maps pin
+size-1 batch dims to 0, so no operand is copied. Half floats accumulate in f32 (the named
+ops extend their inputs to the init's type) and are truncated at the end, as the reference
+kernel computes in f32. transpose_a/b are `linalg.transpose`s of the operand.
+
+Reshapes that only merge or only split neighbouring dims are `tensor.collapse_shape` /
+`tensor.expand_shape` (expand_dims and squeeze always are); other static reshapes go through
+1-D; dynamic ones are `tensor.reshape` with a shape tensor computed from `tensor.dim`.
+broadcast_to is a `linalg.generic` whose input map drops leading dims and pins size-1 dims.
+`tensor.concat` is upstream and stays. Upstream equivalents: `tosa-to-linalg`'s matmul and
+reshape patterns.
+
+The helpers at the top (`sizes_of`, `new_tensor`, `filled`, `generic`, ...) are shared with
+the indexing and nn rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence, Union
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from ember.dialects.ember import dtypes
+from ember.dialects.ember import structure as S
+from ember.dialects.ember.dtypes import DType
+from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
+                                                             LoweringError, element_type,
+                                                             lowers, tensor_type)
+
+Size = Union[int, ir.Value]  # a static size, or an SSA `index` value
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+# -- helpers shared with indexing.py and nn.py ---------------------------------------------
+
+
+def is_half(dtype: DType) -> bool:
+    return dtype in (dtypes.float16, dtypes.bfloat16)
+
+
+def ranked(t: TensorType, what: str = "operand") -> tuple:
+    """The shape of `t`, or a LoweringError if it is unranked."""
+    if t.shape is None:
+        raise LoweringError(f"{what} {t} must be ranked")
+    return t.shape
+
+
+def signless(value: ir.Value) -> ir.Value:
+    """Retypes the scalars of `value`'s defining op (results, and block arguments and
+    results in its regions) from `ui8` to `i8`: named linalg ops and `tensor.extract` take
+    their element types from operands that are still `ui8` while the pass runs."""
+    def fix(v):
+        if str(v.type) == "ui8":
+            v.set_type(ir.IntegerType.get_signless(8))
+
+    def walk(op):
+        for r in op.results:
+            fix(r)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    fix(arg)
+                for inner in block.operations:
+                    walk(inner.operation)
+    walk(value.owner.operation if hasattr(value.owner, "operation") else value.owner)
+    return value
+
+
+def size_of(lw: Lowering, value: ir.Value, t: TensorType, i: int) -> Size:
+    """Dim `i` of `value`: its static size, or `tensor.dim` if it is dynamic."""
+    d = ranked(t)[i]
+    return tensor.DimOp(value, lw.index(i % len(t.shape))).result if d is None else d
+
+
+def sizes_of(lw: Lowering, value: ir.Value, t: TensorType) -> list[Size]:
+    """`t`'s sizes: static ints, and `tensor.dim` of `value` for dynamic dims."""
+    return [size_of(lw, value, t, i) for i in range(len(ranked(t)))]
+
+
+def tensor_of(sizes: Sequence[Size], et: ir.Type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get([s if isinstance(s, int) else DYNAMIC for s in sizes], et)
+
+
+def new_tensor(sizes: Sequence[Size], et: ir.Type) -> ir.Value:
+    return tensor.EmptyOp(list(sizes), et).result
+
+
+def filled(sizes: Sequence[Size], value: ir.Value) -> ir.Value:
+    """A new tensor of `sizes` with every element `value` (`linalg.fill`)."""
+    return linalg.fill(value, outs=[new_tensor(sizes, value.type)])
+
+
+def amap(rank: int, exprs: Sequence) -> ir.AffineMap:
+    """An affine map of `rank` dims whose results are dim numbers or affine expressions."""
+    return ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(e) if isinstance(e, int) else e
+                                      for e in exprs])
+
+
+def generic(inputs: Sequence[ir.Value], input_elems: Sequence[ir.Type],
+            inits: Sequence[ir.Value], maps: Sequence[ir.AffineMap], iterators: Sequence[str],
+            body: Callable[..., Sequence[ir.Value]]) -> list[ir.Value]:
+    """A `linalg.generic` yielding `body(*input scalars, *init scalars)` into `inits`."""
+    op = linalg.GenericOp([v.type for v in inits], list(inputs), list(inits),
+                          ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          ir.ArrayAttr.get([ir.Attribute.parse(i) for i in iterators]))
+    init_elems = [ir.RankedTensorType(v.type).element_type for v in inits]
+    block = op.regions[0].blocks.append(*input_elems, *init_elems)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp(list(body(*block.arguments)))
+    return list(op.results)
+
+
+def map_values(value: ir.Value, elem: ir.Type, sizes: Sequence[Size], out_elem: ir.Type,
+               fn: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """The elementwise `fn` of `value` (whose shape is `sizes`) as a new tensor."""
+    rank = len(sizes)
+    ident = ir.AffineMap.get_identity(rank)
+    return generic([value], [elem], [new_tensor(sizes, out_elem)], [ident, ident],
+                   [PARALLEL] * rank, lambda x, _: [fn(x)])[0]
+
+
+def to_float(value: ir.Value, sizes, src: DType, dst: ir.Type) -> ir.Value:
+    """`value` converted elementwise to float type `dst` (ext for half floats, itofp else)."""
+    if src.is_floating:
+        return map_values(value, element_type(src), sizes, dst,
+                          lambda x: arith.ExtFOp(dst, x).result)
+    conv = arith.UIToFPOp if src.kind == "uint" else arith.SIToFPOp
+    return map_values(value, element_type(src), sizes, dst, lambda x: conv(dst, x).result)
+
+
+def truncated(value: ir.Value, sizes, dst: DType) -> ir.Value:
+    """An f32 tensor truncated elementwise to the half float `dst`."""
+    et = element_type(dst)
+    return map_values(value, ir.F32Type.get(), sizes, et, lambda x: arith.TruncFOp(et, x).result)
+
+
+def collapse(value: ir.Value, shape: Sequence, et: ir.Type, groups: list) -> ir.Value:
+    """`tensor.collapse_shape` of `value` (of static-or-None `shape`) by `groups`."""
+    out = [None if any(shape[i] is None for i in g) else math.prod(shape[i] for i in g)
+           for g in groups]
+    rtype = ir.RankedTensorType.get([DYNAMIC if d is None else d for d in out], et)
+    return tensor.CollapseShapeOp(rtype, value, groups).result
+
+
+def expand(value: ir.Value, sizes: Sequence[Size], et: ir.Type, groups: list) -> ir.Value:
+    """`tensor.expand_shape` of `value` into `sizes` (SSA values for dynamic ones)."""
+    static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
+    dynamic = [s for s in sizes if not isinstance(s, int)]
+    return tensor.expand_shape(tensor_of(sizes, et), value, groups, dynamic, static)
+
+
+def unit_groups(rank: int, keep: Sequence[int]) -> list:
+    """Reassociation that folds every dim not in `keep` into a kept neighbour."""
+    if not keep:
+        return []
+    groups, start = [], 0
+    for k in keep:
+        groups.append(list(range(start, k + 1)))
+        start = k + 1
+    groups[-1].extend(range(start, rank))
+    return groups
+
+
+# -- matmul ------------------------------------------------------------------------------
+
+
+def _swap_last(lw: Lowering, x: ir.Value, t: TensorType):
+    rank = len(t.shape)
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    return _transpose(lw, x, t, perm), t.with_shape(tuple(t.shape[p] for p in perm))
+
+
+def _transpose(lw: Lowering, x: ir.Value, t: TensorType, perm) -> ir.Value:
+    sizes = sizes_of(lw, x, t)
+    init = new_tensor([sizes[p] for p in perm], element_type(t.dtype))
+    return signless(linalg.transpose(x, outs=[init], permutation=list(perm)).results[0])
+
+
+def _batch_sizes(lw, operands, nb: int, out_batch) -> list[Size]:
+    sizes = []
+    for i, d in enumerate(out_batch):
+        source = None
+        for value, t in operands:
+            j = i - (nb - (len(t.shape) - 2))
+            if d is None and j >= 0 and t.shape[j] != 1:
+                source = tensor.DimOp(value, lw.index(j)).result
+                break
+        sizes.append(d if source is None else source)
+    return sizes
+
+
+@lowers(S.MatmulOp)
+def lower_matmul(op, lw: Lowering):
+    (at, bt), out = lw.operand_types, lw.result_types[0]
+    (a, b), d = lw.operands, out.dtype
+    ranked(at), ranked(bt)
+    if lw.attrs["transpose_a"]:
+        a, at = _swap_last(lw, a, at)
+    if lw.attrs["transpose_b"]:
+        b, bt = _swap_last(lw, b, bt)
+    nb = len(out.shape) - 2
+    sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb, out.shape[:nb])
+    sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
+    acc = ir.F32Type.get() if is_half(d) else element_type(d)
+    zero = arith.ConstantOp(acc, ir.FloatAttr.get(acc, 0.0) if d.is_floating
+                            else ir.IntegerAttr.get(acc, 0)).result
+    init = filled(sizes, zero)
+    if nb == 0:
+        result = signless(linalg.matmul(a, b, outs=[init]))
+    elif len(bt.shape) == 2:  # rows of every batch against one matrix: one 2-D matmul
+        rows = collapse(a, at.shape, element_type(d), [list(range(nb + 1)), [nb + 1]])
+        flat = collapse(init, out.shape, acc, [list(range(nb + 1)), [nb + 1]])
+        product = signless(linalg.matmul(rows, b, outs=[flat]))
+        result = expand(product, sizes, acc, [list(range(nb + 1)), [nb + 1]])
+    elif at.shape[:-2] == bt.shape[:-2] and None not in at.shape[:-2]:
+        if nb == 1:
+            result = signless(linalg.batch_matmul(a, b, outs=[init]))
+        else:  # one batch dim of their product
+            groups = [list(range(nb)), [nb], [nb + 1]]
+            lhs = collapse(a, at.shape, element_type(d), groups)
+            rhs = collapse(b, bt.shape, element_type(d), groups)
+            flat = collapse(init, out.shape, acc, groups)
+            product = signless(linalg.batch_matmul(lhs, rhs, outs=[flat]))
+            result = expand(product, sizes, acc, groups)
+    else:
+        result = _contraction(lw, a, at, b, bt, init, nb, d)
+    return [truncated(result, sizes, d) if is_half(d) else result]
+
+
+def _contraction(lw, a, at, b, bt, init, nb: int, d: DType) -> ir.Value:
+    """out[..., m, n] += a[bcast(...), m, k] * b[bcast(...), k, n] as one linalg.generic."""
+    rank = nb + 3
+    m, n, k = nb, nb + 1, nb + 2
+
+    def batch_exprs(t):
+        lead = nb - (len(t.shape) - 2)
+        return [ir.AffineConstantExpr.get(0) if s == 1 else ir.AffineDimExpr.get(lead + j)
+                for j, s in enumerate(t.shape[:-2])]
+    maps = [amap(rank, batch_exprs(at) + [m, k]), amap(rank, batch_exprs(bt) + [k, n]),
+            amap(rank, list(range(nb)) + [m, n])]
+
+    def body(x, y, acc):
+        if d.is_floating:
+            if is_half(d):
+                x, y = arith.ExtFOp(acc.type, x).result, arith.ExtFOp(acc.type, y).result
+            return [arith.AddFOp(acc, arith.MulFOp(x, y).result).result]
+        return [arith.AddIOp(acc, arith.MulIOp(x, y).result).result]
+    et = element_type(d)
+    return generic([a, b], [et, et], [init], maps, [PARALLEL] * (nb + 2) + [REDUCTION],
+                   body)[0]
+
+
+# -- layout ops --------------------------------------------------------------------------
+
+
+@lowers(S.TransposeOp)
+def lower_transpose(op, lw: Lowering):
+    (t,), perm = lw.operand_types, list(lw.attrs["perm"])
+    if perm == sorted(perm):
+        return [lw.operands[0]]
+    return [_transpose(lw, lw.operands[0], t, perm)]
+
+
+def _split_groups(big: Sequence[int], small: Sequence[int]):
+    """Groups of consecutive `big` dims whose products are the `small` dims, or None."""
+    if not small:
+        return [] if all(d == 1 for d in big) else None
+    groups, i = [], 0
+    for d in small:
+        if i >= len(big):
+            return None
+        group, prod = [i], big[i]
+        i += 1
+        while prod != d and i < len(big) and prod != 0:
+            group.append(i)
+            prod *= big[i]
+            i += 1
+        if prod != d:
+            return None
+        groups.append(group)
+    if any(d != 1 for d in big[i:]):
+        return None
+    groups[-1].extend(range(i, len(big)))
+    return groups
+
+
+@lowers(S.ReshapeOp)
+def lower_reshape(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    x, et = lw.operands[0], element_type(t.dtype)
+    shape = ranked(t)
+    if not (t.is_static and out.is_static):
+        return [_dynamic_reshape(lw, x, t, out)]
+    if shape == out.shape:
+        return [x]
+    if len(shape) > len(out.shape) and (g := _split_groups(shape, out.shape)) is not None:
+        return [collapse(x, shape, et, g)]
+    if len(shape) < len(out.shape) and (g := _split_groups(out.shape, shape)) is not None:
+        return [expand(x, out.shape, et, g)]
+    flat = x if len(shape) == 1 else collapse(x, shape, et, [list(range(len(shape)))])
+    if len(out.shape) == 1:
+        return [flat]
+    return [expand(flat, out.shape, et, [list(range(len(out.shape)))])]
+
+
+def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Value:
+    """`tensor.reshape` with the shape attribute's -1 dim computed as size / known."""
+    ranked(t), ranked(out, "result")
+    index = ir.IndexType.get()
+    wanted = list(lw.attrs["shape"])
+    dims = []
+    if -1 in wanted:
+        known = math.prod(d for d in wanted if d != -1)
+        if known == 0:
+            raise LoweringError(f"cannot infer the -1 dim of shape {wanted} with a 0 dim")
+        total = lw.index(math.prod(d for d in t.shape if d is not None))
+        for i, d in enumerate(t.shape):
+            if d is None:
+                total = arith.MulIOp(total, size_of(lw, x, t, i)).result
+        inferred = arith.DivUIOp(total, lw.index(known)).result
+    for d in wanted:
+        dims.append(inferred if d == -1 else lw.index(d))
+    shape = tensor.FromElementsOp(ir.RankedTensorType.get([len(dims)], index), dims).result
+    return tensor.ReshapeOp(tensor_type(out), x, shape).result
+
+
+@lowers(S.BroadcastToOp)
+def lower_broadcast_to(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    x = lw.operands[0]
+    ranked(t)
+    if t.shape == out.shape:
+        return [x]
+    rank, et = len(out.shape), element_type(t.dtype)
+    init = new_tensor(list(out.shape), et)
+    maps = [lw.broadcast_map(t, rank), ir.AffineMap.get_identity(rank)]
+    return generic([x], [et], [init], maps, [PARALLEL] * rank, lambda v, _: [v])
+
+
+@lowers(S.ExpandDimsOp)
+def lower_expand_dims(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    x, rank = lw.operands[0], len(ranked(t))
+    axis = lw.attrs["axis"] % (rank + 1)
+    keep = [i for i in range(rank + 1) if i != axis]
+    sizes = sizes_of(lw, x, t)
+    return [expand(x, sizes[:axis] + [1] + sizes[axis:], element_type(t.dtype),
+                   unit_groups(rank + 1, keep))]
+
+
+@lowers(S.SqueezeOp)
+def lower_squeeze(op, lw: Lowering):
+    (t,), out = lw.operand_types, lw.result_types[0]
+    x, shape = lw.operands[0], ranked(t)
+    axes = {a % len(shape) for a in lw.attrs["axes"]} or \
+        {i for i, d in enumerate(shape) if d == 1}
+    if not axes:
+        return [x]
+    et = element_type(t.dtype)
+    if any(shape[a] is None for a in axes):  # a `?` dim asserted to be 1
+        shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        x = tensor.CastOp(ir.RankedTensorType.get(
+            [DYNAMIC if d is None else d for d in shape], et), x).result
+    keep = [i for i in range(len(shape)) if i not in axes]
+    return [collapse(x, shape, et, unit_groups(len(shape), keep))]

@@ -1,0 +1,75 @@
+"""Running a traced function: compiled code per static input shape, else the interpreter.
+
+The first call with a new combination of input shapes and dtypes compiles the optimised
+module for exactly those shapes (backends/cpu/compiler.py) and caches the executable;
+later calls with the same shapes go straight to native code. Functions the CPU backend
+cannot compile run on the reference interpreter: silently when they need the host by design
+(em.print, variables, host callbacks — compiled support comes with their lowerings), with
+a one-time `InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent
+shapes).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+
+from ember.backends.cpu.compiler import NotCompilable, compile_function
+from ember.backends.interpreter import Interpreter
+from ember.dialects.ember import dtypes
+from ember.dialects.ember.types import TensorType
+
+_QUIET = ("runs on the host", "takes a variable")
+
+
+class InterpreterFallbackWarning(RuntimeWarning):
+    """A traced function runs on the interpreter because it cannot be compiled."""
+
+
+class Executor:
+    """Chooses, per call, between a cached compiled executable and the interpreter."""
+
+    def __init__(self, name: str, module_text: str, symbol: str, interpreter: Interpreter,
+                 compile_enabled: bool):
+        self.name = name
+        self._text = module_text
+        self._symbol = symbol
+        self._interpreter = interpreter
+        self._compiled: dict = {}
+        self._lock = threading.Lock()
+        self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
+
+    def run(self, arrays: list[np.ndarray], extra: list) -> tuple:
+        if self.fallback_reason is None and not extra:
+            key = tuple((a.shape, a.dtype.str) for a in arrays)
+            exe = self._compiled.get(key)
+            if exe is None:
+                exe = self._compile(key, arrays)
+            if exe is not None:
+                return tuple(exe(arrays))
+        return self._interpreter.call(self._symbol, arrays + extra)
+
+    def _compile(self, key, arrays):
+        with self._lock:
+            if key in self._compiled:
+                return self._compiled[key]
+            if self.fallback_reason is not None:
+                return None
+            types = [TensorType(dtypes.as_dtype(a.dtype), a.shape) for a in arrays]
+            try:
+                exe = compile_function(self._text, self._symbol, types)
+            except NotCompilable as e:
+                self.fallback_reason = str(e)
+                if not any(q in str(e) for q in _QUIET):
+                    warnings.warn(InterpreterFallbackWarning(
+                        f"em.function '{self.name}' runs on the interpreter: {e}"),
+                        stacklevel=5)
+                return None
+            self._compiled[key] = exe
+            return exe
+
+    @property
+    def compiled_shapes(self) -> list:
+        return list(self._compiled)
