@@ -9,7 +9,7 @@ def affine(x, scale):
 
 
 cf = affine.get_concrete_function(em.TensorSpec([None, 4], em.float32), 2.0)
-print(cf.mlir())
+print(cf.mlir("traced"))
 
 # CHECK-LABEL: func.func @affine(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32>
 # CHECK-DAG:     %[[ONE:.*]] = "ember.constant"() {value = dense<1.000000e+00> : tensor<f32>}

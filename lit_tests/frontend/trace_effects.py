@@ -14,7 +14,7 @@ def tick(x):
     return em.py_function(lambda t: t * 2, [counter.read_value()], em.int32)
 
 
-print(tick.get_concrete_function(em.TensorSpec([], em.int32)).mlir())
+print(tick.get_concrete_function(em.TensorSpec([], em.int32)).mlir("traced"))
 # CHECK:       func.func private @__py_function_[[N:[0-9]+]](tensor<i32>) -> tensor<*xi32>
 # CHECK-LABEL: func.func @tick(%arg0: tensor<i32>, %arg1: !ember.resource<tensor<i32>>)
 # CHECK:         %[[R0:.*]] = "ember.read_variable"(%arg1)
@@ -35,8 +35,8 @@ def outer(a):
     return inner(inner(a))
 
 
-print(outer.get_concrete_function(em.TensorSpec([3], em.float32)).mlir())
+print(outer.get_concrete_function(em.TensorSpec([3], em.float32)).mlir("traced"))
 # CHECK-LABEL: func.func @outer
 # CHECK:         %[[A:.*]] = call @[[INNER:inner[_0-9]*]](%arg0)
 # CHECK:         call @[[INNER]](%[[A]])
-# CHECK:       func.func @[[INNER]]
+# CHECK:       func.func private @[[INNER]]
