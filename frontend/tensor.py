@@ -27,12 +27,21 @@ class Tensor:
       <ember.Tensor: shape=(1, 2), dtype=float32, numpy=array([[2., 4.]], dtype=float32)>
     """
 
-    __slots__ = ("_value", "_dtype", "__weakref__")
+    __slots__ = ("_value", "_dtype", "_ptr", "__weakref__")
     __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
     def __init__(self, value: np.ndarray, dtype: Optional[DType] = None):
         self._value = value
         self._dtype = dtype or dtypes.as_dtype(value.dtype)
+        self._ptr = 0
+
+    def _data_pointer(self) -> int:
+        """The address of the (C-contiguous) data, computed once: compiled calls pass it."""
+        if not self._ptr:
+            if not self._value.flags.c_contiguous:  # same values, a layout native code reads
+                self._value = np.ascontiguousarray(self._value)
+            self._ptr = self._value.ctypes.data
+        return self._ptr
 
     @property
     def dtype(self) -> DType:

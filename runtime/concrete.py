@@ -204,6 +204,41 @@ class ConcreteFunction:
         """`name(a, b)`: the function and its parameters, as errors show it."""
         return f"{self.name}({', '.join(self._templates)})"
 
+    def fast_entry(self, args: tuple):
+        """A callable running exactly these argument types on compiled code with no Python
+        work beyond data pointers and output allocation, or None if this call needs the
+        general path (keyword or default arguments, variables, interpreter fallback)."""
+        params = list(self._signature.parameters.values())
+        if (len(params) != len(args) or self._graph.extra_args
+                or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params)):
+            return None
+        positions, shapes = [], []
+        for i, (param, value) in enumerate(zip(params, args)):
+            template = self._templates[param.name]
+            if isinstance(template, SymbolicTensor):
+                if type(value) is not Tensor or value._dtype is not template.dtype:
+                    return None
+                positions.append(i)
+                shapes.append((value._value.shape, value._value.dtype.str))
+            elif not _same_python_value(template, value):
+                return None
+        exe = self._executor.compiled(tuple(shapes))
+        if exe is None or exe._entry is None:
+            return None
+        call, pack = exe.call_pointers, self._fast_pack()
+
+        def entry(call_args):
+            return pack(call([call_args[i]._data_pointer() for i in positions]))
+        return entry
+
+    def _fast_pack(self):
+        leaves = self._output_leaves
+        if len(leaves) == 1 and is_result(leaves[0]) and isinstance(self._outputs,
+                                                                    SymbolicTensor):
+            dtype = self._outputs.dtype
+            return lambda outs: Tensor(outs[0], dtype)
+        return lambda outs: self._pack([Tensor(o) for o in outs])
+
     def _flat_inputs(self, arguments: dict) -> list:
         flat = []
         for name, template in self._templates.items():

@@ -70,6 +70,10 @@ class Executor:
             self._compiled[key] = exe
             return exe
 
+    def compiled(self, key):
+        """The executable compiled for `key` ((shape, dtype.str) per input), if any."""
+        return self._compiled.get(key)
+
     @property
     def compiled_shapes(self) -> list:
         return list(self._compiled)

@@ -35,7 +35,7 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.tracing import FuncGraph, SymbolicTensor, graph_scope
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, graph_scope
 from ember.frontend.variables import Variable
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
@@ -47,6 +47,24 @@ DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
 RETRACE_WINDOW = 10
 RETRACE_LIMIT = 5
 _MAX_TRACE_DEPTH = 64
+_MAX_FAST_ENTRIES = 64
+_FAST_LITERALS = (int, float, bool, str, type(None))
+
+
+def _fast_key(args: tuple):
+    """A cheap key for calls whose arguments are eager tensors and Python literals: equal
+    keys have equal trace types, so a compiled entry recorded for one serves the other.
+    None when some argument needs the general path."""
+    key = []
+    for a in args:
+        kind = type(a)
+        if kind is Tensor:
+            key.append((a._dtype, a._value.shape))
+        elif kind in _FAST_LITERALS:
+            key.append((kind, a))
+        else:
+            return None
+    return tuple(key)
 
 
 class RetracingWarning(UserWarning):
@@ -108,6 +126,7 @@ class Function:
         self._retraces: list[Retrace] = []
         self._warned = False
         self._bound: Any = weakref.WeakKeyDictionary()
+        self._fast: dict = {}  # cheap call key -> compiled entry (see _fast_key)
         functools.update_wrapper(self, python_function)
 
     # -- public API ---------------------------------------------------------------------------
@@ -126,6 +145,13 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
+        fast_key = None if kwargs or current_graph() is not None else _fast_key(args)
+        if fast_key is not None:
+            entry = self._fast.get(fast_key)
+            if entry is not None:
+                self._calls += 1
+                self._recent.append(False)
+                return entry(args)
         bound = self._bind(args, kwargs)
         key = self._call_type(bound)
         concrete = self._lookup(key)
@@ -134,7 +160,12 @@ class Function:
             concrete = self._trace(key, bound, count_call=True)
         else:
             self._count_call(traced=False)
-        return concrete(*bound.args, **bound.kwargs)
+        result = concrete(*bound.args, **bound.kwargs)
+        if fast_key is not None and len(self._fast) < _MAX_FAST_ENTRIES:
+            entry = concrete.fast_entry(args)
+            if entry is not None:
+                self._fast[fast_key] = entry
+        return result
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The concrete function for these arguments (tensors, TensorSpecs or Python values),

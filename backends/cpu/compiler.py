@@ -21,7 +21,7 @@ from typing import Sequence
 from mlir import ir
 
 from ember.backends.cpu.backend import BackendError, CpuBackend
-from ember.backends.cpu.jit import Executable, jit_compile
+from ember.backends.cpu.jit import Executable, entry_wrapper, jit_compile
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import TensorType
@@ -117,4 +117,5 @@ def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorTy
         llvm_ir = backend.lower(module, "llvmir")
     except (BackendError, PassFailure) as e:
         raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
+    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
     return Executable(jit_compile(backend, llvm_ir), symbol, arg_types, result_types)
