@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean
+.PHONY: venv test pytest lit demo clean bench bench-anchors
 
 venv: $(STAMP)
 
@@ -29,6 +29,24 @@ lit: venv
 
 demo: venv
 	$(BIN)/python examples/tour.py
+
+# Benchmarks (bench/README.md): ratios to numpy and, when installed, tf.function, jax.jit and
+# torch.compile, each system in its own process. Uses .venv-anchors (make bench-anchors) if present.
+ANCHORS := .venv-anchors
+
+bench: venv
+	@if [ -x $(ANCHORS)/bin/python ]; then py=$(ANCHORS)/bin/python; else py=$(BIN)/python; fi; \
+	  echo "bench: $$py"; $$py bench/run.py
+
+# A separate venv for the anchors (TF, JAX, torch are large; the project venv stays lean).
+# torch==2.13.0 (CPU build) is taken from this machine's disk; the others come from PyPI.
+bench-anchors:
+	test -x $(ANCHORS)/bin/python || $(PYTHON) -m venv $(ANCHORS)
+	$(ANCHORS)/bin/python -m pip install --quiet --upgrade pip
+	$(ANCHORS)/bin/python -m pip install --quiet -e . threadpoolctl
+	$(ANCHORS)/bin/python -m pip install --quiet torch==2.13.0 || echo "bench-anchors: torch not installed"
+	$(ANCHORS)/bin/python -m pip install --quiet jax jaxlib || echo "bench-anchors: jax not installed"
+	$(ANCHORS)/bin/python -m pip install --quiet tensorflow-cpu || echo "bench-anchors: tensorflow-cpu not installed"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -15,6 +15,7 @@ Calls of functions the module only declares go to `callbacks[symbol]` (host call
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -55,6 +56,7 @@ class Interpreter:
             if op.name == "func.func":
                 self._funcs[ir.StringAttr(op.attributes["sym_name"]).value] = op
         self._plans: dict[str, tuple[list, list[Step]] | None] = {}
+        self._lock = threading.RLock()
 
     def call(self, name: str, args: Sequence) -> tuple:
         """Runs function `name` on `args`; returns its results as a tuple."""
@@ -72,6 +74,12 @@ class Interpreter:
         return self._run_block(steps, env)
 
     def _plan(self, name: str):
+        if name in self._plans:
+            return self._plans[name]
+        with self._lock:  # concurrent first calls compile the plan once
+            return self._plan_locked(name)
+
+    def _plan_locked(self, name: str):
         if name not in self._plans:
             if name not in self._funcs:
                 if name in self.callbacks:

@@ -49,7 +49,6 @@ class ConcreteFunction:
         self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
         self._stages, self._report, module = _optimize(graph, pipeline)
         self._interpreter = Interpreter(module, callbacks=graph.callbacks)
-        self._interpreter._plan(graph.symbol)  # compile once, before any concurrent calls
         self._executor = Executor(name, self._stages["optimized"], graph.symbol,
                                   self._interpreter, compile_enabled and not graph.callbacks)
 

@@ -1,8 +1,14 @@
 """Shared pytest set-up: a run where no test passed (all skipped, none collected) fails."""
 
+import os
+import tempfile
+
 import pytest
 
-import ember
+# Compiled code of test runs goes to a fresh cache, not the user's ~/.cache/ember.
+os.environ.setdefault("EMBER_CACHE_DIR", tempfile.mkdtemp(prefix="ember-test-cache-"))
+
+import ember  # noqa: E402
 
 _passed = 0
 ember.config.set_pass_verification(True)  # every pass of every trace is verified in tests

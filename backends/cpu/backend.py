@@ -18,6 +18,8 @@ import llvmlite.binding as llvm
 from mlir import ir, passmanager
 
 from ember.passes.pipeline import run_pipeline
+from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
+                                       widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
@@ -25,12 +27,17 @@ STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
 # Tensor -> LLVM path checked on this MLIR build (DESIGN.md §10), plus elementwise fusion
 # and math lowering to LLVM intrinsics and libm.
 _LINALG = "builtin.module(convert-ember-to-linalg,canonicalize,linalg-fuse-elementwise-ops,cse)"
+# Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
 _BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-              "function-boundary-type-conversion=identity-layout-map},"
+              "allow-return-allocs-from-loops function-boundary-type-conversion="
+              "identity-layout-map},"
               "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+              "canonicalize,ownership-based-buffer-deallocation,canonicalize,"
+              "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
               "canonicalize)")
-_LLVM = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
-         "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+_LOOPS = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+          "lower-affine)")
+_LLVM = ("builtin.module(finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
          "reconcile-unrealized-casts)")
 
@@ -81,11 +88,18 @@ class CpuBackend:
 
     def make_bufferized(self, module: ir.Module) -> ir.Module:
         """tensors -> memrefs; results become caller-allocated output arguments."""
+        with module.context, ir.Location.unknown():
+            copy_repeated_results(module)
         _run_upstream(module, _BUFFERIZE)
         return module
 
     def make_llvm(self, module: ir.Module) -> ir.Module:
-        """memrefs and loops -> the LLVM dialect."""
+        """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes)."""
+        with module.context, ir.Location.unknown():
+            copies_to_linalg(module)
+        _run_upstream(module, _LOOPS)
+        with module.context, ir.Location.unknown():
+            widen_bool_memrefs(module)
         _run_upstream(module, _LLVM)
         return module
 

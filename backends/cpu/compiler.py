@@ -21,10 +21,11 @@ from typing import Sequence
 from mlir import ir
 
 from ember.backends.cpu.backend import BackendError, CpuBackend
-from ember.backends.cpu.jit import Executable, entry_wrapper, jit_compile
+from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
+from ember.backends.cpu.jit import Executable, entry_wrapper, load_object, object_code
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
-from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.types import TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg import unlowerable_ops
 from ember.passes.pipeline import PassFailure, run_pipeline
@@ -109,13 +110,29 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
 
 def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorType],
                      backend: CpuBackend | None = None) -> Executable:
-    """Specialises, lowers and JIT-compiles `@symbol` for static `arg_types`."""
+    """Specialises, lowers and compiles `@symbol` for static `arg_types`, through the
+    memory and disk caches (see cache.py)."""
     backend = backend or CpuBackend()
-    module = specialize(module_text, symbol, arg_types)
-    result_types = check_compilable(module, symbol)
-    try:
-        llvm_ir = backend.lower(module, "llvmir")
-    except (BackendError, PassFailure) as e:
-        raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
-    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
-    return Executable(jit_compile(backend, llvm_ir), symbol, arg_types, result_types)
+    key = cache_key(module_text, symbol, tuple(str(t) for t in arg_types), _SPECIALIZE,
+                    backend.options.key())
+    exe = memory_cache.get(key)
+    if exe is not None:
+        return exe
+    disk = disk_cache()
+    entry = disk.load(key)
+    if entry is not None:
+        obj, meta = entry
+        result_types = [parse_type(t) for t in meta["results"]]
+    else:
+        module = specialize(module_text, symbol, arg_types)
+        result_types = check_compilable(module, symbol)
+        try:
+            llvm_ir = backend.lower(module, "llvmir")
+        except (BackendError, PassFailure) as e:
+            raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
+        llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
+        obj = object_code(backend, llvm_ir)
+        disk.store(key, obj, {"symbol": symbol, "results": [str(t) for t in result_types]})
+    exe = Executable(load_object(backend, obj), symbol, arg_types, result_types)
+    memory_cache.put(key, exe)
+    return exe

@@ -64,6 +64,27 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
+    """Optimised machine code for the host as a relocatable object (what the cache keeps)."""
+    machine = backend.target_machine(reloc="pic")
+    try:
+        module = backend.optimize_llvm(llvm_ir, machine)
+    except RuntimeError as e:
+        raise JitError(f"LLVM rejected the generated IR: {e}") from None
+    return machine.emit_object(module)
+
+
+def load_object(backend: CpuBackend, obj: bytes):
+    """An execution engine holding the code of an object file (from object_code)."""
+    machine = backend.target_machine(reloc="pic")
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    with _engines_lock:
+        _engines.append((engine, machine))
+    return engine
+
+
 def _memref_ctypes(rank: int) -> list:
     return [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_int64] * (2 * rank)
 

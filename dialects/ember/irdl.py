@@ -76,8 +76,22 @@ def load_ember_dialect(context: ir.Context) -> None:
         _keep_alive.append(module)
 
 
+def _register_python_module() -> None:
+    """Lets the bindings find a Python module for the `ember` namespace.
+
+    When IR is iterated, the bindings import `<prefix>.<dialect>` to find typed op classes;
+    a miss is not remembered, so without this every visited ember op cost a failed import
+    search (about 40 us). `ember.dialects.ember` is that module (it has no OpView classes;
+    ops stay generic `ir.Operation`s).
+    """
+    from mlir._mlir_libs import _mlir
+    if "ember.dialects" not in _mlir.globals.dialect_search_modules:
+        _mlir.globals.append_dialect_search_prefix("ember.dialects")
+
+
 def make_context() -> ir.Context:
     """A new MLIR context with the upstream dialects and the ember dialect loaded."""
+    _register_python_module()
     context = ir.Context()
     load_ember_dialect(context)
     return context

@@ -6,9 +6,9 @@
   dynamic result dims are read from the `dims` operand (negative sizes clamp to 0).
 - `ember.range` becomes a `linalg.generic` computing `start + i * delta` from
   `linalg.index`: wrapping integer arithmetic in the element type, or f64 arithmetic rounded
-  once to the element type, as the reference (`start + delta * np.arange(n)`) computes. Its
-  size depends on operand values, so the result shape must be static (fold the operands
-  to constants first).
+  to the element type as numpy's `astype` does (`narrow_f64`), as the reference
+  (`start + delta * np.arange(n)`) computes. Its size depends on operand values, so the
+  result shape must be static (fold the operands to constants first).
 - `ember.shape` becomes an `arith.constant` of the static dims, or `tensor.from_elements`
   of the static dims and `tensor.dim`s when some dims are dynamic.
 
@@ -65,11 +65,17 @@ def lower_fill(op, lw: Lowering):
     out = lw.result_types[0]
     if out.shape is None:
         raise LoweringError(f"result {out} needs a known rank")
-    scalar = tensor.ExtractOp(value, []).result
+    scalar = _scalar(value, out.dtype)
     sizes = [d if d is not None else _dim_from(lw, dims, lw.operand_types[0], i)
              for i, d in enumerate(out.shape)]
     empty = tensor.EmptyOp(sizes, element_type(out.dtype)).result
     return [linalg.fill(scalar, outs=[empty])]
+
+
+def _scalar(value: ir.Value, dtype) -> ir.Value:
+    """The element of a 0-d tensor, typed signless (a `ui8` argument is retyped to `i8`
+    when the pass finishes, so its element is `i8` too)."""
+    return tensor.ExtractOp(value, [], results=[element_type(dtype)]).result
 
 
 def _dim_from(lw: Lowering, dims: ir.Value, dims_type: TensorType, i: int) -> ir.Value:
@@ -86,8 +92,8 @@ def lower_range(op, lw: Lowering):
         raise LoweringError(f"the size of {out} depends on operand values; make start, "
                             "limit and delta constants (ember-constant-fold, "
                             "ember-shape-refine) so the result shape is static")
-    start, delta = (tensor.ExtractOp(lw.operands[k], []).result for k in (0, 2))
     dtype, et = out.dtype, element_type(out.dtype)
+    start, delta = (_scalar(lw.operands[k], dtype) for k in (0, 2))
     if dtype.is_floating and dtype is not F64:  # numpy computes in f64, then rounds
         start, delta = (arith.ExtFOp(element_type(F64), v).result for v in (start, delta))
     generic = linalg.GenericOp(
@@ -109,11 +115,12 @@ def lower_range(op, lw: Lowering):
 
 
 def narrow_f64(x: ir.Value, et: ir.Type) -> ir.Value:
-    """Rounds f64 `x` once to float type `et` (round to nearest even).
+    """Rounds f64 `x` to float type `et` as numpy's `astype` does, without a libcall.
 
-    16-bit types go through f32 rounded to odd (exact: f32 has more than 2 extra bits), not a
-    direct `truncf`: LLVM lowers f64 -> f16/bf16 to `__truncdfhf2`/`__truncdfbf2` calls
-    that JIT and AOT links do not resolve.
+    LLVM lowers f64 -> f16/bf16 `truncf` to `__truncdfhf2`/`__truncdfbf2` calls that JIT and
+    AOT links do not resolve, so both go through f32. numpy rounds f64 -> f16 once: the f32
+    step rounds to odd (exact: f32 has more than 2 extra bits). ml_dtypes rounds
+    f64 -> bf16 through f32 (twice, to nearest even), and so does this.
     """
     f32, f64 = ir.F32Type.get(), ir.F64Type.get()
     if et == f64:
@@ -121,6 +128,8 @@ def narrow_f64(x: ir.Value, et: ir.Type) -> ir.Value:
     t = arith.TruncFOp(f32, x).result
     if et == f32:
         return t
+    if et == ir.BF16Type.get():
+        return arith.TruncFOp(et, t).result
     back = arith.ExtFOp(f64, t).result
     inexact = arith.CmpFOp(arith.CmpFPredicate.UNE, back, x).result
     away = arith.CmpFOp(arith.CmpFPredicate.OGT, math.AbsFOp(back).result,

@@ -256,6 +256,8 @@ def convert_scalar(lw: Lowering, x, src: DType, dst: DType):
     if src.is_floating and dst.is_floating:
         if src.bits == dst.bits:  # f16 <-> bf16
             return arith.TruncFOp(et, arith.ExtFOp(ir.F32Type.get(), x).result).result
+        if src.bits == 64 and dst.bits == 16:  # no f64->half libcall in the JIT: via f32
+            x = arith.TruncFOp(ir.F32Type.get(), x).result
         return (arith.ExtFOp if dst.bits > src.bits else arith.TruncFOp)(et, x).result
     if src.is_floating:
         if _half(src):  # clamp bounds like 2**31 do not exist in half precision

@@ -27,10 +27,10 @@ from ember.dialects.ember import indexing as I
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
-from ember.passes.conversions.ember_to_linalg.structure import (DYNAMIC, unit_groups, amap,
-                                                                expand, generic, new_tensor,
-                                                                ranked, signless, size_of,
-                                                                sizes_of)
+from ember.passes.conversions.ember_to_linalg.structure import (DYNAMIC, amap, expand, fitted,
+                                                                generic, new_tensor, ranked,
+                                                                signless, size_of, sizes_of,
+                                                                unit_groups)
 
 _MASKS = ("begin", "end", "strides", "begin_mask", "end_mask", "ellipsis_mask",
           "new_axis_mask", "shrink_axis_mask")
@@ -79,8 +79,9 @@ def _dim_slice(lw: Lowering, x, t, dim: int, it):
     step = 1 if it.step is None else it.step
     begin = 0 if it.start is None else it.start
     if step != 1 or it.stop is not None or begin < 0:
-        raise LoweringError(f"slice {begin}:{it.stop}:{step} of dynamic dim {dim} needs a "
-                            "static size (only x[b:] with b >= 0 is supported)")
+        text = ":".join("" if v is None else str(v) for v in (it.start, it.stop, it.step))
+        raise LoweringError(f"slice [{text}] of dynamic dim {dim} needs a static size (only "
+                            "[b:] with b >= 0 is supported on dynamic dims)")
     n = size_of(lw, x, t, dim)
     if begin == 0:
         return 0, n, 1, False
@@ -98,8 +99,9 @@ def _dim_index(lw: Lowering, x, t, dim: int, i: int):
 
 
 @lowers(I.StridedSliceOp)
+@fitted
 def lower_strided_slice(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, shape, et = lw.operands[0], ranked(t), element_type(t.dtype)
     items = _items(I.slice_index(**{k: lw.attrs[k] for k in _MASKS}), len(shape))
     offsets, sizes, strides, kept, flips, new_axes = [], [], [], [], [], []
@@ -140,6 +142,7 @@ def lower_strided_slice(op, lw: Lowering):
 
 
 def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
+    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims)."""
     def split(values):
         return ([v for v in values if not isinstance(v, int)],
                 [v if isinstance(v, int) else DYNAMIC for v in values])
@@ -149,8 +152,7 @@ def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
 
 
 def _reverse(value, kept, flips, et) -> ir.Value:
-    if any(not isinstance(kept[f], int) for f in flips):
-        raise LoweringError("a negative stride needs a static dim")
+    """`value` (of static sizes `kept` in the `flips` dims) reversed along `flips`."""
     rank = len(kept)
     exprs = [ir.AffineConstantExpr.get(kept[i] - 1) - ir.AffineDimExpr.get(i) if i in flips
              else ir.AffineDimExpr.get(i) for i in range(rank)]
@@ -163,8 +165,9 @@ def _reverse(value, kept, flips, et) -> ir.Value:
 
 
 @lowers(I.GatherOp)
+@fitted
 def lower_gather(op, lw: Lowering):
-    (pt, it), out = lw.operand_types, lw.result_types[0]
+    (pt, it) = lw.operand_types
     params, indices = lw.operands
     prank, irank = len(ranked(pt, "params")), len(ranked(it, "indices"))
     axis = lw.attrs["axis"] % prank
@@ -187,8 +190,9 @@ def lower_gather(op, lw: Lowering):
 
 
 @lowers(I.OneHotOp)
+@fitted
 def lower_one_hot(op, lw: Lowering):
-    (it, vt, _), out = lw.operand_types, lw.result_types[0]
+    (it, vt, _) = lw.operand_types
     indices, on, off = lw.operands
     irank = len(ranked(it, "indices"))
     axis = lw.attrs["axis"] % (irank + 1)
@@ -213,8 +217,9 @@ def lower_one_hot(op, lw: Lowering):
 
 
 @lowers(I.PadOp)
+@fitted
 def lower_pad(op, lw: Lowering):
-    (t, _), out = lw.operand_types, lw.result_types[0]
+    (t, _) = lw.operand_types
     x, fill = lw.operands
     shape, pads = ranked(t), list(lw.attrs["paddings"])
     if not shape or not any(pads):

@@ -33,13 +33,14 @@ from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION
                                                              lowers)
 from ember.passes.conversions.ember_to_linalg.elementwise import convert_scalar
 from ember.passes.conversions.ember_to_linalg.indexing import pad_tensor
-from ember.passes.conversions.ember_to_linalg.structure import (amap, filled, generic,
-                                                                is_half, new_tensor, ranked,
-                                                                signless, size_of, sizes_of,
-                                                                to_float, truncated)
+from ember.passes.conversions.ember_to_linalg.structure import (amap, filled, fitted, generic,
+                                                                is_half, map_values, new_tensor,
+                                                                ranked, signless, size_of,
+                                                                sizes_of, truncated)
 
 
 def _constant(et: ir.Type, value) -> ir.Value:
+    """An `arith.constant` of element type `et` (a float or an integer type)."""
     attr = ir.FloatAttr.get(et, float(value)) if str(et) in ("f16", "bf16", "f32", "f64") \
         else ir.IntegerAttr.get(et, int(value))
     return arith.ConstantOp(et, attr).result
@@ -50,6 +51,12 @@ def _compute_type(d: DType) -> ir.Type:
     if is_half(d):
         return ir.F32Type.get()
     return element_type(d) if d.is_floating else ir.F64Type.get()
+
+
+def _int_to_float(value: ir.Value, sizes, src: DType, dst: ir.Type) -> ir.Value:
+    """Integer tensor `value` converted elementwise to float type `dst`."""
+    conv = arith.UIToFPOp if src.kind == "uint" else arith.SIToFPOp
+    return map_values(value, element_type(src), sizes, dst, lambda x: conv(dst, x).result)
 
 
 # -- windows -----------------------------------------------------------------------------
@@ -75,6 +82,7 @@ def _padded(x, t, geometry, et, value) -> ir.Value:
 
 
 @lowers(N.Conv2DOp)
+@fitted
 def lower_conv2d(op, lw: Lowering):
     (xt, ft), out = lw.operand_types, lw.result_types[0]
     (x, f), d = lw.operands, out.dtype
@@ -82,30 +90,30 @@ def lower_conv2d(op, lw: Lowering):
     geometry = _geometry(xt, ranked(ft, "filter")[:2], strides, dilations,
                          lw.attrs["padding"], "conv2d")
     acc = _compute_type(d)
+    sizes = [size_of(lw, x, xt, 0), geometry[0][0], geometry[1][0], size_of(lw, f, ft, 3)]
     x = _padded(x, xt, geometry, element_type(d), 0)
-    sizes = [size_of(lw, lw.operands[0], xt, 0), geometry[0][0], geometry[1][0],
-             size_of(lw, f, ft, 3)]
     init = filled(sizes, _constant(acc, 0))
     y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
     return [truncated(y, sizes, d) if is_half(d) else y]
 
 
 def _lowest(d: DType):
+    """The identity of max: -inf, the lowest signed integer, or 0 for unsigned."""
     if d.is_floating:
         return -np.inf
     return 0 if d.kind == "uint" else d.min
 
 
 @lowers(N.MaxPool2DOp)
+@fitted
 def lower_max_pool2d(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, d = lw.operands[0], t.dtype
     ksize, strides = list(lw.attrs["ksize"]), list(lw.attrs["strides"])
     geometry = _geometry(t, ksize, strides, (1, 1), lw.attrs["padding"], "max_pool2d")
     et = element_type(d)
+    sizes = [size_of(lw, x, t, 0), geometry[0][0], geometry[1][0], size_of(lw, x, t, 3)]
     x = _padded(x, t, geometry, et, _lowest(d))
-    sizes = [size_of(lw, lw.operands[0], t, 0), geometry[0][0], geometry[1][0],
-             size_of(lw, lw.operands[0], t, 3)]
     pool = linalg.pooling_nhwc_max_unsigned if d.kind == "uint" else linalg.pooling_nhwc_max
     init = filled(sizes, _constant(et, _lowest(d)))
     y = pool(x, new_tensor(ksize, et), outs=[init], strides=strides, dilations=[1, 1])
@@ -119,22 +127,24 @@ def window_counts(size: int, k: int, stride: int, before: int, out: int) -> np.n
 
 
 @lowers(N.AvgPool2DOp)
+@fitted
 def lower_avg_pool2d(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, d = lw.operands[0], t.dtype
     ksize, strides = list(lw.attrs["ksize"]), list(lw.attrs["strides"])
     geometry = _geometry(t, ksize, strides, (1, 1), lw.attrs["padding"], "avg_pool2d")
     acc = _compute_type(d)
     in_sizes = sizes_of(lw, x, t)
     if d.is_integer:  # the named op would extend integers, not convert them
-        x = to_float(x, in_sizes, d, acc)
+        x = _int_to_float(x, in_sizes, d, acc)
         d_in = acc
     else:
         d_in = element_type(d)
     x = _padded(x, t, geometry, d_in, 0)
     sizes = [in_sizes[0], geometry[0][0], geometry[1][0], in_sizes[3]]
-    total = linalg.pooling_nhwc_sum(x, new_tensor(ksize, acc), outs=[filled(sizes, _constant(
-        acc, 0))], strides=strides, dilations=[1, 1])
+    init = filled(sizes, _constant(acc, 0))
+    total = linalg.pooling_nhwc_sum(x, new_tensor(ksize, acc), outs=[init], strides=strides,
+                                    dilations=[1, 1])
     counts = np.outer(*[window_counts(t.shape[1 + i], ksize[i], strides[i], geometry[i][1],
                                       geometry[i][0]) for i in range(2)])
     return [_divide(lw, total, counts, sizes, acc, d)]
@@ -164,8 +174,9 @@ def _divide(lw: Lowering, total, counts: np.ndarray, sizes, acc: ir.Type, d: DTy
 
 
 @lowers(N.SoftmaxOp, N.LogSoftmaxOp)
+@fitted
 def lower_softmax(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, d = lw.operands[0], t.dtype
     rank = len(ranked(t))
     axis = lw.attrs["axis"] % rank

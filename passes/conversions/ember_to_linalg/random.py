@@ -10,9 +10,9 @@ i64 `arith` (splitmix64's finaliser over `key + counter * golden`):
     uniform  = minval + unit(bits(n + 1)) * (maxval - minval)
     normal   = mean + stddev * sqrt(-2 log(1 - unit(bits(2n + 1)))) * cos(2 pi unit(bits(2n + 2)))
 
-Everything is computed in f64 and rounded once to the result dtype, as the reference does,
-so compiled and interpreted uniform numbers agree bit for bit; normal numbers agree up to the
-last bits of libm's `log`/`cos` against numpy's. Upstream has no counter-based RNG op;
+Everything is computed in f64 and rounded to the result dtype as the reference's `astype`
+does (`narrow_f64`), so compiled and interpreted uniform numbers agree bit for bit; normal
+numbers agree up to the last bits of libm's `log`/`cos` against numpy's. Upstream has no counter-based RNG op;
 `tf.random.stateless_*` is the model.
 
 Before:

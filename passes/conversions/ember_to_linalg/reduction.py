@@ -88,8 +88,8 @@ def _reduce(lw: Lowering, x: ir.Value, t: TensorType, axes: tuple, acc: DType, i
     return generic.result
 
 
-def _keepdims(lw: Lowering, value: ir.Value, x: ir.Value, t: TensorType, axes: tuple,
-              out: TensorType) -> ir.Value:
+def _keepdims(lw: Lowering, value: ir.Value, x: ir.Value, t: TensorType,
+              axes: tuple) -> ir.Value:
     """`tensor.expand_shape` of a reduced value back to rank(x), reduced dims of size 1."""
     rank = len(t.shape)
     kept = [i for i in range(rank) if i not in axes]
@@ -160,8 +160,7 @@ def _combiner(spec, src: DType, acc: DType):
         R.ReduceAllOp, R.ReduceMeanOp)
 def lower_reduce(op, lw: Lowering):
     spec = REGISTRY[op.name]
-    t, out = _ranked(lw.operand_types[0], op.name), lw.result_types[0]
-    x = lw.operands[0]
+    t, x = _ranked(lw.operand_types[0], op.name), lw.operands[0]
     axes = R.reduce_axes(spec, len(t.shape), lw.attrs["axes"])
     acc = _accumulator(t.dtype)
     if spec is R.ReduceMeanOp and t.dtype.is_integer:
@@ -170,7 +169,9 @@ def lower_reduce(op, lw: Lowering):
     if spec is R.ReduceMeanOp:
         value = _divide_by_count(lw, value, x, t, axes, acc)
     value = _cast_back(lw, value, acc, t.dtype)
-    return [_keepdims(lw, value, x, t, axes, out) if lw.attrs["keepdims"] else value]
+    if not lw.attrs["keepdims"] or not axes:  # no axes: the shape is already the input's
+        return [value]
+    return [_keepdims(lw, value, x, t, axes)]
 
 
 def _divide_by_count(lw: Lowering, total: ir.Value, x: ir.Value, t: TensorType, axes: tuple,

@@ -15,11 +15,22 @@ broadcast_to is a `linalg.generic` whose input map drops leading dims and pins s
 reshape patterns.
 
 The helpers at the top (`sizes_of`, `new_tensor`, `filled`, `generic`, ...) are shared with
-the indexing and nn rules.
+the indexing and nn rules. Rules size their results from the operands; `@fitted` casts a
+result to the op's declared type where that is more (or less) static.
+
+Before:
+    %c = "ember.matmul"(%a, %b) {transpose_a = false, transpose_b = false}
+           : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+After:
+    %e = tensor.empty() : tensor<4x5xf32>
+    %i = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+    %c = linalg.matmul ins(%a, %b : tensor<4x3xf32>, tensor<3x5xf32>)
+           outs(%i : tensor<4x5xf32>) -> tensor<4x5xf32>
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, Sequence, Union
 
@@ -47,7 +58,7 @@ def is_half(dtype: DType) -> bool:
 def ranked(t: TensorType, what: str = "operand") -> tuple:
     """The shape of `t`, or a LoweringError if it is unranked."""
     if t.shape is None:
-        raise LoweringError(f"{what} {t} must be ranked")
+        raise LoweringError(f"{what} {t} must be ranked; run ember-shape-refine first")
     return t.shape
 
 
@@ -81,6 +92,21 @@ def size_of(lw: Lowering, value: ir.Value, t: TensorType, i: int) -> Size:
 def sizes_of(lw: Lowering, value: ir.Value, t: TensorType) -> list[Size]:
     """`t`'s sizes: static ints, and `tensor.dim` of `value` for dynamic dims."""
     return [size_of(lw, value, t, i) for i in range(len(ranked(t)))]
+
+
+def fitted(rule: Callable) -> Callable:
+    """Gives each value a rule returns its op's declared result type: a `tensor.cast` where
+    the IR declares a dim static that the rule's sizes leave dynamic (or the reverse)."""
+    @functools.wraps(rule)
+    def wrapper(op, lw: Lowering):
+        values = []
+        for value, t in zip(rule(op, lw), lw.result_types):
+            want = tensor_type(t)
+            if str(value.type).replace("ui8>", "i8>") != str(want):
+                value = tensor.CastOp(want, value).result
+            values.append(value)
+        return values
+    return wrapper
 
 
 def tensor_of(sizes: Sequence[Size], et: ir.Type) -> ir.RankedTensorType:
@@ -123,15 +149,6 @@ def map_values(value: ir.Value, elem: ir.Type, sizes: Sequence[Size], out_elem: 
     ident = ir.AffineMap.get_identity(rank)
     return generic([value], [elem], [new_tensor(sizes, out_elem)], [ident, ident],
                    [PARALLEL] * rank, lambda x, _: [fn(x)])[0]
-
-
-def to_float(value: ir.Value, sizes, src: DType, dst: ir.Type) -> ir.Value:
-    """`value` converted elementwise to float type `dst` (ext for half floats, itofp else)."""
-    if src.is_floating:
-        return map_values(value, element_type(src), sizes, dst,
-                          lambda x: arith.ExtFOp(dst, x).result)
-    conv = arith.UIToFPOp if src.kind == "uint" else arith.SIToFPOp
-    return map_values(value, element_type(src), sizes, dst, lambda x: conv(dst, x).result)
 
 
 def truncated(value: ir.Value, sizes, dst: DType) -> ir.Value:
@@ -182,20 +199,27 @@ def _transpose(lw: Lowering, x: ir.Value, t: TensorType, perm) -> ir.Value:
     return signless(linalg.transpose(x, outs=[init], permutation=list(perm)).results[0])
 
 
-def _batch_sizes(lw, operands, nb: int, out_batch) -> list[Size]:
+def _batch_sizes(lw, operands, nb: int) -> list[Size]:
+    """The broadcast batch dims of the operands: a static size other than 1 if one has it,
+    else `tensor.dim` of a dynamic one, else 1."""
     sizes = []
-    for i, d in enumerate(out_batch):
-        source = None
+    for i in range(nb):
+        dims = []
         for value, t in operands:
             j = i - (nb - (len(t.shape) - 2))
-            if d is None and j >= 0 and t.shape[j] != 1:
-                source = tensor.DimOp(value, lw.index(j)).result
-                break
-        sizes.append(d if source is None else source)
+            if j >= 0:
+                dims.append((t.shape[j], value, j))
+        static = [d for d, _, _ in dims if d not in (None, 1)]
+        dynamic = [(v, j) for d, v, j in dims if d is None]
+        if static or not dynamic:
+            sizes.append(static[0] if static else 1)
+        else:
+            sizes.append(tensor.DimOp(dynamic[0][0], lw.index(dynamic[0][1])).result)
     return sizes
 
 
 @lowers(S.MatmulOp)
+@fitted
 def lower_matmul(op, lw: Lowering):
     (at, bt), out = lw.operand_types, lw.result_types[0]
     (a, b), d = lw.operands, out.dtype
@@ -204,9 +228,10 @@ def lower_matmul(op, lw: Lowering):
         a, at = _swap_last(lw, a, at)
     if lw.attrs["transpose_b"]:
         b, bt = _swap_last(lw, b, bt)
-    nb = len(out.shape) - 2
-    sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb, out.shape[:nb])
+    nb = max(len(at.shape), len(bt.shape)) - 2
+    sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb)
     sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
+    shape = [s if isinstance(s, int) else None for s in sizes]
     acc = ir.F32Type.get() if is_half(d) else element_type(d)
     zero = arith.ConstantOp(acc, ir.FloatAttr.get(acc, 0.0) if d.is_floating
                             else ir.IntegerAttr.get(acc, 0)).result
@@ -215,7 +240,7 @@ def lower_matmul(op, lw: Lowering):
         result = signless(linalg.matmul(a, b, outs=[init]))
     elif len(bt.shape) == 2:  # rows of every batch against one matrix: one 2-D matmul
         rows = collapse(a, at.shape, element_type(d), [list(range(nb + 1)), [nb + 1]])
-        flat = collapse(init, out.shape, acc, [list(range(nb + 1)), [nb + 1]])
+        flat = collapse(init, shape, acc, [list(range(nb + 1)), [nb + 1]])
         product = signless(linalg.matmul(rows, b, outs=[flat]))
         result = expand(product, sizes, acc, [list(range(nb + 1)), [nb + 1]])
     elif at.shape[:-2] == bt.shape[:-2] and None not in at.shape[:-2]:
@@ -225,7 +250,7 @@ def lower_matmul(op, lw: Lowering):
             groups = [list(range(nb)), [nb], [nb + 1]]
             lhs = collapse(a, at.shape, element_type(d), groups)
             rhs = collapse(b, bt.shape, element_type(d), groups)
-            flat = collapse(init, out.shape, acc, groups)
+            flat = collapse(init, shape, acc, groups)
             product = signless(linalg.batch_matmul(lhs, rhs, outs=[flat]))
             result = expand(product, sizes, acc, groups)
     else:
@@ -260,6 +285,7 @@ def _contraction(lw, a, at, b, bt, init, nb: int, d: DType) -> ir.Value:
 
 
 @lowers(S.TransposeOp)
+@fitted
 def lower_transpose(op, lw: Lowering):
     (t,), perm = lw.operand_types, list(lw.attrs["perm"])
     if perm == sorted(perm):
@@ -291,11 +317,13 @@ def _split_groups(big: Sequence[int], small: Sequence[int]):
 
 
 @lowers(S.ReshapeOp)
+@fitted
 def lower_reshape(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, et = lw.operands[0], element_type(t.dtype)
     shape = ranked(t)
-    if not (t.is_static and out.is_static):
+    out = S.ReshapeOp.infer(t, shape=lw.attrs["shape"])  # static whenever the input is
+    if not t.is_static:
         return [_dynamic_reshape(lw, x, t, out)]
     if shape == out.shape:
         return [x]
@@ -311,7 +339,6 @@ def lower_reshape(op, lw: Lowering):
 
 def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Value:
     """`tensor.reshape` with the shape attribute's -1 dim computed as size / known."""
-    ranked(t), ranked(out, "result")
     index = ir.IndexType.get()
     wanted = list(lw.attrs["shape"])
     dims = []
@@ -331,21 +358,22 @@ def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Valu
 
 
 @lowers(S.BroadcastToOp)
+@fitted
 def lower_broadcast_to(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
-    x = lw.operands[0]
-    ranked(t)
-    if t.shape == out.shape:
+    (t,), x = lw.operand_types, lw.operands[0]
+    target = list(lw.attrs["shape"])
+    if ranked(t) == tuple(target):
         return [x]
-    rank, et = len(out.shape), element_type(t.dtype)
-    init = new_tensor(list(out.shape), et)
+    rank, et = len(target), element_type(t.dtype)
+    init = new_tensor(target, et)
     maps = [lw.broadcast_map(t, rank), ir.AffineMap.get_identity(rank)]
     return generic([x], [et], [init], maps, [PARALLEL] * rank, lambda v, _: [v])
 
 
 @lowers(S.ExpandDimsOp)
+@fitted
 def lower_expand_dims(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, rank = lw.operands[0], len(ranked(t))
     axis = lw.attrs["axis"] % (rank + 1)
     keep = [i for i in range(rank + 1) if i != axis]
@@ -355,8 +383,9 @@ def lower_expand_dims(op, lw: Lowering):
 
 
 @lowers(S.SqueezeOp)
+@fitted
 def lower_squeeze(op, lw: Lowering):
-    (t,), out = lw.operand_types, lw.result_types[0]
+    (t,) = lw.operand_types
     x, shape = lw.operands[0], ranked(t)
     axes = {a % len(shape) for a in lw.attrs["axes"]} or \
         {i for i, d in enumerate(shape) if d == 1}

@@ -1,0 +1,170 @@
+"""The compile cache: machine code per (module, function, input types, options, versions),
+in memory and on disk.
+
+Keys hash everything that changes the output: the optimised module text, the function, the
+static input types, the specialisation pipeline, the target CPU and features, the
+optimisation level, the versions of ember, the MLIR bindings, llvmlite and LLVM, and a hash
+of the compiler's own source files.
+Entries are object files plus the result types. On disk (default `~/.cache/ember`, or
+`$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it off) each entry is written to a
+temporary file and renamed into place, so readers never see half an entry and processes can
+share the directory; each carries a SHA-256 of its payload, and an entry that does not check
+out (truncated, corrupted, foreign) is deleted and rebuilt, never loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import tempfile
+import threading
+from typing import Optional
+
+MAGIC = b"EMBER-OBJ-1\n"
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=1)
+def compiler_fingerprint() -> str:
+    """A hash of the compiler's own source (dialect, passes, backend): any change to how
+    code is generated invalidates cached objects, even without a version bump."""
+    import ember.backends
+    import ember.dialects
+    import ember.passes
+    h = hashlib.sha256()
+    for package in (ember.dialects, ember.passes, ember.backends):
+        for root in package.__path__:
+            for folder, _, files in sorted(os.walk(root)):
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        with open(os.path.join(folder, name), "rb") as f:
+                            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def versions() -> tuple:
+    import llvmlite.binding as llvm
+    return ("ember", _version("ember"), compiler_fingerprint(), "mlir",
+            _version("xtc-mlir-python-bindings"), "llvmlite", _version("llvmlite"), "llvm",
+            ".".join(map(str, llvm.llvm_version_info)))
+
+
+def cache_key(*parts) -> str:
+    """A hex digest naming one compiled artifact."""
+    h = hashlib.sha256()
+    for part in parts + versions():
+        h.update(repr(part).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def default_directory() -> Optional[str]:
+    if os.environ.get("EMBER_CACHE_DISABLE") == "1":
+        return None
+    if os.environ.get("EMBER_CACHE_DIR"):
+        return os.environ["EMBER_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ember")
+
+
+class DiskCache:
+    """Object files on disk, one per key, written atomically and checksummed."""
+
+    def __init__(self, directory: Optional[str]):
+        self.directory = directory
+        self.discarded = 0  # corrupt entries found and removed (for tests and stats)
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.directory, key[:2], key + ".obj")
+
+    def load(self, key: str) -> Optional[tuple[bytes, dict]]:
+        if self.directory is None:
+            return None
+        path = self._path(key)
+        try:
+            with open(path, "rb") as f:
+                blob = f.read()
+        except OSError:
+            return None
+        entry = _decode(blob)
+        if entry is None:
+            self.discarded += 1
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        return entry
+
+    def store(self, key: str, obj: bytes, meta: dict) -> None:
+        if self.directory is None:
+            return
+        path = self._path(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(_encode(obj, meta))
+            os.replace(tmp, path)
+        except OSError:  # a read-only or full disk only costs the next process a compile
+            pass
+
+
+def _encode(obj: bytes, meta: dict) -> bytes:
+    header = json.dumps(meta, sort_keys=True).encode("utf-8")
+    payload = len(header).to_bytes(8, "little") + header + obj
+    return MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+
+
+def _decode(blob: bytes) -> Optional[tuple[bytes, dict]]:
+    if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + 65 + 8:
+        return None
+    digest = blob[len(MAGIC):len(MAGIC) + 64]
+    payload = blob[len(MAGIC) + 65:]
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        return None
+    size = int.from_bytes(payload[:8], "little")
+    try:
+        meta = json.loads(payload[8:8 + size].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return payload[8 + size:], meta
+
+
+class MemoryCache:
+    """Compiled executables of this process, by key (thread-safe)."""
+
+    def __init__(self):
+        self._entries: dict = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: str, value) -> None:
+        with self._lock:
+            self._entries[key] = value
+
+
+memory_cache = MemoryCache()
+_disk: Optional[DiskCache] = None
+_disk_lock = threading.Lock()
+
+
+def disk_cache() -> DiskCache:
+    """The disk cache for the current environment (re-read when EMBER_CACHE_DIR changes)."""
+    global _disk
+    directory = default_directory()
+    with _disk_lock:
+        if _disk is None or _disk.directory != directory:
+            _disk = DiskCache(directory)
+        return _disk

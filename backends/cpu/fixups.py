@@ -1,0 +1,102 @@
+"""Workarounds for two MLIR 22 crashes on the tensor -> LLVM path (both abort or segfault the
+interpreter, so they must be avoided before the pipeline runs, not caught after):
+
+- `buffer-results-to-out-params{hoist-static-allocs}` segfaults on `return %1, %1` when %1
+  is computed in the function: `copy_repeated_results` returns a copy for each repeat.
+- `finalize-memref-to-llvm` asserts on i1 element types ("integralElementType.getWidth()
+  >= 8"): `widen_bool_memrefs` stores bool buffers as bytes (numpy's layout anyway).
+- non-contiguous `memref.copy` lowers to a call of `memrefCopy`, a runtime library function
+  this process lacks (the JIT would jump to a null address): `copies_to_linalg`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+
+def copy_repeated_results(module: ir.Module) -> None:
+    """Returns a `linalg.copy` for each repeat of a value a function already returns:
+    `buffer-results-to-out-params{hoist-static-allocs}` crashes (segfault) on
+    `return %1, %1` when %1 is computed in the function."""
+    for fn in module.body.operations:
+        if fn.operation.name != "func.func" or not fn.operation.regions[0].blocks:
+            continue
+        for block in fn.operation.regions[0].blocks:
+            ret = block.operations[len(block.operations) - 1]
+            if ret.name != "func.return":
+                continue
+            seen = []
+            for i, value in enumerate(list(ret.operands)):
+                if isinstance(value, ir.BlockArgument) or not any(value == v for v in seen):
+                    seen.append(value)
+                    continue
+                with ir.InsertionPoint(ret), ret.location:
+                    t = ir.RankedTensorType(value.type)
+                    empty = tensor.EmptyOp(list(t.shape), t.element_type).result
+                    ret.operands[i] = linalg.copy(value, outs=[empty])
+
+
+def _widened(t: ir.Type):
+    """memref<...xi1> as memref<...xi8> (same layout), else None."""
+    if not isinstance(t, ir.MemRefType) or str(t.element_type) != "i1":
+        return None
+    return ir.MemRefType.get(t.shape, ir.IntegerType.get_signless(8), t.layout, t.memory_space)
+
+
+def widen_bool_memrefs(module: ir.Module) -> None:
+    """Stores i1 buffers as bytes: memref<...xi1> -> memref<...xi8>, loads `trunci`,
+    stores `extui`. MLIR 22's memref-to-llvm asserts on sub-byte element types
+    ("integralElementType.getWidth() >= 8"), and numpy bools are bytes anyway."""
+    i1, i8 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(8)
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    for op in ops:
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    if (wide := _widened(arg.type)) is not None:
+                        arg.set_type(wide)
+        for result in op.results:
+            if (wide := _widened(result.type)) is not None:
+                result.set_type(wide)
+    for op in ops:  # every type is widened now
+        name = op.name
+        if name == "memref.load" and op.results[0].type == i1:
+            op.results[0].set_type(i8)
+            with ir.InsertionPoint.after(op), op.location:
+                narrow = arith.TruncIOp(i1, op.results[0])
+            op.results[0].replace_all_uses_except(narrow.result, narrow.operation)
+        elif name == "memref.store" and op.operands[0].type == i1:
+            with ir.InsertionPoint(op), op.location:
+                op.operands[0] = arith.ExtUIOp(i8, op.operands[0]).result
+        elif name == "memref.global" and (wide := _widened(
+                ir.TypeAttr(op.attributes["type"]).value)) is not None:
+            op.attributes["type"] = ir.TypeAttr.get(wide)
+            value = op.attributes["initial_value"] if "initial_value" in op.attributes \
+                else None
+            if isinstance(value, ir.DenseElementsAttr):
+                bits = np.full(wide.shape, bool(value.get_splat_value().value), np.int8) \
+                    if value.is_splat else np.array(value).astype(np.int8)
+                op.attributes["initial_value"] = ir.DenseElementsAttr.get(
+                    np.ascontiguousarray(bits.reshape(wide.shape)), type=i8, shape=wide.shape)
+        elif name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            fix = [_widened(t) or t for t in ftype.inputs]
+            op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                fix, [_widened(t) or t for t in ftype.results]))
+
+
+def copies_to_linalg(module: ir.Module) -> None:
+    """Rewrites `memref.copy` as `linalg.copy` (which becomes loops): finalize-memref-to-llvm
+    turns a copy between non-contiguous buffers into a call of the `memrefCopy` runtime
+    function, which no library in this process provides — the JIT would jump to nowhere."""
+    copies = []
+    module.operation.walk(lambda op: (copies.append(op) if op.name == "memref.copy" else None)
+                          or ir.WalkResult.ADVANCE)
+    for op in copies:
+        source, target = op.operands[0], op.operands[1]
+        with ir.InsertionPoint(op), op.location:
+            linalg.copy(source, outs=[target])
+        op.erase()

@@ -1,0 +1,188 @@
+"""What every system's cases share: the programs, their inputs, the numpy reference, the
+timer and the command line. A system file supplies only how to convert inputs, compile a
+function, run it to completion and read the result back (see numpy_cases.py).
+
+    python bench/systems/SYSTEM_cases.py steady A B C D --out FILE   # steady-state timings
+    python bench/systems/SYSTEM_cases.py first B --out FILE          # first call in this process
+
+The result is JSON written to FILE (rewritten after every case, so a crash keeps the cases
+before it); libraries are free to print on stdout/stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+T_IMPORT0 = time.perf_counter()  # set before the system file imports its library
+
+MLP_DIMS = (784, 1024, 1024, 10)
+MLP_BATCH = 256
+C_SIZE = 10_000_000
+B_STEPS = 50
+
+# Per case: (rtol, atol as a fraction of max |reference|) for the check against numpy.
+TOLERANCE = {"A": (1e-6, 1e-7), "B": (1e-4, 1e-5), "C": (1e-4, 1e-5), "D": (1e-3, 1e-4)}
+
+
+def programs(tanh, sin, relu, matmul):
+    """The four cases, written once over a library's ops (so every system runs the same
+    program); arithmetic operators and Python float constants are the library's own."""
+    def A(x, y):
+        return x + y
+
+    def B(x):
+        for _ in range(B_STEPS):
+            x = tanh(x) * 0.5 + 0.1
+        return x
+
+    def C(x):
+        return ((x * 2 + 1) * x - 3) / (x + 4) + sin(x)
+
+    def D(x, w1, b1, w2, b2, w3, b3):
+        h = relu(matmul(x, w1) + b1)
+        h = relu(matmul(h, w2) + b2)
+        return matmul(h, w3) + b3
+
+    return {"A": A, "B": B, "C": C, "D": D}
+
+
+NUMPY_PROGRAMS = programs(np.tanh, np.sin, lambda h: np.maximum(h, 0), np.matmul)
+
+
+def inputs(case: str) -> list[np.ndarray]:
+    rng = np.random.default_rng(2024)
+    f32 = np.float32
+    if case == "A":
+        return [rng.standard_normal((2, 2), dtype=f32) for _ in range(2)]
+    if case == "B":
+        return [rng.standard_normal(1000, dtype=f32)]
+    if case == "C":  # in [-1, 1): x + 4 stays away from 0
+        return [rng.uniform(-1.0, 1.0, C_SIZE).astype(f32)]
+    if case == "D":
+        arrays = [rng.standard_normal((MLP_BATCH, MLP_DIMS[0]), dtype=f32)]
+        for n_in, n_out in zip(MLP_DIMS[:-1], MLP_DIMS[1:]):
+            arrays.append(rng.standard_normal((n_in, n_out), dtype=f32) * f32(n_in ** -0.5))
+            arrays.append(rng.standard_normal(n_out, dtype=f32) * f32(0.1))
+        return arrays
+    raise ValueError(f"unknown case {case!r}")
+
+
+def check(case: str, got, want) -> None:
+    rtol, atol = TOLERANCE[case]
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype, (
+        f"result {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}")
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * float(np.max(np.abs(want))))
+
+
+def measure(call, min_repeats=7, max_repeats=21, block_s=0.05, spend_s=1.5) -> dict:
+    """Median per-call time over repeated blocks of calls, after warm-up. A block is as
+    many calls as take about block_s; at least min_repeats blocks, more while under spend_s."""
+    call()  # warm-up (the first call was made, and checked, before this)
+    t0 = time.perf_counter()
+    n = 0
+    while True:
+        call()
+        n += 1
+        if time.perf_counter() - t0 >= min(block_s / 5, 0.01) or n >= 10_000:
+            break
+    per_call = (time.perf_counter() - t0) / n
+    number = max(1, int(block_s / max(per_call, 1e-9)))
+    times = []
+    gc.collect()
+    gc_was = gc.isenabled()
+    gc.disable()
+    start = time.perf_counter()
+    try:
+        while len(times) < min_repeats or (len(times) < max_repeats
+                                           and time.perf_counter() - start < spend_s):
+            t = time.perf_counter()
+            for _ in range(number):
+                call()
+            times.append((time.perf_counter() - t) / number)
+    finally:
+        if gc_was:
+            gc.enable()
+    return {"median": statistics.median(times), "min": min(times), "max": max(times),
+            "repeats": len(times), "number": number}
+
+
+def blas_info() -> list | None:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    return [{k: d.get(k) for k in ("internal_api", "architecture", "version", "num_threads",
+                                   "filepath")} for d in threadpool_info()]
+
+
+class _Recorder:
+    def __init__(self, path, system, info):
+        self.path = path
+        self.data = {"system": system, "info": info, "cases": {}}
+        self.flush()
+
+    def flush(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f, indent=1)
+        os.replace(tmp, self.path)
+
+
+def _warning_list(caught) -> list:
+    return [{"category": w.category.__name__, "message": str(w.message)} for w in caught]
+
+
+def _run_case(sys_mod, case: str, mode: str) -> dict:
+    arrays = inputs(case)
+    want = NUMPY_PROGRAMS[case](*arrays)
+    args = sys_mod.convert(arrays)
+    res: dict = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = time.perf_counter()
+        fn = sys_mod.compile(case)
+        out = sys_mod.run(fn, args)
+        res["first_call"] = time.perf_counter() - t
+    res["warnings"] = _warning_list(caught)
+    try:
+        check(case, sys_mod.to_numpy(out), want)
+    except AssertionError as e:
+        res["status"] = "wrong"
+        res["error"] = str(e).strip()[:800]
+        return res
+    res["status"] = "ok"
+    if mode == "steady":
+        res.update(measure(lambda: sys_mod.run(fn, args)))
+    return res
+
+
+def main(sys_mod, name: str, version: str) -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["steady", "first"])
+    p.add_argument("cases", nargs="+")
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    info = {"name": name, "version": version, "python": sys.version.split()[0],
+            "numpy": np.__version__, "import_s": time.perf_counter() - T_IMPORT0,
+            "blas": blas_info(),
+            "env": {k: os.environ[k] for k in sorted(os.environ) if k.startswith("OPENBLAS_")}}
+    rec = _Recorder(a.out, name, info)
+    for case in a.cases:
+        try:
+            rec.data["cases"][case] = _run_case(sys_mod, case, a.mode)
+        except Exception as e:  # reported in the table, not fatal to the other cases
+            rec.data["cases"][case] = {"status": "error",
+                                       "error": f"{type(e).__name__}: {e}"[:800],
+                                       "traceback": traceback.format_exc()[-3000:]}
+        rec.flush()
