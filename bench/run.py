@@ -16,7 +16,6 @@ import argparse
 import importlib.util
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -24,77 +23,17 @@ import sys
 import tempfile
 import time
 
+from report import STEADY_CASES, SYSTEMS, header_lines, load, report_case, report_first
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEMS_DIR = os.path.join(HERE, "systems")
 
-# system key -> (label, module to look for)
-SYSTEMS = {"numpy": ("numpy", "numpy"), "ember": ("ember", "ember"),
-           "tf": ("tf.function", "tensorflow"), "jax": ("jax.jit", "jax"),
-           "torch": ("torch.compile", "torch")}
-ANCHORS = ("tf", "jax", "torch")
-STEADY_CASES = "ABCD"
-
-TITLES = {
-    "A": "x + y on 2x2 float32, steady state, per call",
-    "B": "50 x (x = tanh(x) * 0.5 + 0.1) on 1,000 float32, per call",
-    "C": "((x*2+1)*x - 3)/(x+4) + sin(x) on 10,000,000 float32, per call",
-    "D": "MLP forward, batch 256, 784->1024->1024->10, relu, float32, per call",
-    "F": "first call (trace + compile + run) in a fresh process",
-}
-C_BYTES = 80e6  # one read + one write of 10M float32
-D_FLOPS = 2 * 256 * (784 * 1024 + 1024 * 1024 + 1024 * 10)
-
-# Measured earlier on this machine (the issue); shown only for systems not measured in this run.
-RECORDED = {
-    "A": {"jax": 8.5e-6, "torch": 12e-6, "tf": 214e-6},
-    "B": {"numpy": 37e-6, "torch": 50e-6, "jax": 65e-6},
-    "C": {"torch": (14e-3, 16e-3), "tf": 18e-3, "jax": 36e-3, "numpy": 42e-3},
-    "D": {"tf": 3.05e-3, "jax": 3.5e-3, "numpy": 5.9e-3},
-    "FB": {"jax": 46e-3, "tf": 87e-3},
-    "FD": {"jax": 54e-3, "tf": 298e-3},
-}
-TARGETS = {
-    "A": "ember <= 5 us",
-    "B": "ember no slower than numpy eager",
-    "C": "ember >= 2x faster than torch.compile (reference 14-16 ms here)",
-    "D": "ember no slower than jax.jit (reference 3.5 ms)",
-    "F": "cold no slower than jax.jit (46 ms B / 54 ms D); warm disk cache < 10 ms",
-}
 TIMEOUT_S = {"steady": 240, "first": 120}
 
 
 def log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-
-def fmt_t(t) -> str:
-    if t is None:
-        return "-"
-    if isinstance(t, tuple):
-        return "-".join(fmt_t(x).split()[0] for x in t) + " " + fmt_t(t[0]).split()[1]
-    if t < 1e-3:
-        return f"{t * 1e6:.2f} us" if t < 1e-5 else f"{t * 1e6:.1f} us"
-    if t < 1:
-        return f"{t * 1e3:.2f} ms" if t < 1e-2 else f"{t * 1e3:.1f} ms"
-    return f"{t:.2f} s"
-
-
-def fmt_ratio(a, b) -> str:
-    if a is None or b is None:
-        return "-"
-    if isinstance(b, tuple):
-        return f"{fmt_ratio(a, b[1])[:-1]}-{fmt_ratio(a, b[0])}"
-    r = a / b
-    return f"{r:.2f}x" if r < 10 else f"{r:.1f}x" if r < 100 else f"{r:.0f}x"
-
-
-def table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
-
-
-# -- running the systems ----------------------------------------------------------------------
 
 def system_env(system: str, extra: dict | None = None) -> dict:
     env = dict(os.environ)
@@ -188,197 +127,6 @@ def first_calls(systems: list[str], repeats: int) -> dict:
     return out
 
 
-# -- reporting --------------------------------------------------------------------------------
-
-def status_note(c: dict) -> tuple[bool, str]:
-    """(usable figure?, note) for one system's case result."""
-    st = c.get("status")
-    fallback = [w["message"] for w in c.get("warnings", [])
-                if w["category"] == "InterpreterFallbackWarning"]
-    if st == "ok" and fallback:
-        return True, "INTERPRETER FALLBACK (InterpreterFallbackWarning: " + fallback[0] + ")"
-    if st == "ok":
-        return True, ""
-    if st == "wrong":
-        lines = [ln.strip() for ln in c.get("error", "").splitlines() if ln.strip()]
-        key = [ln for ln in lines if ln.startswith(("Mismatch", "Max", "result"))] or lines[-1:]
-        return False, "WRONG RESULT vs numpy, not timed: " + "; ".join(key)
-    return False, f"{(st or 'missing').upper()}: {c.get('error', 'no result')}"
-
-
-def median_of(res: dict, system: str, case: str):
-    c = res.get(system, {}).get("cases", {}).get(case, {})
-    ok, _ = status_note(c)
-    return c.get("median") if ok else None
-
-
-def verdict(ok: bool | None, detail: str) -> str:
-    return f"{'MET' if ok else 'NOT MET'} ({detail})" if ok is not None else f"n/a ({detail})"
-
-
-def is_interpreted(c: dict) -> bool:
-    return status_note(c)[1].startswith("INTERPRETER")
-
-
-def reference(name: str, measured, recorded) -> tuple:
-    """(time, 'measured' | 'recorded'): this run's figure for an anchor, else the issue's."""
-    return (measured, "measured") if measured else (recorded, "recorded")
-
-
-def steady_verdict(case: str, t, base: dict) -> str:
-    if t is None:
-        return verdict(None, "ember has no figure")
-    if case == "A":
-        return verdict(t <= 5e-6, f"{fmt_t(t)} vs 5 us")
-    if case == "B":
-        if not base["numpy"]:
-            return verdict(None, "numpy has no figure")
-        return verdict(t <= base["numpy"], f"{fmt_t(t)} vs numpy {fmt_t(base['numpy'])}")
-    if case == "C":
-        ref, src = reference("torch", base.get("torch"), RECORDED["C"]["torch"][0])
-        return verdict(2 * t <= ref, f"{fmt_t(t)} vs torch.compile {fmt_t(ref)} / 2 = "
-                       f"{fmt_t(ref / 2)}, {src}")
-    ref, src = reference("jax", base.get("jax"), RECORDED["D"]["jax"])
-    return verdict(t <= ref, f"{fmt_t(t)} vs jax.jit {fmt_t(ref)}, {src}")
-
-
-def first_verdict(kind: str, r: dict, limit: float, against: str) -> str:
-    t = r.get("median")
-    if t is None:
-        return f"{kind} n/a (no figure)"
-    if is_interpreted(r.get("case", {})):
-        return f"{kind} NOT MET (runs on the interpreter)"
-    return f"{kind} " + verdict(t <= limit, f"{fmt_t(t)} vs {against}")
-
-
-def report_case(case: str, res: dict, measured: list[str]) -> str:
-    anchors = ["numpy"] + [a for a in ANCHORS if a in measured]
-    base = {a: median_of(res, a, case) for a in anchors}
-    header = ["system", "time", *[f"x{SYSTEMS[a][0]}" for a in anchors], "reps", "notes"]
-    rows = []
-    for s in measured:
-        c = res[s]["cases"].get(case, {})
-        ok, note = status_note(c)
-        t = c.get("median") if ok else None
-        extra = []
-        if t and case == "C":
-            extra.append(f"{C_BYTES / t / 1e9:.1f} GB/s")
-        if t and case == "D":
-            extra.append(f"{D_FLOPS / t / 1e9:.1f} GFLOP/s")
-        if c.get("first_call") is not None and s == "ember":
-            extra.append(f"first call {fmt_t(c['first_call'])}")
-        reps = f"{c['repeats']}x{c['number']}" if ok and "repeats" in c else "-"
-        rows.append([SYSTEMS[s][0], fmt_t(t), *[fmt_ratio(t, base[a]) for a in anchors],
-                     reps, "; ".join(extra + ([note] if note else []))])
-    out = [f"== Case {case}: {TITLES[case]}",
-           table(rows, header)]
-    t = median_of(res, "ember", case)
-    v = steady_verdict(case, t, base)
-    if is_interpreted(res.get("ember", {}).get("cases", {}).get(case, {})):
-        v = "NOT MET (runs on the interpreter)"
-    out.append(f"target: {TARGETS[case]} -> {v}")
-    have = [s for s in measured if median_of(res, s, case) is not None]
-    out.extend(recorded_lines("", RECORDED[case], have, t))
-    return "\n".join(out)
-
-
-def recorded_lines(label: str, rec: dict, have: list[str], ember_t) -> list[str]:
-    """The issue's figures for the systems that have none in this run."""
-    missing = {s: v for s, v in rec.items() if s not in have}
-    if not missing:
-        return []
-    parts = [f"{SYSTEMS[s][0]} {fmt_t(v)}"
-             + (f" (ember {fmt_ratio(ember_t, v)})" if ember_t else "") for s, v in missing.items()]
-    what = f" ({label})" if label else ""
-    return [f"recorded earlier on this machine, NOT measured in this run{what}: "
-            + ", ".join(parts)]
-
-
-def report_first(first: dict, measured: list[str], res: dict) -> str:
-    jax = {c: first.get(("jax", "cold", c), {}).get("median") for c in "BD"}
-    header = ["system", "B", "xjax.jit", "D", "xjax.jit", "import", "notes"]
-    rows = []
-    for s in measured:
-        if s == "numpy":
-            continue
-        for kind in (("cold", "warm") if s == "ember" else ("cold",)):
-            label = SYSTEMS[s][0] + (f" ({kind} disk cache)" if s == "ember" else "")
-            cells, notes = [], []
-            for case in "BD":
-                r = first.get((s, kind, case), {})
-                ok, note = status_note(r.get("case", {}))
-                t = r.get("median") if ok else None
-                cells += [fmt_t(t), fmt_ratio(t, jax[case])]
-                if note:
-                    notes.append(f"{case}: {note}")
-                if r.get("times") and len(r["times"]) > 1:
-                    notes.append(f"{case}: {len(r['times'])} runs")
-                if s == "ember" and kind == "cold" and r.get("cache_files") is not None:
-                    notes.append(f"{case}: {r['cache_files']} files written to EMBER_CACHE_DIR")
-            imp = first.get((s, kind, "B"), {}).get("import_s")
-            rows.append([label, *cells, fmt_t(imp), "; ".join(notes)])
-    out = [f"== Case F: {TITLES['F']} (median of fresh processes; import time not included)",
-           table(rows, header)]
-    for case in "BD":
-        cold = first.get(("ember", "cold", case), {})
-        warm = first.get(("ember", "warm", case), {})
-        ref, src = reference("jax", jax[case], RECORDED["F" + case]["jax"])
-        files = cold.get("cache_files")
-        parts = [first_verdict("cold", cold, ref, f"jax.jit {fmt_t(ref)}, {src}"),
-                 first_verdict("warm", warm, 10e-3, "10 ms")]
-        if files == 0:
-            parts.append("Ember wrote nothing to EMBER_CACHE_DIR: no disk cache yet, so 'warm' "
-                         "is a second cold start")
-        out.append(f"target {case}: " + "; ".join(parts))
-    out.append(f"targets: {TARGETS['F']}")
-    runs = [f"{c} {fmt_t(median_of(res, 'ember', c))}" for c in "BD"
-            if median_of(res, "ember", c)]
-    if runs:
-        out.append("a first call includes one run; ember's steady-state run alone (cases B, D): "
-                   + ", ".join(runs))
-    for case in "BD":
-        have = [s for s in measured if first.get((s, "cold", case), {}).get("median")]
-        out.extend(recorded_lines(f"first call of {case}", RECORDED["F" + case], have,
-                                  first.get(("ember", "cold", case), {}).get("median")))
-    return "\n".join(out)
-
-
-def header_lines(res: dict, available: dict) -> list[str]:
-    cpu = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    lines = [f"Ember CPU benchmarks  {time.strftime('%Y-%m-%d %H:%M')}",
-             f"machine: {cpu}, {os.cpu_count()} cores, load average "
-             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start; "
-             f"python {platform.python_version()} ({sys.executable})"]
-    for s, (label, _) in SYSTEMS.items():
-        if s in res:
-            info = res[s].get("info", {})
-            crash = f"; PROCESS FAILED: {res[s]['crash']}" if res[s].get("crash") else ""
-            lines.append(f"  {label:<14} {info.get('version', '?'):<12} measured in this run "
-                         f"(import {fmt_t(info.get('import_s'))}){crash}")
-        else:
-            lines.append(f"  {label:<14} {'-':<12} {available.get(s) or 'not installed'}: "
-                         f"recorded figures shown where the issue has them")
-    np_info = res.get("numpy", {}).get("info", {})
-    blas = np_info.get("blas")
-    if blas is None:
-        kern = "unknown (threadpoolctl not installed)"
-    else:
-        kern = ", ".join(f"{b['internal_api']} {b.get('version')} kernel "
-                         f"{b.get('architecture')} x{b.get('num_threads')}" for b in blas) or "none"
-    lines.append(f"numpy anchor: OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset "
-                 f"(elsewhere: {os.environ.get('OPENBLAS_CORETYPE', 'unset')}/"
-                 f"{os.environ.get('OPENBLAS_L2_SIZE', 'unset')}); BLAS: {kern}")
-    lines.append("Figures: median per-call time over repeated timed blocks after warm-up "
-                 "(reps = blocks x calls per block); xNAME = this time / NAME's time in this run "
-                 "(below 1 = faster than NAME).")
-    return lines
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--cases", default="A,B,C,D,F", help="comma-separated, of A,B,C,D,F")
@@ -400,6 +148,7 @@ def main() -> int:
     systems = [s for s in SYSTEMS if s in wanted and available[s]]
     not_run = {s: ("not installed" if s in wanted else "not selected") for s in SYSTEMS
                if s not in systems}
+    load_at_start = load()
     t0 = time.perf_counter()
     cache_dir = tempfile.mkdtemp(prefix="bench-ember-cache-")
     try:
@@ -408,7 +157,7 @@ def main() -> int:
             if "F" in cases else {}
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
-    lines = header_lines(res, not_run)
+    lines = header_lines(res, not_run, load_at_start)
     print("\n".join(lines) + "\n")
     for case in cases:
         if case in STEADY_CASES:
@@ -416,7 +165,7 @@ def main() -> int:
     if "F" in cases:
         print(report_first(first, systems, res) + "\n")
     print(f"total {time.perf_counter() - t0:.0f} s; load average at the end "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on this machine "
+          f"{load()} (other work on this machine "
           f"skews every figure)")
     if a.json:
         with open(a.json, "w") as f:

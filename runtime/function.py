@@ -314,11 +314,10 @@ class Function:
         changes = ()
         if self._traces:
             changes = _differences(self._signature, self._traces[-1][0], key)
-        if count_call:
-            self._count_call(traced=True)
+        if count_call:  # the first trace is not a retrace
+            self._count_call(traced=bool(self._traces))
         self._retraces.append(Retrace(len(self._traces) + 1, self._calls, changes))
-        if (not self._warned and len(self._recent) >= RETRACE_WINDOW // 2
-                and sum(self._recent) >= RETRACE_LIMIT):
+        if not self._warned and sum(self._recent) >= RETRACE_LIMIT:
             self._warned = True
             warnings.warn(RetracingWarning(self._warning_text(changes)), stacklevel=4)
 

@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--arg-types", help="comma-separated static tensor types")
     p.add_argument("--cpu", help="target CPU (default: this host's)")
     p.add_argument("--features", help="target features, e.g. +avx2,+fma (default: host's)")
+    p.add_argument("--optimize", action="store_true",
+                   help="with --emit=llvmir: print the IR after LLVM's -O3 for the target "
+                        "(shows vectorisation)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     return p
 
@@ -79,6 +82,8 @@ def compile_text(text: str, args) -> str | bytes:
         chain = chain[chain.index(args.source) + 1:]
     for stage in chain:
         value = getattr(backend, f"make_{stage}")(value)
+    if args.optimize and args.emit == "llvmir":
+        value = str(backend.optimize_llvm(value))
     return value if isinstance(value, (str, bytes)) else str(value)
 
 
