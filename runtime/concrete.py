@@ -49,7 +49,8 @@ class ConcreteFunction:
         self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
         self._stages, self._report, module = _optimize(graph, pipeline)
         self._interpreter = Interpreter(module, callbacks=graph.callbacks)
-        self._executor = Executor(name, self._stages["optimized"], graph.symbol,
+        self._executor = Executor(name, module.operation.get_asm(enable_debug_info=True),
+                                  graph.symbol,
                                   self._interpreter, compile_enabled and not graph.callbacks)
 
     # -- introspection ----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from ember.backends.cpu.compiler import NotCompilable, compile_function
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
+from ember.frontend.tracing import user_location
 
 _QUIET = ("runs on the host", "takes a variable")
 
@@ -63,9 +64,10 @@ class Executor:
             except NotCompilable as e:
                 self.fallback_reason = str(e)
                 if not any(q in str(e) for q in _QUIET):
-                    warnings.warn(InterpreterFallbackWarning(
+                    filename, line = user_location()
+                    warnings.warn_explicit(InterpreterFallbackWarning(
                         f"em.function '{self.name}' runs on the interpreter: {e}"),
-                        stacklevel=5)
+                        InterpreterFallbackWarning, filename, line)
                 return None
             self._compiled[key] = exe
             return exe

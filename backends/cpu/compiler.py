@@ -88,17 +88,26 @@ def _function(module: ir.Module, symbol: str) -> ir.Operation:
     raise NotCompilable(f"no function @{symbol} in the module")
 
 
+def _where(location: ir.Location) -> str:
+    from ember.dialects.ember.verifier import Diagnostic
+    d = Diagnostic.at(location, "")
+    return f"{d.filename}:{d.line}" if d.line else str(location)
+
+
 def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     """The static result types of `@symbol`, or NotCompilable naming what stands in the way."""
     fn = _function(module, symbol)
     for op in iter_ops(fn):
         if op.name in _HOST_ONLY or op.name == "func.call":
-            raise NotCompilable(f"'{op.name}' (at {op.location}) runs on the host")
+            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host")
     blocked = unlowerable_ops(module)
     if blocked:
         op = blocked[0]
-        raise NotCompilable(f"'{op.name}' (at {op.location}) has no CPU lowering for these "
-                            "types")
+        strings = any("!ember.string" in str(v.type) for v in list(op.operands) +
+                      list(op.results))
+        why = "works on string tensors, which only the host runs" if strings else \
+            "has no CPU lowering for these types"
+        raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) {why}")
     results = []
     for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
         rt = type_from_mlir(t)
