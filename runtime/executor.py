@@ -3,10 +3,11 @@
 The first call with a new combination of input shapes and dtypes compiles the optimised
 module for exactly those shapes (backends/cpu/compiler.py) and caches the executable;
 later calls with the same shapes go straight to native code. Functions the CPU backend
-cannot compile run on the reference interpreter: silently when they need the host by design
-(em.print, variables, host callbacks — compiled support comes with their lowerings), with
-a one-time `InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent
-shapes).
+cannot compile run on the reference interpreter: silently when they call Python by design
+(em.py_function, printing to a Python stream object), with a one-time
+`InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent shapes,
+variable writes inside loops or branches). Variables are passed in and written back; em.print
+to stdout/stderr calls back into Python from compiled code.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
 from ember.frontend.tracing import user_location
 
-_QUIET = ("runs on the host", "takes a variable")
+_QUIET = ("runs on the host",)
 
 
 class InterpreterFallbackWarning(RuntimeWarning):
@@ -43,13 +44,22 @@ class Executor:
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
 
     def run(self, arrays: list[np.ndarray], extra: list) -> tuple:
-        if self.fallback_reason is None and not extra:
-            key = tuple((a.shape, a.dtype.str) for a in arrays)
+        """Runs on `arrays` (the tensor inputs) and `extra` (variable handles, read and
+        written in place)."""
+        if self.fallback_reason is None and all(h.value is not None for h in extra):
+            inputs = arrays + [handle.value for handle in extra]
+            key = tuple((a.shape, a.dtype.str) for a in inputs)
             exe = self._compiled.get(key)
             if exe is None:
-                exe = self._compile(key, arrays)
+                exe = self._compile(key, inputs)
             if exe is not None:
-                return tuple(exe(arrays))
+                outs = exe(inputs)
+                if not exe.variables:
+                    return tuple(outs)
+                count = len(outs) - len(exe.variables)
+                for index, value in zip(exe.variables, outs[count:]):
+                    extra[index - len(arrays)].value = value
+                return tuple(outs[:count])
         return self._interpreter.call(self._symbol, arrays + extra)
 
     def _compile(self, key, arrays):

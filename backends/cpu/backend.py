@@ -132,12 +132,13 @@ class CpuBackend:
         machine = self.target_machine(reloc="pic")
         return machine.emit_object(self.optimize_llvm(llvm_ir, machine))
 
-    def lower(self, module: ir.Module, stop: str = "llvmir"):
-        """Runs the stages up to and including `stop` on `module` (in place for IR stages)."""
+    def lower(self, module: ir.Module, stop: str = "llvmir", start: str = "linalg"):
+        """Runs the stages from `start` up to and including `stop` on `module` (in place
+        for IR stages)."""
         if stop not in STAGES:
             raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
         value = module
-        for stage in path_to(stop):
+        for stage in path_to(stop, start):
             value = getattr(self, f"make_{stage}")(value)
         return value
 

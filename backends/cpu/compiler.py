@@ -22,18 +22,18 @@ from mlir import ir
 
 from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
+from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import Executable, entry_wrapper, load_object, object_code
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
-from ember.dialects.ember.types import TensorType, parse_type
+from ember.dialects.ember.types import ResourceType, TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg import unlowerable_ops
+from ember.passes.conversions.ember_to_linalg.state import VARIABLES_ATTR
 from ember.passes.pipeline import PassFailure, run_pipeline
 
 _SPECIALIZE = ("builtin.module(ember-inline{max-ops=1000000},ember-optimize,ember-shape-refine,"
                "ember-optimize)")
-_HOST_ONLY = ("ember.print", "ember.read_variable", "ember.assign_variable",
-              "ember.assign_add_variable", "ember.assign_sub_variable")
 
 
 class NotCompilable(Exception):
@@ -50,9 +50,10 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType]) -
             raise NotCompilable(f"@{symbol} takes {len(block.arguments)} arguments, "
                                 f"{len(arg_types)} given")
         for arg, t in zip(block.arguments, arg_types):
-            if not isinstance(type_from_mlir(arg.type), TensorType):
-                raise NotCompilable(f"@{symbol} takes a variable; variables run on the host")
-            arg.set_type(type_to_mlir(t))
+            if isinstance(type_from_mlir(arg.type), ResourceType):  # a variable's value type
+                arg.set_type(type_to_mlir(ResourceType(t)))
+            else:
+                arg.set_type(type_to_mlir(t))
         results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
         fn.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], results))
@@ -98,7 +99,7 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     """The static result types of `@symbol`, or NotCompilable naming what stands in the way."""
     fn = _function(module, symbol)
     for op in iter_ops(fn):
-        if op.name in _HOST_ONLY or op.name == "func.call":
+        if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
             raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host")
     blocked = unlowerable_ops(module)
     if blocked:
@@ -131,17 +132,34 @@ def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorTy
     entry = disk.load(key)
     if entry is not None:
         obj, meta = entry
-        result_types = [parse_type(t) for t in meta["results"]]
     else:
-        module = specialize(module_text, symbol, arg_types)
-        result_types = check_compilable(module, symbol)
-        try:
-            llvm_ir = backend.lower(module, "llvmir")
-        except (BackendError, PassFailure) as e:
-            raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
-        llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
-        obj = object_code(backend, llvm_ir)
-        disk.store(key, obj, {"symbol": symbol, "results": [str(t) for t in result_types]})
-    exe = Executable(load_object(backend, obj), symbol, arg_types, result_types)
+        obj, meta = _build(module_text, symbol, arg_types, backend)
+        disk.store(key, obj, meta)
+    prints = [bind_print(p) for p in meta["prints"]]
+    exe = Executable(load_object(backend, obj), symbol, arg_types,
+                     [parse_type(t) for t in meta["results"]])
+    exe.variables = list(meta["variables"])
+    exe.keep_alive = prints
     memory_cache.put(key, exe)
     return exe
+
+
+def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend):
+    """Compiles from IR: returns the object code and the metadata stored next to it."""
+    module = specialize(module_text, symbol, arg_types)
+    result_types = check_compilable(module, symbol)
+    try:
+        backend.make_linalg(module)
+        fn = _function(module, symbol)
+        variables = [int(i) for i in ir.DenseI64ArrayAttr(fn.attributes[VARIABLES_ATTR])] \
+            if VARIABLES_ATTR in fn.attributes else []
+        with module.context:
+            prints = rename_prints(module)
+        llvm_ir = backend.lower(module, "llvmir", start="bufferized")
+    except (BackendError, PassFailure) as e:
+        raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
+    result_types = result_types + [arg_types[i] for i in variables]
+    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
+    meta = {"symbol": symbol, "results": [str(t) for t in result_types],
+            "variables": variables, "prints": prints}
+    return object_code(backend, llvm_ir), meta

@@ -99,6 +99,8 @@ class Executable:
                 raise JitError(f"compiled functions need static shapes, got {t}")
         self.arg_types = list(arg_types)
         self.result_types = list(result_types)
+        self.variables: list[int] = []  # argument index of each trailing variable result
+        self.keep_alive: list = []  # host callbacks the code calls
         self._engine = engine
         address = engine.get_function_address(symbol)
         if not address:
