@@ -18,6 +18,7 @@ import llvmlite.binding as llvm
 from mlir import ir, passmanager
 
 from ember.passes.pipeline import run_pipeline
+from ember.backends.cpu import blas as cpu_blas
 from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
                                        widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
@@ -58,21 +59,25 @@ def _init_llvm() -> tuple[str, str]:
 
 @dataclasses.dataclass(frozen=True)
 class CpuOptions:
-    """Code-generation options; `None` cpu/features mean the host's."""
+    """Code-generation options; `None` cpu/features mean the host's. `blas`: float matrix
+    products call the BLAS numpy loaded (blas.py); `None` means whenever one is found and
+    `EMBER_DISABLE_BLAS` is not set, and asking for it where there is none gives `False`."""
 
     cpu: str | None = None
     features: str | None = None
     opt_level: int = 3
+    blas: bool | None = None
 
     def resolved(self) -> "CpuOptions":
         host_cpu, host_features = _init_llvm()
         return dataclasses.replace(self, cpu=self.cpu or host_cpu,
                                    features=self.features if self.features is not None
-                                   else host_features)
+                                   else host_features,
+                                   blas=self.blas is not False and cpu_blas.available())
 
     def key(self) -> tuple:
         r = self.resolved()
-        return ("cpu", r.cpu, r.features, r.opt_level)
+        return ("cpu", r.cpu, r.features, r.opt_level, "blas" if r.blas else "loops")
 
 
 class CpuBackend:
@@ -87,10 +92,19 @@ class CpuBackend:
         return module
 
     def make_bufferized(self, module: ir.Module) -> ir.Module:
-        """tensors -> memrefs; results become caller-allocated output arguments."""
+        """tensors -> memrefs; results become caller-allocated output arguments. With
+        `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
+        (transposes of their inputs folded into the calls' flags first; see blas.py)."""
         with module.context, ir.Location.unknown():
             copy_repeated_results(module)
+            if self.options.blas:
+                cpu_blas.fold_transposes(module)
         _run_upstream(module, _BUFFERIZE)
+        if self.options.blas:
+            with module.context, ir.Location.unknown():
+                calls = cpu_blas.call_blas(module)
+            if calls:
+                _run_upstream(module, "builtin.module(canonicalize,cse)")
         return module
 
     def make_llvm(self, module: ir.Module) -> ir.Module:

@@ -16,6 +16,7 @@ from typing import Sequence
 import llvmlite.binding as llvm
 import numpy as np
 
+from ember.backends.cpu import blas
 from ember.backends.cpu.backend import CpuBackend
 from ember.dialects.ember.types import TensorType
 
@@ -34,11 +35,24 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
         module = backend.optimize_llvm(llvm_ir, machine)
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
+    _bind_blas(llvm_ir)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     with _engines_lock:
         _engines.append(engine)
     return engine
+
+
+def _bind_blas(code: str | bytes) -> None:
+    """Binds the BLAS symbols the code may call (blas.py). Code that calls them where no
+    BLAS is available is refused here: MCJIT would abort the process on the unresolved
+    symbol."""
+    if blas.bind():
+        return
+    for symbol in blas.SYMBOLS.values():
+        if (symbol.encode() if isinstance(code, bytes) else symbol) in code:
+            raise JitError(f"the code calls {symbol} (a BLAS GEMM), but no BLAS library is "
+                           f"available in this process")
 
 
 ENTRY_PREFIX = "__ember_entry_"
@@ -76,6 +90,7 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
 
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code)."""
+    _bind_blas(obj)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

@@ -1,0 +1,31 @@
+// Float matrix products become calls of the BLAS numpy loaded (backends/cpu/blas.py):
+// a call of the private @ember_sgemm declaration, row-major (101), a transposed operand
+// read in place with the TRANS flag (112) instead of a linalg.transpose copy; integer
+// products keep the loop lowering. EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library).
+
+// RUN: ember-compile %s --emit=bufferized | FileCheck %s
+// RUN: env EMBER_DISABLE_BLAS=1 ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OFF
+
+// CHECK:       func.func private @ember_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// CHECK-LABEL: func.func @mlp_layer(
+// CHECK-NOT:     linalg.transpose
+// CHECK-NOT:     linalg.matmul
+// CHECK-DAG:     %[[ROW:.*]] = arith.constant 101 : i32
+// CHECK-DAG:     %[[N:.*]] = arith.constant 111 : i32
+// CHECK-DAG:     %[[T:.*]] = arith.constant 112 : i32
+// CHECK-DAG:     memref.extract_aligned_pointer_as_index %arg0
+// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[N]],
+// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[T]],
+// CHECK:         linalg.matmul {{.*}}memref<64x64xi32>
+// CHECK:         return
+
+// OFF-NOT:     ember_sgemm
+// OFF:         linalg.transpose
+// OFF:         linalg.matmul
+func.func @mlp_layer(%x: tensor<256x784xf32>, %w: tensor<784x1024xf32>, %v: tensor<512x1024xf32>,
+                     %i: tensor<64x64xi32>) -> (tensor<256x1024xf32>, tensor<256x512xf32>, tensor<64x64xi32>) {
+  %0 = "ember.matmul"(%x, %w) {transpose_a = false, transpose_b = false} : (tensor<256x784xf32>, tensor<784x1024xf32>) -> tensor<256x1024xf32>
+  %1 = "ember.matmul"(%0, %v) {transpose_a = false, transpose_b = true} : (tensor<256x1024xf32>, tensor<512x1024xf32>) -> tensor<256x512xf32>
+  %2 = "ember.matmul"(%i, %i) {transpose_a = false, transpose_b = false} : (tensor<64x64xi32>, tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %0, %1, %2 : tensor<256x1024xf32>, tensor<256x512xf32>, tensor<64x64xi32>
+}
