@@ -16,6 +16,7 @@ from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.dtypes import DType
+from ember.passes.conversions.ember_to_linalg import fastmath
 from ember.passes.conversions.ember_to_linalg.common import Lowering, element_type, lowers
 
 F32 = dtypes.float32
@@ -41,13 +42,31 @@ _FLOAT_MATH = {
     E.TanhOp: math.TanhOp, E.SinOp: math.SinOp, E.CosOp: math.CosOp,
     E.FloorOp: math.FloorOp, E.CeilOp: math.CeilOp, E.RoundOp: math.RoundEvenOp,
 }
+# Transcendentals built from arith by fastmath.py (vectorisable; libm calls are not) for
+# the element types it supports; the others keep the math op (libm).
+_FAST_MATH = {E.ExpOp: "exp", E.Expm1Op: "expm1", E.LogOp: "log", E.Log1pOp: "log1p",
+              E.TanhOp: "tanh", E.SinOp: "sin", E.CosOp: "cos", E.SigmoidOp: "sigmoid"}
+
+
+def _fast_or(name: str, fallback, dtype: DType):
+    """Scalar body for `name`: fastmath's arith version where it supports the compute type
+    (f32, also for f16/bf16; f64 for some), else `fallback` (a math op)."""
+    def body(x):
+        if fastmath.supports(name, x.type):
+            return fastmath.build(name, x)
+        return fallback(x)
+    return _via_f32(body, dtype)
 
 
 @lowers(*_FLOAT_MATH)
 def lower_float_math(op, lw: Lowering):
     (t,), out = lw.operand_types, lw.result_types[0]
-    ctor = _FLOAT_MATH[_spec(op)]
-    body = _via_f32(lambda x: ctor(x).result, t.dtype)
+    spec = _spec(op)
+    ctor = _FLOAT_MATH[spec]
+    if spec in _FAST_MATH:
+        body = _fast_or(_FAST_MATH[spec], lambda x: ctor(x).result, t.dtype)
+    else:
+        body = _via_f32(lambda x: ctor(x).result, t.dtype)
     return [lw.elementwise(lw.operands, [t], out, body)]
 
 
@@ -55,11 +74,11 @@ def lower_float_math(op, lw: Lowering):
 def lower_sigmoid(op, lw: Lowering):
     (t,), out = lw.operand_types, lw.result_types[0]
 
-    def sigmoid(x):  # 1 / (1 + exp(-x)): saturates to 0 and 1, NaN stays NaN
-        one = lw.scalar(1.0, F32 if _half(t.dtype) else t.dtype)
+    def libm_sigmoid(x):  # 1 / (1 + exp(-x)): saturates to 0 and 1, NaN stays NaN
+        one = arith.ConstantOp(x.type, ir.FloatAttr.get(x.type, 1.0)).result
         e = math.ExpOp(arith.NegFOp(x).result).result
         return arith.DivFOp(one, arith.AddFOp(one, e).result).result
-    return [lw.elementwise(lw.operands, [t], out, _via_f32(sigmoid, t.dtype))]
+    return [lw.elementwise(lw.operands, [t], out, _fast_or("sigmoid", libm_sigmoid, t.dtype))]
 
 
 @lowers(E.NegOp, E.AbsOp, E.SignOp, E.SquareOp, E.ReluOp)
