@@ -24,8 +24,7 @@ TIMEOUT_S = 120
 def _ember_opt() -> str:
     beside = pathlib.Path(sys.executable).with_name("ember-opt")
     found = str(beside) if beside.exists() else shutil.which("ember-opt")
-    if not found:
-        pytest.skip("ember-opt is not installed (pip install -e .)")
+    assert found, "ember-opt is not installed: run `make venv` (pip install -e .)"
     return found
 
 
