@@ -223,7 +223,7 @@ class ConcreteFunction:
             elif not _same_python_value(template, value):
                 return None
         exe = self._executor.compiled(tuple(shapes))
-        if exe is None or exe._entry is None:
+        if exe is None or not exe.fast_path:
             return None
         call, pack = exe.call_pointers, self._fast_pack()
 

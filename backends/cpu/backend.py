@@ -19,6 +19,7 @@ from mlir import ir, passmanager
 
 from ember.passes.pipeline import run_pipeline
 from ember.backends.cpu import blas as cpu_blas
+from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
                                        widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
@@ -61,23 +62,28 @@ def _init_llvm() -> tuple[str, str]:
 class CpuOptions:
     """Code-generation options; `None` cpu/features mean the host's. `blas`: float matrix
     products call the BLAS numpy loaded (blas.py); `None` means whenever one is found and
-    `EMBER_DISABLE_BLAS` is not set, and asking for it where there is none gives `False`."""
+    `EMBER_DISABLE_BLAS` is not set, and asking for it where there is none gives `False`.
+    `threads`: how many threads a large elementwise function is split across (parallel.py);
+    `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use."""
 
     cpu: str | None = None
     features: str | None = None
     opt_level: int = 3
     blas: bool | None = None
+    threads: int | None = None
 
     def resolved(self) -> "CpuOptions":
         host_cpu, host_features = _init_llvm()
         return dataclasses.replace(self, cpu=self.cpu or host_cpu,
                                    features=self.features if self.features is not None
                                    else host_features,
-                                   blas=self.blas is not False and cpu_blas.available())
+                                   blas=self.blas is not False and cpu_blas.available(),
+                                   threads=self.threads or default_threads())
 
     def key(self) -> tuple:
         r = self.resolved()
-        return ("cpu", r.cpu, r.features, r.opt_level, "blas" if r.blas else "loops")
+        return ("cpu", r.cpu, r.features, r.opt_level, "blas" if r.blas else "loops",
+                f"threads={r.threads}")
 
 
 class CpuBackend:

@@ -24,6 +24,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import Executable, entry_wrapper, load_object, object_code
+from ember.backends.cpu.parallel import SplitExecutable, plan, retype_rows, row_split_rows
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type
@@ -119,12 +120,15 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
 
 
 def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorType],
-                     backend: CpuBackend | None = None) -> Executable:
+                     backend: CpuBackend | None = None,
+                     block: tuple[int, int] | None = None) -> Executable | SplitExecutable:
     """Specialises, lowers and compiles `@symbol` for static `arg_types`, through the
-    memory and disk caches (see cache.py)."""
+    memory and disk caches (see cache.py). A large elementwise function comes back as a
+    SplitExecutable running blocks of rows on threads (parallel.py); `block=(rows, count)`
+    compiles one such block: every value with `rows` rows gets `count`."""
     backend = backend or CpuBackend()
     key = cache_key(module_text, symbol, tuple(str(t) for t in arg_types), _SPECIALIZE,
-                    backend.options.key())
+                    backend.options.key(), block)
     exe = memory_cache.get(key)
     if exe is not None:
         return exe
@@ -133,10 +137,19 @@ def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorTy
     if entry is not None:
         obj, meta = entry
     else:
-        obj, meta = _build(module_text, symbol, arg_types, backend)
+        obj, meta = _build(module_text, symbol, arg_types, backend, block)
         disk.store(key, obj, meta)
+    if meta.get("split"):
+        rows = arg_types[meta["split_args"].index(True)].shape[0]
+        blocks = [(compile_function(module_text, symbol, arg_types, backend, (rows, count)),
+                   start) for start, count in meta["split"]]
+        exe = SplitExecutable(blocks, arg_types, [parse_type(t) for t in meta["results"]],
+                              meta["split_args"])
+        memory_cache.put(key, exe)
+        return exe
     prints = [bind_print(p) for p in meta["prints"]]
-    exe = Executable(load_object(backend, obj), symbol, arg_types,
+    own_types = _block_types(arg_types, block) if block else arg_types
+    exe = Executable(load_object(backend, obj), symbol, own_types,
                      [parse_type(t) for t in meta["results"]])
     exe.variables = list(meta["variables"])
     exe.keep_alive = prints
@@ -144,10 +157,32 @@ def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorTy
     return exe
 
 
-def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend):
-    """Compiles from IR: returns the object code and the metadata stored next to it."""
+def _block_types(types: Sequence[TensorType], block: tuple[int, int]) -> list[TensorType]:
+    rows, count = block
+    return [TensorType(t.dtype, (count, *t.shape[1:])) if t.shape and t.shape[0] == rows
+            else t for t in types]
+
+
+def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
+           block: tuple[int, int] | None = None):
+    """Compiles from IR: returns the object code and the metadata stored next to it (for
+    a function split by rows, no code: the blocks are compiled as entries of their own)."""
     module = specialize(module_text, symbol, arg_types)
     result_types = check_compilable(module, symbol)
+    with module.context, ir.Location.unknown():
+        fn = _function(module, symbol)
+        if block is not None:
+            retype_rows(fn, *block)
+            result_types = _block_types(result_types, block)
+            arg_types = _block_types(arg_types, block)
+        elif backend.options.threads > 1 and (rows := row_split_rows(fn)):
+            row_elements = max(t.num_elements // rows for t in result_types)
+            blocks = plan(rows, row_elements, backend.options.threads)
+            if len(blocks) > 1:
+                split_args = [bool(t.shape) and t.shape[0] == rows for t in arg_types]
+                return b"", {"symbol": symbol, "results": [str(t) for t in result_types],
+                             "split": blocks, "split_args": split_args,
+                             "variables": [], "prints": []}
     try:
         backend.make_linalg(module)
         fn = _function(module, symbol)

@@ -281,9 +281,9 @@ def test_disabled_blas_keeps_loops_and_its_own_cache_key(monkeypatch):
     assert CpuBackend().options.blas is False
     assert CpuBackend(CpuOptions(blas=True)).options.blas is False  # no error
     key_off = CpuOptions().key()
-    assert key_off[-1] == "loops"
+    assert "loops" in key_off and "blas" not in key_off
     if blas._find() is not None:
-        assert key_on != key_off and key_on[-1] == "blas"
+        assert key_on != key_off and "blas" in key_on
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
     out = _bufferized(text, types)
     assert "linalg.matmul" in out and "ember_sgemm" not in out
@@ -296,7 +296,7 @@ def test_disabled_blas_keeps_loops_and_its_own_cache_key(monkeypatch):
 def test_blas_option_off_keeps_loops(blas_on):
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
     backend = CpuBackend(CpuOptions(blas=False))
-    assert backend.options.key()[-1] == "loops"
+    assert "loops" in backend.options.key()
     assert "ember_sgemm" not in _bufferized(text, types, backend)
 
 
