@@ -36,3 +36,8 @@ bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None
 
 __version__ = "0.1.0"
+
+from ember.runtime.startup import prepare as _prepare
+
+_prepare()
+del _prepare

@@ -24,7 +24,7 @@ from mlir.dialects import func
 
 from ember.dialects.ember import creation
 from ember.dialects.ember.base import Op
-from ember.dialects.ember.builder import emit
+from ember.dialects.ember.builder import emit_typed
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import IRType, ResourceType, TensorType
@@ -40,12 +40,19 @@ _SKIP = (contextlib.__file__, threading.__file__)
 def user_frame():
     """The innermost stack frame outside Ember (the user's code), or None."""
     frame = sys._getframe(1)
+    internal = _internal_files
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith(_INTERNAL) and name not in _SKIP:
+        is_internal = internal.get(name)
+        if is_internal is None:
+            is_internal = internal[name] = name.startswith(_INTERNAL) or name in _SKIP
+        if not is_internal:
             return frame
         frame = frame.f_back
     return None
+
+
+_internal_files: dict[str, bool] = {}
 
 
 def user_location() -> tuple[str, int]:
@@ -242,8 +249,9 @@ class FuncGraph:
         filename, line = user_location()
         return ir.Location.file(filename, line, 0, context=self.context)
 
-    def wrap(self, value: ir.Value, name: str) -> SymbolicTensor:
-        return SymbolicTensor(self, value, type_from_mlir(value.type), _unique(self.names, name))
+    def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None) -> SymbolicTensor:
+        return SymbolicTensor(self, value, ttype or type_from_mlir(value.type),
+                              _unique(self.names, name))
 
     def add_input(self, ttype: IRType, name: str) -> ir.Value:
         with self.context:
@@ -288,26 +296,32 @@ class FuncGraph:
             self._keep_alive.append(t)
             with self.context, self.location() as loc, \
                     ir.InsertionPoint.at_block_begin(self.block):
-                value = emit(creation.ConstantOp, (), {"value": t._value}, loc=loc)
-            self._constants[key] = self.wrap(value, "Const")
+                (value,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": t._value},
+                                                loc=loc)
+            self._constants[key] = self.wrap(value, "Const", ttype)
         return self._constants[key]._ir
 
     # -- ops --------------------------------------------------------------------------------
 
     def apply(self, spec: type[Op], operands: Sequence[Tensor], attrs: dict):
         """Emits `spec` at the current insertion point; returns symbolic results."""
-        return self.apply_on_values(spec, [self.resolve(t) for t in operands], attrs)
+        values = [self.resolve(t) for t in operands]
+        types = [t._ttype if isinstance(t, SymbolicTensor) else self._constants[id(t)]._ttype
+                 for t in operands]
+        return self.apply_on_values(spec, values, attrs, types)
 
-    def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict):
-        """Like `apply`, for operands that are already SSA values of this graph."""
+    def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
+                        types: Sequence[IRType] | None = None):
+        """Like `apply`, for operands that are already SSA values of this graph (`types`:
+        their ember types, if known)."""
         with self.context, self.location() as loc, ir.InsertionPoint(self._blocks[-1]):
-            out = emit(spec, values, attrs, loc=loc)
+            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types)
         base = spec.name.split(".", 1)[1]
-        if out is None:
+        if not out:
             return None
-        if isinstance(out, tuple):
-            return tuple(self.wrap(v, base) for v in out)
-        return self.wrap(out, base)
+        if len(out) > 1:
+            return tuple(self.wrap(v, base, t) for v, t in zip(out, out_types))
+        return self.wrap(out[0], base, out_types[0])
 
     @contextlib.contextmanager
     def region(self, block: ir.Block, what: str):

@@ -141,6 +141,12 @@ class Pipeline:
                 steps.append(_Upstream(element))
         return cls(steps)
 
+    def is_builtin(self) -> bool:
+        """Whether every step is an upstream pass or one of Ember's own (whose code the
+        compile cache's key covers), i.e. no user-registered pass."""
+        return all(isinstance(s, _Upstream) or type(s).__module__.startswith("ember.")
+                   for s in self.steps)
+
     def __str__(self) -> str:
         parts = [s.text if isinstance(s, _Upstream) else s.spelling() for s in self.steps]
         return f"builtin.module({','.join(parts)})"

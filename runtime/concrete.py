@@ -10,6 +10,7 @@ another function is being traced, by emitting a `func.call` into that trace.
 from __future__ import annotations
 
 import inspect
+import threading
 from typing import Any
 
 import numpy as np
@@ -47,11 +48,41 @@ class ConcreteFunction:
         self._templates = templates  # parameter -> its trace-time value (placeholders inside)
         self._outputs = outputs  # structured outputs, with SymbolicTensors
         self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
-        self._stages, self._report, module = _optimize(graph, pipeline)
-        self._interpreter = Interpreter(module, callbacks=graph.callbacks)
-        self._executor = Executor(name, module.operation.get_asm(enable_debug_info=True),
-                                  graph.symbol,
-                                  self._interpreter, compile_enabled and not graph.callbacks)
+        self._pipeline = pipeline
+        self._optimized: tuple | None = None  # (stages, report, module): see _optimize
+        self._optimized_lock = threading.Lock()
+        self._interpreter: Interpreter | None = None
+        compile_enabled = compile_enabled and not graph.callbacks
+        traced = graph.module.operation.get_asm(enable_debug_info=True)
+        # Compiled code is cached under the traced text and the pipeline when the pipeline
+        # is Ember's own (its code is in the cache key): a process that finds the code on
+        # disk never runs the pipeline. A user's pass could change without the key
+        # changing, so with one the optimised text is the key, as for the interpreter.
+        source = None
+        if compile_enabled and (pipeline is None or pipeline.is_builtin()):
+            source = traced if pipeline is None else f"{pipeline}\n{traced}"
+        else:
+            self._ensure_optimized()
+        self._executor = Executor(name, self._optimized_text, graph.symbol,
+                                  self._get_interpreter, compile_enabled, source_key=source)
+
+    def _ensure_optimized(self) -> tuple:
+        """Runs the pipeline on first need (a compile that misses the caches, the
+        interpreter, `mlir("optimized")`, statistics) and keeps the result."""
+        if self._optimized is None:
+            with self._optimized_lock:
+                if self._optimized is None:
+                    self._optimized = _optimize(self._graph, self._pipeline)
+        return self._optimized
+
+    def _optimized_text(self) -> str:
+        return self._ensure_optimized()[2].operation.get_asm(enable_debug_info=True)
+
+    def _get_interpreter(self) -> Interpreter:
+        if self._interpreter is None:
+            module = self._ensure_optimized()[2]
+            self._interpreter = Interpreter(module, callbacks=self._graph.callbacks)
+        return self._interpreter
 
     # -- introspection ----------------------------------------------------------------------
 
@@ -92,17 +123,19 @@ class ConcreteFunction:
     def mlir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "traced" (as recorded from Python) or "optimized"
         (after the Function's pipeline, `ember-optimize` by default)."""
-        if stage not in self._stages:
+        stages = self._ensure_optimized()[0]
+        if stage not in stages:
             raise ValueError(f"unknown stage {stage!r}; available: "
-                             f"{', '.join(repr(s) for s in self._stages)}")
-        return self._stages[stage]
+                             f"{', '.join(repr(s) for s in stages)}")
+        return stages[stage]
 
     def pass_statistics(self) -> dict[str, dict[str, int]]:
         """Per pass of the optimisation pipeline, its counters (ops folded, hoisted, ...)."""
-        if self._report is None:
+        report = self._ensure_optimized()[1]
+        if report is None:
             return {}
         out: dict[str, dict[str, int]] = {}
-        for stats in self._report.statistics:
+        for stats in report.statistics:
             merged = out.setdefault(stats.pass_name, {})
             for key, value in stats.as_dict().items():
                 merged[key] = merged.get(key, 0) + value
@@ -110,7 +143,8 @@ class ConcreteFunction:
 
     def pass_timings(self) -> list[tuple[str, float]]:
         """(pass, seconds) for each step of the optimisation pipeline."""
-        return [] if self._report is None else list(self._report.timings)
+        report = self._ensure_optimized()[1]
+        return [] if report is None else list(report.timings)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """`ConcreteFunction name(args)`, then the argument and return types."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -33,10 +34,15 @@ class InterpreterFallbackWarning(RuntimeWarning):
 class Executor:
     """Chooses, per call, between a cached compiled executable and the interpreter."""
 
-    def __init__(self, name: str, module_text: str, symbol: str, interpreter: Interpreter,
-                 compile_enabled: bool):
+    def __init__(self, name: str, module_text: Callable[[], str], symbol: str,
+                 interpreter: Callable[[], Interpreter], compile_enabled: bool,
+                 source_key: str | None = None):
+        """`module_text()` gives the optimised module and `interpreter()` its interpreter,
+        both on first need; `source_key` (the traced text and pipeline) keys the compile
+        cache in place of the optimised text when given (see compile_function)."""
         self.name = name
         self._text = module_text
+        self._source_key = source_key
         self._symbol = symbol
         self._interpreter = interpreter
         self._compiled: dict = {}
@@ -60,7 +66,7 @@ class Executor:
                 for index, value in zip(exe.variables, outs[count:]):
                     extra[index - len(arrays)].value = value
                 return tuple(outs[:count])
-        return self._interpreter.call(self._symbol, arrays + extra)
+        return self._interpreter().call(self._symbol, arrays + extra)
 
     def _compile(self, key, arrays):
         with self._lock:
@@ -70,7 +76,8 @@ class Executor:
                 return None
             types = [TensorType(dtypes.as_dtype(a.dtype), a.shape) for a in arrays]
             try:
-                exe = compile_function(self._text, self._symbol, types)
+                exe = compile_function(self._text, self._symbol, types,
+                                       source_key=self._source_key)
             except NotCompilable as e:
                 self.fallback_reason = str(e)
                 if not any(q in str(e) for q in _QUIET):

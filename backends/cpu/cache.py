@@ -1,10 +1,12 @@
 """The compile cache: machine code per (module, function, input types, options, versions),
 in memory and on disk.
 
-Keys hash everything that changes the output: the optimised module text, the function, the
-static input types, the specialisation pipeline, the target CPU and features, the
-optimisation level, the versions of ember, the MLIR bindings, llvmlite and LLVM, and a hash
-of the compiler's own source files.
+Keys hash everything that changes the output: the module (the traced text and the
+optimisation pipeline when that pipeline is Ember's own, so that a hit needs no
+optimisation; the optimised text when it has a user's pass), the function, the static input
+types, the specialisation pipeline, the backend options (target CPU and features,
+optimisation level, BLAS, threads), the versions of ember, the MLIR bindings, llvmlite and
+LLVM, and a hash of the compiler's own source files.
 Entries are object files plus the result types. On disk (default `~/.cache/ember`, or
 `$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it off) each entry is written to a
 temporary file and renamed into place, so readers never see half an entry and processes can
@@ -51,6 +53,7 @@ def compiler_fingerprint() -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
 def versions() -> tuple:
     import llvmlite.binding as llvm
     return ("ember", _version("ember"), compiler_fingerprint(), "mlir",

@@ -16,7 +16,7 @@ LLVM sees constant trip counts. Steps:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mlir import ir
 
@@ -119,16 +119,24 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     return results
 
 
-def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorType],
-                     backend: CpuBackend | None = None,
-                     block: tuple[int, int] | None = None) -> Executable | SplitExecutable:
+def compile_function(module_text: str | Callable[[], str], symbol: str,
+                     arg_types: Sequence[TensorType], backend: CpuBackend | None = None,
+                     block: tuple[int, int] | None = None,
+                     source_key: str | None = None) -> Executable | SplitExecutable:
     """Specialises, lowers and compiles `@symbol` for static `arg_types`, through the
     memory and disk caches (see cache.py). A large elementwise function comes back as a
     SplitExecutable running blocks of rows on threads (parallel.py); `block=(rows, count)`
-    compiles one such block: every value with `rows` rows gets `count`."""
+    compiles one such block: every value with `rows` rows gets `count`.
+
+    `module_text` may be a callable, called only when the caches miss; then `source_key`,
+    text that determines the module (the traced module and the pipeline that optimises
+    it), keys the caches in its place, so a cache hit skips the optimisation too."""
     backend = backend or CpuBackend()
-    key = cache_key(module_text, symbol, tuple(str(t) for t in arg_types), _SPECIALIZE,
-                    backend.options.key(), block)
+    if source_key is None and callable(module_text):
+        module_text = module_text()
+    key = cache_key(module_text if source_key is None else ("source", source_key), symbol,
+                    tuple(str(t) for t in arg_types), _SPECIALIZE, backend.options.key(),
+                    block)
     exe = memory_cache.get(key)
     if exe is not None:
         return exe
@@ -137,12 +145,14 @@ def compile_function(module_text: str, symbol: str, arg_types: Sequence[TensorTy
     if entry is not None:
         obj, meta = entry
     else:
+        if callable(module_text):
+            module_text = module_text()
         obj, meta = _build(module_text, symbol, arg_types, backend, block)
         disk.store(key, obj, meta)
     if meta.get("split"):
         rows = arg_types[meta["split_args"].index(True)].shape[0]
-        blocks = [(compile_function(module_text, symbol, arg_types, backend, (rows, count)),
-                   start) for start, count in meta["split"]]
+        blocks = [(compile_function(module_text, symbol, arg_types, backend, (rows, count),
+                                    source_key), start) for start, count in meta["split"]]
         exe = SplitExecutable(blocks, arg_types, [parse_type(t) for t in meta["results"]],
                               meta["split_args"])
         memory_cache.put(key, exe)

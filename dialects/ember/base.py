@@ -85,39 +85,44 @@ ATTR_KINDS: dict[str, tuple[str, str]] = {
 
 def _check_python_attr(op: str, name: str, kind: str, value):
     """Normalises a Python attribute value, raising OpAttributeError if it has the wrong kind."""
-    bad = OpAttributeError(op, f"attribute '{name}' expects {ATTR_KINDS[kind][1]}, got {value!r}")
+    if kind == "elements":  # the most frequent (every constant): nothing to check
+        return np.asarray(value)
+
+    def bad() -> OpAttributeError:  # built only when raised: the message formats `value`
+        return OpAttributeError(op, f"attribute '{name}' expects {ATTR_KINDS[kind][1]}, "
+                                    f"got {value!r}")
+
     if kind == "i64":
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise bad
+            raise bad()
         return int(value)
     if kind == "i64_array":
         try:
             items = tuple(value)
         except TypeError:
-            raise bad from None
+            raise bad() from None
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
-            raise bad
+            raise bad()
         return tuple(int(v) for v in items)
     if kind == "bool":
         if not isinstance(value, (bool, np.bool_)):
-            raise bad
+            raise bad()
         return bool(value)
     if kind == "f64":
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-            raise bad
+            raise bad()
         return float(value)
     if kind == "str":
         if not isinstance(value, str):
-            raise bad
+            raise bad()
         return value
     if kind == "dtype":
         try:
             return dtypes.as_dtype(value)
         except TypeError:
-            raise bad from None
-    if kind == "elements":
-        return np.asarray(value)
+            raise bad() from None
     raise AssertionError(kind)
+
 
 
 class Op:

@@ -27,21 +27,31 @@ def emit(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None =
     Raises:
       OpError: if the operands or attributes are not accepted by `spec`.
     """
+    results, _ = emit_typed(spec, operands, attrs, loc=loc)
+    if not results:
+        return None
+    return results[0] if len(results) == 1 else results
+
+
+def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None = None,
+               *, loc: ir.Location | None = None,
+               operand_types: Sequence[IRType] | None = None) -> tuple[tuple, tuple]:
+    """`emit`, returning (results, their ember types) as tuples. A caller that knows the
+    operands' ember types (the tracer does) passes them as `operand_types`, which saves
+    reading each back from MLIR."""
     for i, v in enumerate(operands):
         if not isinstance(v, ir.Value):
             raise OpTypeError(spec.name, f"operand #{i} must be an MLIR value, got "
                               f"{type(v).__name__}")
     attrs = spec.normalize_attrs(attrs or {})
-    types = tuple(type_from_mlir(v.type) for v in operands)
+    types = tuple(operand_types) if operand_types is not None else \
+        tuple(type_from_mlir(v.type) for v in operands)
     values = tuple(known_value(v) for v in operands) if spec.uses_values else None
     result_types = spec.infer_types(types, attrs, values)
     mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value) for name, value in attrs.items()}
     op = ir.Operation.create(spec.name, results=[type_to_mlir(t) for t in result_types],
                              operands=list(operands), attributes=mlir_attrs, loc=loc)
-    results = tuple(op.results)
-    if not results:
-        return None
-    return results[0] if len(results) == 1 else results
+    return tuple(op.results), tuple(result_types)
 
 
 def build_function(module: ir.Module, name: str, arg_types: Sequence[IRType],

@@ -6,6 +6,8 @@ Reading attributes from parsed IR validates them: a malformed attribute becomes 
 
 from __future__ import annotations
 
+import functools
+
 from mlir import ir
 
 from ember.dialects.ember import dtypes, elements
@@ -20,7 +22,10 @@ def type_to_mlir(t: IRType) -> ir.Type:
 
 def type_from_mlir(t: ir.Type) -> IRType:
     """The ember value type of an MLIR type; raises TypeError for non-ember types."""
-    return parse_type(str(t))
+    return _parse_type(str(t))
+
+
+_parse_type = functools.lru_cache(maxsize=4096)(parse_type)  # types are immutable values
 
 
 def attr_to_mlir(slot: Attr, value, result_type: TensorType | None = None) -> ir.Attribute:

@@ -97,3 +97,69 @@ def test_disable_switch_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(compiler, "memory_cache", cache.memory_cache)
     _check(compile_function(_module("k"), "k", [F32x4]))
     assert _entries(tmp_path) == []
+
+
+def _fresh_memory_cache(monkeypatch):
+    monkeypatch.setattr(cache, "memory_cache", cache.MemoryCache())
+    from ember.backends.cpu import compiler
+    monkeypatch.setattr(compiler, "memory_cache", cache.memory_cache)
+
+
+def _poly(x):
+    return em.tanh(x) * 0.5 + x * x
+
+
+_FRESH_PROCESS = """
+import sys
+import numpy as np, ember as em
+def poly(x):
+    return em.tanh(x) * 0.5 + x * x
+f = em.function(poly, **({"pipeline": sys.argv[1]} if len(sys.argv) > 1 else {}))
+x = em.constant(np.linspace(-1, 1, 6, dtype=np.float32))
+print(f(x).numpy().tolist())
+concrete = f.get_concrete_function(x)
+print("optimised" if concrete._optimized is not None else "not optimised")
+print("ember.tanh" in concrete.mlir("optimized"))
+"""
+
+
+def _new_process(*args) -> list[str]:
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", _FRESH_PROCESS, *args], capture_output=True,
+                          text=True, check=True).stdout.splitlines()
+
+
+def test_a_disk_hit_in_a_new_process_skips_the_optimisation_pipeline(cache_dir):
+    runs = [_new_process() for _ in range(2)]
+    assert runs[0][0] == runs[1][0]  # same results
+    assert runs[0][1] == "optimised"  # compiled: the pipeline had to run
+    assert runs[1][1] == "not optimised"  # found on disk under the traced text + pipeline
+    assert runs[1][2] == "True"  # and the optimised IR is still there when asked for
+    other = _new_process("builtin.module(ember-canonicalize,ember-cse)")
+    assert other[0] == runs[0][0] and other[1] == "optimised"  # the pipeline is in the key
+
+
+def test_user_passes_key_the_cache_by_the_optimised_text(cache_dir):
+    import dataclasses
+    from typing import ClassVar
+    from ember.passes.base import Pass
+    from ember.passes.registry import register_pass
+
+    @register_pass
+    @dataclasses.dataclass(frozen=True)
+    class CountingPass(Pass):
+        name: ClassVar[str] = "test-counting"
+        runs: ClassVar[list] = []
+
+        def run(self, module, stats):
+            CountingPass.runs.append(1)
+
+    x = em.constant(np.linspace(-1, 1, 6, dtype=np.float32))
+    mine = em.function(_poly, pipeline="builtin.module(test-counting,ember-optimize)")
+    concrete = mine.get_concrete_function(x)
+    assert CountingPass.runs == [1]  # run at trace time, as for the interpreter
+    assert concrete._executor._source_key is None  # its code is not in any key
+    builtin = em.function(_poly).get_concrete_function(x)
+    assert builtin._executor._source_key.startswith("builtin.module(ember-optimize)\n")
+    np.testing.assert_allclose(mine(x).numpy(), builtin(x).numpy(), rtol=1e-6)
