@@ -42,7 +42,9 @@ from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rul
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
-                                                             LoweringError, lowers)
+                                                             LoweringError, build_generic,
+                                                             lowers)
+from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.ir_utils import decoded_attrs, functions, replace_op
 
 __all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
@@ -68,9 +70,12 @@ def unlowerable_ops(module: ir.Module) -> list[ir.Operation]:
 class ConvertEmberToLinalgPass(Pass):
     name: ClassVar[str] = "convert-ember-to-linalg"
 
+    fuse_elementwise: bool = True  # see fusion.py
+
     def run(self, module: ir.Module, stats: Statistics) -> None:
         from ember.passes.pipeline import PassFailure
         for fn in functions(module):
+            fusion = Fusion() if self.fuse_elementwise else None
             work = []
             for op in iter_ops(fn):
                 spec = REGISTRY.get(op.name)
@@ -82,7 +87,7 @@ class ConvertEmberToLinalgPass(Pass):
                 work.append((op, spec, [type_from_mlir(v.type) for v in op.operands],
                              [type_from_mlir(r.type) for r in op.results], decoded_attrs(op)))
             for op, spec, operand_types, result_types, attrs in work:
-                lw = Lowering(op, operand_types, result_types, attrs)
+                lw = Lowering(op, operand_types, result_types, attrs, fusion)
                 try:
                     with ir.InsertionPoint(op), op.location:
                         values = LOWERINGS[spec](op, lw)
@@ -90,6 +95,11 @@ class ConvertEmberToLinalgPass(Pass):
                     raise PassFailure(f"{op.location}: cannot lower '{op.name}': {e}") from None
                 replace_op(op, values)
                 stats.add("lowered")
+                if fusion is not None:
+                    stats.add("fused", fusion.erase_fused())
+                    fusion.materialize(build_generic, only_for_non_ember_users=True)
+            if fusion is not None:
+                fusion.materialize(build_generic, only_for_non_ember_users=False)
             _signless(fn)
 
 

@@ -60,8 +60,9 @@ class Lowering:
     """The context one rule runs in: types, attributes and builders for one op."""
 
     def __init__(self, op: ir.Operation, operand_types: list, result_types: list,
-                 attrs: dict):
+                 attrs: dict, fusion=None):
         self.op = op
+        self.fusion = fusion  # fusion.Fusion of the function, or None: no fusion
         self.operands = list(op.operands)
         self.operand_types = operand_types
         self.result_types = result_types
@@ -128,15 +129,32 @@ class Lowering:
         if not ok or shape is None:
             raise LoweringError("operand shapes must be ranked and broadcast-compatible")
         rank = len(out.shape)
-        dest = self.empty(out, list(zip(inputs, input_types)))
-        maps = [self.broadcast_map(t, rank) for t in input_types]
-        maps.append(ir.AffineMap.get_identity(rank))
-        generic = linalg.GenericOp(
-            [tensor_type(out)], list(inputs), [dest],
-            ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-            ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)] * rank))
-        block = generic.regions[0].blocks.append(
-            *[element_type(t.dtype) for t in input_types], element_type(out.dtype))
-        with ir.InsertionPoint(block):
-            linalg.YieldOp([body(*block.arguments[:len(inputs)])])
-        return generic.result
+        if self.fusion is not None:  # operands made by elementwise generics: read theirs
+            leaves, body = self.fusion.plan(inputs, input_types, out, body, self.op,
+                                            lambda t: self.broadcast_map(t, rank))
+        else:
+            leaves = [(v, t, self.broadcast_map(t, rank)) for v, t in zip(inputs, input_types)]
+        dest = self.empty(out, [(v, t) for v, t, _ in leaves])
+        if self.fusion is not None and self.fusion.will_be_fused(self.op, out):
+            return self.fusion.defer(leaves, body, out, dest, tensor_type(out))
+        generic = build_generic(leaves, body, out, dest)
+        if self.fusion is not None:
+            self.fusion.record(generic, leaves, body, out)
+        return generic.results[0]
+
+
+def build_generic(leaves: Sequence[tuple], body: Callable[..., ir.Value], out: TensorType,
+                  dest: ir.Value) -> ir.Operation:
+    """A parallel `linalg.generic` over `out` reading each (value, type, map) leaf and
+    writing `body(*leaf scalars)` into `dest`."""
+    rank = len(out.shape)
+    maps = [m for _, _, m in leaves] + [ir.AffineMap.get_identity(rank)]
+    generic = linalg.GenericOp(
+        [tensor_type(out)], [v for v, _, _ in leaves], [dest],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+        ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)] * rank))
+    block = generic.regions[0].blocks.append(
+        *[element_type(t.dtype) for _, t, _ in leaves], element_type(out.dtype))
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*block.arguments[:len(leaves)])])
+    return generic.operation
