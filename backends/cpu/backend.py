@@ -28,7 +28,10 @@ STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
 
 # Tensor -> LLVM path checked on this MLIR build (DESIGN.md §10), plus elementwise fusion
 # and math lowering to LLVM intrinsics and libm.
-_LINALG = "builtin.module(convert-ember-to-linalg,canonicalize,linalg-fuse-elementwise-ops,cse)"
+# ember-dce first: a dead op whose lowering calls a function (fastmath.call) would otherwise
+# survive as a generic without results, which upstream cannot erase or lower.
+_LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
+           "linalg-fuse-elementwise-ops,cse)")
 # Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
 _BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="

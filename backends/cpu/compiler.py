@@ -24,6 +24,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import Executable, entry_wrapper, load_object, object_code
+from ember.backends.cpu.translate import TranslationError
 from ember.backends.cpu.parallel import SplitExecutable, plan, retype_rows, row_split_rows
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
@@ -50,18 +51,24 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType]) -
         if len(block.arguments) != len(arg_types):
             raise NotCompilable(f"@{symbol} takes {len(block.arguments)} arguments, "
                                 f"{len(arg_types)} given")
+        changed = False
         for arg, t in zip(block.arguments, arg_types):
-            if isinstance(type_from_mlir(arg.type), ResourceType):  # a variable's value type
-                arg.set_type(type_to_mlir(ResourceType(t)))
-            else:
-                arg.set_type(type_to_mlir(t))
+            new = type_to_mlir(ResourceType(t) if isinstance(type_from_mlir(arg.type),
+                                                             ResourceType) else t)
+            if new != arg.type:  # a variable's argument holds a resource of its value type
+                arg.set_type(new)
+                changed = True
         results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
         fn.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], results))
-    try:
-        run_pipeline(module, _SPECIALIZE, verify_each=False)
-    except PassFailure as e:
-        raise NotCompilable(f"specialising @{symbol} failed: {e}") from None
+        nested = any(op.name == "func.call" for op in iter_ops(fn))
+        static = all(ir.RankedTensorType(t).has_static_shape for t in results
+                     if isinstance(t, ir.RankedTensorType))
+    if changed or nested or not static:  # else: optimised as traced, with these very types
+        try:
+            run_pipeline(module, _SPECIALIZE, verify_each=False)
+        except PassFailure as e:
+            raise NotCompilable(f"specialising @{symbol} failed: {e}") from None
     with default_context():
         _static_results(_function(module, symbol))
     return module
@@ -201,7 +208,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
         with module.context:
             prints = rename_prints(module)
         llvm_ir = backend.lower(module, "llvmir", start="bufferized")
-    except (BackendError, PassFailure) as e:
+    except (BackendError, PassFailure, TranslationError) as e:
         raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
     result_types = result_types + [arg_types[i] for i in variables]
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)

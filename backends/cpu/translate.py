@@ -40,10 +40,18 @@ def _capi():
 
 def to_llvm_ir(module: ir.Module) -> str:
     """The LLVM IR of a module that contains only LLVM-dialect operations."""
-    for op in module.body.operations:
-        if not op.operation.name.startswith("llvm."):
-            raise TranslationError(f"cannot translate '{op.operation.name}' to LLVM IR: lower "
-                                   "the module to the LLVM dialect first")
+    found: list[str] = []  # a nested non-LLVM op would crash the C API, not fail it
+
+    def check(op) -> ir.WalkResult:
+        if op.name.startswith("llvm.") or op == module.operation:
+            return ir.WalkResult.ADVANCE
+        found.append(f"'{op.name}' (at {op.location})")
+        return ir.WalkResult.INTERRUPT
+
+    module.operation.walk(check, ir.WalkOrder.PRE_ORDER)
+    if found:
+        raise TranslationError(f"cannot translate {found[0]} to LLVM IR: lower the module to "
+                               "the LLVM dialect first")
     translate, capsule, free = _capi()
     pointer = capsule(module.operation._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")
     raw = translate(pointer)

@@ -74,7 +74,7 @@ class ConvertEmberToLinalgPass(Pass):
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         from ember.passes.pipeline import PassFailure
-        for fn in functions(module):
+        for fn in list(functions(module)):  # lowering may add functions (fastmath.call)
             fusion = Fusion() if self.fuse_elementwise else None
             work = []
             for op in iter_ops(fn):

@@ -53,7 +53,7 @@ def _fast_or(name: str, fallback, dtype: DType):
     (f32, also for f16/bf16; f64 for some), else `fallback` (a math op)."""
     def body(x):
         if fastmath.supports(name, x.type):
-            return fastmath.build(name, x)
+            return fastmath.call(name, x)
         return fallback(x)
     return _via_f32(body, dtype)
 
