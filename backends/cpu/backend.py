@@ -108,6 +108,7 @@ class CpuBackend:
             copy_repeated_results(module)
             if self.options.blas:
                 cpu_blas.fold_transposes(module)
+                cpu_blas.own_zero_fills(module)
         _run_upstream(module, _BUFFERIZE)
         if self.options.blas:
             with module.context, ir.Location.unknown():

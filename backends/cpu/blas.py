@@ -25,8 +25,10 @@ What it does, in two rewrites run by `CpuBackend.make_bufferized` when `CpuOptio
           i64 k, f32 alpha, !llvm.ptr a, i64 lda, !llvm.ptr b, i64 ldb, f32 beta,
           !llvm.ptr c, i64 ldc)            (@ember_dgemm: the same with f64)
 
-  with row-major order, alpha = beta = 1 (linalg accumulates into the zero-filled output;
-  OpenBLAS skips its beta pass when beta is 1), and pointers made from
+  with row-major order, alpha = 1, beta = 1 (linalg accumulates into its output), or
+  beta = 0 when the output was filled with zeros right before (the fill is dropped:
+  `own_zero_fills` first gives each product its own fill, where CSE had merged them, so
+  that no buffer is filled once and copied), and pointers made from
   `memref.extract_aligned_pointer_as_index` plus the buffer's offset. This is exactly the
   ILP64 CBLAS `cblas_sgemm` signature. GEMMs of fewer than `MIN_MACS` multiply-adds,
   integer and half-float ones, dynamic strides and layouts no GEMM can express keep the
@@ -444,6 +446,48 @@ def fold_transposes(module: ir.Module) -> int:
     return folded
 
 
+def own_zero_fills(module: ir.Module) -> int:
+    """Gives each float contraction (on tensors) whose output is a `linalg.fill` its own
+    copy of the fill right before it, where the fill is shared (CSE merges equal fills) or
+    elsewhere: bufferization then fills the contraction's own buffer instead of filling one
+    and copying it, and `call_blas` folds the fill into beta = 0. Returns how many."""
+    cloned, originals = 0, []
+    for op in _walk(module):
+        c = contraction(op)
+        if c is None or not isinstance(op.operands[2].type, ir.RankedTensorType):
+            continue
+        fill = _value_op(op.operands[2])
+        if not isinstance(fill, ir.Operation) or fill.name != "linalg.fill":
+            continue
+        with ir.InsertionPoint(op):
+            copy = fill.clone()
+        op.operands[2] = copy.results[0]
+        if fill not in originals:
+            originals.append(fill)
+        cloned += 1
+    for fill in originals:
+        _erase_if_unused(fill)
+    return cloned
+
+
+def _zero_fill_before(op: ir.Operation) -> Optional[ir.Operation]:
+    """The `linalg.fill` of 0.0 into `op`'s output buffer right before `op`, if any."""
+    previous = None
+    for candidate in op.block.operations:
+        candidate = candidate.operation
+        if candidate == op:
+            break
+        previous = candidate
+    if previous is None or previous.name != "linalg.fill" or \
+            previous.operands[1] != op.operands[2]:
+        return None
+    value = _value_op(previous.operands[0])
+    if not isinstance(value, ir.Operation) or value.name != "arith.constant":
+        return None
+    attr = value.attributes["value"]
+    return previous if isinstance(attr, ir.FloatAttr) and attr.value == 0.0 else None
+
+
 def _erase_if_unused(op: ir.Operation) -> None:
     if any(True for r in op.results for _ in r.uses):
         return
@@ -486,7 +530,7 @@ def _address(value: ir.Value, size: int) -> ir.Value:
     return arith.AddIOp(base, _index(offset * size)).result if offset else base
 
 
-def _emit(c: Contraction, gemm: Gemm, symbol: str) -> None:
+def _emit(c: Contraction, gemm: Gemm, symbol: str, beta: float = 1.0) -> None:
     op = c.op
     size = 4 if c.element == "f32" else 8
     i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
@@ -503,6 +547,7 @@ def _emit(c: Contraction, gemm: Gemm, symbol: str) -> None:
         def i64c(n):
             return arith.ConstantOp(i64, n).result
         one = arith.ConstantOp(ftype, 1.0).result
+        beta_value = one if beta == 1.0 else arith.ConstantOp(ftype, beta).result
         head = [i32c(ROW_MAJOR), i32c(TRANS if gemm.trans_l else NO_TRANS),
                 i32c(TRANS if gemm.trans_r else NO_TRANS), i64c(gemm.m), i64c(gemm.n),
                 i64c(gemm.k), one]
@@ -519,8 +564,8 @@ def _emit(c: Contraction, gemm: Gemm, symbol: str) -> None:
                             iv, _index(dim[1 + i] * size)).result).result
                 as_int = arith.IndexCastOp(i64, address).result
                 pointers.append(llvm.IntToPtrOp(ptr, as_int).result)
-            func.CallOp([], symbol, head + [pointers[0], lds[0], pointers[1], lds[1], one,
-                                            pointers[2], lds[2]])
+            func.CallOp([], symbol, head + [pointers[0], lds[0], pointers[1], lds[1],
+                                            beta_value, pointers[2], lds[2]])
 
         def nest(dims, ivs):
             if not dims:
@@ -546,6 +591,9 @@ def call_blas(module: ir.Module, min_macs: Optional[int] = None) -> int:
         gemm = plan_contraction(c)
         if gemm is None or gemm.multiply_adds < min_macs:
             continue
-        _emit(c, gemm, _declaration(module, c.element))
+        fill = _zero_fill_before(op) if not gemm.batch else None
+        _emit(c, gemm, _declaration(module, c.element), beta=0.0 if fill else 1.0)
+        if fill is not None:  # C = A B instead of C = 0; C += A B
+            fill.erase()
         replaced += 1
     return replaced

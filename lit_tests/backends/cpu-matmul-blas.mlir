@@ -1,7 +1,9 @@
 // Float matrix products become calls of the BLAS numpy loaded (backends/cpu/blas.py):
 // a call of the private @ember_sgemm declaration, row-major (101), a transposed operand
 // read in place with the TRANS flag (112) instead of a linalg.transpose copy; integer
-// products keep the loop lowering. EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library).
+// products keep the loop lowering. The zero fill of each product's output (one fill that
+// CSE shared between both float products) becomes beta = 0: no fill, no copy is left.
+// EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library).
 
 // RUN: ember-compile %s --emit=bufferized | FileCheck %s
 // RUN: env EMBER_DISABLE_BLAS=1 ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OFF
@@ -13,9 +15,14 @@
 // CHECK-DAG:     %[[ROW:.*]] = arith.constant 101 : i32
 // CHECK-DAG:     %[[N:.*]] = arith.constant 111 : i32
 // CHECK-DAG:     %[[T:.*]] = arith.constant 112 : i32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     memref.extract_aligned_pointer_as_index %arg0
-// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[N]],
-// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[T]],
+// CHECK-NOT:     linalg.fill {{.*}}xf32>
+// CHECK-NOT:     copy
+// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[N]], {{.*}}, %[[ZERO]], %{{.*}}, %{{.*}}) :
+// CHECK-NOT:     linalg.fill {{.*}}xf32>
+// CHECK-NOT:     copy
+// CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[T]], {{.*}}, %[[ZERO]], %{{.*}}, %{{.*}}) :
 // CHECK:         linalg.matmul {{.*}}memref<64x64xi32>
 // CHECK:         return
 
