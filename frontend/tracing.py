@@ -91,12 +91,13 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("_ir", "_graph", "_ttype", "_name", "_origin", "_scope")
 
-    def __init__(self, graph: "FuncGraph", value: ir.Value, ttype: TensorType, name: str):
+    def __init__(self, graph: "FuncGraph", value: ir.Value, ttype: TensorType, name: str,
+                 origin: tuple[str, int] | None = None):
         self._ir = value
         self._graph = graph
         self._ttype = ttype
         self._name = name
-        self._origin = user_location()
+        self._origin = origin or user_location()
         self._scope = graph.scope
         self._value = None
         self._dtype = ttype.dtype
@@ -245,13 +246,16 @@ class FuncGraph:
 
     # -- values -----------------------------------------------------------------------------
 
-    def location(self) -> ir.Location:
-        filename, line = user_location()
+    def location(self, origin: tuple[str, int] | None = None) -> ir.Location:
+        """The MLIR location of the user's code being traced (`origin`, if the caller has
+        already looked it up: one stack walk per op instead of four)."""
+        filename, line = origin or user_location()
         return ir.Location.file(filename, line, 0, context=self.context)
 
-    def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None) -> SymbolicTensor:
+    def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None,
+             origin: tuple[str, int] | None = None) -> SymbolicTensor:
         return SymbolicTensor(self, value, ttype or type_from_mlir(value.type),
-                              _unique(self.names, name))
+                              _unique(self.names, name), origin)
 
     def add_input(self, ttype: IRType, name: str) -> ir.Value:
         with self.context:
@@ -262,10 +266,10 @@ class FuncGraph:
         self.inputs.append(t)
         return t
 
-    def resolve(self, t: Tensor) -> ir.Value:
+    def resolve(self, t: Tensor, origin: tuple[str, int] | None = None) -> ir.Value:
         """The SSA value for a tensor used in this graph (capturing it if needed)."""
         if not isinstance(t, SymbolicTensor):
-            return self._constant(t)
+            return self._constant(t, origin)
         if t._graph is self:
             if t._graph.finalized:
                 raise _out_of_scope(t)
@@ -290,38 +294,41 @@ class FuncGraph:
             self._extra_index[key] = self.add_input(ttype, getattr(obj, "_name", kind))
         return self._extra_index[key]
 
-    def _constant(self, t: Tensor) -> ir.Value:
+    def _constant(self, t: Tensor, origin: tuple[str, int] | None = None) -> ir.Value:
         key = id(t)
         if key not in self._constants:
             self._keep_alive.append(t)
-            with self.context, self.location() as loc, \
+            with self.context, self.location(origin) as loc, \
                     ir.InsertionPoint.at_block_begin(self.block):
                 (value,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": t._value},
                                                 loc=loc)
-            self._constants[key] = self.wrap(value, "Const", ttype)
+            self._constants[key] = self.wrap(value, "Const", ttype, origin)
         return self._constants[key]._ir
 
     # -- ops --------------------------------------------------------------------------------
 
     def apply(self, spec: type[Op], operands: Sequence[Tensor], attrs: dict):
         """Emits `spec` at the current insertion point; returns symbolic results."""
-        values = [self.resolve(t) for t in operands]
+        origin = user_location()
+        values = [self.resolve(t, origin) for t in operands]
         types = [t._ttype if isinstance(t, SymbolicTensor) else self._constants[id(t)]._ttype
                  for t in operands]
-        return self.apply_on_values(spec, values, attrs, types)
+        return self.apply_on_values(spec, values, attrs, types, origin)
 
     def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
-                        types: Sequence[IRType] | None = None):
+                        types: Sequence[IRType] | None = None,
+                        origin: tuple[str, int] | None = None):
         """Like `apply`, for operands that are already SSA values of this graph (`types`:
-        their ember types, if known)."""
-        with self.context, self.location() as loc, ir.InsertionPoint(self._blocks[-1]):
+        their ember types, and `origin`, the user's file and line, if known)."""
+        origin = origin or user_location()
+        with self.context, self.location(origin) as loc, ir.InsertionPoint(self._blocks[-1]):
             out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types)
         base = spec.name.split(".", 1)[1]
         if not out:
             return None
         if len(out) > 1:
-            return tuple(self.wrap(v, base, t) for v, t in zip(out, out_types))
-        return self.wrap(out[0], base, out_types[0])
+            return tuple(self.wrap(v, base, t, origin) for v, t in zip(out, out_types))
+        return self.wrap(out[0], base, out_types[0], origin)
 
     @contextlib.contextmanager
     def region(self, block: ir.Block, what: str):
