@@ -21,7 +21,7 @@ from ember.passes.pipeline import run_pipeline
 from ember.backends.cpu import blas as cpu_blas
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
-                                       widen_bool_memrefs)
+                                       drop_empty_concat_operands, widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
@@ -42,7 +42,9 @@ _BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
               "canonicalize)")
 _LOOPS = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
           "lower-affine)")
-_LLVM = ("builtin.module(finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+# convert-math-to-funcs: integer powers (math.ipowi) become a small function (no libm has one).
+_LLVM = ("builtin.module(convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
+         "convert-math-to-libm,"
          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
          "reconcile-unrealized-casts)")
 
@@ -106,6 +108,7 @@ class CpuBackend:
         (transposes of their inputs folded into the calls' flags first; see blas.py)."""
         with module.context, ir.Location.unknown():
             copy_repeated_results(module)
+            drop_empty_concat_operands(module)
             if self.options.blas:
                 cpu_blas.fold_transposes(module)
                 cpu_blas.own_zero_fills(module)

@@ -7,6 +7,8 @@ interpreter, so they must be avoided before the pipeline runs, not caught after)
   >= 8"): `widen_bool_memrefs` stores bool buffers as bytes (numpy's layout anyway).
 - non-contiguous `memref.copy` lowers to a call of `memrefCopy`, a runtime library function
   this process lacks (the JIT would jump to a null address): `copies_to_linalg`.
+- bufferizing `tensor.concat` with an operand of size 0 along the concatenated dim fails
+  ("offset 4 is out-of-bounds" for the empty slice at the end): `drop_empty_concat_operands`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,28 @@ def copy_repeated_results(module: ir.Module) -> None:
                     t = ir.RankedTensorType(value.type)
                     empty = tensor.EmptyOp(list(t.shape), t.element_type).result
                     ret.operands[i] = linalg.copy(value, outs=[empty])
+
+
+def drop_empty_concat_operands(module: ir.Module) -> None:
+    """Removes the operands of size 0 along the concatenated dim from each `tensor.concat`
+    (they add nothing); a concat left with one operand becomes that operand."""
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    for op in ops:
+        if op.name != "tensor.concat":
+            continue
+        dim = ir.IntegerAttr(op.attributes["dim"]).value
+        keep = [v for v in op.operands if ir.RankedTensorType(v.type).shape[dim] != 0]
+        if len(keep) == len(op.operands) or not keep:
+            continue
+        result = op.results[0]
+        if len(keep) == 1 and keep[0].type == result.type:
+            result.replace_all_uses_with(keep[0])
+        else:
+            with ir.InsertionPoint(op), op.location:
+                new = tensor.ConcatOp(result.type, dim, keep)
+            result.replace_all_uses_with(new.result)
+        op.erase()
 
 
 def _widened(t: ir.Type):

@@ -166,7 +166,13 @@ class CastOp(Op):
         if dtype.is_integer and dtypes.as_dtype(x.dtype).is_floating:  # bfloat16 is kind "V"
             x = np.trunc(x.astype(np.float64))
             info = np.iinfo(dtype.np_dtype)
-            x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
+            # saturate: compare before converting (float(2**63 - 1) is 2**63, which
+            # would wrap to the minimum)
+            high, low = x >= float(info.max), x <= float(info.min)
+            out = np.where(np.isnan(x) | high | low, 0, x).astype(dtype.np_dtype)
+            out[high] = info.max
+            out[low] = info.min
+            return out
         return x.astype(dtype.np_dtype)
 
 

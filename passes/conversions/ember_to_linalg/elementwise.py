@@ -285,6 +285,12 @@ def convert_scalar(lw: Lowering, x, src: DType, dst: DType):
         clamped = arith.MinimumFOp(arith.MaximumFOp(x, lo).result, hi).result
         conv = arith.FPToUIOp if dst.kind == "uint" else arith.FPToSIOp
         value = conv(et, clamped).result
+        # beyond the largest float inside the range (f32: 2**31 - 128 for int32) the
+        # result saturates to the integer bound itself
+        above = arith.CmpFOp(arith.CmpFPredicate.OGT, x, hi).result
+        value = arith.SelectOp(above, lw.scalar(dst.max, dst), value).result
+        below = arith.CmpFOp(arith.CmpFPredicate.OLT, x, lo).result
+        value = arith.SelectOp(below, lw.scalar(dst.min, dst), value).result
         nan = arith.CmpFOp(arith.CmpFPredicate.UNO, x, x).result
         return arith.SelectOp(nan, lw.scalar(0, dst), value).result
     unsigned = src.kind == "uint" or src.is_bool
