@@ -5,9 +5,9 @@ module for exactly those shapes (backends/cpu/compiler.py) and caches the execut
 later calls with the same shapes go straight to native code. Functions the CPU backend
 cannot compile run on the reference interpreter: silently when they call Python by design
 (em.py_function, printing to a Python stream object), with a one-time
-`InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent shapes,
-variable writes inside loops or branches). Variables are passed in and written back; em.print
-to stdout/stderr calls back into Python from compiled code.
+`InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent shapes).
+Variables are passed in and written back (also when loops and branches write them);
+em.print to stdout/stderr calls back into Python from compiled code.
 """
 
 from __future__ import annotations

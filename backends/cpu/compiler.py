@@ -31,7 +31,7 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg import unlowerable_ops
-from ember.passes.conversions.ember_to_linalg.state import VARIABLES_ATTR
+from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
 from ember.passes.pipeline import PassFailure, run_pipeline
 
 _SPECIALIZE = ("builtin.module(ember-inline{max-ops=1000000},ember-optimize,ember-shape-refine,"

@@ -1,6 +1,7 @@
 // convert-ember-to-linalg on variables and print. Each !ember.resource argument becomes a
 // tensor argument (its value on entry) and an extra function result (its value on exit),
-// listed by `ember.variables`; reads and writes thread the current value in program order.
+// listed by `ember.variables`; reads and writes thread the current value in program order,
+// through scf.if results and scf.while loop-carried values where regions write.
 // ember.print becomes a call of a private per-site declaration the runtime binds.
 
 // The last cases cannot be lowered: ember-opt exits 1 and names them on stderr.
@@ -95,8 +96,18 @@ func.func @print(%x: tensor<3xui8>, %d: tensor<?x2xf32>) {
 
 // -----
 
-// ERR: error: {{.*}} cannot lower 'ember.assign_variable': a variable write inside 'scf.if' is not lowered yet (it would be threaded as a region result); move the write out of the region or run this function in the interpreter
-func.func @write_in_region(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>, %c: i1) {
+// A write inside an scf.if without else: the if gets a result and an else branch that
+// yields the value from before it; the write in the branch is the current value there.
+// CHECK-LABEL: func.func @write_in_if(
+// CHECK-SAME:    %[[R:.*]]: tensor<f32>, %[[V:.*]]: tensor<f32>, %[[C:.*]]: i1) -> tensor<f32>
+// CHECK-SAME:    attributes {ember.variables = array<i64: 0>}
+// CHECK:       %[[IF:.*]] = scf.if %[[C]] -> (tensor<f32>) {
+// CHECK-NEXT:    scf.yield %[[V]] : tensor<f32>
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    scf.yield %[[R]] : tensor<f32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return %[[IF]] : tensor<f32>
+func.func @write_in_if(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>, %c: i1) {
   scf.if %c {
     "ember.assign_variable"(%r, %v) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
   }
@@ -105,7 +116,38 @@ func.func @write_in_region(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>, %c
 
 // -----
 
-// ERR: error: {{.*}} cannot lower 'ember.read_variable': variable argument #0 is used by 'func.call'; only read/assign ops can use it after lowering (run ember-inline first)
+// A write inside an scf.while: the variable becomes one more loop-carried value (an init,
+// an argument of both regions, forwarded by scf.condition, yielded by the body) and the
+// loop's extra result is its value on exit. The body's assign_add adds to the carried value.
+// CHECK-LABEL: func.func @write_in_while(
+// CHECK-SAME:    %[[R:.*]]: tensor<f32>, %[[D:.*]]: tensor<f32>, %[[N:.*]]: tensor<i32>) -> (tensor<i32>, tensor<f32>)
+// CHECK:       %[[W:.*]]:2 = scf.while (%[[I:.*]] = %{{.*}}, %[[CARRY:.*]] = %[[R]]) : (tensor<i32>, tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+// CHECK:         scf.condition(%{{.*}}) %[[I]], %[[CARRY]] : tensor<i32>, tensor<f32>
+// CHECK:       } do {
+// CHECK-NEXT:  ^bb0(%[[I2:.*]]: tensor<i32>, %[[CARRY2:.*]]: tensor<f32>):
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[CARRY2]], %[[D]] : tensor<f32>, tensor<f32>)
+// CHECK:           arith.addf
+// CHECK:         scf.yield %{{.*}}, %[[SUM]] : tensor<i32>, tensor<f32>
+// CHECK:       return %[[W]]#0, %[[W]]#1 : tensor<i32>, tensor<f32>
+func.func @write_in_while(%r: !ember.resource<tensor<f32>>, %d: tensor<f32>, %n: tensor<i32>) -> tensor<i32> {
+  %zero = "ember.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %w = scf.while (%i = %zero) : (tensor<i32>) -> tensor<i32> {
+    %lt = "ember.less"(%i, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %i : tensor<i32>
+  } do {
+  ^bb0(%i: tensor<i32>):
+    %one = "ember.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %next = "ember.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    "ember.assign_add_variable"(%r, %d) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
+    scf.yield %next : tensor<i32>
+  }
+  return %w : tensor<i32>
+}
+
+// -----
+
+// ERR: error: {{.*}} cannot lower the variables of @passes_variable: variable argument #0 is used by 'func.call'; only read/assign ops can use it after lowering (run ember-inline first)
 func.func private @callee(!ember.resource<tensor<f32>>)
 func.func @passes_variable(%r: !ember.resource<tensor<f32>>) -> tensor<f32> {
   func.call @callee(%r) : (!ember.resource<tensor<f32>>) -> ()

@@ -40,21 +40,62 @@ def test_print_of_integer_and_bool_tensors_from_compiled_code(capsys):
     assert cf._executor.fallback_reason is None
 
 
-def test_variable_write_inside_a_loop_falls_back_to_the_interpreter():
+def _compiled(fn, *args) -> bool:
+    concrete = fn.get_concrete_function(*args)
+    return concrete._executor.fallback_reason is None and \
+        bool(concrete._executor.compiled_shapes)
+
+
+def test_variable_writes_inside_a_loop_are_compiled():
     total = em.Variable(0)
+    scale = em.Variable(1.0)
 
     def body(i):
         total.assign_add(1)
+        scale.assign(scale.read_value() * 2.0)
         return (i + 1,)
 
     @em.function
     def count(n):
         em.while_loop(lambda i: i < n, body, (em.constant(0),))
-        return total.read_value()
+        return total.read_value() + 10
 
     import warnings
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert int(count(em.constant(4))) == 4
-    assert int(total.numpy()) == 4
-    assert any("runs on the interpreter" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(count(em.constant(4))) == 14
+        assert int(count(em.constant(3))) == 17  # the value carried over from the last call
+    assert int(total.numpy()) == 7 and float(scale.numpy()) == 2.0 ** 7
+    assert _compiled(count, em.constant(4))
+
+
+def test_variable_writes_in_branches_nested_in_a_loop():
+    evens, odds = em.Variable(0), em.Variable(0)
+    last = em.Variable(-1)
+
+    @em.function
+    def tally(n):
+        def add_to(variable, i):
+            def branch():
+                variable.assign_add(i)
+                return i
+            return branch
+
+        def remember():
+            last.assign(n)
+            return n
+
+        def body(i):
+            em.cond(i % 2 == 0, add_to(evens, i), add_to(odds, i))
+            return (i + 1,)
+        em.while_loop(lambda i: i < n, body, (em.constant(0),))
+        em.cond(n > 3, remember, lambda: n)  # no write in the else branch
+        return evens.read_value() - odds.read_value()
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(tally(em.constant(6))) == (0 + 2 + 4) - (1 + 3 + 5)
+        assert int(tally(em.constant(2))) == (6 + 0) - (9 + 1)
+    assert (int(evens.numpy()), int(odds.numpy()), int(last.numpy())) == (6, 10, 6)
+    assert _compiled(tally, em.constant(6))

@@ -45,6 +45,7 @@ from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering
                                                              LoweringError, build_generic,
                                                              lowers)
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
+from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.ir_utils import decoded_attrs, functions, replace_op
 
 __all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
@@ -76,6 +77,13 @@ class ConvertEmberToLinalgPass(Pass):
         from ember.passes.pipeline import PassFailure
         for fn in list(functions(module)):  # lowering may add functions (fastmath.call)
             fusion = Fusion() if self.fuse_elementwise else None
+            try:
+                with ir.Location.unknown():
+                    thread_variables(fn)  # reads and writes become values (variables.py)
+            except LoweringError as e:
+                raise PassFailure(f"{fn.location}: cannot lower the variables of "
+                                  f"@{ir.StringAttr(fn.attributes['sym_name']).value}: "
+                                  f"{e}") from None
             work = []
             for op in iter_ops(fn):
                 spec = REGISTRY.get(op.name)
