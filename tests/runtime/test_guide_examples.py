@@ -47,11 +47,26 @@ Examples skipped (need AutoGraph, gradients, Keras or tf.data, which Ember lacks
 """
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 import ember as em
+from ember.runtime.executor import InterpreterFallbackWarning
+
+
+@pytest.fixture(autouse=True)
+def compiled_path():
+    """Every example runs on compiled code: the only interpreter fallbacks allowed are the
+    by-design ones (string tensors, which only the host runs; those warn once, naming the
+    op)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    fallbacks = [str(w.message) for w in caught
+                 if issubclass(w.category, InterpreterFallbackWarning)]
+    assert all("string tensors" in m for m in fallbacks), fallbacks
 
 
 # == 基础知识: 用法 (usage) ===================================================================
