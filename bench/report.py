@@ -165,6 +165,8 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
         ratios = ", ".join(f"x{SYSTEMS[a][0]} {fmt_ratio(again, base[a])}" for a in anchors)
         out.append(f"ember with the machine's {overrides} kept (the kernel numpy's OpenBLAS "
                    f"then uses): {fmt_t(again)} ({ratios})")
+        out.append(f"target with the machine's OpenBLAS override: "
+                   f"{steady_verdict(case, again, base)}")
     have = [s for s in measured if median_of(res, s, case) is not None]
     out.extend(recorded_lines("", RECORDED[case], have, t))
     return "\n".join(out)
