@@ -43,7 +43,7 @@ from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, build_generic,
-                                                             lowers)
+                                                             lowers, retype_ui8)
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.ir_utils import decoded_attrs, functions, replace_op
@@ -112,21 +112,9 @@ class ConvertEmberToLinalgPass(Pass):
 
 
 def _signless(fn: ir.Operation) -> None:
-    """Retypes values of tensor<...xui8> to tensor<...xi8> (same bits, signless arith)."""
-    def fix(value: ir.Value) -> None:
-        text = str(value.type)
-        if text.endswith("xui8>") or text == "tensor<ui8>":
-            value.set_type(ir.Type.parse(text.replace("ui8>", "i8>")))
-    for block in fn.regions[0].blocks:
-        for arg in block.arguments:
-            fix(arg)
-    for op in iter_ops(fn):
-        for r in op.results:
-            fix(r)
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.arguments:
-                    fix(arg)
+    """Retypes what is left of `ui8` in `fn` (arguments, ops, regions) to signless `i8`
+    (same bits, signless arith), and its signature to match."""
+    retype_ui8(fn)
     ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     inputs = [a.type for a in fn.regions[0].blocks[0].arguments] if fn.regions[0].blocks \
         else list(ftype.inputs)

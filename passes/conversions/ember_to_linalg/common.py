@@ -49,6 +49,26 @@ def element_type(dtype: DType) -> ir.Type:
     return ir.Type.parse("i8" if dtype.mlir == "ui8" else dtype.mlir)
 
 
+def retype_ui8(op: ir.Operation) -> None:
+    """Retypes `ui8` to signless `i8` (same bits) in `op`'s results and everything its
+    regions hold (block arguments, results of nested ops), scalars and tensors alike."""
+    def fix(value: ir.Value) -> None:
+        text = str(value.type)
+        if text == "ui8" or text.endswith("xui8>") or text == "tensor<ui8>":
+            value.set_type(ir.Type.parse(text.replace("ui8", "i8")))
+
+    def walk(o: ir.Operation) -> None:
+        for r in o.results:
+            fix(r)
+        for region in o.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    fix(arg)
+                for inner in block.operations:
+                    walk(getattr(inner, "operation", inner))
+    walk(op)
+
+
 def tensor_type(t: TensorType) -> ir.Type:
     if t.shape is None:
         return ir.UnrankedTensorType.get(element_type(t.dtype))

@@ -43,7 +43,8 @@ from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
                                                              LoweringError, element_type,
-                                                             lowers, tensor_type)
+                                                             lowers, retype_ui8,
+                                                             tensor_type)
 
 Size = Union[int, ir.Value]  # a static size, or an SSA `index` value
 DYNAMIC = ir.ShapedType.get_dynamic_size()
@@ -63,23 +64,11 @@ def ranked(t: TensorType, what: str = "operand") -> tuple:
 
 
 def signless(value: ir.Value) -> ir.Value:
-    """Retypes the scalars of `value`'s defining op (results, and block arguments and
-    results in its regions) from `ui8` to `i8`: named linalg ops and `tensor.extract` take
-    their element types from operands that are still `ui8` while the pass runs."""
-    def fix(v):
-        if str(v.type) == "ui8":
-            v.set_type(ir.IntegerType.get_signless(8))
-
-    def walk(op):
-        for r in op.results:
-            fix(r)
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.arguments:
-                    fix(arg)
-                for inner in block.operations:
-                    walk(inner.operation)
-    walk(value.owner.operation if hasattr(value.owner, "operation") else value.owner)
+    """Retypes `ui8` to `i8` in `value`'s defining op (its results, and the block arguments
+    and results in its regions): named linalg ops and `tensor.extract` take their element
+    types from operands that are still `ui8` while the pass runs."""
+    owner = value.owner
+    retype_ui8(getattr(owner, "operation", owner))
     return value
 
 
