@@ -127,6 +127,15 @@ _pool_lock = threading.Lock()
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
 
 
+def _forget_pool() -> None:
+    """In a forked child the parent's worker threads do not exist: start a new pool."""
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _executor(threads: int) -> concurrent.futures.ThreadPoolExecutor:
     global _pool
     with _pool_lock:
@@ -155,7 +164,6 @@ class SplitExecutable:
         self._out_specs = [(t.shape, t.dtype.np_dtype) for t in self.result_types]
         self._in_specs = [(t.shape, t.dtype.np_dtype) for t in self.arg_types]
         self._outputs = OutputBuffers(self._out_specs)
-        self._pool = _executor(len(self._blocks))
 
     def call_pointers(self, pointers: list[int]) -> list[np.ndarray]:
         outs = self._outputs.take()
@@ -166,7 +174,8 @@ class SplitExecutable:
                    zip(pointers, self._arg_row_bytes, self._split_args)]
             outs_p = [p + start * rb for p, rb in zip(out_pointers, self._out_row_bytes)]
             jobs.append((exe, ins + outs_p))
-        futures = [self._pool.submit(_run_block, exe, ps) for exe, ps in jobs[1:]]
+        pool = _executor(len(self._blocks))  # per call: a forked child gets a new one
+        futures = [pool.submit(_run_block, exe, ps) for exe, ps in jobs[1:]]
         _run_block(*jobs[0])
         for f in futures:
             f.result()

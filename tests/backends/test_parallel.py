@@ -139,3 +139,28 @@ def test_large_outputs_are_recycled_only_when_nothing_refers_to_them():
     address = d._value.ctypes.data
     del d
     assert f(x)._value.ctypes.data != address and memory[0] == 2.0
+
+
+def test_a_forked_child_runs_split_functions_with_its_own_threads():
+    import os
+    f = em.function(lambda x: x * 3.0)
+    x = em.constant(np.ones(BIG, np.float32))
+    assert float(f(x).numpy()[0]) == 3.0  # the parent's pool is running
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: would wait forever on the parent's (absent) threads
+        try:
+            ok = float(f(x).numpy()[-1]) == 3.0
+        finally:
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+    os.close(write)
+    import select
+    import signal
+    ready, _, _ = select.select([read], [], [], 60)
+    answer = os.read(read, 1) if ready else b""
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    os.close(read)
+    assert answer == b"1", "the forked child's call did not finish"
