@@ -20,7 +20,7 @@ import threading
 from typing import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import func
+from mlir.dialects import builtin, func  # noqa: F401 (builtin: Module.create would import it)
 
 from ember.dialects.ember import creation
 from ember.dialects.ember.base import Op

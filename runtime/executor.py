@@ -38,7 +38,7 @@ class Executor:
                  interpreter: Callable[[], Interpreter], compile_enabled: bool,
                  source_key: str | None = None):
         """`module_text()` gives the optimised module and `interpreter()` its interpreter,
-        both on first need; `source_key` (the traced text and pipeline) keys the compile
+        both on first need; `source_key` (the traced module and pipeline) keys the compile
         cache in place of the optimised text when given (see compile_function)."""
         self.name = name
         self._text = module_text
