@@ -128,6 +128,10 @@ class CpuBackend:
         with module.context, ir.Location.unknown():
             widen_bool_memrefs(module)
         _run_upstream(module, _LLVM)
+        with module.context:
+            if "+avx512f" in (self.options.features or "").split(","):
+                fold_loop_tails(module)  # masked tails are cheap with mask registers
+            mark_buffers_noalias(module)
         return module
 
     def make_llvmir(self, module: ir.Module) -> str:
@@ -168,6 +172,63 @@ class CpuBackend:
         for stage in path_to(stop, start):
             value = getattr(self, f"make_{stage}")(value)
         return value
+
+
+_FOLD_TAIL = "#llvm.loop_annotation<vectorize = <predicateEnable = true>>"
+
+
+def fold_loop_tails(module: ir.Module) -> int:
+    """Asks LLVM to vectorise each loop with masked (predicated) iterations instead of a
+    scalar (and a second, narrower vector) copy of the body for the remainder: with AVX-512
+    mask registers the same speed (B: 61 us either way) for a third less code to optimise
+    and generate (B's 50-step body: 190 -> 138 ms in LLVM); `make_llvm` asks only for
+    targets that have them. Loops are found by their back edges: after scf-to-cf every
+    loop's latch branches to a block that comes before it. Returns how many."""
+    annotation = ir.Attribute.parse(_FOLD_TAIL)
+    count = 0
+    for fn in module.body.operations:
+        fn = fn.operation
+        if fn.name != "llvm.func" or not fn.regions[0].blocks:
+            continue
+        blocks = list(fn.regions[0].blocks)
+        position = {block: i for i, block in enumerate(blocks)}
+        for i, block in enumerate(blocks):
+            term = list(block.operations)[-1].operation
+            if term.name in ("llvm.br", "llvm.cond_br") and \
+                    any(position[s] <= i for s in term.successors):
+                term.attributes["loop_annotation"] = annotation
+                count += 1
+    return count
+
+
+def mark_buffers_noalias(module: ir.Module) -> None:
+    """Marks the aligned pointer of every buffer argument `noalias` (in MLIR's calling
+    convention a buffer is `allocated ptr, aligned ptr, offset, sizes..., strides...`).
+
+    The contract this states: an output buffer overlaps no other argument. The runtime keeps
+    it: outputs are freshly allocated, or recycled only when nothing else refers to them
+    (jit.OutputBuffers), and variables' new values come back in outputs; inputs are only
+    read, so inputs sharing memory break nothing. An AOT caller must keep it too. In
+    return LLVM drops the run-time overlap checks and the scalar copy of each loop that
+    they guard (B: 138 -> 108 ms in LLVM, half the machine code, the same speed)."""
+    for fn in module.body.operations:
+        fn = fn.operation
+        if fn.name != "llvm.func" or not fn.regions[0].blocks:
+            continue
+        args = list(fn.regions[0].blocks[0].arguments)
+        attrs = list(fn.attributes["arg_attrs"]) if "arg_attrs" in fn.attributes else \
+            [ir.DictAttr.get({}) for _ in args]
+        i, marked = 0, False
+        while i + 1 < len(args):
+            if str(args[i].type) == "!llvm.ptr" and str(args[i + 1].type) == "!llvm.ptr":
+                entries = {a.name: a.attr for a in ir.DictAttr(attrs[i + 1])}
+                entries["llvm.noalias"] = ir.UnitAttr.get()
+                attrs[i + 1] = ir.DictAttr.get(entries)
+                i, marked = i + 2, True
+            else:
+                i += 1
+        if marked:
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
 
 
 class BackendError(RuntimeError):
