@@ -365,20 +365,38 @@ def _has_tensor(template) -> bool:
 def _optimize(graph: FuncGraph, pipeline: Pipeline | None):
     """Runs `pipeline` on a copy of the traced module (the trace itself stays as recorded,
     for `.graph` and `mlir("traced")`); returns (stage texts, report, module to run)."""
-    traced = graph.module.operation.get_asm(enable_debug_info=True)
-    stages = {"traced": str(graph.module)}
     if pipeline is None:
-        stages["optimized"] = stages["traced"]
-        return stages, None, graph.module
-    with graph.context:
-        module = ir.Module.parse(traced)
+        return _Stages(traced=graph.module, optimized=graph.module), None, graph.module
+    with graph.context, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            for op in graph.module.body.operations:
+                op.operation.clone()
     try:
         report = pipeline.run(module, verify_each=config.verify_passes())
     except PassFailure as e:
         raise PassFailure(f"optimising the trace of '{graph.name}' failed ({pipeline}): {e}",
                           e.diagnostics) from None
-    stages["optimized"] = str(module)
-    return stages, report, module
+    return _Stages(traced=graph.module, optimized=module), report, module
+
+
+class _Stages(dict):
+    """Stage name -> module text, printed on first request (most traces never need it)."""
+
+    def __init__(self, **modules):
+        super().__init__()
+        self._modules = modules
+
+    def __contains__(self, stage) -> bool:
+        return stage in self._modules
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __getitem__(self, stage: str) -> str:
+        if not super().__contains__(stage):
+            super().__setitem__(stage, str(self._modules[stage]))
+        return super().__getitem__(stage)
 
 
 class _Result(int):
