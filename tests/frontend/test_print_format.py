@@ -84,7 +84,12 @@ def test_traced_print_formats_like_eager(value, text, capsys):
         em.print("x:", x, output_stream=sys.stderr)
         return x
 
-    show(em.constant(value))
+    if value.dtype == object:  # strings print on the host: one warning names the op
+        with pytest.warns(em.runtime.executor.InterpreterFallbackWarning,
+                          match="'ember.print' .* works on string tensors"):
+            show(em.constant(value))
+    else:
+        show(em.constant(value))
     assert capsys.readouterr().err == f"x: {text}\n"
     assert '"ember.print"' in show.get_concrete_function(em.constant(value)).mlir()
     assert printed(em.constant(value)) == text
