@@ -162,3 +162,14 @@ func.func @print_string(%s: tensor<!ember.string>) {
   "ember.print"(%s) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<!ember.string>) -> ()
   return
 }
+
+// -----
+
+// ERR: error: {{.*}} cannot lower the variables of @write_in_execute_region: a variable is written inside 'scf.execute_region'; only scf.if and scf.while can carry variables out of regions
+func.func @write_in_execute_region(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>) {
+  scf.execute_region {
+    "ember.assign_variable"(%r, %v) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
+    scf.yield
+  }
+  return
+}

@@ -155,6 +155,9 @@ class _Threader:
                 self._if(op, current)
             elif op.name == "scf.while" and self._written(op):
                 self._while(op, current)
+            elif op.regions and self._written(op):
+                raise LoweringError(f"a variable is written inside '{op.name}'; only "
+                                    "scf.if and scf.while can carry variables out of regions")
             else:
                 for region in op.regions:  # reads only: the values from before the op
                     for inner in region.blocks:
