@@ -35,6 +35,7 @@ After:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import ClassVar
 
 from mlir import ir
@@ -57,9 +58,10 @@ class OptimizePass(Pass):
         if self.max_iterations < 1:
             raise PipelineError(f"option 'max-iterations' of {self.name} must be at least 1, "
                                 f"got {self.max_iterations}")
+        _steps()  # import them now: parsing a pipeline is when a pass's code loads
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        passes = [make_pass(step) for step in STEPS]
+        passes = _steps()
         for _ in range(self.max_iterations):
             stats.add("iterations")
             before = count_ops(module)
@@ -71,3 +73,8 @@ class OptimizePass(Pass):
                 changed |= any(counts.values())
             if not changed and count_ops(module) == before:
                 return
+
+
+@functools.lru_cache(maxsize=1)
+def _steps() -> tuple:
+    return tuple(make_pass(step) for step in STEPS)
