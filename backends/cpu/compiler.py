@@ -157,7 +157,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
         obj, meta = _build(module_text, symbol, arg_types, backend, block)
         disk.store(key, obj, meta)
     if meta.get("split"):
-        rows = arg_types[meta["split_args"].index(True)].shape[0]
+        rows = meta["split_rows"]
         blocks = [(compile_function(module_text, symbol, arg_types, backend, (rows, count),
                                     source_key), start) for start, count in meta["split"]]
         exe = SplitExecutable(blocks, arg_types, [parse_type(t) for t in meta["results"]],
@@ -198,7 +198,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             if len(blocks) > 1:
                 split_args = [bool(t.shape) and t.shape[0] == rows for t in arg_types]
                 return b"", {"symbol": symbol, "results": [str(t) for t in result_types],
-                             "split": blocks, "split_args": split_args,
+                             "split": blocks, "split_rows": rows, "split_args": split_args,
                              "variables": [], "prints": []}
     try:
         backend.make_linalg(module)

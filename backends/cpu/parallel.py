@@ -81,6 +81,10 @@ def row_split_rows(fn: ir.Operation) -> int | None:
             return None
         if spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
             return None
+        if op.name == "ember.constant":  # its value has all the rows: broadcast ones only
+            s = _shape(op.results[0].type)
+            if s is None or (len(s) == rank and s[0] == rows):
+                return None
         values += list(op.results)
     for v in values:
         s = _shape(v.type)

@@ -164,3 +164,11 @@ def test_a_forked_child_runs_split_functions_with_its_own_threads():
     os.waitpid(pid, 0)
     os.close(read)
     assert answer == b"1", "the forked child's call did not finish"
+
+
+def test_a_constant_with_all_the_rows_is_not_split():
+    rows = np.arange(BIG, dtype=np.float32)
+    exe = _compile(lambda s: em.constant(rows) * s, np.float32(2.0))
+    assert isinstance(exe, Executable)
+    (got,) = exe([np.asarray(np.float32(2.0))])
+    np.testing.assert_array_equal(got, rows * 2)
