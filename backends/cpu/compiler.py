@@ -25,7 +25,8 @@ from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import Executable, entry_wrapper, load_object, object_code
 from ember.backends.cpu.translate import TranslationError
-from ember.backends.cpu.parallel import SplitExecutable, plan, retype_rows, row_split_rows
+from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype_rows,
+                                         row_split_rows)
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type
@@ -128,12 +129,12 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
 
 def compile_function(module_text: str | Callable[[], str], symbol: str,
                      arg_types: Sequence[TensorType], backend: CpuBackend | None = None,
-                     block: tuple[int, int] | None = None,
+                     block: tuple[int, int, int] | None = None,
                      source_key: str | None = None) -> Executable | SplitExecutable:
     """Specialises, lowers and compiles `@symbol` for static `arg_types`, through the
     memory and disk caches (see cache.py). A large elementwise function comes back as a
-    SplitExecutable running blocks of rows on threads (parallel.py); `block=(rows, count)`
-    compiles one such block: every value with `rows` rows gets `count`.
+    SplitExecutable running blocks of rows on threads (parallel.py); `block=(rank, rows,
+    count)` compiles one such block: every value of that rank with `rows` rows gets `count`.
 
     `module_text` may be a callable, called only when the caches miss; then `source_key`,
     text that determines the module (the traced module and the pipeline that optimises
@@ -157,9 +158,10 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
         obj, meta = _build(module_text, symbol, arg_types, backend, block)
         disk.store(key, obj, meta)
     if meta.get("split"):
-        rows = meta["split_rows"]
-        blocks = [(compile_function(module_text, symbol, arg_types, backend, (rows, count),
-                                    source_key), start) for start, count in meta["split"]]
+        rank, rows = meta["split_rows"]
+        blocks = [(compile_function(module_text, symbol, arg_types, backend,
+                                    (rank, rows, count), source_key), start)
+                  for start, count in meta["split"]]
         exe = SplitExecutable(blocks, arg_types, [parse_type(t) for t in meta["results"]],
                               meta["split_args"])
         memory_cache.put(key, exe)
@@ -174,14 +176,14 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     return exe
 
 
-def _block_types(types: Sequence[TensorType], block: tuple[int, int]) -> list[TensorType]:
-    rows, count = block
-    return [TensorType(t.dtype, (count, *t.shape[1:])) if t.shape and t.shape[0] == rows
+def _block_types(types: Sequence[TensorType], block: tuple[int, int, int]) -> list[TensorType]:
+    rank, rows, count = block
+    return [TensorType(t.dtype, (count, *t.shape[1:])) if has_rows(t.shape, rank, rows)
             else t for t in types]
 
 
 def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
-           block: tuple[int, int] | None = None):
+           block: tuple[int, int, int] | None = None):
     """Compiles from IR: returns the object code and the metadata stored next to it (for
     a function split by rows, no code: the blocks are compiled as entries of their own)."""
     module = specialize(module_text, symbol, arg_types)
@@ -193,13 +195,14 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             result_types = _block_types(result_types, block)
             arg_types = _block_types(arg_types, block)
         elif backend.options.threads > 1 and (rows := row_split_rows(fn)):
+            rank = len(result_types[0].shape)
             row_elements = max(t.num_elements // rows for t in result_types)
             blocks = plan(rows, row_elements, backend.options.threads)
             if len(blocks) > 1:
-                split_args = [bool(t.shape) and t.shape[0] == rows for t in arg_types]
+                split_args = [has_rows(t.shape, rank, rows) for t in arg_types]
                 return b"", {"symbol": symbol, "results": [str(t) for t in result_types],
-                             "split": blocks, "split_rows": rows, "split_args": split_args,
-                             "variables": [], "prints": []}
+                             "split": blocks, "split_rows": [rank, rows],
+                             "split_args": split_args, "variables": [], "prints": []}
     try:
         backend.make_linalg(module)
         fn = _function(module, symbol)

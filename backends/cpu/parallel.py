@@ -99,8 +99,15 @@ def row_split_rows(fn: ir.Operation) -> int | None:
     return rows
 
 
-def retype_rows(fn: ir.Operation, rows: int, block_rows: int) -> None:
-    """Rewrites, in place, every value of `fn` with `rows` rows to have `block_rows`."""
+def has_rows(shape, rank: int, rows: int) -> bool:
+    """Whether a value of `shape` is split by rows: the full rank, dim 0 the row count (a
+    lower-rank value is broadcast along dim 0, even when its own dim 0 happens to equal
+    the row count: a (1024,) bias added to 1024x1024 rows)."""
+    return shape is not None and len(shape) == rank and shape[0] == rows
+
+
+def retype_rows(fn: ir.Operation, rank: int, rows: int, block_rows: int) -> None:
+    """Rewrites, in place, every value of `fn` that has the rows to have `block_rows`."""
     block = fn.regions[0].blocks[0]
     values = list(block.arguments)
     for op in block.operations:
@@ -108,7 +115,7 @@ def retype_rows(fn: ir.Operation, rows: int, block_rows: int) -> None:
     for v in values:
         rt = v.type
         s = _shape(rt)
-        if s and s[0] == rows:
+        if has_rows(s, rank, rows):
             v.set_type(ir.RankedTensorType.get([block_rows, *s[1:]], rt.element_type,
                                                rt.encoding))
     ret = list(block.operations)[-1].operation

@@ -172,3 +172,13 @@ def test_a_constant_with_all_the_rows_is_not_split():
     assert isinstance(exe, Executable)
     (got,) = exe([np.asarray(np.float32(2.0))])
     np.testing.assert_array_equal(got, rows * 2)
+
+
+def test_a_bias_as_long_as_the_rows_is_broadcast_not_split():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((512, 512)).astype(np.float32)  # rows == columns
+    b = rng.standard_normal(512).astype(np.float32)  # dim 0 == rows, but it is a row
+    exe = _compile(lambda x, b: em.tanh(x) + b, x, b)
+    assert isinstance(exe, SplitExecutable)
+    (got,) = exe([x, b])
+    np.testing.assert_allclose(got, np.tanh(x) + b, rtol=1e-5, atol=1e-6)
