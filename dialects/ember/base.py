@@ -317,5 +317,7 @@ def normalize_axis(op: type[Op], axis: int, rank: int, what: str = "axis") -> in
 
 def require_rank(op: type[Op], t: TensorType, what: str = "operand") -> int:
     if t.rank is None:
-        raise OpShapeError(op.name, f"{what} of type {t} must be ranked here")
+        raise OpShapeError(op.name, f"{what} of type {t} must be ranked here: give it a "
+                           "known rank (a shape in the input_signature's TensorSpec, or "
+                           "em.reshape to the dims you expect)")
     return t.rank
