@@ -157,6 +157,7 @@ class Op:
     traits: ClassVar[frozenset[Trait]] = frozenset({Trait.PURE})
     upstream: ClassVar[bool] = False  # an upstream op (e.g. tensor.concat) ember emits and runs
     uses_values: ClassVar[bool] = False  # `infer` also receives known operand values
+    reads_shapes_only: ClassVar[bool] = False  # the kernel reads operand shapes, not values
     total_when: ClassVar[Total] = Total.NEVER  # see `total`
     family: ClassVar[str] = ""
     reference: ClassVar[Callable]

@@ -141,6 +141,7 @@ class ShapeOp(Op):
     attrs = {"dtype": Attr("dtype", dtypes.int32, "i32 or i64")}
     family = "creation"
     total_when = Total.ALWAYS
+    reads_shapes_only = True  # known once the operand's shape is static
 
     @classmethod
     def infer(cls, x: TensorType, *, dtype):

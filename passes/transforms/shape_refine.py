@@ -11,7 +11,12 @@ Algorithm:
   1. Walk every function's ops in program order (producers before users, nested regions
      included), so a refined operand type is seen by its users.
   2. For each ember op, re-run its spec's inference on the current operand types, with the
-     known constant operand values and the decoded attributes.
+     known operand values and the decoded attributes. A value is known if a constant gives
+     it, or if this walk computed it: the small static results of a pure op whose operands
+     are known (or, for an op that reads only shapes like `ember.shape`, static), by its
+     reference kernel. So `fill(fill(shape(shape(x)), 1), v)` (a keepdims reduction of a
+     tensor of unknown rank) becomes static in one walk once `x` is, without waiting for
+     constant folding between walks.
   3. Where an inferred result type is strictly more static than the declared one (same dtype,
      every declared static dim unchanged, at least one `?` or the unknown rank made known),
      set the result's type; count `refined`.
@@ -41,7 +46,9 @@ from typing import ClassVar, Optional
 from mlir import ir
 from mlir.dialects import tensor
 
-from ember.dialects.ember.base import OpError
+import numpy as np
+
+from ember.dialects.ember.base import OpError, Trait
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
@@ -58,6 +65,7 @@ class ShapeRefinePass(Pass):
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):
+            known: dict = {}  # ir.Value -> numpy value computed during this walk
             for op in list(iter_ops(fn)):
                 if op.name == "tensor.cast":
                     if _bypass_cast(op):
@@ -66,7 +74,7 @@ class ShapeRefinePass(Pass):
                 spec = spec_of(op)
                 if spec is None:
                     continue
-                inferred = _infer(op, spec)
+                inferred = _infer(op, spec, known)
                 if inferred is None:
                     continue
                 for result, new in zip(op.results, inferred):
@@ -76,6 +84,7 @@ class ShapeRefinePass(Pass):
                         continue
                     _refine(result, new)
                     stats.add("refined")
+                _remember(op, spec, known)
 
 
 def more_static(new: TensorType, old: TensorType) -> bool:
@@ -98,10 +107,57 @@ def more_static(new: TensorType, old: TensorType) -> bool:
     return any(o is None and n is not None for n, o in zip(new.shape, old.shape))
 
 
-def _infer(op: ir.Operation, spec) -> Optional[tuple]:
+# Values computed while walking are shape-sized: larger ones are left to constant folding.
+MAX_KNOWN_ELEMENTS = 64
+
+
+def _known(value: ir.Value, known: dict) -> Optional[np.ndarray]:
+    found = constant_of(value)
+    return known.get(value) if found is None else found
+
+
+def _remember(op: ir.Operation, spec, known: dict) -> None:
+    """Records the values of `op`'s results in `known` when they are small, static and
+    computable now: a pure op, every operand known (or static, if it reads only shapes)."""
+    if not spec.has(Trait.PURE) or spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
+        return
+    types = [_tensor_type(r.type) for r in op.results]
+    if not types or any(t is None or not t.is_static or t.dtype.is_string
+                        or t.num_elements > MAX_KNOWN_ELEMENTS for t in types):
+        return
+    arrays = []
+    for v in op.operands:
+        array = _known(v, known)
+        if array is None and spec.reads_shapes_only:
+            array = _shape_placeholder(v)
+        if array is None or array.size > MAX_KNOWN_ELEMENTS and not spec.reads_shapes_only:
+            return
+        arrays.append(array)
+    try:
+        with np.errstate(all="ignore"):
+            out = spec.reference(*arrays, **decoded_attrs(op))
+    except Exception:  # noqa: BLE001 - the op fails when it runs: nothing is known
+        return
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(types) or any(np.shape(o) != t.shape for o, t in zip(outs, types)):
+        return
+    for result, value, t in zip(op.results, outs, types):
+        known[result] = np.asarray(value).astype(t.dtype.np_dtype, copy=False)
+
+
+def _shape_placeholder(value: ir.Value) -> Optional[np.ndarray]:
+    """Read-only zeros of `value`'s static type (broadcast from one element: no memory for
+    its size) for a kernel that reads only shapes; None unless the type is static."""
+    t = _tensor_type(value.type)
+    if t is None or not t.is_static:
+        return None
+    return np.broadcast_to(np.zeros((), t.dtype.np_dtype), t.shape)
+
+
+def _infer(op: ir.Operation, spec, known: dict) -> Optional[tuple]:
     try:
         types = tuple(type_from_mlir(v.type) for v in op.operands)
-        values = tuple(constant_of(v) for v in op.operands) if spec.uses_values else None
+        values = tuple(_known(v, known) for v in op.operands) if spec.uses_values else None
         return spec.infer_types(types, decoded_attrs(op), values)
     except (OpError, TypeError, ValueError):
         return None  # the verifier reports bad ops; refinement just leaves them alone
