@@ -170,8 +170,8 @@ class SymbolicTensor(Tensor):
         return self._ttype.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        n = len(self)  # raised by iter() itself, as for eager tensors
+        return (self[i] for i in range(n))
 
     def __repr__(self) -> str:
         return f"<ember.Tensor '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
