@@ -118,6 +118,8 @@ def test_python_shape_of_unranked_tensor_is_unknown():
     em.function(fn, input_signature=[UNRANKED]).get_concrete_function()
     assert seen["shape"] == em.TensorShape(None) and seen["shape"].rank is None
     assert repr(seen["shape"]) == "TensorShape(None)" and "shape=" not in seen["str"]
+    assert not seen["shape"] and seen["shape"].num_elements() is None
+    assert not seen["shape"].is_fully_defined() and seen["shape"][1:] == em.TensorShape(None)
 
 
 @pytest.mark.parametrize("fn,what", [
