@@ -86,16 +86,18 @@ func.func @unranked(%x: tensor<3xf32>) -> tensor<*xf32> {
 
 // -----
 
-// Inside regions: the yield keeps the scf.if's result type, the loop keeps its carried type,
-// a tensor.extract takes the refined value as it is.
+// Inside regions: an scf.if whose branches both yield tensor<3xf32> (one through a cast)
+// takes that type, and the return gets a cast; the loop keeps its carried type, a
+// tensor.extract takes the refined value as it is.
 // CHECK-LABEL: func.func @regions(
-// CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
-// CHECK:           %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
-// CHECK-NEXT:      %[[C:.*]] = tensor.cast %[[F]] : tensor<3xf32> to tensor<?xf32>
-// CHECK-NEXT:      scf.yield %[[C]] : tensor<?xf32>
+// CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<3xf32>) {
+// CHECK-NEXT:      %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:      scf.yield %[[F]] : tensor<3xf32>
 // CHECK-NEXT:    } else {
-// CHECK:           scf.yield
+// CHECK-NEXT:      %[[E:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:      scf.yield %[[E]] : tensor<3xf32>
 // CHECK-NEXT:    }
+// CHECK-NEXT:    %[[IC:.*]] = tensor.cast %[[IF]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[G:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
 // CHECK-NEXT:    %[[GC:.*]] = tensor.cast %[[G]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[X:.*]] = tensor.extract %[[G]][%{{.*}}] : tensor<3xf32>
@@ -208,4 +210,39 @@ func.func @computed_dims(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<*xf32> 
   %ones = "ember.fill"(%r, %one) : (tensor<1xi32>, tensor<i32>) -> tensor<?xi32>
   %f = "ember.fill"(%ones, %v) : (tensor<?xi32>, tensor<f32>) -> tensor<*xf32>
   return %f : tensor<*xf32>
+}
+
+// -----
+
+// An scf.if of unknown rank takes the type both branches agree on; one whose branches
+// yield different static types keeps its result type (and the yields their casts).
+// CHECK-LABEL: func.func @if_results(
+// CHECK:         %[[A:.*]] = scf.if %{{.*}} -> (tensor<2x3xf32>) {
+// CHECK-NEXT:      %[[N:.*]] = "ember.neg"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:      scf.yield %[[N]] : tensor<2x3xf32>
+// CHECK:         %[[B:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           scf.yield %{{.*}} : tensor<?xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<?xf32>
+// CHECK:         %[[S:.*]] = "ember.reduce_sum"(%[[A]]) {{.*}} : (tensor<2x3xf32>) -> tensor<3xf32>
+// STATS:         if-results-refined: 1
+// STATS-NEXT:    refined: 3
+func.func @if_results(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>, %z: tensor<4xf32>)
+    -> (tensor<*xf32>, tensor<?xf32>) {
+  %c = tensor.cast %x : tensor<2x3xf32> to tensor<*xf32>
+  %a = scf.if %p -> (tensor<*xf32>) {
+    %n = "ember.neg"(%c) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %n : tensor<*xf32>
+  } else {
+    %e = "ember.exp"(%c) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %e : tensor<*xf32>
+  }
+  %b = scf.if %p -> (tensor<?xf32>) {
+    %cy = tensor.cast %y : tensor<3xf32> to tensor<?xf32>
+    scf.yield %cy : tensor<?xf32>
+  } else {
+    %cz = tensor.cast %z : tensor<4xf32> to tensor<?xf32>
+    scf.yield %cz : tensor<?xf32>
+  }
+  %s = "ember.reduce_sum"(%a) {axes = array<i64: 0>, keepdims = false} : (tensor<*xf32>) -> tensor<*xf32>
+  return %s, %b : tensor<*xf32>, tensor<?xf32>
 }

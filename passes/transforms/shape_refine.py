@@ -9,7 +9,8 @@ later passes and lowering to linalg use (static sizes need no `tensor.dim`).
 
 Algorithm:
   1. Walk every function's ops in program order (producers before users, nested regions
-     included), so a refined operand type is seen by its users.
+     included), so a refined operand type is seen by its users; an `scf.if` is visited
+     again after its regions (step 6).
   2. For each ember op, re-run its spec's inference on the current operand types, with the
      known operand values and the decoded attributes. A value is known if a constant gives
      it, or if this walk computed it: the small static results of a pure op whose operands
@@ -26,6 +27,10 @@ Algorithm:
   5. A `tensor.cast` from a more static type (an inlined call's argument, a specialised
      function argument passed to a loop) is looked through: its users that do not pin
      their operand types take the cast's source instead; count `casts-bypassed`.
+  6. An `scf.if` result whose branches all yield values of one more static type (looking
+     through the casts of step 4) takes that type, and the branches yield those values;
+     count `if-results-refined`. (A tensor of unknown rank that both branches compute
+     alike gets its call's shape, so it can be compiled.)
 
 Before:
     %d = "ember.constant"() {value = dense<[2, 3]> : tensor<2xi32>} : () -> tensor<2xi32>
@@ -51,9 +56,9 @@ import numpy as np
 from ember.dialects.ember.base import OpError, Trait
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.types import TensorType
-from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import constant_of, decoded_attrs, functions, spec_of
+from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses, spec_of,
+                                   uncast, walk_regions_last)
 
 # Users that accept a more static operand type without changing their own types.
 TYPE_AGNOSTIC_USERS = frozenset({"tensor.cast", "tensor.extract"})
@@ -66,7 +71,12 @@ class ShapeRefinePass(Pass):
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):
             known: dict = {}  # ir.Value -> numpy value computed during this walk
-            for op in list(iter_ops(fn)):
+            for op, after_regions in list(walk_regions_last(fn)):
+                if after_regions:
+                    refined = _refine_if(op) if op.name == "scf.if" else 0
+                    if refined:
+                        stats.add("if-results-refined", refined)
+                    continue
                 if op.name == "tensor.cast":
                     if _bypass_cast(op):
                         stats.add("casts-bypassed")
@@ -85,6 +95,32 @@ class ShapeRefinePass(Pass):
                     _refine(result, new)
                     stats.add("refined")
                 _remember(op, spec, known)
+
+
+def _refine_if(op: ir.Operation) -> int:
+    """Step 6 for one scf.if; returns how many results it refined."""
+    terminators = [list(region.blocks[0].operations)[-1].operation for region in op.regions
+                   if len(region.blocks)]
+    if len(terminators) != len(op.regions) or not terminators:
+        return 0
+    count = 0
+    for i, result in enumerate(op.results):
+        old = _tensor_type(result.type)
+        sources = [uncast(term.operands[i]) for term in terminators]
+        if old is None or len({str(v.type) for v in sources}) != 1:
+            continue
+        new = _tensor_type(sources[0].type)
+        if new is None or not more_static(new, old):
+            continue
+        for term, source in zip(terminators, sources):
+            cast = term.operands[i].owner
+            term.operands[i] = source
+            if isinstance(cast, ir.OpView) and cast.name == "tensor.cast" \
+                    and not has_uses(cast.operation):
+                cast.operation.erase()  # step 4 made it for the yield
+        _refine(result, new)
+        count += 1
+    return count
 
 
 def more_static(new: TensorType, old: TensorType) -> bool:

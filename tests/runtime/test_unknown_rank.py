@@ -173,3 +173,18 @@ def test_wrong_rank_at_call_raises_eagers_error():
         with pytest.raises(em.OpAttributeError) as traced:
             em.function(fn, input_signature=[UNRANKED])(X[0])
     assert str(traced.value).startswith(str(eager.value))
+
+
+@pytest.mark.parametrize("spec", [UNRANKED, em.TensorSpec([None, 4], em.float32)])
+def test_cond_on_unranked_input_runs_compiled(spec):
+    def fn(x):
+        y = em.cond(em.reduce_sum(x) > 0.0, lambda: x * 2.0, lambda: x - 1.0)
+        return y, em.reduce_sum(y, axis=0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InterpreterFallbackWarning)
+        for value in (X[0], -X[0]):
+            y, s = em.function(fn, input_signature=[spec])(value)
+            want = value * 2 if value.sum() > 0 else value - 1
+            np.testing.assert_array_equal(y.numpy(), want)
+            np.testing.assert_allclose(s.numpy(), want.sum(axis=0), rtol=1e-6)
