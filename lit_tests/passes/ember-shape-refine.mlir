@@ -87,7 +87,8 @@ func.func @unranked(%x: tensor<3xf32>) -> tensor<*xf32> {
 // -----
 
 // Inside regions: an scf.if whose branches both yield tensor<3xf32> (one through a cast)
-// takes that type, and the return gets a cast; the loop keeps its carried type, a
+// takes that type, and the return gets a cast; so does a loop that carries its value
+// unchanged (its init's cast is looked through and erased); a
 // tensor.extract takes the refined value as it is.
 // CHECK-LABEL: func.func @regions(
 // CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<3xf32>) {
@@ -99,9 +100,13 @@ func.func @unranked(%x: tensor<3xf32>) -> tensor<*xf32> {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[IC:.*]] = tensor.cast %[[IF]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[G:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
-// CHECK-NEXT:    %[[GC:.*]] = tensor.cast %[[G]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[X:.*]] = tensor.extract %[[G]][%{{.*}}] : tensor<3xf32>
-// CHECK-NEXT:    %[[W:.*]] = scf.while (%{{.*}} = %[[GC]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NEXT:    %[[W:.*]] = scf.while (%{{.*}} = %[[G]]) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:      scf.condition(%{{.*}}) %{{.*}} : tensor<3xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<3xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[WC:.*]] = tensor.cast %[[W]] : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:    return %[[IC]], %[[X]], %[[WC]]
 func.func @regions(%p: i1, %v: tensor<f32>, %i: index) -> (tensor<?xf32>, f32, tensor<?xf32>) {
   %d = "ember.constant"() {value = dense<3> : tensor<1xi64>} : () -> tensor<1xi64>
   %r = scf.if %p -> (tensor<?xf32>) {
@@ -169,13 +174,14 @@ func.func @concat(%v: tensor<f32>, %y: tensor<3xf32>) -> tensor<?xf32> {
 // -----
 
 // A cast to a less static type (an inlined call's argument) is looked through by the ops
-// that re-infer their types, which then refine; the loop keeps using the cast.
+// that re-infer their types, which then refine, and by the loop, which carries it unchanged.
 // CHECK-LABEL: func.func @through_cast(
-// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[X:.*]] : tensor<4xf32> to tensor<?xf32>
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<4xf32>
 // CHECK-NEXT:    %[[N:.*]] = "ember.neg"(%[[X]]) : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[E:.*]] = "ember.exp"(%[[N]]) : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK:         scf.while (%{{.*}} = %[[C]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         scf.while (%{{.*}} = %[[X]]) : (tensor<4xf32>) -> tensor<4xf32>
 // STATS:         casts-bypassed: 1
+// STATS-NEXT:    loops-refined: 1
 // STATS-NEXT:    refined: 2
 func.func @through_cast(%x: tensor<4xf32>, %p: i1) -> (tensor<?xf32>, tensor<?xf32>) {
   %c = tensor.cast %x : tensor<4xf32> to tensor<?xf32>
@@ -245,4 +251,35 @@ func.func @if_results(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>, %z: tensor
   }
   %s = "ember.reduce_sum"(%a) {axes = array<i64: 0>, keepdims = false} : (tensor<*xf32>) -> tensor<*xf32>
   return %s, %b : tensor<*xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A loop carrying a tensor of unknown rank that its body keeps (neg of 2x3 is 2x3) takes
+// the static type; one whose body grows the value (a concat) keeps its carried type.
+// CHECK-LABEL: func.func @loops(
+// CHECK:         scf.while (%{{.*}} = %{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK:           "ember.neg"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<2x3xf32>
+// CHECK:         scf.while (%{{.*}} = %{{.*}}) : (tensor<?xf32>) -> tensor<?xf32> {
+// CHECK:           tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+// STATS:         loops-refined: 1
+func.func @loops(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<*xf32>, tensor<?xf32>) {
+  %c = tensor.cast %x : tensor<2x3xf32> to tensor<*xf32>
+  %a = scf.while (%s = %c) : (tensor<*xf32>) -> tensor<*xf32> {
+    scf.condition(%p) %s : tensor<*xf32>
+  } do {
+  ^bb0(%t: tensor<*xf32>):
+    %n = "ember.neg"(%t) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %n : tensor<*xf32>
+  }
+  %cy = tensor.cast %y : tensor<3xf32> to tensor<?xf32>
+  %b = scf.while (%s = %cy) : (tensor<?xf32>) -> tensor<?xf32> {
+    scf.condition(%p) %s : tensor<?xf32>
+  } do {
+  ^bb0(%t: tensor<?xf32>):
+    %g = tensor.concat dim(0) %t, %y : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+    scf.yield %g : tensor<?xf32>
+  }
+  return %a, %b : tensor<*xf32>, tensor<?xf32>
 }

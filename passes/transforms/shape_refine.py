@@ -12,12 +12,9 @@ Algorithm:
      included), so a refined operand type is seen by its users; an `scf.if` is visited
      again after its regions (step 6).
   2. For each ember op, re-run its spec's inference on the current operand types, with the
-     known operand values and the decoded attributes. A value is known if a constant gives
-     it, or if this walk computed it: the small static results of a pure op whose operands
-     are known (or, for an op that reads only shapes like `ember.shape`, static), by its
-     reference kernel. So `fill(fill(shape(shape(x)), 1), v)` (a keepdims reduction of a
-     tensor of unknown rank) becomes static in one walk once `x` is, without waiting for
-     constant folding between walks.
+     known operand values (`passes/known_values.py`: constants, and small results this walk
+     computed, so `fill(fill(shape(shape(x)), 1), v)` refines in one walk) and the decoded
+     attributes.
   3. Where an inferred result type is strictly more static than the declared one (same dtype,
      every declared static dim unchanged, at least one `?` or the unknown rank made known),
      set the result's type; count `refined`.
@@ -28,9 +25,12 @@ Algorithm:
      function argument passed to a loop) is looked through: its users that do not pin
      their operand types take the cast's source instead; count `casts-bypassed`.
   6. An `scf.if` result whose branches all yield values of one more static type (looking
-     through the casts of step 4) takes that type, and the branches yield those values;
-     count `if-results-refined`. (A tensor of unknown rank that both branches compute
-     alike gets its call's shape, so it can be compiled.)
+     through the casts of step 4) takes that type; count `if-results-refined`.
+  7. An `scf.while` whose initial values (looking through casts) are more static than the
+     types it carries takes their types for its block arguments and results, if its body
+     maps values of those types to the same types (`passes/loop_types.py`, checked before
+     its regions are walked); after them, its terminators pass the matching values.
+     Count `loops-refined`.
 
 Before:
     %d = "ember.constant"() {value = dense<[2, 3]> : tensor<2xi32>} : () -> tensor<2xi32>
@@ -51,14 +51,14 @@ from typing import ClassVar, Optional
 from mlir import ir
 from mlir.dialects import tensor
 
-import numpy as np
-
-from ember.dialects.ember.base import OpError, Trait
+from ember.dialects.ember.base import OpError
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.types import TensorType
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses, spec_of,
-                                   uncast, walk_regions_last)
+from ember.passes.ir_utils import (decoded_attrs, functions, has_uses, spec_of, uncast,
+                                   walk_regions_last)
+from ember.passes.known_values import known_value, remember
+from ember.passes.loop_types import keeps_types
 
 # Users that accept a more static operand type without changing their own types.
 TYPE_AGNOSTIC_USERS = frozenset({"tensor.cast", "tensor.extract"})
@@ -76,6 +76,11 @@ class ShapeRefinePass(Pass):
                     refined = _refine_if(op) if op.name == "scf.if" else 0
                     if refined:
                         stats.add("if-results-refined", refined)
+                    if op.name == "scf.while":
+                        _match_loop_terminators(op)
+                    continue
+                if op.name == "scf.while" and _refine_loop(op):
+                    stats.add("loops-refined")
                     continue
                 if op.name == "tensor.cast":
                     if _bypass_cast(op):
@@ -94,7 +99,7 @@ class ShapeRefinePass(Pass):
                         continue
                     _refine(result, new)
                     stats.add("refined")
-                _remember(op, spec, known)
+                remember(op, spec, known)
 
 
 def _refine_if(op: ir.Operation) -> int:
@@ -113,14 +118,56 @@ def _refine_if(op: ir.Operation) -> int:
         if new is None or not more_static(new, old):
             continue
         for term, source in zip(terminators, sources):
-            cast = term.operands[i].owner
-            term.operands[i] = source
-            if isinstance(cast, ir.OpView) and cast.name == "tensor.cast" \
-                    and not has_uses(cast.operation):
-                cast.operation.erase()  # step 4 made it for the yield
+            _replace_operand(term, i, source)
         _refine(result, new)
         count += 1
     return count
+
+
+def _refine_loop(op: ir.Operation) -> bool:
+    """Step 7 for one scf.while, before its regions are walked: True if retyped."""
+    inits = [uncast(v) for v in op.operands]
+    old = [_tensor_type(r.type) for r in op.results]
+    new = [_tensor_type(v.type) for v in inits]
+    if None in old or None in new or len(old) != len(new) \
+            or any(n != o and not more_static(n, o) for n, o in zip(new, old)) \
+            or new == old or not keeps_types(op, new):
+        return False
+    for i, value in enumerate(inits):
+        _replace_operand(op, i, value)
+    for value, t in zip([*op.regions[0].blocks[0].arguments,
+                         *op.regions[1].blocks[0].arguments, *op.results], new * 3):
+        if value.type != type_to_mlir(t):
+            retype(value, type_to_mlir(t))  # the terminators see casts until step 7 ends
+    return True
+
+
+def _match_loop_terminators(op: ir.Operation) -> None:
+    """After an scf.while's regions were walked: its scf.condition and scf.yield pass
+    values of its block arguments' types (the casts of step 4 looked through; a cast to
+    the type proved by step 7 otherwise)."""
+    before, after = (region.blocks[0] for region in op.regions)
+    condition = list(before.operations)[-1].operation
+    yielded = list(after.operations)[-1].operation
+    for term, skip, args in ((condition, 1, after.arguments), (yielded, 0, before.arguments)):
+        for i, arg in enumerate(args):
+            value = term.operands[i + skip]
+            if value.type == arg.type:
+                continue
+            source = uncast(value)
+            if source.type != arg.type:
+                with term.location:
+                    source = tensor.CastOp(arg.type, value, ip=ir.InsertionPoint(term)).result
+            _replace_operand(term, i + skip, source)
+
+
+def _replace_operand(op: ir.Operation, i: int, value: ir.Value) -> None:
+    """Sets operand `i`, erasing the tensor.cast it was if nothing else uses that."""
+    cast = op.operands[i].owner
+    op.operands[i] = value
+    if isinstance(cast, ir.OpView) and cast.name == "tensor.cast" \
+            and not has_uses(cast.operation):
+        cast.operation.erase()  # made by step 4 or by tracing, for this use only
 
 
 def more_static(new: TensorType, old: TensorType) -> bool:
@@ -143,57 +190,10 @@ def more_static(new: TensorType, old: TensorType) -> bool:
     return any(o is None and n is not None for n, o in zip(new.shape, old.shape))
 
 
-# Values computed while walking are shape-sized: larger ones are left to constant folding.
-MAX_KNOWN_ELEMENTS = 64
-
-
-def _known(value: ir.Value, known: dict) -> Optional[np.ndarray]:
-    found = constant_of(value)
-    return known.get(value) if found is None else found
-
-
-def _remember(op: ir.Operation, spec, known: dict) -> None:
-    """Records the values of `op`'s results in `known` when they are small, static and
-    computable now: a pure op, every operand known (or static, if it reads only shapes)."""
-    if not spec.has(Trait.PURE) or spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
-        return
-    types = [_tensor_type(r.type) for r in op.results]
-    if not types or any(t is None or not t.is_static or t.dtype.is_string
-                        or t.num_elements > MAX_KNOWN_ELEMENTS for t in types):
-        return
-    arrays = []
-    for v in op.operands:
-        array = _known(v, known)
-        if array is None and spec.reads_shapes_only:
-            array = _shape_placeholder(v)
-        if array is None or array.size > MAX_KNOWN_ELEMENTS and not spec.reads_shapes_only:
-            return
-        arrays.append(array)
-    try:
-        with np.errstate(all="ignore"):
-            out = spec.reference(*arrays, **decoded_attrs(op))
-    except Exception:  # noqa: BLE001 - the op fails when it runs: nothing is known
-        return
-    outs = out if isinstance(out, tuple) else (out,)
-    if len(outs) != len(types) or any(np.shape(o) != t.shape for o, t in zip(outs, types)):
-        return
-    for result, value, t in zip(op.results, outs, types):
-        known[result] = np.asarray(value).astype(t.dtype.np_dtype, copy=False)
-
-
-def _shape_placeholder(value: ir.Value) -> Optional[np.ndarray]:
-    """Read-only zeros of `value`'s static type (broadcast from one element: no memory for
-    its size) for a kernel that reads only shapes; None unless the type is static."""
-    t = _tensor_type(value.type)
-    if t is None or not t.is_static:
-        return None
-    return np.broadcast_to(np.zeros((), t.dtype.np_dtype), t.shape)
-
-
 def _infer(op: ir.Operation, spec, known: dict) -> Optional[tuple]:
     try:
         types = tuple(type_from_mlir(v.type) for v in op.operands)
-        values = tuple(_known(v, known) for v in op.operands) if spec.uses_values else None
+        values = tuple(known_value(v, known) for v in op.operands) if spec.uses_values else None
         return spec.infer_types(types, decoded_attrs(op), values)
     except (OpError, TypeError, ValueError):
         return None  # the verifier reports bad ops; refinement just leaves them alone

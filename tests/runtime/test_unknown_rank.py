@@ -188,3 +188,29 @@ def test_cond_on_unranked_input_runs_compiled(spec):
             want = value * 2 if value.sum() > 0 else value - 1
             np.testing.assert_array_equal(y.numpy(), want)
             np.testing.assert_allclose(s.numpy(), want.sum(axis=0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec", [UNRANKED, em.TensorSpec([None, 4], em.float32)])
+def test_while_loop_carrying_unranked_value_runs_compiled(spec):
+    def fn(x):
+        _, y = em.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2.0 - 1.0), (0, x))
+        return em.reduce_max(y, keepdims=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InterpreterFallbackWarning)
+        got = em.function(fn, input_signature=[spec])(X[0]).numpy()
+    want = X[0]
+    for _ in range(3):
+        want = want * 2 - 1
+    np.testing.assert_array_equal(got, want.max(keepdims=True))
+
+
+def test_while_loop_whose_value_grows_keeps_eagers_results():
+    def fn(x):
+        return em.while_loop(lambda s: em.size(s) < 20, lambda s: (em.concat([s, s], 0),),
+                             (x,), shape_invariants=(em.TensorShape([None]),))[0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InterpreterFallbackWarning)
+        got = em.function(fn, input_signature=[em.TensorSpec([None], em.float32)])(X[0, 0])
+    np.testing.assert_array_equal(got.numpy(), np.tile(X[0, 0], 8))
