@@ -187,9 +187,13 @@ def size(x, out_type=dtypes.int32, name=None):
 
 
 def rank(x, name=None):
-    """The rank of `x` as a scalar int32 tensor."""
+    """The rank of `x` as a scalar int32 tensor (computed when the program runs if the rank
+    is unknown while tracing)."""
     del name
-    return convert_to_tensor(convert_to_tensor(x).ndim, dtype=dtypes.int32)
+    x = convert_to_tensor(x)
+    if x.ndim is None:
+        return size(shape(x))
+    return convert_to_tensor(x.ndim, dtype=dtypes.int32)
 
 
 def stateless_random_uniform(shape, seed, minval=0.0, maxval=1.0, dtype=dtypes.float32,
@@ -219,16 +223,40 @@ def _seed(seed) -> Tensor:
 
 def _axes(x: Tensor, axis) -> list[int]:
     if axis is None:
-        return list(builtins.range(x.ndim))
+        return list(builtins.range(_known_rank(x, "axis=None (every dim)")))
     if isinstance(axis, (Tensor, np.ndarray)):
         axis = np.asarray(axis).tolist()
     return [int(a) for a in axis] if isinstance(axis, (list, tuple)) else [int(axis)]
+
+
+def _known_rank(x: Tensor, what: str) -> int:
+    """`x.ndim`, or a ValueError saying that `what` needs it and how to give it."""
+    if x.ndim is None:
+        raise ValueError(
+            f"{what} needs the rank of {x}, which is unknown while tracing; give the input a "
+            "known rank (a shape in the input_signature's TensorSpec, or em.reshape(x, "
+            "[...]) with the dims you expect) or pass the dims explicitly")
+    return x.ndim
+
+
+def _reduce_every_dim(spec: type[Op], x: Tensor, keepdims: bool) -> Tensor:
+    """A reduction of every dim of `x` of unknown rank: the reduction of its elements in
+    row-major order (those of `x` flattened), which is a scalar; with `keepdims`, that value
+    in a tensor of x's rank with every dim 1. (TensorFlow reduces over `range(rank(x))`,
+    computed when it runs; ember's axes are attributes.)"""
+    flat = reshape(x, [-1])
+    value = execute(spec, [flat], {"axes": [0], "keepdims": False})
+    if not keepdims:
+        return value
+    return fill(ones_like(shape(x)), value)
 
 
 def _reduction(spec: type[Op], name: str):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         del name
         x = convert_to_tensor(input_tensor)
+        if axis is None and x.ndim is None:
+            return _reduce_every_dim(spec, x, bool(keepdims))
         return execute(spec, [x], {"axes": _axes(x, axis), "keepdims": keepdims})
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"{spec.summary()}\n\n`axis=None` reduces every dim; `keepdims` keeps them "
@@ -274,7 +302,9 @@ def transpose(a, perm=None, name=None):
     """Permutes dims (reverses them when `perm` is None)."""
     del name
     x = convert_to_tensor(a)
-    perm = list(builtins.range(x.ndim))[::-1] if perm is None else [int(p) for p in perm]
+    if perm is None:
+        perm = list(builtins.range(_known_rank(x, "transpose without perm")))[::-1]
+    perm = [int(p) for p in perm]
     return execute(T.TransposeOp, [x], {"perm": perm})
 
 
@@ -313,7 +343,7 @@ def concat(values: Sequence, axis: int, name=None):
     tensors = _group(*values)
     if not tensors:
         raise ValueError("concat needs at least one tensor")
-    rank_ = tensors[0].ndim
+    rank_ = [_known_rank(t, "concat") for t in tensors][0]
     if not -rank_ <= axis < max(rank_, 1):
         raise ValueError(f"concat axis {axis} is out of range for rank {rank_}")
     return execute(T.ConcatOp, tensors, {"dim": axis % rank_ if rank_ else 0})
@@ -324,7 +354,7 @@ def stack(values: Sequence, axis: int = 0, name=None):
     tensors = _group(*values)
     if not tensors:
         raise ValueError("stack needs at least one tensor")
-    rank_ = tensors[0].ndim
+    rank_ = [_known_rank(t, "stack") for t in tensors][0]
     if not -rank_ - 1 <= axis <= rank_:
         raise ValueError(f"stack axis {axis} is out of range for rank {rank_ + 1}")
     axis %= rank_ + 1

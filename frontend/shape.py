@@ -78,6 +78,10 @@ class TensorShape:
             raise ValueError("cannot take the length of a shape with unknown rank")
         return len(self._dims)
 
+    def __bool__(self) -> bool:
+        """Whether the shape has dims: False for an unknown rank (which has no length)."""
+        return bool(self._dims)
+
     def __iter__(self):
         if self._dims is None:
             raise ValueError("cannot iterate over a shape with unknown rank")

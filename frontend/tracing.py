@@ -159,16 +159,19 @@ class SymbolicTensor(Tensor):
         self._no_value("Using a tensor as a Python index")
 
     def __len__(self):
-        if not self._ttype.rank:
-            raise TypeError(f"len() of {self}: the tensor is a scalar or of unknown rank")
+        if self._ttype.rank is None:
+            raise TypeError(f"len() of {self}: its rank is unknown while tracing, so it may "
+                            "be a scalar; use em.shape(x)[0], or give x a known rank")
+        if self._ttype.rank == 0:
+            raise TypeError(f"len() of {self}: the tensor is a scalar")
         if self._ttype.shape[0] is None:
             raise TypeError(f"len() of {self}: its first dimension is unknown while tracing; "
                             "use em.shape(x)[0]")
         return self._ttype.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        n = len(self)  # raised by iter() itself, as for eager tensors
+        return (self[i] for i in range(n))
 
     def __repr__(self) -> str:
         return f"<ember.Tensor '{self.name}' shape={self.shape} dtype={self._dtype.name}>"

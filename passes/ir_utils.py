@@ -201,3 +201,35 @@ def count_ops(module: ir.Module) -> int:
     """Operations inside functions, excluding the function ops themselves."""
     return sum(1 for fn in functions(module) for _ in iter_ops(fn))
 
+
+def walk_regions_last(root: ir.Operation):
+    """(op, False) for every op nested in `root`, in program order (pre-order), and
+    (op, True) for an op with regions once all ops inside them were yielded."""
+    stack = [(root, _nested(root))]
+    while stack:
+        parent, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if stack:
+                yield parent, True
+            continue
+        yield child, False
+        if len(child.regions):
+            stack.append((child, _nested(child)))
+
+
+def _nested(op: ir.Operation):
+    return (inner.operation for region in op.regions for block in region.blocks
+            for inner in block.operations)
+
+
+def uncast(value: ir.Value) -> ir.Value:
+    """The value behind a chain of tensor.casts."""
+    while True:
+        owner = value.owner
+        if isinstance(owner, ir.OpView):
+            owner = owner.operation
+        if not isinstance(owner, ir.Operation) or owner.name != "tensor.cast":
+            return value
+        value = owner.operands[0]

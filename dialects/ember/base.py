@@ -157,6 +157,7 @@ class Op:
     traits: ClassVar[frozenset[Trait]] = frozenset({Trait.PURE})
     upstream: ClassVar[bool] = False  # an upstream op (e.g. tensor.concat) ember emits and runs
     uses_values: ClassVar[bool] = False  # `infer` also receives known operand values
+    reads_shapes_only: ClassVar[bool] = False  # the kernel reads operand shapes, not values
     total_when: ClassVar[Total] = Total.NEVER  # see `total`
     family: ClassVar[str] = ""
     reference: ClassVar[Callable]
@@ -317,5 +318,7 @@ def normalize_axis(op: type[Op], axis: int, rank: int, what: str = "axis") -> in
 
 def require_rank(op: type[Op], t: TensorType, what: str = "operand") -> int:
     if t.rank is None:
-        raise OpShapeError(op.name, f"{what} of type {t} must be ranked here")
+        raise OpShapeError(op.name, f"{what} of type {t} must be ranked here: give it a "
+                           "known rank (a shape in the input_signature's TensorSpec, or "
+                           "em.reshape to the dims you expect)")
     return t.rank

@@ -37,10 +37,13 @@ class ConstantOp(Op):
         return value
 
 
-def _shape_operand(op: type[Op], dims: TensorType, known) -> tuple:
+def _shape_operand(op: type[Op], dims: TensorType, known):
+    """The result shape a shape operand gives: None (unranked) while its size is unknown."""
     require_dtype(op, dims, (dtypes.int32, dtypes.int64), "i32 or i64", "shape operand")
-    if dims.rank != 1 or dims.shape[0] is None:
-        raise OpShapeError(op.name, f"shape operand {dims} must be a 1-D tensor of static size")
+    if dims.rank is not None and dims.rank != 1:
+        raise OpShapeError(op.name, f"shape operand {dims} must be a 1-D tensor")
+    if known is None and (dims.rank is None or dims.shape[0] is None):
+        return None  # e.g. em.shape of a tensor of unknown rank
     if known is None:
         return (None,) * dims.shape[0]
     shape = tuple(int(d) for d in np.asarray(known).reshape(-1))
@@ -64,7 +67,7 @@ class FillOp(Op):
 
     @classmethod
     def infer(cls, dims: TensorType, value: TensorType, *, values):
-        if value.rank != 0:
+        if value.rank not in (0, None):  # unranked: checked when the op runs
             raise OpShapeError(cls.name, f"value of type {value} must be a scalar (rank 0)")
         return TensorType(value.dtype, _shape_operand(cls, dims, values[0]))
 
@@ -94,7 +97,7 @@ class RangeOp(Op):
     @classmethod
     def infer(cls, start, limit, delta, *, values):
         for t in (start, limit, delta):
-            if t.rank != 0:
+            if t.rank not in (0, None):  # unranked: checked when the op runs
                 raise OpShapeError(cls.name, f"operands must be scalars, got {t}")
             if t.dtype is not start.dtype:
                 raise OpTypeError(cls.name, f"operands {start}, {limit}, {delta} "
@@ -138,6 +141,7 @@ class ShapeOp(Op):
     attrs = {"dtype": Attr("dtype", dtypes.int32, "i32 or i64")}
     family = "creation"
     total_when = Total.ALWAYS
+    reads_shapes_only = True  # known once the operand's shape is static
 
     @classmethod
     def infer(cls, x: TensorType, *, dtype):

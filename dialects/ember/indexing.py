@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, Total,
-                                       normalize_axis, register, require_dtype, require_rank,
+                                       normalize_axis, register, require_dtype,
                                        same_dtype)
 from ember.dialects.ember.types import TensorType
 
@@ -64,7 +64,9 @@ class StridedSliceOp(Op):
             raise OpAttributeError(cls.name, "strides must be non-zero")
         if bin(spec["ellipsis_mask"]).count("1") > 1:
             raise OpAttributeError(cls.name, "at most one ellipsis is allowed")
-        rank = require_rank(cls, x)
+        if x.rank is None:  # as TensorFlow: the result's rank is unknown too
+            return x
+        rank = x.rank
         index = slice_index(**spec)
         consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
         if consumed > rank:
@@ -121,7 +123,9 @@ class GatherOp(Op):
     @classmethod
     def infer(cls, params: TensorType, indices: TensorType, *, axis):
         require_dtype(cls, indices, (dtypes.int32, dtypes.int64), "i32 or i64", "indices")
-        rank = require_rank(cls, params, "params")
+        if params.rank is None:  # the axis is checked when the rank is known
+            return params
+        rank = params.rank
         if rank == 0:
             raise OpShapeError(cls.name, f"params of type {params} must have rank >= 1")
         axis = normalize_axis(cls, axis, rank)
@@ -160,12 +164,13 @@ class OneHotOp(Op):
         require_dtype(cls, indices, (dtypes.int8, dtypes.uint8, dtypes.int32, dtypes.int64),
                       "i8, ui8, i32 or i64", "indices")  # tf.one_hot's index types
         dtype = same_dtype(cls, on, off)
-        if on.rank != 0 or off.rank != 0:
+        if on.rank not in (0, None) or off.rank not in (0, None):  # unranked: checked later
             raise OpShapeError(cls.name, f"on_value {on} and off_value {off} must be scalars")
         if depth < 0:
             raise OpAttributeError(cls.name, f"depth must be >= 0, got {depth}")
-        rank = require_rank(cls, indices, "indices")
-        axis = normalize_axis(cls, axis, rank + 1)
+        if indices.rank is None:  # the axis is checked when the rank is known
+            return TensorType(dtype, None)
+        axis = normalize_axis(cls, axis, indices.rank + 1)
         return TensorType(dtype, indices.shape[:axis] + (depth,) + indices.shape[axis:])
 
     @staticmethod
@@ -198,12 +203,14 @@ class PadOp(Op):
     @classmethod
     def infer(cls, x: TensorType, value: TensorType, *, paddings, mode):
         same_dtype(cls, x, value)
-        if value.rank != 0:
+        if value.rank not in (0, None):  # unranked: checked when the op runs
             raise OpShapeError(cls.name, f"constant_value {value} must be a scalar")
         if mode not in _PAD_MODES:
             raise OpAttributeError(cls.name, f"mode must be one of {sorted(_PAD_MODES)}, "
                                    f"got {mode!r}")
-        rank = require_rank(cls, x)
+        if x.rank is None:  # the paddings give the rank, checked when the op runs
+            x = x.with_shape((None,) * (len(paddings) // 2))
+        rank = x.rank
         if len(paddings) != 2 * rank or any(p < 0 for p in paddings):
             raise OpAttributeError(cls.name, f"paddings must be {2 * rank} non-negative ints "
                                    f"(before, after per dim) for {x}, got {list(paddings)}")

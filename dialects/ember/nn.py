@@ -40,10 +40,17 @@ def _check_padding(op, padding):
         raise OpAttributeError(op.name, f"padding must be \"SAME\" or \"VALID\", got {padding!r}")
 
 
-def _spatial_out(op, x: TensorType, ksize, strides, dilations, padding, channels):
+def _nhwc(op, x: TensorType) -> tuple:
+    """The dims of an NHWC input; unknown rank: four unknown dims (checked when it runs)."""
+    if x.rank is None:
+        return (None,) * 4
     if x.rank != 4:
         raise OpShapeError(op.name, f"input {x} must be rank 4 (NHWC)")
-    n, h, w, _ = x.shape
+    return x.shape
+
+
+def _spatial_out(op, x: TensorType, ksize, strides, dilations, padding, channels):
+    n, h, w, _ = _nhwc(op, x)
     oh = window_geometry(h, ksize[0], strides[0], dilations[0], padding)[0]
     ow = window_geometry(w, ksize[1], strides[1], dilations[1], padding)[0]
     return (n, oh, ow, channels)
@@ -89,6 +96,8 @@ class Conv2DOp(Op):
         _check_window(cls, "strides", strides)
         _check_window(cls, "dilations", dilations)
         _check_padding(cls, padding)
+        if f.rank is None:  # the window is known when the op runs
+            return TensorType(dtype, (_nhwc(cls, x)[0], None, None, None))
         if f.rank != 4 or None in f.shape[:2]:
             raise OpShapeError(cls.name, f"filter {f} must be rank 4 (HWIO) with static H, W")
         if x.rank == 4 and None not in (x.shape[3], f.shape[2]) and x.shape[3] != f.shape[2]:

@@ -86,11 +86,11 @@ class TransposeOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, *, perm):
-        rank = require_rank(cls, x)
+        rank = len(perm) if x.rank is None else x.rank  # unranked: perm gives the rank
         if sorted(perm) != list(range(rank)):
             raise OpAttributeError(cls.name, f"perm {list(perm)} is not a permutation of "
                                    f"0..{rank - 1} for {x}")
-        return x.with_shape(tuple(x.shape[p] for p in perm))
+        return x.with_shape(tuple(None if x.shape is None else x.shape[p] for p in perm))
 
     @staticmethod
     def reference(x, *, perm):
@@ -183,8 +183,9 @@ class ExpandDimsOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, *, axis):
-        rank = require_rank(cls, x)
-        axis = normalize_axis(cls, axis, rank + 1)
+        if x.rank is None:  # the axis is checked when the rank is known
+            return x
+        axis = normalize_axis(cls, axis, x.rank + 1)
         return x.with_shape(x.shape[:axis] + (1,) + x.shape[axis:])
 
     @staticmethod
@@ -208,7 +209,9 @@ class SqueezeOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, *, axes):
-        rank = require_rank(cls, x)
+        if x.rank is None:  # the axes are checked when the rank is known
+            return x
+        rank = x.rank
         if not axes:
             return x.with_shape(tuple(d for d in x.shape if d != 1))
         norm = {normalize_axis(cls, a, rank) for a in axes}

@@ -86,20 +86,27 @@ func.func @unranked(%x: tensor<3xf32>) -> tensor<*xf32> {
 
 // -----
 
-// Inside regions: the yield keeps the scf.if's result type, the loop keeps its carried type,
-// a tensor.extract takes the refined value as it is.
+// Inside regions: an scf.if whose branches both yield tensor<3xf32> (one through a cast)
+// takes that type, and the return gets a cast; so does a loop that carries its value
+// unchanged (its init's cast is looked through and erased); a
+// tensor.extract takes the refined value as it is.
 // CHECK-LABEL: func.func @regions(
-// CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
-// CHECK:           %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
-// CHECK-NEXT:      %[[C:.*]] = tensor.cast %[[F]] : tensor<3xf32> to tensor<?xf32>
-// CHECK-NEXT:      scf.yield %[[C]] : tensor<?xf32>
+// CHECK:         %[[IF:.*]] = scf.if %{{.*}} -> (tensor<3xf32>) {
+// CHECK-NEXT:      %[[F:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:      scf.yield %[[F]] : tensor<3xf32>
 // CHECK-NEXT:    } else {
-// CHECK:           scf.yield
+// CHECK-NEXT:      %[[E:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
+// CHECK-NEXT:      scf.yield %[[E]] : tensor<3xf32>
 // CHECK-NEXT:    }
+// CHECK-NEXT:    %[[IC:.*]] = tensor.cast %[[IF]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[G:.*]] = "ember.fill"({{.*}}) -> tensor<3xf32>
-// CHECK-NEXT:    %[[GC:.*]] = tensor.cast %[[G]] : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:    %[[X:.*]] = tensor.extract %[[G]][%{{.*}}] : tensor<3xf32>
-// CHECK-NEXT:    %[[W:.*]] = scf.while (%{{.*}} = %[[GC]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NEXT:    %[[W:.*]] = scf.while (%{{.*}} = %[[G]]) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:      scf.condition(%{{.*}}) %{{.*}} : tensor<3xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<3xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[WC:.*]] = tensor.cast %[[W]] : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:    return %[[IC]], %[[X]], %[[WC]]
 func.func @regions(%p: i1, %v: tensor<f32>, %i: index) -> (tensor<?xf32>, f32, tensor<?xf32>) {
   %d = "ember.constant"() {value = dense<3> : tensor<1xi64>} : () -> tensor<1xi64>
   %r = scf.if %p -> (tensor<?xf32>) {
@@ -167,13 +174,14 @@ func.func @concat(%v: tensor<f32>, %y: tensor<3xf32>) -> tensor<?xf32> {
 // -----
 
 // A cast to a less static type (an inlined call's argument) is looked through by the ops
-// that re-infer their types, which then refine; the loop keeps using the cast.
+// that re-infer their types, which then refine, and by the loop, which carries it unchanged.
 // CHECK-LABEL: func.func @through_cast(
-// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[X:.*]] : tensor<4xf32> to tensor<?xf32>
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<4xf32>
 // CHECK-NEXT:    %[[N:.*]] = "ember.neg"(%[[X]]) : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[E:.*]] = "ember.exp"(%[[N]]) : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK:         scf.while (%{{.*}} = %[[C]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         scf.while (%{{.*}} = %[[X]]) : (tensor<4xf32>) -> tensor<4xf32>
 // STATS:         casts-bypassed: 1
+// STATS-NEXT:    loops-refined: 1
 // STATS-NEXT:    refined: 2
 func.func @through_cast(%x: tensor<4xf32>, %p: i1) -> (tensor<?xf32>, tensor<?xf32>) {
   %c = tensor.cast %x : tensor<4xf32> to tensor<?xf32>
@@ -186,4 +194,92 @@ func.func @through_cast(%x: tensor<4xf32>, %p: i1) -> (tensor<?xf32>, tensor<?xf
     scf.yield %b : tensor<?xf32>
   }
   return %e, %w : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Values computed during the walk feed the users that infer from values: ember.shape of a
+// static operand is known, and so is a small fill of known dims; the keepdims reduction of
+// a tensor of unknown rank (here specialised to 2x3) becomes static in one walk.
+// CHECK-LABEL: func.func @computed_dims(
+// CHECK:         %[[S:.*]] = "ember.shape"(%{{.*}}) {dtype = i32} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK:         "ember.fill"(%{{.*}}, %{{.*}}) : (tensor<1xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK:         %[[F:.*]] = "ember.fill"(%{{.*}}, %{{.*}}) : (tensor<2xi32>, tensor<f32>) -> tensor<1x1xf32>
+// CHECK:         tensor.cast %[[F]] : tensor<1x1xf32> to tensor<*xf32>
+// STATS:         casts-bypassed: 1
+// STATS-NEXT:    refined: 3
+func.func @computed_dims(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<*xf32> {
+  %one = "ember.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+  %c = tensor.cast %x : tensor<2x3xf32> to tensor<*xf32>
+  %s = "ember.shape"(%c) {dtype = i32} : (tensor<*xf32>) -> tensor<?xi32>
+  %r = "ember.shape"(%s) {dtype = i32} : (tensor<?xi32>) -> tensor<1xi32>
+  %ones = "ember.fill"(%r, %one) : (tensor<1xi32>, tensor<i32>) -> tensor<?xi32>
+  %f = "ember.fill"(%ones, %v) : (tensor<?xi32>, tensor<f32>) -> tensor<*xf32>
+  return %f : tensor<*xf32>
+}
+
+// -----
+
+// An scf.if of unknown rank takes the type both branches agree on; one whose branches
+// yield different static types keeps its result type (and the yields their casts).
+// CHECK-LABEL: func.func @if_results(
+// CHECK:         %[[A:.*]] = scf.if %{{.*}} -> (tensor<2x3xf32>) {
+// CHECK-NEXT:      %[[N:.*]] = "ember.neg"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:      scf.yield %[[N]] : tensor<2x3xf32>
+// CHECK:         %[[B:.*]] = scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           scf.yield %{{.*}} : tensor<?xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<?xf32>
+// CHECK:         %[[S:.*]] = "ember.reduce_sum"(%[[A]]) {{.*}} : (tensor<2x3xf32>) -> tensor<3xf32>
+// STATS:         if-results-refined: 1
+// STATS-NEXT:    refined: 3
+func.func @if_results(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>, %z: tensor<4xf32>)
+    -> (tensor<*xf32>, tensor<?xf32>) {
+  %c = tensor.cast %x : tensor<2x3xf32> to tensor<*xf32>
+  %a = scf.if %p -> (tensor<*xf32>) {
+    %n = "ember.neg"(%c) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %n : tensor<*xf32>
+  } else {
+    %e = "ember.exp"(%c) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %e : tensor<*xf32>
+  }
+  %b = scf.if %p -> (tensor<?xf32>) {
+    %cy = tensor.cast %y : tensor<3xf32> to tensor<?xf32>
+    scf.yield %cy : tensor<?xf32>
+  } else {
+    %cz = tensor.cast %z : tensor<4xf32> to tensor<?xf32>
+    scf.yield %cz : tensor<?xf32>
+  }
+  %s = "ember.reduce_sum"(%a) {axes = array<i64: 0>, keepdims = false} : (tensor<*xf32>) -> tensor<*xf32>
+  return %s, %b : tensor<*xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A loop carrying a tensor of unknown rank that its body keeps (neg of 2x3 is 2x3) takes
+// the static type; one whose body grows the value (a concat) keeps its carried type.
+// CHECK-LABEL: func.func @loops(
+// CHECK:         scf.while (%{{.*}} = %{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK:           "ember.neg"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:           scf.yield %{{.*}} : tensor<2x3xf32>
+// CHECK:         scf.while (%{{.*}} = %{{.*}}) : (tensor<?xf32>) -> tensor<?xf32> {
+// CHECK:           tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+// STATS:         loops-refined: 1
+func.func @loops(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<*xf32>, tensor<?xf32>) {
+  %c = tensor.cast %x : tensor<2x3xf32> to tensor<*xf32>
+  %a = scf.while (%s = %c) : (tensor<*xf32>) -> tensor<*xf32> {
+    scf.condition(%p) %s : tensor<*xf32>
+  } do {
+  ^bb0(%t: tensor<*xf32>):
+    %n = "ember.neg"(%t) : (tensor<*xf32>) -> tensor<*xf32>
+    scf.yield %n : tensor<*xf32>
+  }
+  %cy = tensor.cast %y : tensor<3xf32> to tensor<?xf32>
+  %b = scf.while (%s = %cy) : (tensor<?xf32>) -> tensor<?xf32> {
+    scf.condition(%p) %s : tensor<?xf32>
+  } do {
+  ^bb0(%t: tensor<?xf32>):
+    %g = tensor.concat dim(0) %t, %y : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+    scf.yield %g : tensor<?xf32>
+  }
+  return %a, %b : tensor<*xf32>, tensor<?xf32>
 }

@@ -7,6 +7,7 @@ pin the old type see a `tensor.cast` back to it, and every upstream pipeline ver
 input first, turning invalid IR into an error with MLIR's diagnostics."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -94,12 +95,24 @@ func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 
 def test_specialize_casts_arguments_for_users_that_pin_their_type():
-    module = specialize(_WHILE_OVER_ARG, "f", [TensorType(em.float32, (4,))])
+    grows = _WHILE_OVER_ARG.replace(
+        '%n = "ember.add"(%a, %a) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>',
+        "%n = tensor.concat dim(0) %a, %a : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>")
+    module = specialize(grows, "f", [TensorType(em.float32, (4,))])
     with module.context:
         module.operation.verify()  # raised before: the loop's operand was retyped in place
     text = str(module)
     assert "tensor.cast %arg0 : tensor<4xf32> to tensor<?xf32>" in text
     assert "(%arg1 = %cast) : (tensor<?xf32>) -> tensor<?xf32>" in text
+
+
+def test_specialize_gives_a_loop_that_keeps_its_type_the_static_type():
+    module = specialize(_WHILE_OVER_ARG, "f", [TensorType(em.float32, (4,))])
+    with module.context:
+        module.operation.verify()
+    text = str(module)
+    assert "(%arg1 = %arg0) : (tensor<4xf32>) -> tensor<4xf32>" in text
+    assert re.search(r"scf.yield %\w+ : tensor<4xf32>", text)
 
 
 def test_specialize_rejects_argument_types_that_do_not_fit():
