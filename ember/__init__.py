@@ -17,6 +17,7 @@ from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_
                                 expm1, fill, floor, floordiv, floormod, gather, greater,
                                 greater_equal, identity, is_finite, is_nan, less, less_equal,
                                 log, log1p, log_softmax, logical_and, logical_not, logical_or,
+                                logical_xor,
                                 matmul, max_pool2d, maximum, minimum, mod, multiply, negative,
                                 not_equal, one_hot, ones, ones_like, pad, pow, range,
                                 rank, reduce_all, reduce_any, reduce_max, reduce_mean,
