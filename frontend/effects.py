@@ -63,26 +63,31 @@ def _render(inputs, sep: str) -> str:
 
 
 def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str) -> None:
-    """One `ember.print` per tensor; the text between tensors goes into the formats."""
-    pending, ops = "", []
+    """One `ember.print` per tensor, the text before it in its `format`; text known at trace
+    time that cannot go there (it holds a literal `{}`, or no tensor follows) goes into an
+    `end`, which takes any text: of the print before, or of a text-only print (a `format`
+    without `{}`, whose operand is not shown). No string tensor is made, so it compiles."""
+    pending, ops = "", []  # ops: (tensor or None for text only, format, end)
     for i, value in enumerate(inputs):
         gap = sep if i else ""
         if not _is_tensor(value):
             pending += gap + str(value)
             continue
         prefix = pending + gap
-        if "{}" in prefix:  # literal braces in text: print that text as a string tensor
-            ops.append((convert_to_tensor(prefix), "{}"))
+        if "{}" in prefix:
+            ops.append((None, "", prefix))
             prefix = ""
-        ops.append((_as_tensor(value), prefix + "{}"))
+        ops.append((_as_tensor(value), prefix + "{}", ""))
         pending = ""
-    if not ops or "{}" in pending:
-        ops.append((convert_to_tensor(pending), "{}"))
-        pending = ""
-    for k, (tensor, fmt) in enumerate(ops):
-        last = k == len(ops) - 1
-        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": pending + end if last
-                                               else "", "stream": stream})
+    if not ops:
+        ops.append((None, "", ""))
+    tensor, fmt, last_end = ops[-1]
+    ops[-1] = (tensor, fmt, last_end + pending + end)
+    anchor = None
+    for tensor, fmt, text in ops:
+        if tensor is None:  # text only: any operand will do, it is not shown
+            anchor = tensor = anchor or convert_to_tensor(0)
+        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": text, "stream": stream})
 
 
 def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str) -> None:
