@@ -9,14 +9,15 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
                                        OpShapeError, OpTypeError)
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
-from ember import config, passes, types
-from ember.frontend.control_flow import cond, while_loop
+from ember import config, errors, passes, types
+from ember.frontend.control_flow import ControlFlowError, cond, while_loop
 from ember.frontend.effects import print, py_function
 from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,
                                 ceil, concat, conv2d, cos, divide, equal, exp, expand_dims,
                                 expm1, fill, floor, floordiv, floormod, gather, greater,
                                 greater_equal, identity, is_finite, is_nan, less, less_equal,
                                 log, log1p, log_softmax, logical_and, logical_not, logical_or,
+                                logical_xor,
                                 matmul, max_pool2d, maximum, minimum, mod, multiply, negative,
                                 not_equal, one_hot, ones, ones_like, pad, pow, range,
                                 rank, reduce_all, reduce_any, reduce_max, reduce_mean,
@@ -27,9 +28,10 @@ from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_
                                 transpose, truediv, where, zeros, zeros_like)
 from ember.frontend.shape import TensorShape, TensorSpec
 from ember.frontend.tensor import Tensor, constant, convert_to_tensor
-from ember.frontend.tracing import init_scope
+from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
+from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.function import Function, InputSignatureError, RetracingWarning, function
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool

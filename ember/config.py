@@ -1,8 +1,9 @@
 """`em.config`: process-wide settings (TensorFlow's tf.config names)."""
 
-from ember.runtime.config import (executables_per_trace, functions_run_eagerly,
+from ember.runtime.config import (executables_per_trace, functions_run_eagerly, get_fallback,
                                   run_functions_eagerly, set_compile_cache_limits,
-                                  set_pass_verification, verify_passes)
+                                  set_fallback, set_pass_verification, verify_passes)
 
-__all__ = ["executables_per_trace", "functions_run_eagerly", "run_functions_eagerly",
-           "set_compile_cache_limits", "set_pass_verification", "verify_passes"]
+__all__ = ["executables_per_trace", "functions_run_eagerly", "get_fallback",
+           "run_functions_eagerly", "set_compile_cache_limits", "set_fallback",
+           "set_pass_verification", "verify_passes"]

@@ -21,7 +21,7 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, user_location
 
 
 class ControlFlowError(TypeError):
@@ -173,9 +173,65 @@ def _eager_while(cond, body, loop_vars, maximum_iterations):
 
 
 def _like(loop_vars, out):
-    if isinstance(loop_vars, (tuple, list)) and not isinstance(out, (tuple, list)):
-        out = (out,)
+    """The body's result `out` in the structure of `loop_vars` (tuples and lists may stand
+    for each other, as in TensorFlow); a ControlFlowError saying both structures if `out`
+    does not have one value per loop variable in that structure."""
+    if _same_structure(loop_vars, out):
+        pass
+    elif _is_sequence(loop_vars) and len(loop_vars) == 1 and _same_structure(loop_vars[0],
+                                                                              out):
+        out = (out,)  # a body may return a lone value for a single loop variable
+    elif not _is_sequence(loop_vars) and _is_sequence(out) and len(out) == 1:
+        out = out[0]  # or a 1-tuple for a loop variable given bare
+    if not _same_structure(loop_vars, out):
+        filename, line = user_location()
+        raise ControlFlowError(
+            f"the body of em.while_loop at {filename}:{line} returned "
+            f"{_count(out)} value(s) structured as {_structure_text(out)}, but the loop has "
+            f"{_count(loop_vars)} loop variable(s) structured as "
+            f"{_structure_text(loop_vars)}; the body must return one value per loop "
+            "variable, in the structure of loop_vars")
     return nest.pack_sequence_as(loop_vars, nest.flatten(out))
+
+
+def _is_sequence(value) -> bool:
+    return isinstance(value, (tuple, list))
+
+
+def _same_structure(a, b) -> bool:
+    """Whether `a` and `b` nest alike (a tuple, list or namedtuple matches any of them with
+    as many elements; dicts need the same keys, dataclasses the same type)."""
+    if _is_sequence(a) or _is_sequence(b):
+        return (_is_sequence(a) and _is_sequence(b) and len(a) == len(b)
+                and all(_same_structure(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
+                and all(_same_structure(a[k], b[k]) for k in a))
+    kids_a, kids_b = nest._children(a), nest._children(b)
+    if kids_a is None or kids_b is None:
+        return kids_a is None and kids_b is None
+    return type(a) is type(b) and all(_same_structure(x, y) for x, y in zip(kids_a, kids_b))
+
+
+def _count(value) -> int:
+    return len(nest.flatten(value))
+
+
+def _structure_text(value) -> str:
+    """`value`'s nesting with each leaf shown as its kind: `(int32 tensor, [float32 tensor])`."""
+    if nest._is_namedtuple(value):
+        fields = ", ".join(f"{f}={_structure_text(v)}" for f, v in zip(value._fields, value))
+        return f"{type(value).__name__}({fields})"
+    if _is_sequence(value):
+        inner = ", ".join(_structure_text(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_structure_text(v)}" for k, v in value.items()) + "}"
+    if nest._children(value) is not None:  # a dataclass
+        return f"{type(value).__name__}(...)"
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        return f"{value.dtype.name} tensor"
+    return type(value).__name__
 
 
 def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,

@@ -17,9 +17,10 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember.dialects.ember import dtypes, state
+from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_to_mlir
 from ember.dialects.ember.types import TensorType
-from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor import Tensor, _is_python_value, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, current_graph, init_scope
 
 _callback_ids = itertools.count()
@@ -63,26 +64,31 @@ def _render(inputs, sep: str) -> str:
 
 
 def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str) -> None:
-    """One `ember.print` per tensor; the text between tensors goes into the formats."""
-    pending, ops = "", []
+    """One `ember.print` per tensor, the text before it in its `format`; text known at trace
+    time that cannot go there (it holds a literal `{}`, or no tensor follows) goes into an
+    `end`, which takes any text: of the print before, or of a text-only print (a `format`
+    without `{}`, whose operand is not shown). No string tensor is made, so it compiles."""
+    pending, ops = "", []  # ops: (tensor or None for text only, format, end)
     for i, value in enumerate(inputs):
         gap = sep if i else ""
         if not _is_tensor(value):
             pending += gap + str(value)
             continue
         prefix = pending + gap
-        if "{}" in prefix:  # literal braces in text: print that text as a string tensor
-            ops.append((convert_to_tensor(prefix), "{}"))
+        if "{}" in prefix:
+            ops.append((None, "", prefix))
             prefix = ""
-        ops.append((_as_tensor(value), prefix + "{}"))
+        ops.append((_as_tensor(value), prefix + "{}", ""))
         pending = ""
-    if not ops or "{}" in pending:
-        ops.append((convert_to_tensor(pending), "{}"))
-        pending = ""
-    for k, (tensor, fmt) in enumerate(ops):
-        last = k == len(ops) - 1
-        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": pending + end if last
-                                               else "", "stream": stream})
+    if not ops:
+        ops.append((None, "", ""))
+    tensor, fmt, last_end = ops[-1]
+    ops[-1] = (tensor, fmt, last_end + pending + end)
+    anchor = None
+    for tensor, fmt, text in ops:
+        if tensor is None:  # text only: any operand will do, it is not shown
+            anchor = tensor = anchor or convert_to_tensor(0)
+        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": text, "stream": stream})
 
 
 def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str) -> None:
@@ -136,12 +142,16 @@ def py_function(func_: Callable, inp, Tout, name=None):
             outs = [out]
         elif out is None and not out_dtypes:  # Tout=[]: run for the side effect only
             outs = []
-        else:
+        elif isinstance(out, (list, tuple)):
             outs = list(out)
+        else:
+            outs = [out]
         if len(outs) != len(out_dtypes):
-            raise ValueError(f"em.py_function: {func_!r} returned {len(outs)} values, Tout "
-                             f"lists {len(out_dtypes)}")
-        return tuple(convert_to_tensor(o, dtype=d)._value for o, d in zip(outs, out_dtypes))
+            raise InvalidArgumentError("py_function", f"{_callable_name(func_)} returned "
+                                       f"{len(outs)} value(s), but Tout lists "
+                                       f"{len(out_dtypes)}: {_dtype_names(out_dtypes)}")
+        return tuple(_result_array(o, d, i, func_, single)
+                     for i, (o, d) in enumerate(zip(outs, out_dtypes)))
 
     graph = current_graph()
     if graph is None:
@@ -149,3 +159,68 @@ def py_function(func_: Callable, inp, Tout, name=None):
     else:
         results = emit_host_call(graph, host, args, out_dtypes, "py_function")
     return results[0] if single else results
+
+
+def _callable_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _dtype_names(out_dtypes) -> str:
+    return "[" + ", ".join(d.name for d in out_dtypes) + "]"
+
+
+def _result_array(value, dtype, index: int, fn, single: bool) -> np.ndarray:
+    """Result `index` of the py_function `fn` as an array of exactly `dtype` (its Tout): a
+    value that `dtype` cannot hold exactly (1.5 for int32, 300 for uint8, a float64 tensor for
+    float32) is an InvalidArgumentError, as TensorFlow's py_function raises, never a silent
+    truncation. Python and numpy numbers convert when every element keeps its value;
+    floating Tout rounds floats as casting does. Tensors must already have `dtype`."""
+    what = f"{_callable_name(fn)} returned" + ("" if single else f", as result {index},")
+    if _is_tensor(value):
+        tensor = _as_tensor(value)
+        if tensor.dtype is not dtype:
+            raise InvalidArgumentError("py_function", f"{what} a tensor of dtype "
+                                       f"{tensor.dtype.name}, but Tout says {dtype.name}; "
+                                       f"return em.cast(x, em.{dtype.name}) or fix Tout")
+        return tensor._value
+    try:
+        if dtype.is_string:
+            return convert_to_tensor(value, dtype=dtype)._value
+        # Python values as numpy sees them (1.5 as float64, not em's default float32)
+        arr = np.asarray(value) if _is_python_value(value) else convert_to_tensor(
+            value)._value
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError("py_function", f"{what} {value!r}, which is not a "
+                                   f"tensor value of dtype {dtype.name}: {e}") from None
+    if arr.dtype == dtype.np_dtype:
+        return arr
+    if not _holds_exactly(arr, dtype):
+        shown = repr(value) if arr.size <= 8 else f"an array of shape {arr.shape}"
+        raise InvalidArgumentError("py_function", f"{what} {shown} ({arr.dtype}), which "
+                                   f"{dtype.name} (its Tout) cannot hold exactly; return "
+                                   f"values of dtype {dtype.name} or fix Tout")
+    return Tensor(arr.astype(dtype.np_dtype), dtype)._value
+
+
+def _holds_exactly(arr: np.ndarray, dtype) -> bool:
+    """Whether casting `arr` to `dtype` keeps every value (floats to a floating dtype may
+    round; nothing else may change a value, and kinds do not mix with strings or bools)."""
+    kind = arr.dtype.kind
+    if dtype.is_string or kind in "OSU":
+        return dtype.is_string and kind in "OSU"
+    if dtype.is_bool or kind == "b":
+        return dtype.is_bool and kind == "b"
+    if dtype.is_floating:
+        if kind != "f":  # integers: exact only while they fit the float's mantissa
+            with np.errstate(all="ignore"):
+                return bool(np.array_equal(arr.astype(dtype.np_dtype).astype(arr.dtype), arr))
+        with np.errstate(all="ignore"):  # no overflow to inf
+            cast = arr.astype(dtype.np_dtype)
+        return bool(np.array_equal(np.isinf(cast), np.isinf(arr)))
+    if kind == "f":  # integral and in range: compare as float64 after the round trip
+        info = np.iinfo(dtype.np_dtype)
+        wide = arr.astype(np.float64)
+        return bool(np.all(np.isfinite(wide)) and np.all(wide == np.round(wide))
+                    and wide.min() >= info.min and wide.max() <= info.max)
+    info = np.iinfo(dtype.np_dtype)  # integers: in range (compared as Python ints)
+    return bool(arr.size == 0 or (int(arr.min()) >= info.min and int(arr.max()) <= info.max))

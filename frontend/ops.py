@@ -100,6 +100,19 @@ logical_and = _binary(E.LogicalAndOp, "logical_and")
 logical_or = _binary(E.LogicalOrOp, "logical_or")
 
 
+def logical_xor(x, y, name=None):
+    """`x != y` for bool tensors, elementwise with broadcasting (tf.math.logical_xor, which
+    is written the same way: `(x | y) & ~(x & y)`).
+
+    Example:
+      >>> import ember as em
+      >>> em.logical_xor(em.constant([True, False]), True)
+      <ember.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
+    del name
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
 def where(condition, x, y, name=None):
     """Elementwise `condition ? x : y` with broadcasting (x and y are required)."""
     del name
@@ -492,6 +505,7 @@ _OPERATORS = {
     "__eq__": _eq, "__ne__": _ne,
     "__and__": logical_and, "__rand__": _reflected(logical_and),
     "__or__": logical_or, "__ror__": _reflected(logical_or),
+    "__xor__": logical_xor, "__rxor__": _reflected(logical_xor),
     "__invert__": logical_not, "__neg__": negative, "__abs__": abs,
     "__getitem__": _getitem,
 }

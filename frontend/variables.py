@@ -47,6 +47,10 @@ class Variable:
       array(3., dtype=float32)
     """
 
+    # numpy defers `ndarray * Variable` (any operator) to the Variable's reflected operator,
+    # as it does for Tensor: the result is an Ember tensor, also inside a trace
+    __array_priority__ = 100
+
     def __init__(self, initial_value=None, trainable: bool = True, name: Optional[str] = None,
                  dtype=None, shape=None):
         graph = tracing.current_graph()
@@ -214,6 +218,6 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
               "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__",
               "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__invert__", "__neg__", "__abs__", "__getitem__", "__bool__", "__int__",
-              "__float__", "__index__", "__len__", "__iter__"):
+              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__getitem__",
+              "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__"):
     setattr(Variable, _name, _operator(_name))

@@ -71,3 +71,34 @@ def set_compile_cache_limits(per_trace: int | None = None, shared: int | None = 
 def executables_per_trace() -> int:
     """How many input-shape specialisations each trace keeps compiled."""
     return _executables_per_trace
+
+
+# What a Function does when it cannot be compiled and runs on the interpreter instead.
+FALLBACK_POLICIES = ("warn", "error", "silent")
+_fallback = "warn"
+
+
+def set_fallback(policy: str) -> None:
+    """Chooses what happens when an em.function cannot be compiled and would run on the
+    reference interpreter (string tensors, ops without a CPU lowering, ...).
+
+    Args:
+      policy: "warn" (the default: a one-time `InterpreterFallbackWarning` naming the op),
+        "error" (an `InterpreterFallbackError` naming the op and its line, raised by the
+        call) or "silent" (run on the interpreter without a word). Host work by design
+        (`em.py_function`, `em.print` to a Python stream, `jit_compile=False`) runs on the
+        interpreter under every policy and never warns or errors.
+
+    Raises:
+      ValueError: if `policy` is not one of "warn", "error", "silent".
+    """
+    global _fallback
+    if not isinstance(policy, str) or policy not in FALLBACK_POLICIES:
+        raise ValueError(f"em.config.set_fallback: policy must be one of "
+                         f"{', '.join(repr(p) for p in FALLBACK_POLICIES)}, got {policy!r}")
+    _fallback = policy
+
+
+def get_fallback() -> str:
+    """The current interpreter-fallback policy: "warn", "error" or "silent"."""
+    return _fallback

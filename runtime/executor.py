@@ -5,7 +5,9 @@ module for exactly those shapes (backends/cpu/compiler.py) and caches the execut
 later calls with the same shapes go straight to native code. Functions the CPU backend
 cannot compile run on the reference interpreter: silently when they call Python by design
 (em.py_function, printing to a Python stream object), with a one-time
-`InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent shapes).
+`InterpreterFallbackWarning` naming the op otherwise (string ops, data-dependent shapes),
+or an `InterpreterFallbackError` on every such call under `em.config.set_fallback("error")`
+(nothing under "silent").
 Variables are passed in and written back (also when loops and branches write them);
 em.print to stdout/stderr calls back into Python from compiled code.
 
@@ -38,6 +40,11 @@ class InterpreterFallbackWarning(RuntimeWarning):
     """A traced function runs on the interpreter because it cannot be compiled."""
 
 
+class InterpreterFallbackError(RuntimeError):
+    """A traced function cannot be compiled and `em.config.set_fallback("error")` forbids
+    running it on the interpreter."""
+
+
 class Executor:
     """Chooses, per call, between a cached compiled executable and the interpreter."""
 
@@ -58,6 +65,7 @@ class Executor:
         self._watchers: dict = {}  # key -> callbacks run when its executable is evicted
         self._lock = threading.Lock()
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
+        self._by_design = True  # the fallback (if any) is host work by design: never an error
 
     def run(self, arrays: list[np.ndarray], extra: list) -> tuple:
         """Runs on `arrays` (the tensor inputs) and `extra` (variable handles, read and
@@ -79,6 +87,8 @@ class Executor:
                 for index, value in zip(exe.variables, outs[count:]):
                     extra[index - len(arrays)].value = value
                 return tuple(outs[:count])
+        if self.fallback_reason is not None and not self._by_design:
+            self._check_policy(self.fallback_reason)
         return self._interpreter().call(self._symbol, arrays + extra)
 
     def _compile(self, key, arrays):
@@ -92,12 +102,15 @@ class Executor:
                 exe = compile_function(self._text, self._symbol, types,
                                        source_key=self._source_key, pipeline=self._pipeline)
             except NotCompilable as e:
-                self.fallback_reason = str(e)
                 if not any(q in str(e) for q in _QUIET):
-                    filename, line = user_location()
-                    warnings.warn_explicit(InterpreterFallbackWarning(
-                        f"em.function '{self.name}' runs on the interpreter: {e}"),
-                        InterpreterFallbackWarning, filename, line)
+                    self._check_policy(str(e))
+                    self._by_design = False
+                    if config.get_fallback() == "warn":
+                        filename, line = user_location()
+                        warnings.warn_explicit(InterpreterFallbackWarning(
+                            f"em.function '{self.name}' runs on the interpreter: {e}"),
+                            InterpreterFallbackWarning, filename, line)
+                self.fallback_reason = str(e)
                 return None
             self._compiled[key] = exe
             evicted = []
@@ -107,6 +120,18 @@ class Executor:
         for callback in evicted:  # outside the lock: they may take other locks
             callback()
         return exe
+
+    def _check_policy(self, reason: str) -> None:
+        """InterpreterFallbackError if the fallback policy is "error"."""
+        if config.get_fallback() != "error":
+            return
+        filename, line = user_location()
+        raise InterpreterFallbackError(
+            f"em.function '{self.name}', called at {filename}:{line}, cannot be compiled: "
+            f"{reason}; em.config.set_fallback(\"error\") forbids running it on the "
+            f"interpreter. Remove that op from the function (or move it into "
+            f"em.py_function, which runs on the host by design), or allow the fallback "
+            f"with em.config.set_fallback(\"warn\")")
 
     def _touch(self, key) -> None:
         try:

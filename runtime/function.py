@@ -40,11 +40,12 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, graph_scope
+from ember.frontend.tracing import FuncGraph, current_graph, graph_scope
 from ember.frontend.variables import Variable
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
 from ember.runtime.concrete import ConcreteFunction, is_result, result_index
+from ember.runtime.input_signature import fits, mismatch_message
 from ember.runtime.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
                                        TraceType, float_bits, trace_type_of,
                                        weak_referents)
@@ -77,6 +78,22 @@ def _fast_key(args: tuple):
 
 class RetracingWarning(UserWarning):
     """An em.function retraced on most of its recent calls."""
+
+
+# Where compiled code can run; `_PLANNED` names backends that are designed but not built.
+BACKENDS = ("cpu",)
+_PLANNED = {"gpu": "the GPU backend is not available yet: issue 17",
+            "cuda": "the CUDA backend is not available yet: issue 17"}
+
+
+def _check_backend(backend) -> str:
+    """`backend` if Ember has it, else a ValueError listing those it has."""
+    if isinstance(backend, str) and backend in BACKENDS:
+        return backend
+    why = _PLANNED.get(backend) if isinstance(backend, str) else None
+    available = ", ".join(repr(b) for b in BACKENDS)
+    raise ValueError(f"em.function: unknown backend {backend!r}"
+                     f"{' (' + why + ')' if why else ''}; available backends: {available}")
 
 
 class InputSignatureError(ValueError, TypeError):
@@ -116,6 +133,7 @@ class Function:
                  pipeline: Optional[str] = DEFAULT_PIPELINE):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
+        backend = _check_backend(backend)
         self._pipeline_text = pipeline
         self._pipeline = Pipeline.parse(pipeline) if pipeline else None
         self._python_function = python_function
@@ -238,17 +256,14 @@ class Function:
         return bound
 
     def _check_input_signature(self, bound: inspect.BoundArguments) -> None:
-        values = [bound.arguments[n] for n in self._signature.parameters][
-            :len(self._input_signature)]
+        names = list(self._signature.parameters)[:len(self._input_signature)]
+        values = [bound.arguments[n] for n in names]
         ok = len(values) == len(self._input_signature)
         for value, spec in zip(values, self._input_signature):
-            ok = ok and _fits(value, spec)
+            ok = ok and fits(value, spec)
         if not ok:
-            inputs = ",\n    ".join(_show(v) for v in values)
-            specs = ",\n    ".join(repr(s) for s in self._input_signature)
             raise InputSignatureError(
-                f"Python inputs incompatible with input_signature:\n  inputs: (\n    {inputs})"
-                f"\n  input_signature: (\n    {specs}).")
+                mismatch_message(self._name, names, values, self._input_signature))
 
     def _call_type(self, bound: inspect.BoundArguments) -> SequenceTraceType:
         names, parts = [], []
@@ -489,33 +504,6 @@ def _spec_stand_in(leaf):
     return _SpecStandIn(leaf) if isinstance(leaf, TensorSpec) else leaf
 
 
-def _fits(value, spec) -> bool:
-    if isinstance(spec, TensorSpec):
-        if isinstance(value, TensorSpec):
-            return value.dtype is spec.dtype and spec.shape.is_compatible_with(value.shape)
-        dtype = getattr(value, "dtype", None)
-        shape = getattr(value, "shape", None)
-        if dtype is None or shape is None:
-            return False
-        from ember.dialects.ember import dtypes
-        try:
-            return dtypes.as_dtype(dtype) is spec.dtype and spec.shape.is_compatible_with(
-                tuple(shape))
-        except TypeError:
-            return False
-    if isinstance(spec, (tuple, list)):
-        return (isinstance(value, (tuple, list)) and len(value) == len(spec)
-                and all(_fits(v, s) for v, s in zip(value, spec)))
-    if isinstance(spec, dict):
-        return (isinstance(value, dict) and set(value) == set(spec)
-                and all(_fits(value[k], spec[k]) for k in spec))
-    return value == spec
-
-
-def _show(value) -> str:
-    return repr(value) if not isinstance(value, SymbolicTensor) else str(value)
-
-
 def _check_signature(signature, py_signature: inspect.Signature, name: str):
     if signature is None:
         return None
@@ -554,7 +542,8 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
       input_signature: a list of em.TensorSpec fixing the tensor arguments' types.
       autograph: convert Python control flow on tensors (when AutoGraph is available).
       reduce_retracing: relax shapes to serve more calls with one trace.
-      backend: where compiled code runs ("cpu").
+      backend: where compiled code runs: "cpu" (the only backend so far; others are a
+        ValueError listing the available ones).
       jit_compile: compile traces to native code when the backend supports it.
       pipeline: the textual pass pipeline run on each trace (default "ember-optimize";
         "" or None runs none), e.g. "builtin.module(ember-canonicalize,ember-cse)".
@@ -569,6 +558,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
+    _check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
 
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,

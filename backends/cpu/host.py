@@ -114,10 +114,13 @@ def _printer(site: dict):
     ttype = parse_type(site["type"])
     rank, dtype = len(ttype.shape), ttype.dtype.np_dtype
     desc = _descriptor(rank)
-    head, tail = site["format"].split("{}")
+    head, tail = site["format"].split("{}") if "{}" in site["format"] else (None, None)
     end, stream = site["end"], site["stream"]
 
     def printer(pointer):
+        if head is None:  # a format without {} prints its text only
+            getattr(sys, stream).write(site["format"] + end)
+            return
         d = ctypes.cast(pointer, ctypes.POINTER(desc)).contents
         sizes = tuple(d.sizes) if rank else ()
         strides = tuple(d.strides) if rank else ()

@@ -167,7 +167,9 @@ def _summarize(x: np.ndarray, element, depth: int = 0) -> str:
 class PrintOp(Op):
     """Prints one value on every execution: `format` with `{}` replaced by it, then `end`.
 
-    `stream` is "stderr" (the default, as tf.print) or "stdout".
+    `stream` is "stderr" (the default, as tf.print) or "stdout". A `format` without `{}`
+    prints only its text and `end`: the operand is not shown (em.print of text alone, whose
+    text is known at trace time, still prints on every call, in order with the others).
 
     Example:
       "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
@@ -184,8 +186,8 @@ class PrintOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, *, format, end, stream):
-        if format.count("{}") != 1:
-            raise OpAttributeError(cls.name, f"format must contain exactly one {{}}, "
+        if format.count("{}") > 1:
+            raise OpAttributeError(cls.name, f"format must contain at most one {{}}, "
                                    f"got {format!r}")
         if stream not in ("stderr", "stdout"):
             raise OpAttributeError(cls.name, f"stream must be \"stderr\" or \"stdout\", "
@@ -194,5 +196,7 @@ class PrintOp(Op):
 
     @staticmethod
     def reference(x, *, format, end, stream):
+        if "{}" not in format:
+            return format + end
         head, tail = format.split("{}")
         return head + format_value(x) + tail + end

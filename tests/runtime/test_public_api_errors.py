@@ -1,0 +1,158 @@
+"""The runtime's user-facing checks: unknown backends, input_signature mismatches that say
+what differs, the fallback policy (em.config.set_fallback) and the exported error classes."""
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.runtime import config
+
+
+@pytest.fixture
+def fallback_policy():
+    """Restores the process-wide fallback policy after the test."""
+    before = em.config.get_fallback()
+    yield em.config.set_fallback
+    em.config.set_fallback(before)
+
+
+# -- backend ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend,extra", [("gpu", "not available yet: issue 17"),
+                                           ("nonsense", ""), ("CPU", ""), (None, "")])
+def test_unknown_backend_is_a_value_error_listing_the_available_ones(backend, extra):
+    with pytest.raises(ValueError, match=r"unknown backend .*available backends: 'cpu'") as e:
+        em.function(lambda x: x + 1, backend=backend)
+    assert extra in str(e.value)
+    with pytest.raises(ValueError, match="unknown backend"):  # the decorator form, at once
+        em.function(backend=backend)
+
+
+def test_cpu_backend_still_compiles():
+    f = em.function(lambda x: x + 1, backend="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(em.constant([1, 2])).numpy().tolist() == [2, 3]
+
+
+# -- input_signature --------------------------------------------------------------------------
+
+def _signed():
+    @em.function(input_signature=[em.TensorSpec([None, 3], em.float32),
+                                  [em.TensorSpec([2], em.int32)]])
+    def f(x, pair):
+        return x
+    return f
+
+
+@pytest.mark.parametrize("x,pair,match", [
+    (np.zeros((1000, 4), np.float32), [np.zeros(2, np.int32)],
+     r"argument `x` has shape \(1000, 4\), its em.TensorSpec shape \(None, 3\): dimension 1 "
+     r"is 4, the signature fixes it to 3"),
+    (np.zeros((5, 3), np.float64), [np.zeros(2, np.int32)],
+     r"argument `x` has dtype float64, its em.TensorSpec dtype float32"),
+    (np.zeros(5, np.float32), [np.zeros(2, np.int32)],
+     r"argument `x` has shape \(5,\) \(rank 1\), its em.TensorSpec shape \(None, 3\) "
+     r"\(rank 2\)"),
+    (np.zeros((5, 3), np.float32), [np.zeros(3, np.int32)],
+     r"argument `pair\[0\]` has shape \(3,\), its em.TensorSpec shape \(2,\): dimension 0"),
+    (np.zeros((5, 3), np.float32), 7, r"argument `pair` should be a sequence of 1 value"),
+])
+def test_input_signature_mismatch_names_the_argument_and_what_differs(x, pair, match):
+    with pytest.raises(em.InputSignatureError, match=match) as e:
+        _signed()(x, pair)
+    assert "ndarray(shape=" in str(e.value)
+
+
+def test_input_signature_mismatch_shows_shapes_not_values():
+    big = np.arange(4000, dtype=np.float32).reshape(1000, 4) + 12345.0
+    with pytest.raises(ValueError) as e:
+        _signed()(em.constant(big), [em.constant([1, 2])])
+    text = str(e.value)
+    assert "12345" not in text and len(text) < 1000
+    assert "Tensor(shape=(1000, 4), dtype=float32)" in text
+
+
+# -- fallback policy --------------------------------------------------------------------------
+
+def _string_function():
+    return em.function(lambda x: (em.identity(em.constant(["a"])), x + 1.0))
+
+
+def test_fallback_policy_defaults_to_warn_and_rejects_unknown_policies(fallback_policy):
+    assert em.config.get_fallback() == "warn"
+    with pytest.raises(ValueError, match=r"one of 'warn', 'error', 'silent', got 'loud'"):
+        fallback_policy("loud")
+    assert em.config.get_fallback() == "warn"
+
+
+def test_fallback_policy_error_names_the_op_and_line(fallback_policy):
+    fallback_policy("error")
+    f = _string_function()
+    for _ in range(2):  # every call, not only the first
+        with pytest.raises(em.InterpreterFallbackError,
+                           match=r"'ember.constant' \(at .*test_public_api_errors.py:\d+\) "
+                                 r"works on string tensors.*set_fallback\(\"warn\"\)"):
+            f(em.constant(1.0))
+    fallback_policy("warn")  # the same trace then runs on the interpreter, with a warning
+    with pytest.warns(em.InterpreterFallbackWarning, match="'ember.constant'"):
+        assert f(em.constant(1.0))[1].numpy() == 2.0
+
+
+def test_fallback_policy_error_also_for_a_trace_that_fell_back_before(fallback_policy):
+    f = _string_function()
+    with pytest.warns(em.InterpreterFallbackWarning):
+        f(em.constant(1.0))
+    fallback_policy("error")
+    with pytest.raises(em.errors.InterpreterFallbackError, match="works on string tensors"):
+        f(em.constant(1.0))
+
+
+def test_fallback_policy_silent_runs_on_the_interpreter_without_warning(fallback_policy):
+    fallback_policy("silent")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = _string_function()(em.constant(1.0))
+    assert out[0].numpy().tolist() == [b"a"] and out[1].numpy() == 2.0
+
+
+def test_fallback_policy_error_allows_host_work_by_design(fallback_policy, capsys):
+    fallback_policy("error")
+
+    @em.function
+    def f(x):
+        em.print("x:", x, output_stream=sys.stdout)  # compiled print
+        return em.py_function(lambda v: v * 3, [x], em.float32) + 1.0
+
+    assert f(em.constant(2.0)).numpy() == 7.0
+    assert capsys.readouterr().out == "x: 2\n"
+    g = em.function(lambda x: x + 1, jit_compile=False)
+    assert g(em.constant(1)).numpy() == 2
+    assert config.get_fallback() == "error"
+
+
+# -- exported names ---------------------------------------------------------------------------
+
+def test_warnings_and_errors_are_exported_like_tensorflows():
+    from ember.frontend.control_flow import ControlFlowError
+    from ember.frontend.tracing import OutOfScopeError
+    from ember.runtime.executor import InterpreterFallbackWarning
+    from ember.runtime.function import InputSignatureError, RetracingWarning
+    assert em.InterpreterFallbackWarning is InterpreterFallbackWarning
+    assert em.RetracingWarning is RetracingWarning
+    assert em.OutOfScopeError is OutOfScopeError
+    assert em.errors.InputSignatureError is InputSignatureError
+    assert em.errors.ControlFlowError is ControlFlowError
+    for name in ("OpTypeError", "OpShapeError", "OpAttributeError", "InvalidArgumentError"):
+        assert issubclass(getattr(em.errors, name), em.errors.OpError)
+    assert set(em.errors.__all__) <= set(dir(em.errors))
+
+
+def test_errors_raised_by_ops_are_caught_as_em_errors():
+    with pytest.raises(em.errors.InvalidArgumentError, match="division by zero"):
+        em.function(lambda a, b: a // b)(em.constant([1]), em.constant([0]))
+    with pytest.raises(em.errors.OpError):
+        em.constant([1, 2]) + em.constant([1, 2, 3])
