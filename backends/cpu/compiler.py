@@ -9,9 +9,11 @@ LLVM sees constant trip counts. Steps:
   2. Specialise: give the entry function's arguments the static types of this call.
   3. `ember-shape-refine` and the Function's own pipeline (`ember-optimize` unless the user
      gave another) propagate the static shapes (and fold); nothing else runs.
-  4. If a result shape is still unknown (it depends on values, e.g. em.range(n)), or the
-     function needs the host (strings, host callbacks, prints, variables not yet lowered),
-     raise NotCompilable naming the op: the runtime then interprets it.
+  4. If a result's rank is still unknown, or the function needs the host (strings, host
+     callbacks, variables not yet lowered), raise NotCompilable naming the op: the runtime
+     then interprets it. A result whose dims stay `?` (they depend on values: em.range(n),
+     a loop state that grows) is compiled: the code allocates it and returns its sizes
+     (fixups.unrank_dynamic_results, jit.Executable).
   5. Lower through the backend's stages and JIT the LLVM IR.
 """
 
@@ -143,7 +145,8 @@ def _where(location: ir.Location) -> str:
 
 
 def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
-    """The static result types of `@symbol`, or NotCompilable naming what stands in the way."""
+    """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
+    way."""
     fn = _function(module, symbol)
     _check_no_strings(fn)
     for op in iter_ops(fn):
@@ -158,8 +161,8 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     results = []
     for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
         rt = type_from_mlir(t)
-        if not rt.is_static:
-            raise NotCompilable(f"result type {rt} depends on run-time values")
+        if not isinstance(rt, TensorType) or rt.shape is None:
+            raise NotCompilable(f"the rank of result type {rt} depends on run-time values")
         results.append(rt)
     return results
 
@@ -340,7 +343,8 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             retype_rows(fn, *block)
             result_types = _block_types(result_types, block)
             arg_types = _block_types(arg_types, block)
-        elif backend.options.threads > 1 and (rows := row_split_rows(fn)):
+        elif backend.options.threads > 1 and all(t.is_static for t in result_types) and \
+                (rows := row_split_rows(fn)):
             rank = len(result_types[0].shape)
             row_elements = max(t.num_elements // rows for t in result_types)
             blocks = plan(rows, row_elements, backend.options.threads)
