@@ -6,7 +6,7 @@ read past its end). The static path is kept for everything that cannot happen, a
 rest (the common case, as fast as before plus a few compares):
 
   1. For each result dim where an operand's `?` dim meets another operand's dim that is
-     not a static 1, the run-time size is the largest of them; a dim that is neither 1 nor
+     not a static 1, the run-time size is the last of them that is not 1; a dim that is neither 1 nor
      that size fails the op's shape site (checks.shape_check: eager's OpShapeError, with
      the run-time shapes).
   2. An operand whose `?` dim there is 1 while the result's is not is materialised at the
@@ -17,7 +17,7 @@ rest (the common case, as fast as before plus a few compares):
 Before (`x + y`, tensor<?xf32> and tensor<3xf32>, x of size 1 at run time):
     reads x[i] for i < 3 (past its end)
 After:
-    %n = max(dim x 0, 3); check dim x 0 in {1, %n}
+    %n = (3 != 1 ? 3 : dim x 0 != 1 ? dim x 0 : 1); check dim x 0 in {1, %n}
     %xb = scf.if (dim x 0 == 1 and %n != 1) { broadcast x to %n } else { x }
     linalg.generic ins(%xb, %y) ...
 """
@@ -65,9 +65,9 @@ def broadcast_at_run_time(lw: Lowering, inputs: Sequence[ir.Value],
     for p in positions:
         dims = [dim(v, t, p - (rank - len(t.shape))) for v, t in zip(inputs, types)
                 if p - (rank - len(t.shape)) >= 0 and t.shape[p - (rank - len(t.shape))] != 1]
-        size = dims[0]
-        for d in dims[1:]:
-            size = arith.MaxSIOp(size, d).result
+        size = one  # numpy's rule: the size that is not 1, if any (0 beats 1)
+        for d in dims:
+            size = arith.SelectOp(_ne(d, one), d, size).result
         sizes[p] = size
         for d in dims:
             wrong = arith.AndIOp(_ne(d, one), _ne(d, size)).result

@@ -79,7 +79,8 @@ def shape_check(lw: Lowering, bad: ir.Value) -> None:
         decl.attributes[SHAPE_ATTRS[0]] = ir.StringAttr.get(
             json.dumps([str(t) for t in lw.operand_types]))
         decl.attributes[SHAPE_ATTRS[1]] = ir.StringAttr.get(json.dumps(
-            {a.name: str(a.attr) for a in lw.op.attributes}))
+            {a.name: str(a.attr) for a in map(lw.op.attributes.__getitem__,
+                                               range(len(lw.op.attributes)))}))
     branch = scf.IfOp(bad)
     with ir.InsertionPoint(branch.then_block):
         func.CallOp([], ir.FlatSymbolRefAttr.get(site), dims)

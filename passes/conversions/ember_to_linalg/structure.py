@@ -78,6 +78,19 @@ def size_of(lw: Lowering, value: ir.Value, t: TensorType, i: int) -> Size:
     return tensor.DimOp(value, lw.index(i % len(t.shape))).result if d is None else d
 
 
+def check_equal(lw: Lowering, *pairs: Size) -> None:
+    """A run-time shape check (checks.shape_check) that each pair of sizes in `pairs`
+    (flat: a0, b0, a1, b1, ...) is equal: the op's shape error (eager's) otherwise."""
+    from ember.passes.conversions.ember_to_linalg.checks import shape_check
+    i1 = ir.IntegerType.get_signless(1)
+    bad = arith.ConstantOp(i1, 0).result
+    for x, y in zip(pairs[0::2], pairs[1::2]):
+        x = lw.index(x) if isinstance(x, int) else x
+        y = lw.index(y) if isinstance(y, int) else y
+        bad = arith.OrIOp(bad, arith.CmpIOp(arith.CmpIPredicate.ne, x, y).result).result
+    shape_check(lw, bad)
+
+
 def sizes_of(lw: Lowering, value: ir.Value, t: TensorType) -> list[Size]:
     """`t`'s sizes: static ints, and `tensor.dim` of `value` for dynamic dims."""
     return [size_of(lw, value, t, i) for i in range(len(ranked(t)))]
@@ -217,6 +230,8 @@ def lower_matmul(op, lw: Lowering):
         a, at = _swap_last(lw, a, at)
     if lw.attrs["transpose_b"]:
         b, bt = _swap_last(lw, b, bt)
+    if at.shape[-1] is None or bt.shape[-2] is None:  # contraction sizes met at run time
+        check_equal(lw, size_of(lw, a, at, -1), size_of(lw, b, bt, -2))
     nb = max(len(at.shape), len(bt.shape)) - 2
     sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb)
     sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
