@@ -153,6 +153,7 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
         if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
             raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host")
     _no_giant_tensors(fn)
+    _no_rank_from_values(fn)
     blocked = unlowerable_ops(module)
     if blocked:
         op = blocked[0]
@@ -165,6 +166,35 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
             raise NotCompilable(f"the rank of result type {rt} depends on run-time values")
         results.append(rt)
     return results
+
+
+def _no_rank_from_values(fn: ir.Operation) -> None:
+    """NotCompilable naming the first op whose result rank is unknown until its operands'
+    sizes are: its traced result has `?` dims, but its operand types of this call give a
+    different rank (squeeze of `?` dims, which drops the dims that turn out to be 1). A
+    buffer of unknown rank has no loop nest to fill it, so the interpreter runs it."""
+    from ember.dialects.ember.base import REGISTRY, OpError
+    from ember.passes.ir_utils import decoded_attrs
+    for op in iter_ops(fn):
+        spec = REGISTRY.get(op.name)
+        if spec is None or spec.upstream or all(
+                not isinstance(r.type, ir.RankedTensorType) or r.type.has_static_shape
+                for r in op.results):
+            continue
+        operands = tuple(type_from_mlir(v.type) for v in op.operands)
+        if any(isinstance(t, TensorType) and t.shape is None for t in operands):
+            continue
+        try:
+            inferred = spec.infer_types(operands, decoded_attrs(op))
+        except (OpError, TypeError, ValueError, KeyError):
+            continue  # raised when the op runs (the lowering's checks.fail)
+        for r, t in zip(op.results, inferred):
+            declared = type_from_mlir(r.type)
+            if isinstance(t, TensorType) and isinstance(declared, TensorType) and \
+                    t.shape is not None and declared.shape is not None and \
+                    len(t.shape) != len(declared.shape):
+                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}): the rank of "
+                                    f"its result {declared} depends on run-time values")
 
 
 def _check_no_strings(fn: ir.Operation) -> None:
