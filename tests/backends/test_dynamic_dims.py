@@ -139,3 +139,41 @@ def test_repeated_and_aliasing_dynamic_results_are_distinct_copies():
     np.testing.assert_array_equal(x, a)
     assert len({x.ctypes.data, y.ctypes.data, a.ctypes.data}) == 3
     np.testing.assert_array_equal(z.numpy(), a * 2.0)
+
+
+@pytest.mark.parametrize("shape,target", [((1,), (3,)), ((3,), (3,)), ((2, 1), (4, 2, 3)),
+                                          ((0, 1), (0, 2))])
+def test_broadcast_to_from_dynamic_dims_matches_numpy(shape, target):
+    f = em.function(lambda a, n: em.broadcast_to(_relaxed(a, n), target))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(_compiled(f, a, np.int32(1)).numpy(),
+                                  np.broadcast_to(a, target))
+
+
+def _same_error(fn, eager, *args):
+    want = _eager_error(eager)
+    with pytest.raises(type(want)) as info:
+        _compiled(fn, *args)
+    text = str(info.value)
+    assert text.startswith(str(want)) and "test_dynamic_dims.py:" in text, text
+
+
+def test_broadcast_to_incompatible_dynamic_dim_raises_eagers_error():
+    f = em.function(lambda a, n: em.broadcast_to(_relaxed(a, n), (3,)))
+    a = np.ones(2, np.float32)
+    _same_error(f, lambda: em.broadcast_to(em.constant(a), (3,)), a, np.int32(1))
+
+
+@pytest.mark.parametrize("shape,target", [((2, 3), (3, 2)), ((2, 3), (-1,)), ((4,), (2, -1)),
+                                          ((0, 2), (0, 5))])
+def test_reshape_of_dynamic_dims_matches_numpy(shape, target):
+    f = em.function(lambda a, n: em.reshape(_relaxed(a, n), target))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(_compiled(f, a, np.int32(1)).numpy(), a.reshape(target))
+
+
+@pytest.mark.parametrize("shape,target", [((2, 3), (4, 2)), ((5,), (2, -1))])
+def test_reshape_to_the_wrong_element_count_raises_eagers_error(shape, target):
+    f = em.function(lambda a, n: em.reshape(_relaxed(a, n), target))
+    a = np.ones(shape, np.float32)
+    _same_error(f, lambda: em.reshape(em.constant(a), target), a, np.int32(1))

@@ -87,14 +87,14 @@ def broadcast_at_run_time(lw: Lowering, inputs: Sequence[ir.Value],
             small = arith.OrIOp(small, arith.AndIOp(_eq(d, one), _ne(size, one)).result).result
         branch = scf.IfOp(small, [tensor_type(t)], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([_materialize(lw, value, t, dict(mine))])
+            scf.YieldOp([materialize(lw, value, t, dict(mine))])
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([value])
         result.append(branch.results[0])
     return result, sizes
 
 
-def _materialize(lw: Lowering, value: ir.Value, t: TensorType, sizes: dict) -> ir.Value:
+def materialize(lw: Lowering, value: ir.Value, t: TensorType, sizes: dict) -> ir.Value:
     """`value` broadcast to `sizes` at its dims `sizes` names (its dims of size 1 there
     repeat), of its own type."""
     rank = len(t.shape)

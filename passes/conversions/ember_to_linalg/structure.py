@@ -35,7 +35,7 @@ import math
 from typing import Callable, Sequence, Union
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import structure as S
@@ -343,22 +343,35 @@ def lower_reshape(op, lw: Lowering):
 
 def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Value:
     """`tensor.reshape` with the shape attribute's -1 dim computed as size / known."""
-    index = ir.IndexType.get()
     wanted = list(lw.attrs["shape"])
     dims = []
+    total = lw.index(math.prod(d for d in t.shape if d is not None))
+    for i, d in enumerate(t.shape):
+        if d is None:
+            total = arith.MulIOp(total, size_of(lw, x, t, i)).result
+    known = math.prod(d for d in wanted if d != -1)
     if -1 in wanted:
-        known = math.prod(d for d in wanted if d != -1)
         if known == 0:
             raise LoweringError(f"cannot infer the -1 dim of shape {wanted} with a 0 dim")
-        total = lw.index(math.prod(d for d in t.shape if d is not None))
-        for i, d in enumerate(t.shape):
-            if d is None:
-                total = arith.MulIOp(total, size_of(lw, x, t, i)).result
         inferred = arith.DivUIOp(total, lw.index(known)).result
+        # the element count must be a multiple of the known dims' product
+        check_equal(lw, arith.MulIOp(inferred, lw.index(known)).result, total)
+    else:
+        check_equal(lw, total, known)
     for d in wanted:
-        dims.append(inferred if d == -1 else lw.index(d))
-    shape = tensor.FromElementsOp(ir.RankedTensorType.get([len(dims)], index), dims).result
-    return tensor.ReshapeOp(tensor_type(out), x, shape).result
+        dims.append(inferred if d == -1 else d)
+    # collapse to 1-D, expand to the target (tensor.reshape of a dynamic shape does not
+    # lower to LLVM here: an unrealized cast is left)
+    et = element_type(t.dtype)
+    flat = x if len(t.shape) == 1 else collapse(x, t.shape, et, [list(range(len(t.shape)))])
+    if all(isinstance(d, int) for d in dims):  # the count was checked to be theirs
+        flat = tensor.CastOp(ir.RankedTensorType.get([known], et), flat).result
+    if not dims:
+        return tensor.CollapseShapeOp(tensor_type(out), flat, []).result
+    if len(dims) == 1:
+        return tensor.CastOp(tensor_type(out), flat).result
+    return tensor.CastOp(tensor_type(out), expand(flat, dims, et,
+                                                  [list(range(len(dims)))])).result
 
 
 @lowers(S.BroadcastToOp)
@@ -369,9 +382,38 @@ def lower_broadcast_to(op, lw: Lowering):
     if ranked(t) == tuple(target):
         return [x]
     rank, et = len(target), element_type(t.dtype)
+    lead = rank - len(t.shape)
+    dynamic = {j: target[lead + j] for j, d in enumerate(t.shape) if d is None}
+    if dynamic:  # a `?` dim must be 1 (repeated) or the target's size
+        x = _broadcast_dynamic(lw, x, t, dynamic)
     init = new_tensor(target, et)
     maps = [lw.broadcast_map(t, rank), ir.AffineMap.get_identity(rank)]
     return generic([x], [et], [init], maps, [PARALLEL] * rank, lambda v, _: [v])
+
+
+def _broadcast_dynamic(lw: Lowering, x, t: TensorType, target: dict) -> ir.Value:
+    """`x` with each `?` dim j (sized `target[j]` in the result) checked to be 1 or that
+    size at run time, and broadcast to it (materialised) where it is 1."""
+    from ember.passes.conversions.ember_to_linalg.broadcast import materialize
+    from ember.passes.conversions.ember_to_linalg.checks import shape_check
+    i1 = ir.IntegerType.get_signless(1)
+    bad, small = arith.ConstantOp(i1, 0).result, arith.ConstantOp(i1, 0).result
+    one = lw.index(1)
+    for j, size in target.items():
+        d = size_of(lw, x, t, j)
+        is_one = arith.CmpIOp(arith.CmpIPredicate.eq, d, one).result
+        wrong = arith.CmpIOp(arith.CmpIPredicate.ne, d, lw.index(size)).result
+        bad = arith.OrIOp(bad, arith.AndIOp(wrong, arith.XOrIOp(
+            is_one, arith.ConstantOp(i1, 1).result).result).result).result
+        if size != 1:
+            small = arith.OrIOp(small, is_one).result
+    shape_check(lw, bad)
+    branch = scf.IfOp(small, [tensor_type(t)], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([materialize(lw, x, t, {j: lw.index(s) for j, s in target.items()})])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([x])
+    return branch.results[0]
 
 
 @lowers(S.ExpandDimsOp)
@@ -396,7 +438,9 @@ def lower_squeeze(op, lw: Lowering):
     if not axes:
         return [x]
     et = element_type(t.dtype)
-    if any(shape[a] is None for a in axes):  # a `?` dim asserted to be 1
+    if any(shape[a] is None for a in axes):  # a `?` dim asserted to be 1: checked
+        check_equal(lw, *[v for a in axes if shape[a] is None
+                          for v in (size_of(lw, x, t, a), 1)])
         shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
         x = tensor.CastOp(ir.RankedTensorType.get(
             [DYNAMIC if d is None else d for d in shape], et), x).result
