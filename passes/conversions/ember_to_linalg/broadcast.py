@@ -48,9 +48,13 @@ def runtime_positions(types: Sequence[TensorType], rank: int) -> list[int]:
 
 
 def broadcast_at_run_time(lw: Lowering, inputs: Sequence[ir.Value],
-                          types: Sequence[TensorType], out: TensorType):
+                          types: Sequence[TensorType], out: TensorType, tail: int = 0):
     """Checks and broadcasts `inputs` for the elementwise op being lowered (module doc);
-    returns the inputs to use and the result's run-time size at each dim that needs one."""
+    returns the inputs to use and the result's run-time size at each dim that needs one.
+    With `tail`, only the dims before each operand's last `tail` broadcast (a matmul's
+    batch dims; `out` then has only those)."""
+    full = list(types)
+    types = [TensorType(t.dtype, t.shape[:len(t.shape) - tail]) for t in types]
     rank = len(out.shape)
     positions = runtime_positions(types, rank)
     if not positions:
@@ -74,7 +78,7 @@ def broadcast_at_run_time(lw: Lowering, inputs: Sequence[ir.Value],
             bad = arith.OrIOp(bad, wrong).result
     shape_check(lw, bad)
     result = []
-    for value, t in zip(inputs, types):
+    for value, t, whole in zip(inputs, types, full):
         lead = rank - len(t.shape)
         mine = [(j, sizes[lead + j]) for j, d in enumerate(t.shape)
                 if d is None and lead + j in sizes]
@@ -85,9 +89,9 @@ def broadcast_at_run_time(lw: Lowering, inputs: Sequence[ir.Value],
         for j, size in mine:
             d = tensor.DimOp(value, lw.index(j)).result
             small = arith.OrIOp(small, arith.AndIOp(_eq(d, one), _ne(size, one)).result).result
-        branch = scf.IfOp(small, [tensor_type(t)], has_else=True)
+        branch = scf.IfOp(small, [tensor_type(whole)], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([materialize(lw, value, t, dict(mine))])
+            scf.YieldOp([materialize(lw, value, whole, dict(mine))])
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([value])
         result.append(branch.results[0])

@@ -233,6 +233,10 @@ def lower_matmul(op, lw: Lowering):
     if at.shape[-1] is None or bt.shape[-2] is None:  # contraction sizes met at run time
         check_equal(lw, size_of(lw, a, at, -1), size_of(lw, b, bt, -2))
     nb = max(len(at.shape), len(bt.shape)) - 2
+    if None in at.shape[:-2] + bt.shape[:-2]:  # batch dims may broadcast at run time
+        from ember.passes.conversions.ember_to_linalg.broadcast import broadcast_at_run_time
+        (a, b), _ = broadcast_at_run_time(lw, [a, b], [at, bt],
+                                          TensorType(d, out.shape[:nb]), tail=2)
     sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb)
     sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
     shape = [s if isinstance(s, int) else None for s in sizes]
