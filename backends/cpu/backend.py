@@ -129,6 +129,9 @@ class CpuBackend:
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
         runtime by which native code raises errors (native.py)."""
+        # the clones ownership-based deallocation returns (a result of dynamic shape that
+        # aliases an argument) become alloc + copy, before copies become loops
+        _run_upstream(module, "builtin.module(convert-bufferization-to-memref)")
         with module.context, ir.Location.unknown():
             copies_to_linalg(module)
         _run_upstream(module, _LOOPS)

@@ -74,6 +74,8 @@ def unrank_dynamic_results(module: ir.Module) -> list[str]:
             if not isinstance(t, ir.RankedTensorType) or t.has_static_shape:
                 continue
             with ir.InsertionPoint(ret), ret.location:
+                if _views_argument(value):  # a fresh buffer, not an unranked clone of it
+                    value = _copy(value)
                 ret.operands[i] = tensor.CastOp(
                     ir.UnrankedTensorType.get(t.element_type), value).result
             dynamic = True
@@ -83,6 +85,30 @@ def unrank_dynamic_results(module: ir.Module) -> list[str]:
                 list(ftype.inputs), [v.type for v in ret.operands]))
             changed.append(ir.StringAttr(fn.attributes["sym_name"]).value)
     return changed
+
+
+_VIEWS = ("tensor.cast", "tensor.collapse_shape", "tensor.expand_shape",
+          "tensor.extract_slice", "tensor.reshape")
+
+
+def _views_argument(value: ir.Value) -> bool:
+    """Whether `value` is an argument or a view of one: ownership-based deallocation would
+    return an unranked clone of it, which does not lower to LLVM here."""
+    while not isinstance(value, ir.BlockArgument):
+        owner = value.owner
+        owner = getattr(owner, "operation", owner)
+        if not isinstance(owner, ir.Operation) or owner.name not in _VIEWS:
+            return False
+        value = owner.operands[0]
+    return True
+
+
+def _copy(value: ir.Value) -> ir.Value:
+    """A `linalg.copy` of ranked `value` into a new tensor of its sizes."""
+    t = ir.RankedTensorType(value.type)
+    sizes = [tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), k).result).result
+             if t.is_dynamic_dim(k) else d for k, d in enumerate(t.shape)]
+    return linalg.copy(value, outs=[tensor.EmptyOp(sizes, t.element_type).result])
 
 
 def drop_empty_concat_operands(module: ir.Module) -> None:
