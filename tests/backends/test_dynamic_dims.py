@@ -235,14 +235,3 @@ def test_batch_matmul_incompatible_batch_dims_raise_eagers_error():
     a, b = np.ones((2, 3, 4), np.float32), np.ones((3, 4, 2), np.float32)
     _same_error(f, lambda: em.matmul(em.constant(a), em.constant(b)), a, b, np.int32(1))
 
-
-def test_dynamic_result_that_is_an_argument_is_a_fresh_copy():
-    # ownership-based deallocation would return an unranked clone of the argument, which
-    # did not lower (an unrealized cast); the argument is copied before it is returned
-    f = em.function(lambda a, n: em.while_loop(
-        lambda i, x: i < n, _doubling, (0, a),
-        shape_invariants=(em.TensorShape([]), em.TensorShape([None])))[1])
-    a = np.arange(3, dtype=np.float32)
-    got = _compiled(f, a, np.int32(0)).numpy()
-    np.testing.assert_array_equal(got, a)
-    assert got.ctypes.data != a.ctypes.data

@@ -6,9 +6,9 @@ read past its end). The static path is kept for everything that cannot happen, a
 rest (the common case, as fast as before plus a few compares):
 
   1. For each result dim where an operand's `?` dim meets another operand's dim that is
-     not a static 1, the run-time size is the last of them that is not 1; a dim that is neither 1 nor
-     that size fails the op's shape site (checks.shape_check: eager's OpShapeError, with
-     the run-time shapes).
+     not a static 1, the run-time size is the last of them that is not 1; a dim that is
+     neither 1 nor that size fails the op's shape site (checks.shape_check: eager's
+     OpShapeError, with the run-time shapes).
   2. An operand whose `?` dim there is 1 while the result's is not is materialised at the
      result's size in an `scf.if` branch (a generic reading it through `select`ed
      indices); otherwise it is used as is. Either way every `?` dim of the operand then
