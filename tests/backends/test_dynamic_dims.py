@@ -235,3 +235,19 @@ def test_batch_matmul_incompatible_batch_dims_raise_eagers_error():
     a, b = np.ones((2, 3, 4), np.float32), np.ones((3, 4, 2), np.float32)
     _same_error(f, lambda: em.matmul(em.constant(a), em.constant(b)), a, b, np.int32(1))
 
+
+
+@pytest.mark.parametrize("op", ["concat", "stack"])
+def test_concat_and_stack_of_dynamic_dims_match_numpy_and_check_other_dims(op):
+    join = getattr(em, op)
+    f = em.function(lambda a, b, n: join([_relaxed(a, n), _relaxed(b, n)], 0))
+    a, b = np.ones((2, 3), np.float32), np.zeros((1 if op == "concat" else 2, 3), np.float32)
+    ref = np.concatenate if op == "concat" else np.stack
+    np.testing.assert_array_equal(_compiled(f, a, b, np.int32(1)).numpy(), ref([a, b], 0))
+    bad = np.zeros((2, 4), np.float32)  # dim 1 differs: upstream wrote out of bounds
+    if op == "concat":
+        _same_error(f, lambda: join([em.constant(a), em.constant(bad)], 0), a, bad,
+                    np.int32(1))
+    else:  # eager's stack checks in Python first; compiled, the concat it traces raises
+        with pytest.raises(ValueError, match=r"differ in dim 2: tensor<1x2x3xf32>"):
+            _compiled(f, a, bad, np.int32(1))

@@ -450,3 +450,21 @@ def lower_squeeze(op, lw: Lowering):
             [DYNAMIC if d is None else d for d in shape], et), x).result
     keep = [i for i in range(len(shape)) if i not in axes]
     return [collapse(x, shape, et, unit_groups(len(shape), keep))]
+
+
+def check_concat(op: ir.Operation, lw: Lowering) -> None:
+    """Before an upstream `tensor.concat` (which stays): a run-time check that the
+    operands agree in every dim but the concatenated one where some are `?` (upstream
+    assumes it, and writes out of bounds otherwise); eager's error if not."""
+    dim = lw.attrs["dim"]
+    types = lw.operand_types
+    pairs = []
+    for k in range(len(types[0].shape) if types and types[0].shape else 0):
+        if k == dim or all(t.shape[k] is not None for t in types):
+            continue
+        first = size_of(lw, lw.operands[0], types[0], k)
+        for value, t in zip(lw.operands[1:], types[1:]):
+            pairs += [first, size_of(lw, value, t, k)]
+    if pairs:
+        check_equal(lw, *pairs)
+
