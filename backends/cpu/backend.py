@@ -23,7 +23,8 @@ from ember.backends.cpu import bf16
 from ember.backends.cpu import native
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
-                                       drop_empty_concat_operands, widen_bool_memrefs)
+                                       drop_empty_concat_operands, unrank_dynamic_results,
+                                       widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
@@ -105,13 +106,15 @@ class CpuBackend:
         return module
 
     def make_bufferized(self, module: ir.Module) -> ir.Module:
-        """tensors -> memrefs; results become caller-allocated output arguments. With
+        """tensors -> memrefs; results of static shape become caller-allocated output
+        arguments, results of dynamic shape are returned unranked (the caller frees). With
         `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
         (transposes of their inputs folded into the calls' flags first; see blas.py)."""
         check_bufferizable(module)
         with module.context, ir.Location.unknown():
             copy_repeated_results(module)
             drop_empty_concat_operands(module)
+            unrank_dynamic_results(module)
             if self.options.blas:
                 cpu_blas.fold_transposes(module)
                 cpu_blas.own_zero_fills(module)
@@ -126,6 +129,9 @@ class CpuBackend:
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
         runtime by which native code raises errors (native.py)."""
+        # the clones ownership-based deallocation returns (a result of dynamic shape that
+        # aliases an argument) become alloc + copy, before copies become loops
+        _run_upstream(module, "builtin.module(convert-bufferization-to-memref)")
         with module.context, ir.Location.unknown():
             copies_to_linalg(module)
         _run_upstream(module, _LOOPS)

@@ -9,9 +9,11 @@ LLVM sees constant trip counts. Steps:
   2. Specialise: give the entry function's arguments the static types of this call.
   3. `ember-shape-refine` and the Function's own pipeline (`ember-optimize` unless the user
      gave another) propagate the static shapes (and fold); nothing else runs.
-  4. If a result shape is still unknown (it depends on values, e.g. em.range(n)), or the
-     function needs the host (strings, host callbacks, prints, variables not yet lowered),
-     raise NotCompilable naming the op: the runtime then interprets it.
+  4. If a result's rank is still unknown, or the function needs the host (strings, host
+     callbacks, variables not yet lowered), raise NotCompilable naming the op: the runtime
+     then interprets it. A result whose dims stay `?` (they depend on values: em.range(n),
+     a loop state that grows) is compiled: the code allocates it and returns its sizes
+     (fixups.unrank_dynamic_results, jit.Executable).
   5. Lower through the backend's stages and JIT the LLVM IR.
 """
 
@@ -143,13 +145,15 @@ def _where(location: ir.Location) -> str:
 
 
 def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
-    """The static result types of `@symbol`, or NotCompilable naming what stands in the way."""
+    """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
+    way."""
     fn = _function(module, symbol)
     _check_no_strings(fn)
     for op in iter_ops(fn):
         if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
             raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host")
     _no_giant_tensors(fn)
+    _no_rank_from_values(fn)
     blocked = unlowerable_ops(module)
     if blocked:
         op = blocked[0]
@@ -158,10 +162,39 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     results = []
     for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
         rt = type_from_mlir(t)
-        if not rt.is_static:
-            raise NotCompilable(f"result type {rt} depends on run-time values")
+        if not isinstance(rt, TensorType) or rt.shape is None:
+            raise NotCompilable(f"the rank of result type {rt} depends on run-time values")
         results.append(rt)
     return results
+
+
+def _no_rank_from_values(fn: ir.Operation) -> None:
+    """NotCompilable naming the first op whose result rank is unknown until its operands'
+    sizes are: its traced result has `?` dims, but its operand types of this call give a
+    different rank (squeeze of `?` dims, which drops the dims that turn out to be 1). A
+    buffer of unknown rank has no loop nest to fill it, so the interpreter runs it."""
+    from ember.dialects.ember.base import REGISTRY, OpError
+    from ember.passes.ir_utils import decoded_attrs
+    for op in iter_ops(fn):
+        spec = REGISTRY.get(op.name)
+        if spec is None or spec.upstream or all(
+                not isinstance(r.type, ir.RankedTensorType) or r.type.has_static_shape
+                for r in op.results):
+            continue
+        operands = tuple(type_from_mlir(v.type) for v in op.operands)
+        if any(isinstance(t, TensorType) and t.shape is None for t in operands):
+            continue
+        try:
+            inferred = spec.infer_types(operands, decoded_attrs(op))
+        except (OpError, TypeError, ValueError, KeyError):
+            continue  # raised when the op runs (the lowering's checks.fail)
+        for r, t in zip(op.results, inferred):
+            declared = type_from_mlir(r.type)
+            if isinstance(t, TensorType) and isinstance(declared, TensorType) and \
+                    t.shape is not None and declared.shape is not None and \
+                    len(t.shape) != len(declared.shape):
+                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}): the rank of "
+                                    f"its result {declared} depends on run-time values")
 
 
 def _check_no_strings(fn: ir.Operation) -> None:
@@ -340,7 +373,8 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             retype_rows(fn, *block)
             result_types = _block_types(result_types, block)
             arg_types = _block_types(arg_types, block)
-        elif backend.options.threads > 1 and (rows := row_split_rows(fn)):
+        elif backend.options.threads > 1 and all(t.is_static for t in result_types) and \
+                (rows := row_split_rows(fn)):
             rank = len(result_types[0].shape)
             row_elements = max(t.num_elements // rows for t in result_types)
             blocks = plan(rows, row_elements, backend.options.threads)

@@ -9,6 +9,10 @@ interpreter, so they must be avoided before the pipeline runs, not caught after)
   this process lacks (the JIT would jump to a null address): `copies_to_linalg`.
 - bufferizing `tensor.concat` with an operand of size 0 along the concatenated dim fails
   ("offset 4 is out-of-bounds" for the empty slice at the end): `drop_empty_concat_operands`.
+
+And one adaptation: `buffer-results-to-out-params` turns a result of dynamic shape into an
+out-param too, which no caller can allocate (its size is known only at the end of the call):
+`unrank_dynamic_results` returns such results unranked, which that pass leaves alone.
 """
 
 from __future__ import annotations
@@ -43,6 +47,68 @@ def copy_repeated_results(module: ir.Module) -> None:
                              for k, d in enumerate(t.shape)]
                     empty = tensor.EmptyOp(sizes, t.element_type).result
                     ret.operands[i] = linalg.copy(value, outs=[empty])
+
+
+def unrank_dynamic_results(module: ir.Module) -> list[str]:
+    """Returns each result of dynamic shape of every public function as an unranked tensor
+    (`tensor.cast` to `tensor<*x..>`); returns the names of the functions changed.
+
+    `buffer-results-to-out-params` leaves unranked results alone, and `convert-func-to-llvm`
+    returns them as `{i64 rank, ptr descriptor}` with the descriptor copied to malloc'ed
+    memory: the caller (jit.entry_wrapper, jit.Executable) reads sizes, strides and buffer
+    from it and frees both. One-shot bufferization returns a buffer the function allocated
+    or a clone of it (ownership-based deallocation never frees what is returned; a result
+    aliasing an argument is cloned), so the caller owns every such buffer."""
+    changed = []
+    for fn in module.body.operations:
+        fn = fn.operation
+        if fn.name != "func.func" or not fn.regions[0].blocks or \
+                "sym_visibility" in fn.attributes:
+            continue
+        ret = fn.regions[0].blocks[0].operations[len(fn.regions[0].blocks[0].operations) - 1]
+        if ret.name != "func.return":
+            continue
+        dynamic = False
+        for i, value in enumerate(list(ret.operands)):
+            t = value.type
+            if not isinstance(t, ir.RankedTensorType) or t.has_static_shape:
+                continue
+            with ir.InsertionPoint(ret), ret.location:
+                if _views_argument(value):  # a fresh buffer, not an unranked clone of it
+                    value = _copy(value)
+                ret.operands[i] = tensor.CastOp(
+                    ir.UnrankedTensorType.get(t.element_type), value).result
+            dynamic = True
+        if dynamic:
+            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                list(ftype.inputs), [v.type for v in ret.operands]))
+            changed.append(ir.StringAttr(fn.attributes["sym_name"]).value)
+    return changed
+
+
+_VIEWS = ("tensor.cast", "tensor.collapse_shape", "tensor.expand_shape",
+          "tensor.extract_slice", "tensor.reshape")
+
+
+def _views_argument(value: ir.Value) -> bool:
+    """Whether `value` is an argument or a view of one: ownership-based deallocation would
+    return an unranked clone of it, which does not lower to LLVM here."""
+    while not isinstance(value, ir.BlockArgument):
+        owner = value.owner
+        owner = getattr(owner, "operation", owner)
+        if not isinstance(owner, ir.Operation) or owner.name not in _VIEWS:
+            return False
+        value = owner.operands[0]
+    return True
+
+
+def _copy(value: ir.Value) -> ir.Value:
+    """A `linalg.copy` of ranked `value` into a new tensor of its sizes."""
+    t = ir.RankedTensorType(value.type)
+    sizes = [tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), k).result).result
+             if t.is_dynamic_dim(k) else d for k, d in enumerate(t.shape)]
+    return linalg.copy(value, outs=[tensor.EmptyOp(sizes, t.element_type).result])
 
 
 def drop_empty_concat_operands(module: ir.Module) -> None:

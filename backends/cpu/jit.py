@@ -64,9 +64,13 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
     """LLVM IR of `i32 __ember_entry_<symbol>(ptr* data)`: calls `@symbol` with each
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
+    A result of dynamic shape has no buffer: `@symbol` returns it unranked
+    (fixups.unrank_dynamic_results) and the entry stores its descriptor's address (malloc'ed:
+    the caller frees it and, once done with the data, the buffer) in the result's slot.
 
     It returns a status (native.py): 0, or the failure's status after compiled code
-    unwound to it (`longjmp`), with the failure's value written into `data[len(types)]`.
+    unwound to it (`longjmp`), with the failure's values written into the `native.MAX_VALUES`
+    slots from `data[len(types)]` on.
     The error context (jump buffer, value, the thread's previous context) lives on its
     stack and is the thread's value of the error key while `@symbol` runs. The module must
     have the error runtime (`native.install`, run by `CpuBackend.make_llvm`)."""
@@ -83,8 +87,10 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
              "  br i1 %failed, label %fail, label %run",
              "run:",
              "  call i32 @pthread_setspecific(i32 %key, ptr %ctx)"]
-    args = []
+    args, dynamic = [], [i for i, t in enumerate(types) if not t.is_static]
     for i, t in enumerate(types):
+        if i in dynamic:
+            continue  # returned by the call, not passed
         lines.append(f"  %slot{i} = getelementptr ptr, ptr %data, i64 {i}")
         lines.append(f"  %p{i} = load ptr, ptr %slot{i}")
         strides, step = [], 1
@@ -93,20 +99,40 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
             step *= max(d, 1)
         scalars = ["i64 0"] + [f"i64 {d}" for d in t.shape] + [f"i64 {s}" for s in strides]
         args += [f"ptr %p{i}", f"ptr %p{i}"] + scalars
-    lines.append(f"  call void @{symbol}({', '.join(args)})")
+    call = f"call void @{symbol}({', '.join(args)})"
+    if dynamic:  # unranked results: {i64 rank, ptr descriptor}, in a struct if several
+        one = "{ i64, ptr }"
+        ret = one if len(dynamic) == 1 else "{ " + ", ".join([one] * len(dynamic)) + " }"
+        lines.append(f"  %returned = call {ret} @{symbol}({', '.join(args)})")
+        for k, i in enumerate(dynamic):
+            path = "1" if len(dynamic) == 1 else f"{k}, 1"
+            lines += [f"  %d{i} = extractvalue {ret} %returned, {path}",
+                      f"  %slot{i} = getelementptr ptr, ptr %data, i64 {i}",
+                      f"  store ptr %d{i}, ptr %slot{i}"]
+        call = None
+    if call is not None:
+        lines.append(f"  {call}")
     lines += ["  call i32 @pthread_setspecific(i32 %key, ptr %outer)",
               "  ret i32 0",
               "fail:",  # after longjmp: re-read what registers may have lost from memory
               f"  %key.again = load volatile i32, ptr {key}",
               "  %outer.again = load volatile ptr, ptr %outer.at",
               "  call i32 @pthread_setspecific(i32 %key.again, ptr %outer.again)",
-              f"  %value.at = getelementptr i8, ptr %ctx, i64 {native.DETAIL_OFFSET}",
-              "  %value = load volatile i64, ptr %value.at",
-              f"  %value.slot = getelementptr ptr, ptr %data, i64 {n}",
-              "  store i64 %value, ptr %value.slot",
+              *_copy_values(n),
               "  ret i32 %status",
               "}"]
     return "\n".join(lines) + "\n"
+
+
+def _copy_values(n: int) -> list[str]:
+    """Entry IR copying the failure's values from the context into `data[n:]`."""
+    lines = []
+    for k in range(native.MAX_VALUES):
+        lines += [f"  %v{k}.at = getelementptr i8, ptr %ctx, i64 {native.DETAIL_OFFSET + 8 * k}",
+                  f"  %v{k} = load volatile i64, ptr %v{k}.at",
+                  f"  %v{k}.slot = getelementptr ptr, ptr %data, i64 {n + k}",
+                  f"  store i64 %v{k}, ptr %v{k}.slot"]
+    return lines
 
 
 def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
@@ -178,13 +204,19 @@ def _memref_ctypes(rank: int) -> list:
 
 
 class Executable:
-    """A compiled function for fixed (static) input and output tensor types."""
+    """A compiled function for fixed (static) input types. Results of static shape are
+    written into arrays the caller allocates; results of dynamic shape (sizes known only
+    when the call ends) come back as arrays over the buffers compiled code allocated
+    (`owned_result`)."""
 
     def __init__(self, engine, symbol: str, arg_types: Sequence[TensorType],
                  result_types: Sequence[TensorType]):
-        for t in list(arg_types) + list(result_types):
+        for t in arg_types:
             if not t.is_static:
-                raise JitError(f"compiled functions need static shapes, got {t}")
+                raise JitError(f"compiled functions need static argument shapes, got {t}")
+        for t in result_types:
+            if t.shape is None:
+                raise JitError(f"compiled functions need ranked results, got {t}")
         self.arg_types = list(arg_types)
         self.result_types = list(result_types)
         self.variables: list[int] = []  # argument index of each trailing variable result
@@ -195,41 +227,68 @@ class Executable:
         address = engine.get_function_address(symbol)
         if not address:
             raise JitError(f"symbol @{symbol} not found in the compiled module")
+        self._dynamic = [i for i, t in enumerate(self.result_types) if not t.is_static]
         signature = []
-        for t in self.arg_types + self.result_types:
+        for t in self.arg_types + [self.result_types[i] for i in range(len(result_types))
+                                   if i not in self._dynamic]:
             signature += _memref_ctypes(len(t.shape))
-        self._fn = ctypes.CFUNCTYPE(None, *signature)(address)
-        self._out_specs = [(t.shape, t.dtype.np_dtype) for t in self.result_types]
+        self._fn = ctypes.CFUNCTYPE(None, *signature)(address) if not self._dynamic \
+            else None
+        self._out_specs = [(t.shape, t.dtype.np_dtype) for t in self.result_types
+                           if t.is_static]
         self._in_specs = [(t.shape, t.dtype.np_dtype) for t in self.arg_types]
         entry = engine.get_function_address(ENTRY_PREFIX + symbol)
         self._entry = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)(entry) if entry \
             else None
+        if self._entry is None and self._dynamic:
+            raise JitError(f"@{symbol} returns results of dynamic shape but has no entry")
         self.fast_path = self._entry is not None  # call_pointers is available
-        # the buffers' pointers, then the slot the entry writes a failure's value into
-        self._pointers = ctypes.c_void_p * (len(self.arg_types) + len(self.result_types) + 1)
+        # the buffers' pointers, then the slots the entry writes a failure's values into
+        self._first_value = len(self.arg_types) + len(self.result_types)
+        self._pointers = ctypes.c_void_p * (self._first_value + native.MAX_VALUES)
         self._outputs = OutputBuffers(self._out_specs)
 
     def call_pointers(self, pointers: list[int]) -> list[np.ndarray]:
         """The fast path: inputs given as data pointers of C-contiguous arrays of exactly
         `arg_types` (the caller guarantees it); returns the freshly allocated outputs."""
         outs = self._outputs.take()
+        if self._dynamic:
+            return self._call_dynamic(pointers, outs)
         data = self._pointers(*pointers, *[o.ctypes.data for o in outs])
         status = self._entry(data)  # inlined run_entry: this is the hot path
         if status:
             self._raise(status, data)
         return outs
 
+    def _call_dynamic(self, pointers: list[int], outs: list[np.ndarray]) -> list[np.ndarray]:
+        """A call with results of dynamic shape: their slots come back holding descriptors
+        (entry_wrapper), turned into arrays that own their buffers. On a failure no
+        descriptor was written (the call unwound before returning): nothing to free."""
+        static = iter(outs)
+        slots = [0 if i in self._dynamic else next(static).ctypes.data
+                 for i in range(len(self.result_types))]
+        data = self._pointers(*pointers, *slots)
+        status = self._entry(data)
+        if status:
+            self._raise(status, data)
+        static = iter(outs)
+        base = len(self.arg_types)
+        return [owned_result(data[base + i], t) if i in self._dynamic else next(static)
+                for i, t in enumerate(self.result_types)]
+
     def run_entry(self, pointers: list[int]) -> None:
         """Calls the entry on the buffers' data pointers (inputs, then outputs); raises
-        the error compiled code reported, if any (native.py)."""
+        the error compiled code reported, if any (native.py). Only for functions whose
+        results all have static shapes."""
         data = self._pointers(*pointers)
         status = self._entry(data)
         if status:
             self._raise(status, data)
 
     def _raise(self, status: int, data) -> None:
-        value = ctypes.c_int64(data[len(data) - 1] or 0).value  # the entry's value slot
-        native.raise_for_status(status, value, self.errors, self.symbol)
+        values = [ctypes.c_int64(data[self._first_value + k] or 0).value
+                  for k in range(native.MAX_VALUES)]  # the entry's value slots
+        native.raise_for_status(status, values, self.errors, self.symbol)
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         if len(arrays) != len(self._in_specs):
@@ -240,15 +299,56 @@ class Executable:
                 raise ValueError(f"argument {i} must be {dtype} {shape}, got {a.dtype} "
                                  f"{a.shape}")
             contiguous.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
-        outs = self._outputs.take()
         if self._entry is not None:
-            self.run_entry([a.ctypes.data for a in [*contiguous, *outs]])
-            return outs
+            return self.call_pointers([a.ctypes.data for a in contiguous])
+        outs = self._outputs.take()
         flat: list = []  # code without an entry wrapper: MLIR's calling convention
         for a in [*contiguous, *outs]:
             _append(flat, a)
         self._fn(*flat)
         return outs
+
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+_libc.free.restype = None
+
+
+class _NativeBuffer:
+    """Memory compiled code allocated with malloc, freed when the last array over it goes
+    (numpy makes an array's base the first non-array object: every view keeps this one)."""
+
+    __slots__ = ("_allocated", "__array_interface__", "__weakref__")
+
+    def __init__(self, allocated: int, aligned: int, nbytes: int):
+        self._allocated = allocated
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "version": 3,
+                                    "data": (aligned if nbytes else 0, False)}
+
+    def __del__(self):
+        _libc.free(self._allocated)
+
+
+def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
+    """The array described by a memref descriptor compiled code malloc'ed (allocated
+    pointer, aligned pointer, offset, sizes, strides, as MLIR lays it out), over the
+    descriptor's buffer without copying and owning it; the descriptor is freed at once."""
+    rank = len(t.shape)
+    fields = (ctypes.c_int64 * (3 + 2 * rank)).from_address(descriptor)
+    allocated, aligned, offset = fields[0], fields[1], fields[2]
+    sizes = tuple(fields[3:3 + rank])
+    strides = tuple(fields[3 + rank:3 + 2 * rank])
+    _libc.free(descriptor)
+    dtype = np.dtype(t.dtype.np_dtype)
+    item = dtype.itemsize
+    if 0 in sizes:
+        extent = 0
+    else:
+        extent = (offset + sum((n - 1) * s for n, s in zip(sizes, strides)) + 1) * item
+    raw = np.asarray(_NativeBuffer(allocated & (2 ** 64 - 1), aligned & (2 ** 64 - 1),
+                                   extent))
+    return np.ndarray(sizes, dtype, buffer=raw, offset=offset * item if extent else 0,
+                      strides=tuple(s * item for s in strides) if extent else None)
 
 
 def _append(flat: list, a: np.ndarray) -> None:

@@ -36,13 +36,15 @@ from mlir import ir
 
 from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpShapeError,
                                       OpTypeError)
-from ember.passes.conversions.ember_to_linalg.checks import ERROR_PREFIX, SITE_ATTRS
+from ember.passes.conversions.ember_to_linalg.checks import (ERROR_PREFIX, SHAPE_ATTRS,
+                                                            SITE_ATTRS, shape_error)
 
 OK, OUT_OF_MEMORY, FIRST_SITE = 0, 1, 2
 JMP_BUF_BYTES = 512  # glibc x86-64: 200, aarch64: 312; musl and macOS are smaller
-DETAIL_OFFSET = JMP_BUF_BYTES  # the failure's i64 value
-OUTER_OFFSET = JMP_BUF_BYTES + 8  # the thread's previous context (nested calls)
-CONTEXT_BYTES = JMP_BUF_BYTES + 16
+MAX_VALUES = 32  # i64 values a failure reports (a shape site: the operands' run-time dims)
+DETAIL_OFFSET = JMP_BUF_BYTES  # the failure's i64 values
+OUTER_OFFSET = JMP_BUF_BYTES + 8 * MAX_VALUES  # the thread's previous context (nested calls)
+CONTEXT_BYTES = OUTER_OFFSET + 8
 KEY_SYMBOL = "ember_rt_error_key"
 FAIL, MALLOC = "ember_rt_fail", "ember_rt_malloc"
 # `llvm-request-c-wrappers` (MLIR's ExecutionEngine) turns a site's declaration into a
@@ -111,6 +113,38 @@ llvm.func internal @{name}(%value: i64) attributes {{passthrough = ["noreturn", 
 """
 
 
+def _site_of_many(name: str, status: int, count: int) -> str:
+    """A site reporting `count` values: stores values 1.. in the context's further slots,
+    then fails with value 0 (which `ember_rt_fail` stores in the first)."""
+    params = ", ".join(f"%v{k}: i64" for k in range(count))
+    lines = [f"llvm.func internal @{name}({params}) "
+             'attributes {passthrough = ["noreturn", "cold"]} {',
+             f"  %key_at = llvm.mlir.addressof @{KEY_SYMBOL} : !llvm.ptr",
+             "  %key = llvm.load %key_at : !llvm.ptr -> i32",
+             "  %context = llvm.call @pthread_getspecific(%key) : (i32) -> !llvm.ptr",
+             "  %null = llvm.mlir.zero : !llvm.ptr",
+             "  %lost = llvm.icmp \"eq\" %context, %null : !llvm.ptr",
+             "  llvm.cond_br %lost, ^abort, ^store",
+             "^abort:",
+             "  llvm.call @abort() : () -> ()",
+             "  llvm.unreachable",
+             "^store:"]
+    for k in range(1, min(count, MAX_VALUES)):
+        lines += [f"  %at{k} = llvm.getelementptr %context[{DETAIL_OFFSET + 8 * k}] : "
+                  "(!llvm.ptr) -> !llvm.ptr, i8",
+                  f"  llvm.store %v{k}, %at{k} : i64, !llvm.ptr"]
+    lines += [f"  %status = llvm.mlir.constant({status} : i32) : i32",
+              f"  llvm.call @{FAIL}(%status, %v0) : (i32, i64) -> ()",
+              "  llvm.unreachable", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _arity(op: ir.Operation) -> int:
+    """How many i64 values an error site's declaration takes (`llvm.func`)."""
+    text = str(ir.TypeAttr(op.attributes["function_type"]).value)
+    return text[text.index("("):].count("i64")
+
+
 def install(module: ir.Module) -> None:
     """Adds the error runtime to an LLVM-dialect module (in its context): the key, the
     libc declarations the entry wrapper and `ember_rt_fail` need, `ember_rt_fail`, the
@@ -129,7 +163,9 @@ def install(module: ir.Module) -> None:
         site = name[len(C_INTERFACE):] if name.startswith(C_INTERFACE) else name
         if site.startswith(ERROR_PREFIX) and not op.regions[0].blocks:
             status = FIRST_SITE + int(site[len(ERROR_PREFIX):])
-            text.append(_SITE.format(name=name, status=status, fail=FAIL))
+            count = _arity(op)
+            text.append(_SITE.format(name=name, status=status, fail=FAIL) if count == 1
+                        else _site_of_many(name, status, count))
             op.erase()
             del symbols[name]
     _retarget_calls(module, "malloc", MALLOC)
@@ -161,8 +197,11 @@ def error_sites(module: ir.Module) -> dict[str, dict]:
             continue
         name = ir.StringAttr(op.attributes["sym_name"]).value
         fields = [ir.StringAttr(op.attributes[a]).value for a in SITE_ATTRS]
-        sites[str(FIRST_SITE + int(name[len(ERROR_PREFIX):]))] = dict(
-            zip(("error", "op", "message", "where"), fields))
+        site = dict(zip(("error", "op", "message", "where"), fields))
+        if SHAPE_ATTRS[0] in op.attributes:  # a shape site (checks.shape_check)
+            site.update(zip(("types", "attrs"), [ir.StringAttr(op.attributes[a]).value
+                                                 for a in SHAPE_ATTRS]))
+        sites[str(FIRST_SITE + int(name[len(ERROR_PREFIX):]))] = site
     return sites
 
 
@@ -191,14 +230,21 @@ def bind(engine) -> None:
         ctypes.c_int32.from_address(address).value = error_key()
 
 
-def raise_for_status(status: int, value: int, sites: dict, symbol: str) -> None:
-    """Raises the error a failed native call reported (`status` != OK, with `value`)."""
+def raise_for_status(status: int, values, sites: dict, symbol: str) -> None:
+    """Raises the error a failed native call reported (`status` != OK, with `values`, the
+    value slots: an int is the first alone). A shape site re-runs its op's type inference
+    on the operand types with their run-time dims (`values`), which raises eager's error."""
+    values = [values] if isinstance(values, int) else list(values)
+    value = values[0] if values else 0
     if status == OUT_OF_MEMORY:
         raise MemoryError(f"Unable to allocate {_size(value)} in compiled code of @{symbol}: "
                           "out of memory")
     site = sites.get(str(status))
     if site is None:
         raise RuntimeError(f"compiled code of @{symbol} failed with unknown status {status}")
+    if "types" in site:
+        error = shape_error(site, values)
+        raise type(error)(error.op_name, f"{error.detail} (at {site['where']})")
     message = site["message"].replace("{}", str(value))
     detail = f"{message} (at {site['where']})"
     error = _ERRORS.get(site["error"])

@@ -1,7 +1,8 @@
 # The entry wrapper the JIT calls (jit.entry_wrapper): it returns a status, keeps the error
 # context (jump buffer, failure value, the thread's previous context) on its stack, makes it
 # the thread's context through the error key, and on a longjmp back restores the previous
-# context and writes the failure's value after the buffer pointers.
+# context and copies the failure's values after the buffer pointers. A result of dynamic
+# shape has no buffer: the call returns it unranked and its descriptor goes in its slot.
 # RUN: %python %s | FileCheck %s
 
 from ember.backends.cpu.jit import entry_wrapper
@@ -9,9 +10,11 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
 
 print(entry_wrapper("f", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int32, (4,))]))
+print(entry_wrapper("g", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int32, (None,)),
+                          TensorType(dtypes.int32, (2,)), TensorType(dtypes.int32, (None, 3))]))
 
 # CHECK-LABEL: define i32 @__ember_entry_f(ptr %data) {
-# CHECK-NEXT:    %ctx = alloca [528 x i8], align 16
+# CHECK-NEXT:    %ctx = alloca [776 x i8], align 16
 # CHECK-NEXT:    %key = load i32, ptr @ember_rt_error_key
 # CHECK-NEXT:    %outer = call ptr @pthread_getspecific(i32 %key)
 # CHECK:         store ptr %outer, ptr %outer.at
@@ -25,6 +28,18 @@ print(entry_wrapper("f", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int3
 # CHECK-NEXT:    ret i32 0
 # CHECK:       fail:
 # CHECK:         call i32 @pthread_setspecific(i32 %key.again, ptr %outer.again)
-# CHECK:         %value.slot = getelementptr ptr, ptr %data, i64 2
-# CHECK-NEXT:    store i64 %value, ptr %value.slot
+# CHECK:         %v0.slot = getelementptr ptr, ptr %data, i64 2
+# CHECK-NEXT:    store i64 %v0, ptr %v0.slot
+# CHECK:         %v31.slot = getelementptr ptr, ptr %data, i64 33
+# CHECK-NEXT:    store i64 %v31, ptr %v31.slot
 # CHECK-NEXT:    ret i32 %status
+
+# CHECK-LABEL: define i32 @__ember_entry_g(ptr %data) {
+# CHECK:         %returned = call { { i64, ptr }, { i64, ptr } } @g(ptr %p0, ptr %p0, i64 0, i64 4, i64 1, ptr %p2, ptr %p2, i64 0, i64 2, i64 1)
+# CHECK-NEXT:    %d1 = extractvalue { { i64, ptr }, { i64, ptr } } %returned, 0, 1
+# CHECK-NEXT:    %slot1 = getelementptr ptr, ptr %data, i64 1
+# CHECK-NEXT:    store ptr %d1, ptr %slot1
+# CHECK-NEXT:    %d3 = extractvalue { { i64, ptr }, { i64, ptr } } %returned, 1, 1
+# CHECK-NEXT:    %slot3 = getelementptr ptr, ptr %data, i64 3
+# CHECK-NEXT:    store ptr %d3, ptr %slot3
+# CHECK:         %v0.slot = getelementptr ptr, ptr %data, i64 4

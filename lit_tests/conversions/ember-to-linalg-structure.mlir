@@ -128,7 +128,8 @@ func.func @reshape(%x: tensor<2x3x2xf32>, %s: tensor<f32>) -> (tensor<6x2xf32>, 
 
 // -----
 
-// A dynamic reshape computes the -1 dim as (4 * dim 0) / 2 for tensor.reshape.
+// A dynamic reshape computes the -1 dim as (4 * dim 0) / 2, checks at run time that the
+// element count is a multiple of 2 (a shape site: eager's error), then collapses and expands.
 // CHECK-LABEL: func.func @reshape_dynamic(
 // CHECK-SAME:    %[[X:.*]]: tensor<?x4xf32>)
 // CHECK:       %[[C4:.*]] = arith.constant 4 : index
@@ -136,8 +137,12 @@ func.func @reshape(%x: tensor<2x3x2xf32>, %s: tensor<f32>) -> (tensor<6x2xf32>, 
 // CHECK:       %[[T:.*]] = arith.muli %[[C4]], %[[D]] : index
 // CHECK:       %[[C2:.*]] = arith.constant 2 : index
 // CHECK:       %[[N:.*]] = arith.divui %[[T]], %[[C2]] : index
-// CHECK:       %[[SHAPE:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xindex>
-// CHECK:       tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x2xf32>
+// CHECK:       %[[BACK:.*]] = arith.muli %[[N]], %{{.*}} : index
+// CHECK:       %[[WRONG:.*]] = arith.cmpi ne, %[[BACK]], %[[T]] : index
+// CHECK:       scf.if
+// CHECK-NEXT:    func.call @ember_error_0(%{{.*}}) : (i64) -> ()
+// CHECK:       %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK:       tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [%[[N]], 2] : tensor<?xf32> into tensor<?x2xf32>
 func.func @reshape_dynamic(%d: tensor<?x4xf32>) -> tensor<?x2xf32> {
   %0 = "ember.reshape"(%d) {shape = array<i64: -1, 2>} : (tensor<?x4xf32>) -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
@@ -155,7 +160,9 @@ func.func @reshape_dynamic(%d: tensor<?x4xf32>) -> tensor<?x2xf32> {
 // CHECK:       linalg.generic {indexing_maps = [#[[ROW]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<3xf32>) outs(%{{.*}} : tensor<4x3xf32>)
 // CHECK-NEXT:  ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:    linalg.yield %[[IN]] : f32
-// CHECK:       linalg.generic {indexing_maps = [#[[PIN]], #{{.*}}], {{.*}} ins(%[[D]] : tensor<?x1xi32>) outs(%{{.*}} : tensor<2x5x7xi32>)
+// A `?` dim is checked to be 1 or the target's size, and repeated in a branch where it is 1.
+// CHECK:       %[[DB:.*]] = scf.if %{{.*}} -> (tensor<?x1xi32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[PIN]], #{{.*}}], {{.*}} ins(%[[DB]] : tensor<?x1xi32>) outs(%{{.*}} : tensor<2x5x7xi32>)
 // CHECK:       linalg.generic {indexing_maps = [#[[SCALAR]], #[[ID2]]], {{.*}} ins(%[[S]] : tensor<i1>) outs(%{{.*}} : tensor<2x2xi1>)
 func.func @broadcast_to(%x: tensor<3xf32>, %d: tensor<?x1xi32>, %s: tensor<i1>) -> (tensor<4x3xf32>, tensor<2x5x7xi32>, tensor<2x2xi1>) {
   %0 = "ember.broadcast_to"(%x) {shape = array<i64: 4, 3>} : (tensor<3xf32>) -> tensor<4x3xf32>

@@ -43,7 +43,7 @@ STATIC_OPERANDS = {"ember.conv2d": {1}, "ember.random_uniform": {0},
                    "ember.random_normal": {0}}
 # With `?` dims, which dims squeeze drops is only known at run time: the runtime interprets
 # it (NotCompilable names the reason), as TensorFlow needs known dims to squeeze.
-DYNAMIC_NOT_COMPILABLE = {"ember.squeeze": "depends on run-time values"}
+DYNAMIC_NOT_COMPILABLE = {"ember.squeeze": "rank of its result .* depends on run-time values"}
 
 
 def _type(a: np.ndarray, dynamic: bool) -> TensorType:

@@ -33,6 +33,7 @@ After:
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 import numpy as np
@@ -42,12 +43,76 @@ from mlir.dialects import arith, func, scf, tensor
 from ember.dialects.ember import elements
 from ember.dialects.ember.base import OpError
 from ember.dialects.ember.types import TensorType
-from ember.passes.conversions.ember_to_linalg.common import Lowering, fresh_symbol
+from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
 from ember.passes.conversions.ember_to_linalg.structure import signless
 
 ERROR_PREFIX = "ember_error_"
 # attributes of a site's declaration (read by backends/cpu/native.error_sites)
 SITE_ATTRS = ("ember.error", "ember.op", "ember.message", "ember.where")
+# and of a shape site's: the op's operand types and attributes (JSON), for `shape_error`
+SHAPE_ATTRS = ("ember.types", "ember.attrs")
+MAX_SHAPE_VALUES = 32  # run-time dims a shape site reports (backends/cpu/native.MAX_VALUES)
+
+
+def shape_check(lw: Lowering, bad: ir.Value) -> None:
+    """Emits, before the op being lowered, a call of a shape site when `bad` (an i1 the
+    rule computed from run-time sizes) holds. The site reports every `?` dim of the op's
+    operands; the runtime substitutes them into the operand types and re-runs the op's
+    type inference, which raises exactly the error eager raises on such shapes
+    (`shape_error`): the op, both shapes with their run-time sizes, the user's line."""
+    i64 = ir.IntegerType.get_signless(64)
+    dims = []
+    for value, t in zip(lw.operands, lw.operand_types):
+        if not isinstance(t, TensorType) or t.shape is None:
+            continue
+        for k, d in enumerate(t.shape):
+            if d is None:
+                size = tensor.DimOp(value, lw.index(k)).result
+                dims.append(arith.IndexCastOp(i64, size).result)
+    shaped = len(dims) <= MAX_SHAPE_VALUES
+    if not shaped or not dims:
+        dims = [arith.ConstantOp(i64, 0).result]
+    site = _declare_site(lw, "OpShapeError", "operand shapes are incompatible at run time",
+                         len(dims))
+    if shaped:
+        decl = _declaration(lw, site)
+        decl.attributes[SHAPE_ATTRS[0]] = ir.StringAttr.get(
+            json.dumps([str(t) for t in lw.operand_types]))
+        decl.attributes[SHAPE_ATTRS[1]] = ir.StringAttr.get(json.dumps(
+            {a.name: str(a.attr) for a in map(lw.op.attributes.__getitem__,
+                                               range(len(lw.op.attributes)))}))
+    branch = scf.IfOp(bad)
+    with ir.InsertionPoint(branch.then_block):
+        func.CallOp([], ir.FlatSymbolRefAttr.get(site), dims)
+        scf.YieldOp([])
+
+
+def shape_error(site: dict, values: list[int]) -> OpError:
+    """The error the op of a shape site (shape_check) raises on its operand types with
+    the `?` dims replaced by `values`, in order."""
+    from ember.dialects.ember.base import REGISTRY, OpShapeError
+    from ember.dialects.ember.convert import attr_from_mlir
+    from ember.dialects.ember.irdl import default_context
+    from ember.dialects.ember.types import parse_type
+    spec = REGISTRY.get(site["op"])
+    sizes = iter(values)
+    types = []
+    for text in json.loads(site["types"]):
+        t = parse_type(text)
+        if isinstance(t, TensorType) and t.shape is not None:
+            t = TensorType(t.dtype, tuple(next(sizes) if d is None else d for d in t.shape))
+        types.append(t)
+    if spec is not None:
+        with default_context():
+            raw = json.loads(site["attrs"])
+            attrs = {k: attr_from_mlir(spec.name, k, slot, ir.Attribute.parse(raw[k]))
+                     for k, slot in spec.attrs.items() if k in raw}
+        try:
+            spec.infer_types(tuple(types), spec.normalize_attrs(attrs))
+        except OpError as e:
+            return e
+    shapes = ", ".join(str(t) for t in types)
+    return OpShapeError(site["op"], f"{site['message']}: {shapes}")
 
 
 def check(lw: Lowering, value: ir.Value, vtype: TensorType,
@@ -143,12 +208,22 @@ def _constant(value: ir.Value, vtype: TensorType):
         return None
 
 
-def _declare_site(lw: Lowering, error: str, message: str) -> str:
-    """Declares `@ember_error_<k>(i64)` for the op being lowered; returns its name."""
+def _declaration(lw: Lowering, name: str) -> ir.Operation:
+    fn = enclosing(lw.op, "func.func")
+    module = enclosing(fn, "builtin.module")
+    for op in module.regions[0].blocks[0].operations:
+        if "sym_name" in op.attributes and \
+                ir.StringAttr(op.attributes["sym_name"]).value == name:
+            return op.operation
+    raise KeyError(name)
+
+
+def _declare_site(lw: Lowering, error: str, message: str, count: int = 1) -> str:
+    """Declares `@ember_error_<k>(i64 x count)` for the op being lowered; returns its name."""
     fn, name = fresh_symbol(lw.op, ERROR_PREFIX)
     with ir.InsertionPoint(fn):
-        decl = func.FuncOp(name, ir.FunctionType.get([ir.IntegerType.get_signless(64)], []),
-                           visibility="private")
+        decl = func.FuncOp(name, ir.FunctionType.get(
+            [ir.IntegerType.get_signless(64)] * count, []), visibility="private")
     values = (error, lw.op.name, message, _where(lw.loc))
     for key, text in zip(SITE_ATTRS, values):
         decl.attributes[key] = ir.StringAttr.get(text)

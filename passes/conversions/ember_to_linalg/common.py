@@ -126,10 +126,19 @@ class Lowering:
                 return value, j
         raise LoweringError(f"cannot find the size of dynamic dim {i}")
 
-    def empty(self, t: TensorType, like=()) -> ir.Value:
-        """`tensor.empty` of type `t` (dynamic sizes taken from `like` operands)."""
-        sizes = iter(self.dynamic_dims(t, like) if t.shape and None in t.shape else [])
-        mixed = [next(sizes) if d is None else d for d in t.shape]
+    def empty(self, t: TensorType, like=(), known: dict | None = None) -> ir.Value:
+        """`tensor.empty` of type `t` (dynamic sizes from `known`, by dim, else taken from
+        `like` operands)."""
+        known = known or {}
+        mixed = []
+        for i, d in enumerate(t.shape):
+            if d is not None:
+                mixed.append(d)
+            elif i in known:
+                mixed.append(known[i])
+            else:
+                value, j = self._source_of_dim(i, len(t.shape), like)
+                mixed.append(tensor.DimOp(value, self.index(j)).result)
         return tensor.EmptyOp(mixed, element_type(t.dtype)).result
 
     def broadcast_map(self, operand: TensorType, out_rank: int) -> ir.AffineMap:
@@ -149,12 +158,17 @@ class Lowering:
         if not ok or shape is None:
             raise LoweringError("operand shapes must be ranked and broadcast-compatible")
         rank = len(out.shape)
+        sizes = {}
+        if any(None in t.shape for t in input_types):  # may broadcast at run time
+            from ember.passes.conversions.ember_to_linalg.broadcast import \
+                broadcast_at_run_time
+            inputs, sizes = broadcast_at_run_time(self, inputs, input_types, out)
         if self.fusion is not None:  # operands made by elementwise generics: read theirs
             leaves, body = self.fusion.plan(inputs, input_types, out, body, self.op,
                                             lambda t: self.broadcast_map(t, rank))
         else:
             leaves = [(v, t, self.broadcast_map(t, rank)) for v, t in zip(inputs, input_types)]
-        dest = self.empty(out, [(v, t) for v, t, _ in leaves])
+        dest = self.empty(out, [(v, t) for v, t, _ in leaves], sizes)
         if self.fusion is not None and self.fusion.will_be_fused(self.op, out):
             return self.fusion.defer(leaves, body, out, dest, tensor_type(out))
         generic = build_generic(leaves, body, out, dest)

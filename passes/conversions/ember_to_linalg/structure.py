@@ -35,7 +35,7 @@ import math
 from typing import Callable, Sequence, Union
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import structure as S
@@ -76,6 +76,19 @@ def size_of(lw: Lowering, value: ir.Value, t: TensorType, i: int) -> Size:
     """Dim `i` of `value`: its static size, or `tensor.dim` if it is dynamic."""
     d = ranked(t)[i]
     return tensor.DimOp(value, lw.index(i % len(t.shape))).result if d is None else d
+
+
+def check_equal(lw: Lowering, *pairs: Size) -> None:
+    """A run-time shape check (checks.shape_check) that each pair of sizes in `pairs`
+    (flat: a0, b0, a1, b1, ...) is equal: the op's shape error (eager's) otherwise."""
+    from ember.passes.conversions.ember_to_linalg.checks import shape_check
+    i1 = ir.IntegerType.get_signless(1)
+    bad = arith.ConstantOp(i1, 0).result
+    for x, y in zip(pairs[0::2], pairs[1::2]):
+        x = lw.index(x) if isinstance(x, int) else x
+        y = lw.index(y) if isinstance(y, int) else y
+        bad = arith.OrIOp(bad, arith.CmpIOp(arith.CmpIPredicate.ne, x, y).result).result
+    shape_check(lw, bad)
 
 
 def sizes_of(lw: Lowering, value: ir.Value, t: TensorType) -> list[Size]:
@@ -217,7 +230,13 @@ def lower_matmul(op, lw: Lowering):
         a, at = _swap_last(lw, a, at)
     if lw.attrs["transpose_b"]:
         b, bt = _swap_last(lw, b, bt)
+    if at.shape[-1] is None or bt.shape[-2] is None:  # contraction sizes met at run time
+        check_equal(lw, size_of(lw, a, at, -1), size_of(lw, b, bt, -2))
     nb = max(len(at.shape), len(bt.shape)) - 2
+    if None in at.shape[:-2] + bt.shape[:-2]:  # batch dims may broadcast at run time
+        from ember.passes.conversions.ember_to_linalg.broadcast import broadcast_at_run_time
+        (a, b), _ = broadcast_at_run_time(lw, [a, b], [at, bt],
+                                          TensorType(d, out.shape[:nb]), tail=2)
     sizes = _batch_sizes(lw, [(a, at), (b, bt)], nb)
     sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
     shape = [s if isinstance(s, int) else None for s in sizes]
@@ -328,22 +347,35 @@ def lower_reshape(op, lw: Lowering):
 
 def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Value:
     """`tensor.reshape` with the shape attribute's -1 dim computed as size / known."""
-    index = ir.IndexType.get()
     wanted = list(lw.attrs["shape"])
     dims = []
+    total = lw.index(math.prod(d for d in t.shape if d is not None))
+    for i, d in enumerate(t.shape):
+        if d is None:
+            total = arith.MulIOp(total, size_of(lw, x, t, i)).result
+    known = math.prod(d for d in wanted if d != -1)
     if -1 in wanted:
-        known = math.prod(d for d in wanted if d != -1)
         if known == 0:
             raise LoweringError(f"cannot infer the -1 dim of shape {wanted} with a 0 dim")
-        total = lw.index(math.prod(d for d in t.shape if d is not None))
-        for i, d in enumerate(t.shape):
-            if d is None:
-                total = arith.MulIOp(total, size_of(lw, x, t, i)).result
         inferred = arith.DivUIOp(total, lw.index(known)).result
+        # the element count must be a multiple of the known dims' product
+        check_equal(lw, arith.MulIOp(inferred, lw.index(known)).result, total)
+    else:
+        check_equal(lw, total, known)
     for d in wanted:
-        dims.append(inferred if d == -1 else lw.index(d))
-    shape = tensor.FromElementsOp(ir.RankedTensorType.get([len(dims)], index), dims).result
-    return tensor.ReshapeOp(tensor_type(out), x, shape).result
+        dims.append(inferred if d == -1 else d)
+    # collapse to 1-D, expand to the target (tensor.reshape of a dynamic shape does not
+    # lower to LLVM here: an unrealized cast is left)
+    et = element_type(t.dtype)
+    flat = x if len(t.shape) == 1 else collapse(x, t.shape, et, [list(range(len(t.shape)))])
+    if all(isinstance(d, int) for d in dims):  # the count was checked to be theirs
+        flat = tensor.CastOp(ir.RankedTensorType.get([known], et), flat).result
+    if not dims:
+        return tensor.CollapseShapeOp(tensor_type(out), flat, []).result
+    if len(dims) == 1:
+        return tensor.CastOp(tensor_type(out), flat).result
+    return tensor.CastOp(tensor_type(out), expand(flat, dims, et,
+                                                  [list(range(len(dims)))])).result
 
 
 @lowers(S.BroadcastToOp)
@@ -354,9 +386,38 @@ def lower_broadcast_to(op, lw: Lowering):
     if ranked(t) == tuple(target):
         return [x]
     rank, et = len(target), element_type(t.dtype)
+    lead = rank - len(t.shape)
+    dynamic = {j: target[lead + j] for j, d in enumerate(t.shape) if d is None}
+    if dynamic:  # a `?` dim must be 1 (repeated) or the target's size
+        x = _broadcast_dynamic(lw, x, t, dynamic)
     init = new_tensor(target, et)
     maps = [lw.broadcast_map(t, rank), ir.AffineMap.get_identity(rank)]
     return generic([x], [et], [init], maps, [PARALLEL] * rank, lambda v, _: [v])
+
+
+def _broadcast_dynamic(lw: Lowering, x, t: TensorType, target: dict) -> ir.Value:
+    """`x` with each `?` dim j (sized `target[j]` in the result) checked to be 1 or that
+    size at run time, and broadcast to it (materialised) where it is 1."""
+    from ember.passes.conversions.ember_to_linalg.broadcast import materialize
+    from ember.passes.conversions.ember_to_linalg.checks import shape_check
+    i1 = ir.IntegerType.get_signless(1)
+    bad, small = arith.ConstantOp(i1, 0).result, arith.ConstantOp(i1, 0).result
+    one = lw.index(1)
+    for j, size in target.items():
+        d = size_of(lw, x, t, j)
+        is_one = arith.CmpIOp(arith.CmpIPredicate.eq, d, one).result
+        wrong = arith.CmpIOp(arith.CmpIPredicate.ne, d, lw.index(size)).result
+        bad = arith.OrIOp(bad, arith.AndIOp(wrong, arith.XOrIOp(
+            is_one, arith.ConstantOp(i1, 1).result).result).result).result
+        if size != 1:
+            small = arith.OrIOp(small, is_one).result
+    shape_check(lw, bad)
+    branch = scf.IfOp(small, [tensor_type(t)], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([materialize(lw, x, t, {j: lw.index(s) for j, s in target.items()})])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([x])
+    return branch.results[0]
 
 
 @lowers(S.ExpandDimsOp)
@@ -381,9 +442,29 @@ def lower_squeeze(op, lw: Lowering):
     if not axes:
         return [x]
     et = element_type(t.dtype)
-    if any(shape[a] is None for a in axes):  # a `?` dim asserted to be 1
+    if any(shape[a] is None for a in axes):  # a `?` dim asserted to be 1: checked
+        check_equal(lw, *[v for a in axes if shape[a] is None
+                          for v in (size_of(lw, x, t, a), 1)])
         shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
         x = tensor.CastOp(ir.RankedTensorType.get(
             [DYNAMIC if d is None else d for d in shape], et), x).result
     keep = [i for i in range(len(shape)) if i not in axes]
     return [collapse(x, shape, et, unit_groups(len(shape), keep))]
+
+
+def check_concat(op: ir.Operation, lw: Lowering) -> None:
+    """Before an upstream `tensor.concat` (which stays): a run-time check that the
+    operands agree in every dim but the concatenated one where some are `?` (upstream
+    assumes it, and writes out of bounds otherwise); eager's error if not."""
+    dim = lw.attrs["dim"]
+    types = lw.operand_types
+    pairs = []
+    for k in range(len(types[0].shape) if types and types[0].shape else 0):
+        if k == dim or all(t.shape[k] is not None for t in types):
+            continue
+        first = size_of(lw, lw.operands[0], types[0], k)
+        for value, t in zip(lw.operands[1:], types[1:]):
+            pairs += [first, size_of(lw, value, t, k)]
+    if pairs:
+        check_equal(lw, *pairs)
+
