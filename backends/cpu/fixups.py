@@ -121,16 +121,27 @@ def drop_empty_concat_operands(module: ir.Module) -> None:
             continue
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         keep = [v for v in op.operands if ir.RankedTensorType(v.type).shape[dim] != 0]
-        if len(keep) == len(op.operands) or not keep:
+        if len(keep) == len(op.operands):
             continue
         result = op.results[0]
-        if len(keep) == 1 and keep[0].type == result.type:
+        if not keep:  # nothing to copy (upstream's slices of a size-0 dim fail to verify)
+            with ir.InsertionPoint(op), op.location:
+                new = _empty_like(op.operands[0], ir.RankedTensorType(result.type))
+            result.replace_all_uses_with(new)
+        elif len(keep) == 1 and keep[0].type == result.type:
             result.replace_all_uses_with(keep[0])
         else:
             with ir.InsertionPoint(op), op.location:
                 new = tensor.ConcatOp(result.type, dim, keep)
             result.replace_all_uses_with(new.result)
         op.erase()
+
+
+def _empty_like(source: ir.Value, t: ir.RankedTensorType) -> ir.Value:
+    """`tensor.empty` of type `t`, its dynamic sizes read from `source` (same rank)."""
+    sizes = [tensor.DimOp(source, arith.ConstantOp(ir.IndexType.get(), i).result).result
+             if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
+    return tensor.EmptyOp(sizes, t.element_type).result
 
 
 def _widened(t: ir.Type):

@@ -18,11 +18,18 @@ from ember.runtime.executor import InterpreterFallbackWarning
 
 
 def _relaxed(a, n):
-    """`a` through a loop that adds 0.0 to it `n` times (n: a run-time value; not folded:
-    -0.0 + 0.0 is 0.0): the same values here, with every dim `?` at compile time."""
+    """`a` through a loop run `n` times (n: a run-time value) whose body may double every
+    dim, in a branch never taken (i < 0): the same values here, with every dim `?` at
+    compile time — shape refinement cannot prove the loop keeps the shape, as it does for
+    a body that keeps its types."""
     rank = len(a.shape)
+
+    def grow(s):
+        for axis in range(rank):
+            s = em.concat([s, s], axis)
+        return s
     _, s = em.while_loop(lambda i, s: i < n,
-                         lambda i, s: (i + 1, s + 0.0),
+                         lambda i, s: (i + 1, em.cond(i < 0, lambda: grow(s), lambda: s)),
                          (em.constant(0), a),
                          shape_invariants=(em.TensorShape([]), em.TensorShape([None] * rank)))
     return s

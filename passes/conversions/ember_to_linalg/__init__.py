@@ -106,12 +106,18 @@ class ConvertEmberToLinalgPass(Pass):
                 work.append((op, spec, operand_types, result_types, decoded_attrs(op)))
             for op in concats:
                 types = [type_from_mlir(v.type) for v in op.operands]
-                if any(isinstance(t, TensorType) and t.shape and None in t.shape
-                       for t in types):
-                    lw = Lowering(op, types, [type_from_mlir(op.results[0].type)],
-                                  decoded_attrs(op))
+                lw = Lowering(op, types, [type_from_mlir(op.results[0].type)],
+                              decoded_attrs(op))
+                # a specialisation's static types can make the concat invalid (eager's
+                # error when it runs, as for ember ops below), else `?` dims are checked
+                invalid = _invalid(op, REGISTRY[op.name], types, lw.attrs)
+                if invalid or any(isinstance(t, TensorType) and t.shape and None in t.shape
+                                  for t in types):
                     with ir.InsertionPoint(op), op.location:
-                        check_concat(op, lw)
+                        if invalid:
+                            replace_op(op, fail(lw, invalid))
+                        else:
+                            check_concat(op, lw)
             for op, spec, operand_types, result_types, attrs in work:
                 lw = Lowering(op, operand_types, result_types, attrs, fusion)
                 invalid = _invalid(op, spec, operand_types, attrs)
