@@ -43,8 +43,11 @@ def _shape_operand(op: type[Op], dims: TensorType, known) -> tuple:
         raise OpShapeError(op.name, f"shape operand {dims} must be a 1-D tensor of static size")
     if known is None:
         return (None,) * dims.shape[0]
-    shape = tuple(int(d) for d in np.asarray(known).reshape(-1))
-    if any(d < 0 for d in shape):
+    if isinstance(known, tuple):  # known in part (partial.known_operand)
+        shape = tuple(None if d is None else int(d) for d in known)
+    else:
+        shape = tuple(int(d) for d in np.asarray(known).reshape(-1))
+    if any(d is not None and d < 0 for d in shape):
         raise OpShapeError(op.name, f"shape {list(shape)} has a negative dimension")
     return shape
 

@@ -31,6 +31,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, OpError
 from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.partial import known_operand
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.base import Pass, Statistics
@@ -48,7 +49,7 @@ from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.conversions.ember_to_linalg.checks import fail
-from ember.passes.ir_utils import constant_of, decoded_attrs, functions, replace_op
+from ember.passes.ir_utils import decoded_attrs, functions, replace_op
 
 __all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
            "unlowerable_ops"]
@@ -141,7 +142,7 @@ def _invalid(op: ir.Operation, spec, operand_types: list, attrs: dict) -> OpErro
     (checks.fail)."""
     if any(t.shape is None for t in operand_types if isinstance(t, TensorType)):
         return None
-    values = tuple(constant_of(v) for v in op.operands) if spec.uses_values else None
+    values = tuple(known_operand(v) for v in op.operands) if spec.uses_values else None
     try:
         spec.infer_types(tuple(operand_types), attrs, values)
     except OpError as e:
