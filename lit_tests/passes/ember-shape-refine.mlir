@@ -187,3 +187,19 @@ func.func @through_cast(%x: tensor<4xf32>, %p: i1) -> (tensor<?xf32>, tensor<?xf
   }
   return %e, %w : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A shape computed from ember.shape (em.zeros([em.shape(x)[0], 5])): dim 0 is x's, dim 1
+// the constant; inference reads what is known of the shape operand (dialects/ember/partial.py).
+// CHECK-LABEL: func.func @fill_of_partial_shape(
+// CHECK:         "ember.fill"(%{{.*}}, %{{.*}}) : (tensor<2xi32>, tensor<f32>) -> tensor<2x5xf32>
+func.func @fill_of_partial_shape(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<?x?xf32> {
+  %s = "ember.shape"(%x) {dtype = i32} : (tensor<2x3xf32>) -> tensor<2xi32>
+  %n = "ember.strided_slice"(%s) {begin = array<i64: 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, strides = array<i64: 1>} : (tensor<2xi32>) -> tensor<i32>
+  %n1 = "ember.expand_dims"(%n) {axis = 0 : i64} : (tensor<i32>) -> tensor<1xi32>
+  %five = "ember.constant"() {value = dense<[5]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %d = tensor.concat dim(0) %n1, %five : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %f = "ember.fill"(%d, %v) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
+  return %f : tensor<?x?xf32>
+}

@@ -208,6 +208,11 @@ ROWS = {
                                   "end_mask": 3},
                             lambda x, **_: np.array([[x[i, j] for j in (0, 3)] for i in (2, 0)],
                                                     np.int8)),
+    # x[1, -3:10:2] with bounds as operands: -3 wraps, 10 clamps to the size 4
+    "ember.dynamic_strided_slice": (
+        [I, np.array([1, -3], np.int32), np.array([0, 10], np.int32),
+         np.array([1, 2], np.int32)], {"shrink_axis_mask": 1},
+        lambda x, *_, **__: np.array([I[1, j] for j in (1, 3)], np.int8)),
     "ember.gather": ([I, np.array([[2], [0]], np.int32)], {"axis": 0},
                      lambda p, i, **_: np.array([[I[2].tolist()], [I[0].tolist()]], np.int8)),
     "ember.one_hot": ([np.array([[0, 3], [-1, 2]], np.int64), np.float32(5), np.float32(-1)],

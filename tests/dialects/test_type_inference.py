@@ -256,6 +256,48 @@ def test_fill_rejects_bad_dims(dims, value_type, values, error, message):
         infer("ember.fill", [dims, value_type], values=values)
 
 
+@pytest.mark.parametrize("dims,values,result", [
+    ((None, 3), None, "tensor<?x3xf32>"),  # em.zeros([n, 3]): known in part
+    ((2, 3), None, "tensor<2x3xf32>"),
+])
+def test_fill_keeps_the_known_part_of_its_dims(dims, values, result):
+    assert infer("ember.fill", ["tensor<2xi32>", "tensor<f32>"], values=(dims, None)) == [result]
+
+
+B = ("tensor<4x6xf32>", "tensor<2xi32>", "tensor<2xi32>", "tensor<2xi32>")
+
+
+@pytest.mark.parametrize("masks,values,result", [
+    ({"shrink_axis_mask": 1}, (None, None, None, None), "tensor<?xf32>"),  # stride unknown
+    ({"shrink_axis_mask": 1, "begin_mask": 2, "end_mask": 2}, (None, None, None, (1, 1)),
+     "tensor<6xf32>"),  # x[i, :]
+    ({"shrink_axis_mask": 3}, (None, None, None, None), "tensor<f32>"),  # x[i, j]
+    ({"end_mask": 2}, (None, (None, 0), (None, 0), (1, 2)), "tensor<?x3xf32>"),  # x[i:j, ::2]
+    ({}, (None, (1, 0), (3, 4), (1, 1)), "tensor<2x4xf32>"),  # all known: strided_slice's
+    ({"new_axis_mask": 1, "shrink_axis_mask": 2}, (None, None, None, None),
+     "tensor<1x6xf32>"),  # x[None, i]
+])
+def test_dynamic_strided_slice_dims_depend_on_known_bounds(masks, values, result):
+    assert infer("ember.dynamic_strided_slice", B, masks, values) == [result]
+
+
+@pytest.mark.parametrize("operands,masks,values,error,message", [
+    (B, {"shrink_axis_mask": 1}, (None, (4, 0), (0, 0), (1, 1)), OpShapeError,
+     "index 4 is out of bounds for dim 0 of size 4 in tensor<4x6xf32>"),
+    (B, {}, (None, None, None, (1, 0)), OpAttributeError, "strides must be non-zero"),
+    (B[:1] + ("tensor<2xf32>",) + B[2:], {}, None, OpTypeError,
+     "begin of type tensor<2xf32> must have i32 or i64 elements"),
+    (B[:2] + ("tensor<3xi32>",) + B[3:], {}, None, OpShapeError,
+     "begin, end and strides must have the same length"),
+    (B[:3] + ("tensor<?xi32>",), {}, None, OpShapeError,
+     "strides of type tensor<?xi32> must be a 1-D tensor of static size"),
+    (("tensor<4xf32>",) + B[1:], {}, None, OpShapeError, "too many indices (2)"),
+])
+def test_dynamic_strided_slice_rejects(operands, masks, values, error, message):
+    with pytest.raises(error, match="^" + re.escape(f"'ember.dynamic_strided_slice' op {message}")):
+        infer("ember.dynamic_strided_slice", operands, masks, values)
+
+
 S = "tensor<{}>"
 
 
@@ -657,7 +699,8 @@ def test_state_inference(op, operands, attrs, expected):
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
-    covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range"}
+    covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
+                                       "ember.dynamic_strided_slice"}
     assert sorted(set(REGISTRY) - covered) == []
 
 

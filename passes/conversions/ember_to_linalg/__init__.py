@@ -41,6 +41,7 @@ from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rul
 from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import dynamic_slice  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
