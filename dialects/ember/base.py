@@ -157,6 +157,7 @@ class Op:
     traits: ClassVar[frozenset[Trait]] = frozenset({Trait.PURE})
     upstream: ClassVar[bool] = False  # an upstream op (e.g. tensor.concat) ember emits and runs
     uses_values: ClassVar[bool] = False  # `infer` also receives known operand values
+    uses_dims: ClassVar[bool] = False  # ... and `?` dims as symbols (dialects/ember/partial.py)
     total_when: ClassVar[Total] = Total.NEVER  # see `total`
     family: ClassVar[str] = ""
     reference: ClassVar[Callable]

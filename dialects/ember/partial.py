@@ -26,9 +26,56 @@ _MAX_DEPTH = 64  # shape computations are short chains; deeper ones are left unk
 _INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8)
 
 
+class Dim:
+    """Dim `index` of the tensor `value`, unknown at compile time: two are the same size when
+    they are the same dim (what lets `reshape(x, [shape(x)[0], -1])` infer `?x8`)."""
+
+    __slots__ = ("value", "index")
+
+    def __init__(self, value: ir.Value, index: int):
+        self.value, self.index = value, index
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Dim) and self.index == other.index and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.index))
+
+    def __repr__(self) -> str:
+        return f"Dim({self.index})"
+
+
+def known_operands(spec, operands) -> tuple:
+    """The `values` an op spec with `uses_values` infers from: per operand, `known_operand`;
+    specs with `uses_dims` also get the non-integer operands' dims as ints and `Dim`s and
+    keep `Dim`s in partial shapes (for other specs they are None)."""
+    dims = getattr(spec, "uses_dims", False)
+    out = []
+    for v in operands:
+        known = known_operand(v)
+        if isinstance(known, tuple) and not dims:
+            known = tuple(None if isinstance(d, Dim) else d for d in known)
+        elif known is None and dims and _int_type(v) is None:
+            known = dims_of(v)
+        out.append(known)
+    return tuple(out)
+
+
+def dims_of(value: ir.Value) -> Optional[tuple]:
+    """The dims of `value`'s ranked tensor type, `Dim`s where they are `?`."""
+    try:
+        t = type_from_mlir(value.type)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(t, TensorType) or t.shape is None:
+        return None
+    return tuple(Dim(value, i) if d is None else d for i, d in enumerate(t.shape))
+
+
 def known_operand(value: ir.Value):
     """What inference may assume of `value`: its numpy value when it is fully known, a tuple
-    of ints and Nones when it is a 1-D integer tensor known in part, else None."""
+    of ints and unknowns (`Dim`s or None) when it is a 1-D integer tensor known in part,
+    else None."""
     full = known_value(value)
     if full is not None:
         return full
@@ -38,13 +85,14 @@ def known_operand(value: ir.Value):
     known = partial_value(value)
     if known is None:
         return None
-    if all(v is not None for v in known.reshape(-1)):
+    if all(isinstance(v, int) for v in known.reshape(-1)):
         return np.array(known.tolist(), dtype=np.int64).astype(vtype.dtype.np_dtype)
     return tuple(known.tolist()) if known.ndim == 1 else None
 
 
 def partial_value(value: ir.Value, depth: int = 0) -> Optional[np.ndarray]:
-    """An object array (of `value`'s static shape, rank <= 1) of ints and Nones, or None
+    """An object array (of `value`'s static shape, rank <= 1) of ints and unknowns (`Dim`s
+    or None), or None
     when nothing is known or `value` is not a small integer tensor."""
     vtype = _int_type(value)
     if vtype is None or depth > _MAX_DEPTH:
@@ -99,10 +147,8 @@ def _attr(op: ir.Operation, name: str):
 
 
 def _shape(op: ir.Operation, depth: int):
-    t = type_from_mlir(op.operands[0].type)
-    if not isinstance(t, TensorType) or t.shape is None:
-        return None
-    return np.array(list(t.shape), dtype=object)
+    dims = dims_of(op.operands[0])
+    return None if dims is None else np.array(list(dims) + [0], dtype=object)[:-1]
 
 
 def _strided_slice(op: ir.Operation, depth: int):
@@ -135,7 +181,7 @@ def _cast(op: ir.Operation, depth: int):
     if known is None or out is None:
         return None
     info = np.iinfo(out.dtype.np_dtype)
-    fits = [v is None or info.min <= v <= info.max for v in known.reshape(-1)]
+    fits = [not isinstance(v, int) or info.min <= v <= info.max for v in known.reshape(-1)]
     return known if all(fits) else None
 
 

@@ -1,6 +1,7 @@
 // convert-ember-to-linalg on ember.dynamic_strided_slice: bounds are read with tensor.extract
 // and clamped as Python slices clamp; an index out of range calls the op's error site
-// (checks.py); the slice is one tensor.extract_slice with dynamic offsets and sizes.
+// (checks.py); the slice is one tensor.extract_slice with dynamic offsets and sizes. Ops whose
+// shape is an operand lower as their attribute forms once their result type is static.
 
 // RUN: ember-opt %s -p convert-ember-to-linalg | FileCheck %s
 
@@ -30,4 +31,13 @@ func.func @slice(%x: tensor<5xf32>, %b: tensor<1xi64>, %e: tensor<1xi64>) -> ten
   %two = "ember.constant"() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
   %0 = "ember.dynamic_strided_slice"(%x, %b, %e, %two) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64} : (tensor<5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+
+// A reshape whose shape operand inference fixed (tensor<3x8xf32>) lowers as ember.reshape does.
+// CHECK-LABEL: func.func @reshape_static_result(
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<3x4x2xf32> into tensor<3x8xf32>
+func.func @reshape_static_result(%x: tensor<3x4x2xf32>) -> tensor<3x8xf32> {
+  %d = "ember.constant"() {value = dense<[3, -1]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %r = "ember.dynamic_reshape"(%x, %d) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<3x8xf32>
+  return %r : tensor<3x8xf32>
 }

@@ -203,3 +203,21 @@ func.func @fill_of_partial_shape(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor
   %f = "ember.fill"(%d, %v) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
   return %f : tensor<?x?xf32>
 }
+
+// -----
+
+// After specialisation to x : tensor<3x4x2xf32> the shape operand is known in full: the
+// forms with a shape operand get static types (and lower as their attribute forms).
+// CHECK-LABEL: func.func @shape_operands_refined(
+// CHECK:         "ember.dynamic_reshape"(%{{.*}}, %{{.*}}) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<3x8xf32>
+// CHECK:         "ember.dynamic_random_normal"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<3x4x2xf32>
+func.func @shape_operands_refined(%x: tensor<3x4x2xf32>, %seed: tensor<2xi64>) -> (tensor<?x8xf32>, tensor<?x?x?xf32>) {
+  %s = "ember.shape"(%x) {dtype = i32} : (tensor<3x4x2xf32>) -> tensor<3xi32>
+  %n = "ember.strided_slice"(%s) {begin = array<i64: 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, strides = array<i64: 1>} : (tensor<3xi32>) -> tensor<i32>
+  %n1 = "ember.expand_dims"(%n) {axis = 0 : i64} : (tensor<i32>) -> tensor<1xi32>
+  %m = "ember.constant"() {value = dense<[-1]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %d = tensor.concat dim(0) %n1, %m : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %r = "ember.dynamic_reshape"(%x, %d) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<?x8xf32>
+  %g = "ember.dynamic_random_normal"(%seed, %s) {dtype = f32, mean = 0.0 : f64, stddev = 1.0 : f64} : (tensor<2xi64>, tensor<3xi32>) -> tensor<?x?x?xf32>
+  return %r, %g : tensor<?x8xf32>, tensor<?x?x?xf32>
+}

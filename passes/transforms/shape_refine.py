@@ -46,7 +46,7 @@ from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.dialects.ember.partial import known_operand
+from ember.dialects.ember.partial import known_operands
 from ember.passes.ir_utils import decoded_attrs, functions, spec_of
 
 # Users that accept a more static operand type without changing their own types.
@@ -102,7 +102,7 @@ def more_static(new: TensorType, old: TensorType) -> bool:
 def _infer(op: ir.Operation, spec) -> Optional[tuple]:
     try:
         types = tuple(type_from_mlir(v.type) for v in op.operands)
-        values = tuple(known_operand(v) for v in op.operands) if spec.uses_values else None
+        values = known_operands(spec, op.operands) if spec.uses_values else None
         return spec.infer_types(types, decoded_attrs(op), values)
     except (OpError, TypeError, ValueError):
         return None  # the verifier reports bad ops; refinement just leaves them alone

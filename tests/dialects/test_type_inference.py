@@ -298,6 +298,48 @@ def test_dynamic_strided_slice_rejects(operands, masks, values, error, message):
         infer("ember.dynamic_strided_slice", operands, masks, values)
 
 
+@pytest.mark.parametrize("op,operands,values,result", [
+    ("ember.dynamic_reshape", ["tensor<2x3x2xf32>", "tensor<2xi32>"], None, "tensor<?x?xf32>"),
+    ("ember.dynamic_reshape", ["tensor<2x3x2xf32>", "tensor<2xi32>"],
+     (None, np.array([-1, 4])), "tensor<3x4xf32>"),
+    ("ember.dynamic_reshape", ["tensor<?x3xf32>", "tensor<2xi32>"], (None, (None, 3)),
+     "tensor<?x3xf32>"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2xi64>"], (None, (None, None)),
+     "tensor<?x3xf32>"),  # an unknown target dim over a static one other than 1 keeps it
+    ("ember.dynamic_broadcast_to", ["tensor<1xf32>", "tensor<2xi64>"], (None, (4, None)),
+     "tensor<4x?xf32>"),
+    ("ember.dynamic_random_uniform", ["tensor<2xi64>", "tensor<2xi32>"], (None, (None, 5)),
+     "tensor<?x5xf32>"),
+    ("ember.dynamic_random_normal", ["tensor<2xi64>", "tensor<1xi32>"], (None, np.array([6])),
+     "tensor<6xf32>"),
+])
+def test_shape_operand_gives_its_known_dims(op, operands, values, result):
+    attrs = {} if "random" not in op else {"dtype": "float32"}
+    assert infer(op, operands, attrs, values) == [result]
+
+
+@pytest.mark.parametrize("op,operands,values,error,message", [
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xi32>"], (None, np.array([4, -1])),
+     OpShapeError, "cannot reshape tensor<2x3xf32> (6 elements) to [4, -1]"),
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xi32>"], (None, (-1, -1)),
+     OpShapeError, "shape [-1, -1] may hold at most one -1"),
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xf32>"], None, OpTypeError,
+     "shape of type tensor<2xf32> must have i32 or i64 elements"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2x1xi32>"], None, OpShapeError,
+     "shape tensor<2x1xi32> must be a 1-D tensor of static size"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2xi32>"], (None, (None, 4)),
+     OpShapeError, "cannot broadcast tensor<3xf32> to a shape with 4 where it has 3"),
+    ("ember.dynamic_random_uniform", ["tensor<2xi64>", "tensor<1xi32>"], (None, (-2,)),
+     OpShapeError, "shape [-2] has a negative dimension"),
+    ("ember.dynamic_random_normal", ["tensor<3xi64>", "tensor<1xi32>"], None, OpShapeError,
+     "seed of type tensor<3xi64> must have shape [2]"),
+])
+def test_shape_operand_rejects(op, operands, values, error, message):
+    attrs = {} if "random" not in op else {"dtype": "float32"}
+    with pytest.raises(error, match="^" + re.escape(f"'{op}' op {message}")):
+        infer(op, operands, attrs, values)
+
+
 S = "tensor<{}>"
 
 
@@ -700,7 +742,9 @@ def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
-                                       "ember.dynamic_strided_slice"}
+                                       "ember.dynamic_strided_slice", "ember.dynamic_reshape",
+                                       "ember.dynamic_broadcast_to", "ember.dynamic_random_uniform",
+                                       "ember.dynamic_random_normal"}
     assert sorted(set(REGISTRY) - covered) == []
 
 

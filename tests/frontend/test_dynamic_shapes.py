@@ -76,3 +76,89 @@ def test_reduction_of_partially_known_fill_is_compiled():
         warnings.simplefilter("error", InterpreterFallbackWarning)
         got = fn(X)
     assert float(got) == float(np.sum(X))
+
+
+# -- item 3: shapes given as tensors ----------------------------------------------------------
+
+Y = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
+SHAPE_CASES = {  # name: (function of x, numpy of x)
+    "reshape": (lambda x: em.reshape(x, [em.shape(x)[0], -1]), lambda x: x.reshape(3, -1)),
+    "reshape-tensor": (lambda x: em.reshape(x, em.shape(x)[::-1]),
+                       lambda x: x.reshape(x.shape[::-1])),
+    "broadcast_to": (lambda x: em.broadcast_to(1.0, em.shape(x)), np.ones_like),
+    "zeros": (lambda x: em.zeros([em.shape(x)[0], 3]), lambda x: np.zeros((3, 3), np.float32)),
+    "ones-int64": (lambda x: em.ones([em.shape(x, out_type=em.int64)[1], 2]),
+                   lambda x: np.ones((4, 2), np.float32)),
+    "fill": (lambda x: em.fill([2, em.shape(x)[2]], 7.0),
+             lambda x: np.full((2, 2), 7.0, np.float32)),
+    "one_hot": (lambda x: em.one_hot(em.constant([0, 2, 5]), em.shape(x)[0]),
+                lambda x: np.eye(3, dtype=np.float32)[[0, 2]].tolist() + [[0.0] * 3]),
+    "uniform": (lambda x: em.stateless_random_uniform(em.shape(x), seed=[1, 2]),
+                lambda x: em.stateless_random_uniform(list(x.shape), seed=[1, 2]).numpy()),
+    "normal": (lambda x: em.stateless_random_normal(em.shape(x)[1:], seed=[3, 4]),
+               lambda x: em.stateless_random_normal([4, 2], seed=[3, 4]).numpy()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_CASES))
+def test_shape_given_as_tensor_compiled_matches_eager(name):
+    fn, ref = SHAPE_CASES[name]
+    got, eager, _ = compiled(fn, Y)
+    same(got, eager, np.asarray(ref(Y), np.float32))
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_CASES))
+def test_shape_given_as_tensor_of_unknown_dims_is_compiled_for_the_call(name):
+    # traced with `?` dims: the shape stays a tensor; specialising to the call's shapes
+    # makes it known again, so the (static) sum compiles
+    fn, ref = SHAPE_CASES[name]
+    f = em.function(lambda x: em.reduce_sum(fn(x)),
+                    input_signature=[em.TensorSpec([None, None, 2])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InterpreterFallbackWarning)
+        got = f(Y)
+    np.testing.assert_allclose(float(got), float(np.sum(ref(Y), dtype=np.float64)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda x: em.reshape(x, [em.shape(x)[0], -1]), (None, 8)),
+    (lambda x: em.zeros([em.shape(x)[0], 3]), (None, 3)),
+    (lambda x: em.broadcast_to(1.0, em.shape(x)), (None, 4, 2)),
+    (lambda x: em.stateless_random_uniform(em.shape(x)[1:], seed=[1, 2]), (4, 2)),
+    (lambda x: em.one_hot(em.constant([0, 1]), em.shape(x)[0]), (2, None)),
+])
+def test_known_part_of_a_shape_stays_known(make, shape):
+    f = em.function(make, input_signature=[em.TensorSpec([None, 4, 2])])
+    assert f.get_concrete_function().structured_outputs.shape == shape
+
+
+def test_shape_from_traced_values_gives_eagers_values():
+    # a shape read from tensor values: the result shape is only known at run time
+    fn = lambda x, n: em.reshape(em.ones([n, 3]) * x, [-1])  # noqa: E731
+    f = em.function(fn)
+    for n in (1, 4):
+        with warnings.catch_warnings():  # a `?` result: compiled once d1's work lands
+            warnings.simplefilter("ignore", InterpreterFallbackWarning)
+            got = f(np.float32(2), np.int32(n))
+        eager = fn(em.constant(np.float32(2)), em.constant(np.int32(n)))
+        same(got, eager, np.full(3 * n, 2.0, np.float32))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda x: em.zeros(em.cast(em.shape(x), em.float32)),
+     r"em.fill: a shape must be a list of ints and scalar integer tensors, or a 1-D integer "
+     r"tensor; got a tensor of shape \(3,\) and dtype float32"),
+    (lambda x: em.reshape(x, em.reshape(em.shape(x), [3, 1])),
+     r"em.reshape: a shape must be .*; got a tensor of shape \(3, 1\) and dtype int32"),
+    (lambda x: em.broadcast_to(x, [em.reduce_sum(x), 2]),
+     r"em.broadcast_to: dim 0 of a shape must be an int or a scalar integer tensor; got a "
+     r"tensor of shape \(\) and dtype float32"),
+    (lambda x: em.zeros([em.shape(x), 2]),
+     r"dim 0 of a shape must be an int or a scalar integer tensor; got a tensor of shape "
+     r"\(3,\)"),
+])
+def test_wrong_shape_tensor_is_a_clear_error(bad, match):
+    with pytest.raises(TypeError, match=match):
+        em.function(bad)(Y)
+    with pytest.raises(TypeError, match=match):
+        bad(em.constant(Y))

@@ -31,7 +31,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, OpError
 from ember.dialects.ember.convert import type_from_mlir
-from ember.dialects.ember.partial import known_operand
+from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.base import Pass, Statistics
@@ -42,6 +42,7 @@ from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import dynamic_slice  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import shape_operands  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
@@ -68,6 +69,9 @@ def unlowerable_ops(module: ir.Module) -> list[ir.Operation]:
             if spec not in LOWERINGS or any(getattr(t, "dtype", None) is not None and
                                             t.dtype.is_string for t in types):
                 found.append(op)
+            elif getattr(LOWERINGS[spec], "needs_static_result", False) and not all(
+                    t.is_static for t in types[len(op.operands):]):
+                found.append(op)  # a shape operand not known when compiling
     return found
 
 
@@ -143,7 +147,7 @@ def _invalid(op: ir.Operation, spec, operand_types: list, attrs: dict) -> OpErro
     (checks.fail)."""
     if any(t.shape is None for t in operand_types if isinstance(t, TensorType)):
         return None
-    values = tuple(known_operand(v) for v in op.operands) if spec.uses_values else None
+    values = known_operands(spec, op.operands) if spec.uses_values else None
     try:
         spec.infer_types(tuple(operand_types), attrs, values)
     except OpError as e:

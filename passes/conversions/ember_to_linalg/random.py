@@ -34,7 +34,6 @@ from mlir.dialects import arith, linalg, math, tensor
 
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import REGISTRY
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -109,7 +108,7 @@ def _flat_index(shape: tuple) -> ir.Value:
 @lowers(C.RandomUniformOp, C.RandomNormalOp)
 def lower_random(op, lw: Lowering):
     out = lw.result_types[0]
-    uniform = REGISTRY[op.name] is C.RandomUniformOp
+    uniform = "minval" in lw.attrs  # also the forms with a shape operand (shape_operands.py)
     a = lw.attrs
     key = _key(lw)
     shape, et = tuple(a["shape"]), element_type(out.dtype)

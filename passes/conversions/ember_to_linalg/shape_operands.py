@@ -1,0 +1,42 @@
+"""Lowering of the ops whose shape is an operand: dynamic_reshape, dynamic_broadcast_to,
+dynamic_random_uniform and dynamic_random_normal.
+
+Their result type says what inference knows of the shape operand (dialects/ember/partial.py):
+after specialisation to a call's static shapes it is static whenever the shape was computed
+from shapes (`em.shape(x)`, Python ints), and then the op is its attribute form with that
+shape, lowered by the same rule. A result still `?` depends on run-time values: such ops are
+not lowered here (`unlowerable_ops` names them and the function runs on the interpreter).
+
+Before:
+    %r = "ember.dynamic_reshape"(%x, %s) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<3x8xf32>
+After: what `"ember.reshape"(%x) {shape = array<i64: 3, 8>}` lowers to.
+"""
+
+from __future__ import annotations
+
+from ember.dialects.ember import creation as C
+from ember.dialects.ember import structure as S
+from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
+                                                             LoweringError, lowers)
+
+
+def _as_static(static_spec):
+    """The rule that lowers an op with a shape operand as `static_spec` with shape = its
+    (static) result shape."""
+    def rule(op, lw: Lowering):
+        out = lw.result_types[0]
+        if not out.is_static:
+            raise LoweringError(f"its result {out} depends on the value of its shape operand")
+        inner = Lowering(op, lw.operand_types[:-1], lw.result_types,
+                         dict(lw.attrs, shape=tuple(out.shape)), lw.fusion)
+        inner.operands = lw.operands[:-1]
+        return LOWERINGS[static_spec](op, inner)
+    rule.needs_static_result = True
+    return rule
+
+
+for _dynamic, _static in ((S.DynamicReshapeOp, S.ReshapeOp),
+                          (S.DynamicBroadcastToOp, S.BroadcastToOp),
+                          (C.DynamicRandomUniformOp, C.RandomUniformOp),
+                          (C.DynamicRandomNormalOp, C.RandomNormalOp)):
+    lowers(_dynamic)(_as_static(_static))
