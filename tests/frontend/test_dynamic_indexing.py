@@ -139,3 +139,14 @@ def test_traced_index_may_fail_but_traced_slice_bounds_cannot():
     assert not Op.total(types, masks | {"shrink_axis_mask": 1}, (None, None, None, ones))
     assert Op.total(types, masks | {"shrink_axis_mask": 1}, (None, ones, ones, ones))
     assert not Op.total(types, masks, (None, None, None, None))
+
+
+@pytest.mark.parametrize("step", [2, -1, -2])
+def test_traced_slice_step_runs_on_the_interpreter_with_eagers_values(step):
+    fn = lambda x, s: x[::s, s]  # noqa: E731
+    f = em.function(fn)
+    with pytest.warns(InterpreterFallbackWarning, match="ember.dynamic_strided_slice"):
+        got = f(X, np.int32(step))
+    want = X[::step, step]
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(fn(em.constant(X), em.constant(np.int32(step))).numpy(), want)

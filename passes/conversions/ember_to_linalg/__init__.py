@@ -69,9 +69,8 @@ def unlowerable_ops(module: ir.Module) -> list[ir.Operation]:
             if spec not in LOWERINGS or any(getattr(t, "dtype", None) is not None and
                                             t.dtype.is_string for t in types):
                 found.append(op)
-            elif getattr(LOWERINGS[spec], "needs_static_result", False) and not all(
-                    t.is_static for t in types[len(op.operands):]):
-                found.append(op)  # a shape operand not known when compiling
+            elif not getattr(LOWERINGS[spec], "can_lower", lambda _: True)(op):
+                found.append(op)  # e.g. a shape operand not known when compiling
     return found
 
 

@@ -34,6 +34,7 @@ from mlir.dialects import arith, tensor
 from ember.dialects.ember import elements
 from ember.dialects.ember import indexing as I
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.convert import known_value
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.checks import check
 from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringError, \
@@ -99,6 +100,15 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
         value = expand(value, final, et, unit_groups(rank, [i for i in range(rank)
                                                              if i not in new_axes]))
     return [value]
+
+
+def _positive_constant_strides(op: ir.Operation) -> bool:
+    """Whether the lowering can take `op`: its strides fold to positive constants."""
+    strides = known_value(op.operands[3])
+    return strides is not None and bool(np.all(strides > 0))
+
+
+lower_dynamic_strided_slice.can_lower = _positive_constant_strides
 
 
 def _constant(value: ir.Value, t: TensorType):

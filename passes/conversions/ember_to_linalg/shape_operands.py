@@ -14,8 +14,11 @@ After: what `"ember.reshape"(%x) {shape = array<i64: 3, 8>}` lowers to.
 
 from __future__ import annotations
 
+from mlir import ir
+
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import structure as S
+from ember.dialects.ember.convert import type_from_mlir
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, lowers)
 
@@ -31,8 +34,12 @@ def _as_static(static_spec):
                          dict(lw.attrs, shape=tuple(out.shape)), lw.fusion)
         inner.operands = lw.operands[:-1]
         return LOWERINGS[static_spec](op, inner)
-    rule.needs_static_result = True
+    rule.can_lower = _static_result
     return rule
+
+
+def _static_result(op: ir.Operation) -> bool:
+    return all(type_from_mlir(r.type).is_static for r in op.results)
 
 
 for _dynamic, _static in ((S.DynamicReshapeOp, S.ReshapeOp),
