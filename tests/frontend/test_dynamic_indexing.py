@@ -150,3 +150,17 @@ def test_traced_slice_step_runs_on_the_interpreter_with_eagers_values(step):
     want = X[::step, step]
     np.testing.assert_array_equal(got.numpy(), want)
     np.testing.assert_array_equal(fn(em.constant(X), em.constant(np.int32(step))).numpy(), want)
+
+
+def test_strided_slice_with_all_bounds_as_tensors():
+    strides = em.constant([2, -1])  # captured: a constant of the trace
+    fn = lambda x, b, e: em.reduce_sum(em.strided_slice(x, b, e, strides), axis=0)  # noqa: E731
+    b, e = np.array([0, 4], np.int64), np.array([4, 0], np.int64)
+    f = em.function(fn)
+    with pytest.warns(InterpreterFallbackWarning):  # a negative stride: not compiled yet
+        got = f(X, b, e)
+    np.testing.assert_array_equal(got.numpy(), X[0:4:2, 4:0:-1].sum(0))
+    np.testing.assert_array_equal(fn(em.constant(X), b, e).numpy(), X[0:4:2, 4:0:-1].sum(0))
+    strides = em.constant([2, 1])
+    total = lambda x, b, e: em.reduce_sum(em.strided_slice(x, b, e, strides))  # noqa: E731
+    assert_agree(total, X[0:4:2, 0:4].sum(), X, np.array([0, 0]), np.array([4, 4]))
