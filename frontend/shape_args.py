@@ -44,6 +44,8 @@ def shape_argument(shape, where: str) -> tuple[Optional[list], Optional[Tensor]]
     Raises:
       TypeError: `shape` holds a float, bool or non-scalar tensor (says which, in `where`).
     """
+    if is_tensor(shape) and _tensor(shape).ndim == 0:
+        shape = [shape]  # a scalar n is the shape [n], as a Python int is
     if is_tensor(shape):
         t = _tensor(shape)
         if not t.dtype.is_integer or t.ndim != 1:

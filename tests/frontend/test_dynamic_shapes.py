@@ -162,3 +162,12 @@ def test_wrong_shape_tensor_is_a_clear_error(bad, match):
         em.function(bad)(Y)
     with pytest.raises(TypeError, match=match):
         bad(em.constant(Y))
+
+
+def test_scalar_tensor_shape_is_a_one_dim_shape():
+    # em.ones(n) with a traced n, as em.ones(3) with a Python int
+    f = em.function(lambda n: em.ones(n) * 2.0)
+    with warnings.catch_warnings():  # a `?` result: compiled once d1's work lands
+        warnings.simplefilter("ignore", InterpreterFallbackWarning)
+        got = f(np.int32(4))
+    same(got, em.ones(em.constant(np.int32(4))) * 2.0, np.full(4, 2.0, np.float32))
