@@ -23,7 +23,7 @@ from ember.dialects.ember import structure as T
 from ember.dialects.ember.base import Op, OpShapeError
 from ember.frontend.dispatch import execute
 from ember.frontend.indexing import is_tensor, slice_spec
-from ember.frontend.shape_args import shape_argument, trace_time_value
+from ember.frontend.shape_args import mentions_tensor, shape_argument, trace_time_value
 from ember.frontend.slicing import slice, strided_slice  # noqa: A004 - re-exported
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -131,6 +131,8 @@ def _shape_tensor(shape, where: str) -> Tensor:
     dims, traced = shape_argument(shape, where)
     if traced is not None:
         return traced
+    if mentions_tensor(shape) and None not in dims:  # FillOp checks them, as when traced
+        return Tensor(np.array(dims, dtype=np.int64))
     shape = TensorShape(dims)
     if not shape.is_fully_defined():
         raise ValueError(f"{where}: shape {shape} must be fully defined here")
@@ -220,6 +222,8 @@ def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.floa
 
 def _random(static: type[Op], dynamic: type[Op], shape, seed, attrs: dict, where: str):
     dims, traced = shape_argument(shape, where)
+    if traced is None and mentions_tensor(shape) and None not in dims:
+        traced = Tensor(np.array(dims, dtype=np.int64))  # checked by the op, as when traced
     if traced is not None:
         return execute(dynamic, [_seed(seed), traced], attrs)
     return execute(static, [_seed(seed)], attrs | {"shape": TensorShape(dims).as_list()})

@@ -77,6 +77,14 @@ def shape_argument(shape, where: str) -> tuple[Optional[list], Optional[Tensor]]
                         for d in dims])
 
 
+def mentions_tensor(shape) -> bool:
+    """Whether `shape` is a tensor or a list holding one: its values are then checked by the
+    op (eagerly as when traced), not by TensorShape."""
+    if is_tensor(shape):
+        return True
+    return isinstance(shape, (list, tuple)) and any(is_tensor(d) for d in shape)
+
+
 def _dim(item, i: int, where: str):
     """One dim: an int, None, or a scalar integer tensor not known at trace time."""
     if item is None:

@@ -58,8 +58,13 @@ def shape_operand(op: type[Op], dims: TensorType, known, what: str = "shape oper
             raise OpShapeError(op.name, f"shape {_listed(shape)} may hold at most one -1 and "
                                "no other negative dims")
     elif any(d < 0 for d in ints):
-        raise OpShapeError(op.name, f"shape {_listed(shape)} has a negative dimension")
+        raise OpShapeError(op.name, NEGATIVE_DIM.format(next(d for d in ints if d < 0)))
     return shape
+
+
+# The message names one dim, not the whole shape: compiled code raises it too (checks.py
+# formats one value), when the shape operand is known only at run time.
+NEGATIVE_DIM = "shape operand has a negative dimension {}"
 
 
 def _listed(shape: tuple) -> str:

@@ -404,7 +404,7 @@ func.func @constant_result_type_mismatch() {
 func.func @fill_negative_dim() {
   %dims = "ember.constant"() {value = dense<[-1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
   %v = "ember.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
-  // expected-error @+1 {{'ember.fill' op shape [-1, 2] has a negative dimension}}
+  // expected-error @+1 {{'ember.fill' op shape operand has a negative dimension -1}}
   %0 = "ember.fill"(%dims, %v) : (tensor<2xi64>, tensor<f32>) -> tensor<?x2xf32>
   return
 }

@@ -171,3 +171,35 @@ def test_scalar_tensor_shape_is_a_one_dim_shape():
         warnings.simplefilter("ignore", InterpreterFallbackWarning)
         got = f(np.int32(4))
     same(got, em.ones(em.constant(np.int32(4))) * 2.0, np.full(4, 2.0, np.float32))
+
+
+def _both(fn, *args):
+    """(compiled, eager) results of `fn`, an OpError where it raises."""
+    out = []
+    for call in (em.function(fn), lambda *a: fn(*[em.constant(v) for v in a])):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", InterpreterFallbackWarning)
+                out.append(np.asarray(call(*args)))
+        except em.OpError as e:
+            out.append(e)
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: em.zeros([n, 2]) + 1.0,
+    lambda n: em.fill(em.stack([2, n]), 1.0),
+    lambda n: em.stateless_random_uniform([n, 3], seed=[1, 2]),
+    lambda n: em.stateless_random_normal(em.stack([n]), seed=[5, 6], dtype=em.float64),
+])
+@pytest.mark.parametrize("n", [0, 1, 5, -2])
+def test_run_time_shape_compiled_matches_eager_values_and_errors(make, n):
+    # the sum is static: compiled even though the shape is known only at run time
+    compiled, eager = _both(lambda n: em.reduce_sum(make(n)), np.int32(n))
+    if n < 0:
+        assert isinstance(compiled, em.OpShapeError) and isinstance(eager, em.OpShapeError)
+        assert "op shape operand has a negative dimension -2" in str(compiled)
+        assert str(compiled).split(" (at ")[0] == str(eager)
+    else:
+        np.testing.assert_allclose(compiled, eager, rtol=1e-6)
+        assert compiled.dtype == eager.dtype
