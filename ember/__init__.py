@@ -22,7 +22,8 @@ from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_
                                 not_equal, one_hot, ones, ones_like, pad, pow, range,
                                 rank, reduce_all, reduce_any, reduce_max, reduce_mean,
                                 reduce_min, reduce_prod, reduce_sum, relu, reshape, round,
-                                rsqrt, shape, sigmoid, sign, sin, size, softmax, sqrt, square,
+                                rsqrt, shape, sigmoid, sign, sin, size, slice, softmax, sqrt,
+                                square,
                                 squeeze, stack, stateless_random_normal,
                                 stateless_random_uniform, strided_slice, subtract, tanh,
                                 transpose, truediv, where, zeros, zeros_like)

@@ -22,7 +22,9 @@ from ember.dialects.ember import reduction as R
 from ember.dialects.ember import structure as T
 from ember.dialects.ember.base import Op, OpShapeError
 from ember.frontend.dispatch import execute
-from ember.frontend.indexing import slice_spec
+from ember.frontend.indexing import is_tensor, slice_spec
+from ember.frontend.shape_args import mentions_tensor, shape_argument, trace_time_value
+from ember.frontend.slicing import slice, strided_slice  # noqa: A004 - re-exported
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
@@ -134,19 +136,27 @@ def identity(x, name=None):
 
 # -- creation -----------------------------------------------------------------------------
 
-def _shape_tensor(shape) -> Tensor:
-    if isinstance(shape, Tensor):
+def _shape_tensor(shape, where: str) -> Tensor:
+    """The shape operand of a fill: known dims as a constant, else the traced tensor."""
+    if isinstance(shape, Tensor) and shape.dtype in (dtypes.int32, dtypes.int64) \
+            and shape.ndim == 1:
         return shape
-    dims = TensorShape(shape)
-    if not dims.is_fully_defined():
-        raise ValueError(f"shape {dims} must be fully defined here")
-    return Tensor(np.array(dims.as_list(), dtype=np.int64))
+    dims, traced = shape_argument(shape, where)
+    if traced is not None:
+        return traced
+    if mentions_tensor(shape) and None not in dims:  # FillOp checks them, as when traced
+        return Tensor(np.array(dims, dtype=np.int64))
+    shape = TensorShape(dims)
+    if not shape.is_fully_defined():
+        raise ValueError(f"{where}: shape {shape} must be fully defined here")
+    return Tensor(np.array(shape.as_list(), dtype=np.int64))
 
 
 def fill(dims, value, name=None):
-    """A tensor of shape `dims` filled with the scalar `value` (tf.fill)."""
+    """A tensor of shape `dims` filled with the scalar `value` (tf.fill). `dims` is a list of
+    ints and scalar integer tensors, or a 1-D integer tensor."""
     del name
-    return execute(C.FillOp, [_shape_tensor(dims), convert_to_tensor(value)])
+    return execute(C.FillOp, [_shape_tensor(dims, "em.fill"), convert_to_tensor(value)])
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
@@ -213,18 +223,27 @@ def stateless_random_uniform(shape, seed, minval=0.0, maxval=1.0, dtype=dtypes.f
                              name=None):
     """Uniform numbers in [minval, maxval), fully determined by the [2] `seed`."""
     del name
-    attrs = {"shape": TensorShape(shape).as_list(), "dtype": dtype, "minval": minval,
-             "maxval": maxval}
-    return execute(C.RandomUniformOp, [_seed(seed)], attrs)
+    attrs = {"dtype": dtype, "minval": minval, "maxval": maxval}
+    return _random(C.RandomUniformOp, C.DynamicRandomUniformOp, shape, seed, attrs,
+                   "em.stateless_random_uniform")
 
 
 def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
                             name=None):
     """Normal numbers with `mean` and `stddev`, fully determined by the [2] `seed`."""
     del name
-    attrs = {"shape": TensorShape(shape).as_list(), "dtype": dtype, "mean": mean,
-             "stddev": stddev}
-    return execute(C.RandomNormalOp, [_seed(seed)], attrs)
+    attrs = {"dtype": dtype, "mean": mean, "stddev": stddev}
+    return _random(C.RandomNormalOp, C.DynamicRandomNormalOp, shape, seed, attrs,
+                   "em.stateless_random_normal")
+
+
+def _random(static: type[Op], dynamic: type[Op], shape, seed, attrs: dict, where: str):
+    dims, traced = shape_argument(shape, where)
+    if traced is None and mentions_tensor(shape) and None not in dims:
+        traced = Tensor(np.array(dims, dtype=np.int64))  # checked by the op, as when traced
+    if traced is not None:
+        return execute(dynamic, [_seed(seed), traced], attrs)
+    return execute(static, [_seed(seed)], attrs | {"shape": TensorShape(dims).as_list()})
 
 
 def _seed(seed) -> Tensor:
@@ -322,19 +341,27 @@ def transpose(a, perm=None, name=None):
 
 
 def reshape(tensor, shape, name=None):
-    """Row-major reshape; one dim of `shape` may be -1."""
+    """Row-major reshape; one dim of `shape` may be -1. `shape` is a list of ints and scalar
+    integer tensors, or a 1-D integer tensor."""
     del name
-    dims = np.asarray(shape).reshape(-1).tolist() if isinstance(shape, Tensor) else shape
-    return execute(T.ReshapeOp, [convert_to_tensor(tensor)],
-                   {"shape": [-1 if d is None else int(d) for d in dims]})
+    dims, traced = shape_argument(shape, "em.reshape")
+    x = convert_to_tensor(tensor)
+    if traced is not None:
+        return execute(T.DynamicReshapeOp, [x, traced])
+    return execute(T.ReshapeOp, [x], {"shape": [-1 if d is None else d for d in dims]})
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
-    """Broadcasts `input` to `shape`."""
+    """Broadcasts `input` to `shape` (a list of ints and scalar integer tensors, or a 1-D
+    integer tensor)."""
     del name
-    dims = np.asarray(shape).reshape(-1).tolist() if isinstance(shape, Tensor) else shape
-    return execute(T.BroadcastToOp, [convert_to_tensor(input)],
-                   {"shape": [int(d) for d in dims]})
+    dims, traced = shape_argument(shape, "em.broadcast_to")
+    x = convert_to_tensor(input)
+    if traced is not None:
+        return execute(T.DynamicBroadcastToOp, [x, traced])
+    if None in dims:
+        raise ValueError(f"em.broadcast_to: shape {TensorShape(dims)} must be fully defined")
+    return execute(T.BroadcastToOp, [x], {"shape": dims})
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -377,17 +404,6 @@ def stack(values: Sequence, axis: int = 0, name=None):
     return concat([expand_dims(t, axis) for t in tensors], axis, name)
 
 
-def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                  new_axis_mask=0, shrink_axis_mask=0, name=None):
-    """TensorFlow's strided slice with its bit masks (what `x[...]` uses)."""
-    del name
-    strides = [1] * len(begin) if strides is None else strides
-    attrs = {"begin": list(begin), "end": list(end), "strides": list(strides),
-             "begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
-             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
-    return execute(I.StridedSliceOp, [convert_to_tensor(input_)], attrs)
-
-
 def _getitem(x, key):
     return strided_slice(x, **slice_spec(key))
 
@@ -409,7 +425,27 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
     off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
     idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    if is_tensor(depth):
+        value = trace_time_value(convert_to_tensor(depth))
+        if value is None:
+            return _one_hot_traced(idx, convert_to_tensor(depth), on, off, int(axis))
+        depth = value
     return execute(I.OneHotOp, [idx, on, off], {"depth": int(depth), "axis": int(axis)})
+
+
+def _one_hot_traced(idx: Tensor, depth: Tensor, on: Tensor, off: Tensor, axis: int):
+    """one_hot with a depth known only at run time: positions 0..depth-1 along the new axis
+    compared with the index (what OneHotOp.reference computes)."""
+    if depth.ndim != 0 or not depth.dtype.is_integer:
+        raise TypeError(f"em.one_hot: depth must be an int or a scalar integer tensor, got a "
+                        f"tensor of shape {depth.shape} and dtype {depth.dtype.name}")
+    rank_ = idx.ndim
+    if not -rank_ - 1 <= axis <= rank_:
+        raise ValueError(f"em.one_hot: axis {axis} is out of range for rank {rank_ + 1}")
+    axis %= rank_ + 1
+    positions = range(cast(depth, idx.dtype), dtype=idx.dtype)
+    positions = reshape(positions, [-1] + [1] * (rank_ - axis))
+    return where(equal(expand_dims(idx, axis), positions), on, off)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):

@@ -14,6 +14,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import Trait
 from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
 from ember.passes.ir_utils import constant_of, decoded_attrs
 
@@ -25,6 +26,15 @@ MAX_KNOWN_ELEMENTS = 64
 def known_value(value: ir.Value, known: dict) -> Optional[np.ndarray]:
     found = constant_of(value)
     return known.get(value) if found is None else found
+
+
+def known_operands_in_walk(spec, operands, known: dict) -> tuple:
+    """What inference may assume of each operand: its value when a constant or the walk
+    (this module) gives it in full, else what the IR says of it in part
+    (dialects/ember/partial.py: symbolic dims, constant_value_as_shape)."""
+    partial = known_operands(spec, operands)
+    return tuple(p if (full := known_value(v, known)) is None else full
+                 for v, p in zip(operands, partial))
 
 
 def remember(op: ir.Operation, spec, known: dict) -> None:

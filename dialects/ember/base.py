@@ -158,6 +158,7 @@ class Op:
     upstream: ClassVar[bool] = False  # an upstream op (e.g. tensor.concat) ember emits and runs
     uses_values: ClassVar[bool] = False  # `infer` also receives known operand values
     reads_shapes_only: ClassVar[bool] = False  # the kernel reads operand shapes, not values
+    uses_dims: ClassVar[bool] = False  # ... and `?` dims as symbols (dialects/ember/partial.py)
     total_when: ClassVar[Total] = Total.NEVER  # see `total`
     family: ClassVar[str] = ""
     reference: ClassVar[Callable]

@@ -14,7 +14,8 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember.dialects.ember.base import Op, OpTypeError
-from ember.dialects.ember.convert import attr_to_mlir, known_value, type_from_mlir, type_to_mlir
+from ember.dialects.ember.convert import attr_to_mlir, type_from_mlir, type_to_mlir
+from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import IRType
 
 
@@ -46,7 +47,7 @@ def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | 
     attrs = spec.normalize_attrs(attrs or {})
     types = tuple(operand_types) if operand_types is not None else \
         tuple(type_from_mlir(v.type) for v in operands)
-    values = tuple(known_value(v) for v in operands) if spec.uses_values else None
+    values = known_operands(spec, operands) if spec.uses_values else None
     result_types = spec.infer_types(types, attrs, values)
     mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value) for name, value in attrs.items()}
     op = ir.Operation.create(spec.name, results=[type_to_mlir(t) for t in result_types],

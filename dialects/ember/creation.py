@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, OpTypeError,
-                                       Total, Trait, register, require_dtype)
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError,
+                                       OpTypeError, Total, Trait, all_static, register,
+                                       require_dtype)
 from ember.dialects.ember.types import TensorType
 
 
@@ -37,19 +38,45 @@ class ConstantOp(Op):
         return value
 
 
-def _shape_operand(op: type[Op], dims: TensorType, known):
-    """The result shape a shape operand gives: None (unranked) while its size is unknown."""
-    require_dtype(op, dims, (dtypes.int32, dtypes.int64), "i32 or i64", "shape operand")
+def shape_operand(op: type[Op], dims: TensorType, known, what: str = "shape operand",
+                  inferred_dim: bool = False) -> tuple | None:
+    """The result shape a 1-D integer shape operand gives: ints where `known` (its value or
+    the tuple known of it) fixes them, None (or a `partial.Dim`) where not; None (unranked)
+    while the operand's own size is unknown (em.shape of a tensor of unknown rank).
+    `inferred_dim` allows one -1 (reshape)."""
+    require_dtype(op, dims, (dtypes.int32, dtypes.int64), "i32 or i64", what)
     if dims.rank is not None and dims.rank != 1:
-        raise OpShapeError(op.name, f"shape operand {dims} must be a 1-D tensor")
+        raise OpShapeError(op.name, f"{what} {dims} must be a 1-D tensor")
     if known is None and (dims.rank is None or dims.shape[0] is None):
-        return None  # e.g. em.shape of a tensor of unknown rank
+        return None
     if known is None:
         return (None,) * dims.shape[0]
-    shape = tuple(int(d) for d in np.asarray(known).reshape(-1))
-    if any(d < 0 for d in shape):
-        raise OpShapeError(op.name, f"shape {list(shape)} has a negative dimension")
+    if isinstance(known, tuple):  # known in part (partial.known_operand)
+        shape = tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in known)
+    else:
+        shape = tuple(int(d) for d in np.asarray(known).reshape(-1))
+    ints = [d for d in shape if isinstance(d, int)]
+    if inferred_dim:
+        if ints.count(-1) > 1 or any(d < -1 for d in ints):
+            raise OpShapeError(op.name, f"shape {_listed(shape)} may hold at most one -1 and "
+                               "no other negative dims")
+    elif any(d < 0 for d in ints):
+        raise OpShapeError(op.name, NEGATIVE_DIM.format(next(d for d in ints if d < 0)))
     return shape
+
+
+# The message names one dim, not the whole shape: compiled code raises it too (checks.py
+# formats one value), when the shape operand is known only at run time.
+NEGATIVE_DIM = "shape operand has a negative dimension {}"
+
+
+def _listed(shape: tuple) -> str:
+    return "[" + ", ".join(str(d) if isinstance(d, int) else "?" for d in shape) + "]"
+
+
+def static_or_none(shape: tuple) -> tuple:
+    """`shape` with every unknown dim (a `partial.Dim`) as None."""
+    return tuple(d if isinstance(d, int) or d is None else None for d in shape)
 
 
 @register
@@ -69,7 +96,7 @@ class FillOp(Op):
     def infer(cls, dims: TensorType, value: TensorType, *, values):
         if value.rank not in (0, None):  # unranked: checked when the op runs
             raise OpShapeError(cls.name, f"value of type {value} must be a scalar (rank 0)")
-        return TensorType(value.dtype, _shape_operand(cls, dims, values[0]))
+        return TensorType(value.dtype, shape_operand(cls, dims, values[0]))
 
     @classmethod
     def total(cls, operand_types, attrs, values) -> bool:
@@ -276,3 +303,67 @@ class RandomNormalOp(RandomOp):
         u2 = _unit(bits[1::2])
         z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
         return (mean + stddev * z).reshape(shape).astype(dtype.np_dtype)
+
+
+class DynamicRandomOp(Op):
+    """A random op whose shape is a 1-D integer operand: `static` with the shape it holds."""
+
+    operands = ("seed", "shape")
+    traits = frozenset({Trait.PURE, Trait.RANDOM})
+    family = "random"
+    uses_values = True
+    static: type[RandomOp]
+
+    @classmethod
+    def infer(cls, seed: TensorType, shape: TensorType, *, values, **attrs):
+        dims = shape_operand(cls, shape, values[1], "shape")
+        if dims is None:  # a shape of unknown length: an unranked result
+            return TensorType(attrs["dtype"], None)
+        dims = static_or_none(dims)
+        try:  # checks the seed and dtype as the static form does
+            cls.static.infer(seed, shape=tuple(d or 0 for d in dims), **attrs)
+        except OpError as error:
+            raise type(error)(cls.name, error.detail) from None
+        return TensorType(attrs["dtype"], dims)
+
+    @classmethod
+    def total(cls, operand_types, attrs, values) -> bool:
+        """Total when a constant gives the shape (inference checked it)."""
+        return values[1] is not None and not isinstance(values[1], tuple) \
+            and all_static(operand_types)
+
+
+@register
+class DynamicRandomUniformOp(DynamicRandomOp):
+    """`ember.random_uniform` whose shape is a 1-D integer operand (tf.random.stateless_uniform
+    of a tensor shape): the same numbers for the same seed and shape.
+
+    Example:
+      %r = "ember.dynamic_random_uniform"(%seed, %s) {dtype = f32, maxval = 1.0 : f64, minval = 0.0 : f64} : (tensor<2xi64>, tensor<2xi32>) -> tensor<?x?xf32>
+    """
+
+    name = "ember.dynamic_random_uniform"
+    attrs = {k: v for k, v in RandomUniformOp.attrs.items() if k != "shape"}
+    static = RandomUniformOp
+
+    @staticmethod
+    def reference(seed, shape, **attrs):
+        return RandomUniformOp.reference(seed, shape=tuple(int(d) for d in shape), **attrs)
+
+
+@register
+class DynamicRandomNormalOp(DynamicRandomOp):
+    """`ember.random_normal` whose shape is a 1-D integer operand (tf.random.stateless_normal
+    of a tensor shape): the same numbers for the same seed and shape.
+
+    Example:
+      %r = "ember.dynamic_random_normal"(%seed, %s) {dtype = f32, mean = 0.0 : f64, stddev = 1.0 : f64} : (tensor<2xi64>, tensor<1xi32>) -> tensor<?xf32>
+    """
+
+    name = "ember.dynamic_random_normal"
+    attrs = {k: v for k, v in RandomNormalOp.attrs.items() if k != "shape"}
+    static = RandomNormalOp
+
+    @staticmethod
+    def reference(seed, shape, **attrs):
+        return RandomNormalOp.reference(seed, shape=tuple(int(d) for d in shape), **attrs)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, Total,
-                                       normalize_axis, register, require_dtype,
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError, Total,
+                                       normalize_axis, register, require_dtype, require_rank,
                                        same_dtype)
 from ember.dialects.ember.types import TensorType
 
@@ -102,6 +102,104 @@ class StridedSliceOp(Op):
     @staticmethod
     def reference(x, **spec):
         return np.array(x[slice_index(**spec)])
+
+
+_UNKNOWN = object()  # a bound whose value is not known at compile time
+
+
+def _bounds(op: type[Op], types, values) -> list:
+    """begin, end and strides as lists of ints and `_UNKNOWN`s (checks the operand types)."""
+    out = []
+    for name, t, known in zip(("begin", "end", "strides"), types, values):
+        require_dtype(op, t, (dtypes.int32, dtypes.int64), "i32 or i64", name)
+        if t.rank != 1 or t.shape[0] is None:
+            raise OpShapeError(op.name, f"{name} of type {t} must be a 1-D tensor of static "
+                               "size")
+        if t.shape[0] != types[0].shape[0]:
+            raise OpShapeError(op.name, f"begin, end and strides must have the same length, "
+                               f"got {', '.join(str(x) for x in types)}")
+        if known is None:
+            out.append([_UNKNOWN] * t.shape[0])
+        else:
+            flat = known if isinstance(known, tuple) else np.asarray(known).reshape(-1).tolist()
+            out.append([_UNKNOWN if v is None else int(v) for v in flat])
+    return out
+
+
+@register
+class DynamicStridedSliceOp(Op):
+    """strided_slice whose begin, end and strides are 1-D integer operands (x[i], x[i:i + 2],
+    tf.strided_slice and tf.slice with tensor bounds).
+
+    The masks mean what they mean for `ember.strided_slice`. Slice bounds clamp as Python's
+    do; an index (shrink_axis_mask) outside [-size, size) is an error. A result dim whose
+    length depends on a bound not known at compile time is `?`; an index drops its dim.
+
+    Example:
+      %s = "ember.dynamic_strided_slice"(%x, %b, %e, %st) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64} : (tensor<4x6xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<6xf32>
+    """
+
+    name = "ember.dynamic_strided_slice"
+    operands = ("input", "begin", "end", "strides")
+    attrs = {m: Attr("i64", 0) for m in _MASKS}
+    family = "indexing"
+    uses_values = True
+
+    @classmethod
+    def infer(cls, x: TensorType, begin, end, strides, *, values, **masks):
+        b, e, s = _bounds(cls, (begin, end, strides), values[1:])
+        if all(v is not _UNKNOWN for v in b + e + s):
+            try:
+                return StridedSliceOp.infer(x, begin=b, end=e, strides=s, **masks)
+            except OpError as error:  # the same check, named after this op
+                raise type(error)(cls.name, error.detail) from None
+        if any(v == 0 for v in s if v is not _UNKNOWN):
+            raise OpAttributeError(cls.name, "strides must be non-zero")
+        if bin(masks["ellipsis_mask"]).count("1") > 1:
+            raise OpAttributeError(cls.name, "at most one ellipsis is allowed")
+        rank = require_rank(cls, x)
+        index = slice_index([0] * len(b), [0] * len(b), [1] * len(b), **masks)
+        consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+        if consumed > rank:
+            raise OpShapeError(cls.name, f"too many indices ({consumed}) for {x}")
+        out, dim = [], 0
+        for k, it in enumerate(index):
+            if it is Ellipsis:
+                out.extend(x.shape[dim:dim + rank - consumed])
+                dim += rank - consumed
+            elif it is None:
+                out.append(1)
+            else:
+                if not isinstance(it, int):
+                    out.append(cls._length(it, b[k], e[k], s[k], x.shape[dim]))
+                dim += 1
+        out.extend(x.shape[dim:])
+        return x.with_shape(tuple(out))
+
+    @classmethod
+    def total(cls, operand_types, attrs, values) -> bool:
+        """Total when constants give every bound (inference checked them), or when there is
+        no index and the strides are constants (inference checked them; slices clamp)."""
+        def known(v) -> bool:
+            return v is not None and not isinstance(v, tuple)
+        if operand_types[0].rank is None:
+            return False
+        if all(known(v) for v in values[1:]):
+            return True
+        return attrs["shrink_axis_mask"] == 0 and known(values[3])
+
+    @staticmethod
+    def _length(it: slice, b, e, s, size):
+        """The slice's length when its size and every bound it reads are known."""
+        parts = (None if it.start is None else b, None if it.stop is None else e, s)
+        if size is None or any(p is _UNKNOWN for p in parts):
+            return None
+        return len(range(*slice(*parts).indices(size)))
+
+    @staticmethod
+    def reference(x, begin, end, strides, **masks):
+        index = slice_index(begin.tolist(), end.tolist(), strides.tolist(), **masks)
+        return np.array(x[index])
 
 
 @register

@@ -15,9 +15,10 @@ import math
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, Total,
-                                       normalize_axis, register, require_dtype, require_rank,
-                                       same_dtype)
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError,
+                                       Total, all_static, normalize_axis, register,
+                                       require_dtype, require_rank, same_dtype)
+from ember.dialects.ember.creation import shape_operand
 from ember.dialects.ember.types import TensorType, broadcast_dims, broadcast_shapes
 
 
@@ -165,6 +166,118 @@ class BroadcastToOp(Op):
     @staticmethod
     def reference(x, *, shape):
         return np.broadcast_to(x, shape).copy()
+
+
+def _same_check(op: type[Op], static: type[Op], *args, **attrs):
+    """`static.infer`, its errors named after `op` (the form with a shape operand)."""
+    try:
+        return static.infer(*args, **attrs)
+    except OpError as error:
+        raise type(error)(op.name, error.detail) from None
+
+
+def _constant_shape_total(operand_types, values) -> bool:
+    """Total when a constant gives the shape and every type is static: inference checked."""
+    return values[-1] is not None and not isinstance(values[-1], tuple) \
+        and all_static(operand_types)
+
+
+@register
+class DynamicReshapeOp(Op):
+    """Reshape to a shape given as a 1-D integer operand (tf.reshape of a tensor shape); one
+    dim may be -1.
+
+    A `?` dim of the input that the shape operand names (`em.shape(x)[0]`) cancels against
+    itself: `reshape(x, [shape(x)[0], -1])` of a `tensor<?x4x2xf32>` is `tensor<?x8xf32>`.
+
+    Example:
+      %r = "ember.dynamic_reshape"(%x, %s) : (tensor<2x2xf32>, tensor<3xi32>) -> tensor<?x?x?xf32>
+    """
+
+    name = "ember.dynamic_reshape"
+    operands = ("input", "shape")
+    family = "structure"
+    uses_values = True
+    uses_dims = True
+
+    @classmethod
+    def infer(cls, x: TensorType, shape: TensorType, *, values):
+        dims = shape_operand(cls, shape, values[1], "shape", inferred_dim=True)
+        if dims is None:  # a shape of unknown length: an unranked result
+            return x.with_shape(None)
+        if all(isinstance(d, int) for d in dims):
+            return _same_check(cls, ReshapeOp, x, shape=dims)
+        fill = None
+        if x.rank is not None and -1 in dims:
+            source = values[0] if isinstance(values[0], tuple) else x.shape
+            inputs = [d for d in source if not isinstance(d, int)]
+            outputs = [d for d in dims if not isinstance(d, int)]
+            for d in list(outputs):  # the same run-time dim on both sides cancels
+                if d is not None and d in inputs:
+                    inputs.remove(d)
+                    outputs.remove(d)
+            if not inputs and not outputs:
+                known_in = math.prod(d for d in source if isinstance(d, int))
+                known_out = math.prod(d for d in dims if isinstance(d, int) and d != -1)
+                if known_out == 0 or known_in % known_out:
+                    raise OpShapeError(cls.name, f"cannot reshape {x} to a shape of "
+                                       f"{known_out} known elements per row")
+                fill = known_in // known_out
+        return x.with_shape(tuple(fill if isinstance(d, int) and d == -1 else
+                                  d if isinstance(d, int) else None for d in dims))
+
+    @classmethod
+    def total(cls, operand_types, attrs, values) -> bool:
+        return _constant_shape_total(operand_types, values)
+
+    @staticmethod
+    def reference(x, shape):
+        return np.reshape(x, tuple(int(d) for d in shape))
+
+
+@register
+class DynamicBroadcastToOp(Op):
+    """Broadcasts to a shape given as a 1-D integer operand (tf.broadcast_to of a tensor
+    shape), with numpy rules.
+
+    Example:
+      %b = "ember.dynamic_broadcast_to"(%x, %s) : (tensor<1xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+    """
+
+    name = "ember.dynamic_broadcast_to"
+    operands = ("input", "shape")
+    family = "structure"
+    uses_values = True
+
+    @classmethod
+    def infer(cls, x: TensorType, shape: TensorType, *, values):
+        dims = shape_operand(cls, shape, values[1], "shape")
+        if dims is None:  # a shape of unknown length: an unranked result
+            return x.with_shape(None)
+        if all(isinstance(d, int) for d in dims):
+            return _same_check(cls, BroadcastToOp, x, shape=dims)
+        if x.rank is None:
+            return x.with_shape(dims)
+        if x.rank > len(dims):
+            raise OpShapeError(cls.name, f"cannot broadcast {x} to lower rank {len(dims)}")
+        out = list(dims[:len(dims) - x.rank])
+        for d, t in zip(x.shape, dims[len(dims) - x.rank:]):
+            if t is None:  # unknown target: x's dim unless it may broadcast
+                out.append(None if d in (1, None) else d)
+            elif d not in (1, None, t):
+                raise OpShapeError(cls.name, f"cannot broadcast {x} to a shape with {t} "
+                                   f"where it has {d}")
+            else:
+                out.append(t)
+        return x.with_shape(tuple(out))
+
+    @classmethod
+    def total(cls, operand_types, attrs, values) -> bool:
+        return _constant_shape_total(operand_types, values)
+
+    @staticmethod
+    def reference(x, shape):
+        return np.broadcast_to(x, tuple(int(d) for d in shape)).copy()
 
 
 @register

@@ -15,7 +15,8 @@ from typing import Iterator
 from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, OpError
-from ember.dialects.ember.convert import attr_from_mlir, known_value, type_from_mlir
+from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
+from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import ShapeError, types_compatible
 
 
@@ -108,7 +109,7 @@ def verify_op(op: ir.Operation) -> None:
         else:
             raise OpError(spec.name, f"requires attribute '{name}'")
     operand_types = tuple(type_from_mlir(v.type) for v in op.operands)
-    values = tuple(known_value(v) for v in op.operands) if spec.uses_values else None
+    values = known_operands(spec, op.operands) if spec.uses_values else None
     inferred = spec.infer_types(operand_types, attrs, values)
     declared = tuple(type_from_mlir(r.type) for r in op.results)
     if len(declared) != len(inferred):

@@ -40,9 +40,14 @@ func.func @fill_static(%dims: tensor<2xi64>, %v: tensor<f32>) -> tensor<3x4xf32>
 
 // -----
 
-// A dynamic result dim is read from the shape operand, clamped at 0.
+// A dynamic result dim is read from the shape operand (clamped at 0), after a check that
+// raises eager's error if a dim is negative.
+// CHECK:       func.func private @ember_error_0(i64) attributes {ember.error = "OpShapeError", ember.message = "shape operand has a negative dimension {}", ember.op = "ember.fill"
 // CHECK-LABEL: func.func @fill_dynamic(
 // CHECK-SAME:    %[[DIMS:.*]]: tensor<2xi32>, %[[V:.*]]: tensor<i8>) -> tensor<?x4xi8>
+// CHECK:       arith.cmpi slt
+// CHECK:       scf.if
+// CHECK-NEXT:    func.call @ember_error_0
 // CHECK:       %[[S:.*]] = tensor.extract %[[V]][] : tensor<i8>
 // CHECK:       %[[C0:.*]] = arith.constant 0 : index
 // CHECK:       %[[D:.*]] = tensor.extract %[[DIMS]][%[[C0]]] : tensor<2xi32>

@@ -138,3 +138,14 @@ func.func @pad_reflect_symmetric(%x: tensor<3x3xf32>, %v: tensor<f32>) -> (tenso
   %1 = "ember.pad"(%x, %v) {mode = "SYMMETRIC", paddings = array<i64: 0, 0, 3, 3>} : (tensor<3x3xf32>, tensor<f32>) -> tensor<3x9xf32>
   return %0, %1 : tensor<7x3xf32>, tensor<3x9xf32>
 }
+
+// x[i, 1:j]: bounds as operands (ember.dynamic_strided_slice); the index drops dim 0, the
+// slice's length depends on %j: `?`.
+// CHECK-LABEL: func.func @dynamic_strided_slice(
+// CHECK:       "ember.dynamic_strided_slice"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64} : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?xf32>
+// GENERIC-LABEL: sym_name = "dynamic_strided_slice"
+// GENERIC:       "ember.dynamic_strided_slice"
+func.func @dynamic_strided_slice(%x: tensor<4x6xf32>, %b: tensor<2xi32>, %e: tensor<2xi32>, %s: tensor<2xi32>) -> tensor<?xf32> {
+  %0 = "ember.dynamic_strided_slice"(%x, %b, %e, %s) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64} : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -404,7 +404,7 @@ func.func @constant_result_type_mismatch() {
 func.func @fill_negative_dim() {
   %dims = "ember.constant"() {value = dense<[-1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
   %v = "ember.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
-  // expected-error @+1 {{'ember.fill' op shape [-1, 2] has a negative dimension}}
+  // expected-error @+1 {{'ember.fill' op shape operand has a negative dimension -1}}
   %0 = "ember.fill"(%dims, %v) : (tensor<2xi64>, tensor<f32>) -> tensor<?x2xf32>
   return
 }
@@ -505,5 +505,20 @@ func.func @two_errors_in_one_function(%a: tensor<4xf32>, %b: tensor<3xf32>) {
   %0 = "ember.sub"(%a, %b) : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xf32>
   // expected-error @+1 {{'ember.sqrt' op result #0 has type tensor<3xf32> but the operands give tensor<4xf32>}}
   %1 = "ember.sqrt"(%a) : (tensor<4xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+func.func @dynamic_strided_slice_constant_index_out_of_bounds(%a: tensor<4xf32>) {
+  %b = "ember.constant"() {value = dense<[-5]> : tensor<1xi32>} : () -> tensor<1xi32>
+  // expected-error @+1 {{'ember.dynamic_strided_slice' op index -5 is out of bounds for dim 0 of size 4}}
+  %0 = "ember.dynamic_strided_slice"(%a, %b, %b, %b) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64} : (tensor<4xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @dynamic_strided_slice_float_bounds(%a: tensor<4xf32>, %b: tensor<1xf32>) {
+  // expected-error @+1 {{'ember.dynamic_strided_slice' op begin of type tensor<1xf32> must have i32 or i64 elements}}
+  %0 = "ember.dynamic_strided_slice"(%a, %b, %b, %b) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64} : (tensor<4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?xf32>
   return
 }

@@ -38,3 +38,16 @@ func.func @random_normal(%seed: tensor<2xi64>) -> (tensor<4xf32>, tensor<2x0xf16
   %1 = "ember.random_normal"(%seed) {dtype = f16, mean = 5.0 : f64, shape = array<i64: 2, 0>, stddev = 0.5 : f64} : (tensor<2xi64>) -> tensor<2x0xf16>
   return %0, %1 : tensor<4xf32>, tensor<2x0xf16>
 }
+
+// The shape as an operand (em.stateless_random_uniform(em.shape(x), seed)): `?` where the
+// operand's value is not known.
+// CHECK-LABEL: func.func @shape_operand(
+// CHECK:       "ember.dynamic_random_uniform"(%{{.*}}, %{{.*}}) {dtype = f32, maxval = 1.000000e+00 : f64, minval = 0.000000e+00 : f64} : (tensor<2xi64>, tensor<2xi32>) -> tensor<?x?xf32>
+// CHECK:       "ember.dynamic_random_normal"(%{{.*}}, %{{.*}}) {dtype = f64, mean = 0.000000e+00 : f64, stddev = 1.000000e+00 : f64} : (tensor<2xi64>, tensor<2xi32>) -> tensor<?x?xf64>
+// GENERIC-LABEL: sym_name = "shape_operand"
+// GENERIC:       "ember.dynamic_random_uniform"
+func.func @shape_operand(%seed: tensor<2xi64>, %s: tensor<2xi32>) -> (tensor<?x?xf32>, tensor<?x?xf64>) {
+  %u = "ember.dynamic_random_uniform"(%seed, %s) {dtype = f32, maxval = 1.0 : f64, minval = 0.0 : f64} : (tensor<2xi64>, tensor<2xi32>) -> tensor<?x?xf32>
+  %n = "ember.dynamic_random_normal"(%seed, %s) {dtype = f64, mean = 0.0 : f64, stddev = 1.0 : f64} : (tensor<2xi64>, tensor<2xi32>) -> tensor<?x?xf64>
+  return %u, %n : tensor<?x?xf32>, tensor<?x?xf64>
+}

@@ -153,3 +153,22 @@ func.func @concat_dynamic(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>, %c: tensor<2
   %1 = "tensor.concat"(%c, %d, %c) <{dim = 1 : i64}> : (tensor<2x?xi32>, tensor<2x1xi32>, tensor<2x?xi32>) -> tensor<2x?xi32>
   return %0, %1 : tensor<?x3xf32>, tensor<2x?xi32>
 }
+
+// reshape and broadcast_to with the shape as an operand (em.reshape(x, [em.shape(x)[0], -1])):
+// the `?` dim the shape names cancels against the input's, so the -1 is 8.
+// CHECK-LABEL: func.func @shape_operands(
+// CHECK:       %[[S:.*]] = "ember.shape"
+// CHECK:       "ember.dynamic_reshape"(%{{.*}}, %{{.*}}) : (tensor<?x4x2xf32>, tensor<2xi32>) -> tensor<?x8xf32>
+// CHECK:       "ember.dynamic_broadcast_to"(%{{.*}}, %[[S]]) : (tensor<f32>, tensor<3xi32>) -> tensor<?x4x2xf32>
+// GENERIC-LABEL: sym_name = "shape_operands"
+// GENERIC:       "ember.dynamic_reshape"
+func.func @shape_operands(%x: tensor<?x4x2xf32>, %v: tensor<f32>) -> (tensor<?x8xf32>, tensor<?x4x2xf32>) {
+  %s = "ember.shape"(%x) {dtype = i32} : (tensor<?x4x2xf32>) -> tensor<3xi32>
+  %n = "ember.strided_slice"(%s) {begin = array<i64: 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, strides = array<i64: 1>} : (tensor<3xi32>) -> tensor<i32>
+  %n1 = "ember.expand_dims"(%n) {axis = 0 : i64} : (tensor<i32>) -> tensor<1xi32>
+  %m = "ember.constant"() {value = dense<[-1]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %d = tensor.concat dim(0) %n1, %m : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %r = "ember.dynamic_reshape"(%x, %d) : (tensor<?x4x2xf32>, tensor<2xi32>) -> tensor<?x8xf32>
+  %b = "ember.dynamic_broadcast_to"(%v, %s) : (tensor<f32>, tensor<3xi32>) -> tensor<?x4x2xf32>
+  return %r, %b : tensor<?x8xf32>, tensor<?x4x2xf32>
+}

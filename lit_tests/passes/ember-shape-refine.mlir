@@ -220,6 +220,22 @@ func.func @computed_dims(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<*xf32> 
 
 // -----
 
+// A shape computed from ember.shape (em.zeros([em.shape(x)[0], 5])): dim 0 is x's, dim 1
+// the constant; inference reads what is known of the shape operand (dialects/ember/partial.py).
+// CHECK-LABEL: func.func @fill_of_partial_shape(
+// CHECK:         "ember.fill"(%{{.*}}, %{{.*}}) : (tensor<2xi32>, tensor<f32>) -> tensor<2x5xf32>
+func.func @fill_of_partial_shape(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<?x?xf32> {
+  %s = "ember.shape"(%x) {dtype = i32} : (tensor<2x3xf32>) -> tensor<2xi32>
+  %n = "ember.strided_slice"(%s) {begin = array<i64: 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, strides = array<i64: 1>} : (tensor<2xi32>) -> tensor<i32>
+  %n1 = "ember.expand_dims"(%n) {axis = 0 : i64} : (tensor<i32>) -> tensor<1xi32>
+  %five = "ember.constant"() {value = dense<[5]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %d = tensor.concat dim(0) %n1, %five : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %f = "ember.fill"(%d, %v) : (tensor<2xi32>, tensor<f32>) -> tensor<?x?xf32>
+  return %f : tensor<?x?xf32>
+}
+
+// -----
+
 // An scf.if of unknown rank takes the type both branches agree on; one whose branches
 // yield different static types keeps its result type (and the yields their casts).
 // CHECK-LABEL: func.func @if_results(
@@ -282,4 +298,22 @@ func.func @loops(%p: i1, %x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<*xf3
     scf.yield %g : tensor<?xf32>
   }
   return %a, %b : tensor<*xf32>, tensor<?xf32>
+}
+
+// -----
+
+// After specialisation to x : tensor<3x4x2xf32> the shape operand is known in full: the
+// forms with a shape operand get static types (and lower as their attribute forms).
+// CHECK-LABEL: func.func @shape_operands_refined(
+// CHECK:         "ember.dynamic_reshape"(%{{.*}}, %{{.*}}) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<3x8xf32>
+// CHECK:         "ember.dynamic_random_normal"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<3x4x2xf32>
+func.func @shape_operands_refined(%x: tensor<3x4x2xf32>, %seed: tensor<2xi64>) -> (tensor<?x8xf32>, tensor<?x?x?xf32>) {
+  %s = "ember.shape"(%x) {dtype = i32} : (tensor<3x4x2xf32>) -> tensor<3xi32>
+  %n = "ember.strided_slice"(%s) {begin = array<i64: 0>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, strides = array<i64: 1>} : (tensor<3xi32>) -> tensor<i32>
+  %n1 = "ember.expand_dims"(%n) {axis = 0 : i64} : (tensor<i32>) -> tensor<1xi32>
+  %m = "ember.constant"() {value = dense<[-1]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %d = tensor.concat dim(0) %n1, %m : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %r = "ember.dynamic_reshape"(%x, %d) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<?x8xf32>
+  %g = "ember.dynamic_random_normal"(%seed, %s) {dtype = f32, mean = 0.0 : f64, stddev = 1.0 : f64} : (tensor<2xi64>, tensor<3xi32>) -> tensor<?x?x?xf32>
+  return %r, %g : tensor<?x8xf32>, tensor<?x?x?xf32>
 }

@@ -57,7 +57,7 @@ from ember.dialects.ember.types import TensorType
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import (decoded_attrs, functions, has_uses, spec_of, uncast,
                                    walk_regions_last)
-from ember.passes.known_values import known_value, remember
+from ember.passes.known_values import known_operands_in_walk, remember
 from ember.passes.loop_types import keeps_types
 
 # Users that accept a more static operand type without changing their own types.
@@ -193,7 +193,7 @@ def more_static(new: TensorType, old: TensorType) -> bool:
 def _infer(op: ir.Operation, spec, known: dict) -> Optional[tuple]:
     try:
         types = tuple(type_from_mlir(v.type) for v in op.operands)
-        values = tuple(known_value(v, known) for v in op.operands) if spec.uses_values else None
+        values = known_operands_in_walk(spec, op.operands, known) if spec.uses_values else None
         return spec.infer_types(types, decoded_attrs(op), values)
     except (OpError, TypeError, ValueError):
         return None  # the verifier reports bad ops; refinement just leaves them alone

@@ -111,6 +111,12 @@ def sat_trunc(x, dtype):
                      for v in x.astype(np.float64).ravel()]).reshape(x.shape).astype(dtype)
 
 
+def static_random(name, seed, shape, attrs):
+    """The attribute form's numbers (what the forms with a shape operand must give)."""
+    out = execute(REGISTRY[name], [Tensor(seed)], attrs | {"shape": shape.tolist()})
+    return out.numpy()
+
+
 # op -> (operands, attrs, oracle(*operands, **attrs))
 ROWS = {
     # unary
@@ -172,6 +178,13 @@ ROWS = {
                              None),
     "ember.random_normal": ([np.array([3, 4])], {"shape": [4000], "mean": 2.0, "stddev": 0.5},
                             None),
+    # the shape as an operand: the same numbers as the attribute form
+    "ember.dynamic_random_uniform": (
+        [np.array([1, 2]), np.array([20, 3], np.int32)], {"minval": -1.0, "maxval": 3.0},
+        lambda seed, shape, **a: static_random("ember.random_uniform", seed, shape, a)),
+    "ember.dynamic_random_normal": (
+        [np.array([3, 4]), np.array([7], np.int64)], {"mean": 2.0, "stddev": 0.5},
+        lambda seed, shape, **a: static_random("ember.random_normal", seed, shape, a)),
     # reductions
     "ember.reduce_sum": ([I], {"axes": [1]}, lambda x, **_: py_ints(lambda a, _: a)(
         np.array([sum(int(v) for v in r) for r in x]), np.zeros(3))),
@@ -199,6 +212,10 @@ ROWS = {
                                                                        np.int8).reshape(2, 6)),
     "ember.broadcast_to": ([J], {"shape": [2, 4]}, lambda x, **_: np.array([J.tolist()] * 2,
                                                                            np.int8)),
+    "ember.dynamic_reshape": ([I, np.array([2, -1], np.int32)], {},
+                              lambda x, s: np.array(x.ravel().tolist(), np.int8).reshape(2, 6)),
+    "ember.dynamic_broadcast_to": ([J, np.array([3, 1, 4], np.int64)], {},
+                                   lambda x, s: np.array([[J.tolist()]] * 3, np.int8)),
     "ember.expand_dims": ([J], {"axis": -1}, lambda x, **_: np.array([[v] for v in J], np.int8)),
     "ember.squeeze": ([C.reshape(1, 3, 1)], {}, lambda x, **_: np.array([True, False, True])),
     "tensor.concat": ([I, J.reshape(1, 4), np.zeros((0, 4), np.int8)], {"dim": 0},
@@ -208,6 +225,11 @@ ROWS = {
                                   "end_mask": 3},
                             lambda x, **_: np.array([[x[i, j] for j in (0, 3)] for i in (2, 0)],
                                                     np.int8)),
+    # x[1, -3:10:2] with bounds as operands: -3 wraps, 10 clamps to the size 4
+    "ember.dynamic_strided_slice": (
+        [I, np.array([1, -3], np.int32), np.array([0, 10], np.int32),
+         np.array([1, 2], np.int32)], {"shrink_axis_mask": 1},
+        lambda x, *_, **__: np.array([I[1, j] for j in (1, 3)], np.int8)),
     "ember.gather": ([I, np.array([[2], [0]], np.int32)], {"axis": 0},
                      lambda p, i, **_: np.array([[I[2].tolist()], [I[0].tolist()]], np.int8)),
     "ember.one_hot": ([np.array([[0, 3], [-1, 2]], np.int64), np.float32(5), np.float32(-1)],

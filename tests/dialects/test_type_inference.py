@@ -250,11 +250,95 @@ def test_fill_is_static_when_dims_are_known(dims, value_type, values, result):
     ("tensor<2xi64>", "tensor<1xf32>", None, OpShapeError,
      "value of type tensor<1xf32> must be a scalar (rank 0)"),
     ("tensor<2xi64>", "tensor<f32>", (np.array([2, -1]), None), OpShapeError,
-     "shape [2, -1] has a negative dimension"),
+     "shape operand has a negative dimension -1"),
 ])
 def test_fill_rejects_bad_dims(dims, value_type, values, error, message):
     with pytest.raises(error, match="^" + re.escape(f"'ember.fill' op {message}")):
         infer("ember.fill", [dims, value_type], values=values)
+
+
+@pytest.mark.parametrize("dims,values,result", [
+    ((None, 3), None, "tensor<?x3xf32>"),  # em.zeros([n, 3]): known in part
+    ((2, 3), None, "tensor<2x3xf32>"),
+])
+def test_fill_keeps_the_known_part_of_its_dims(dims, values, result):
+    assert infer("ember.fill", ["tensor<2xi32>", "tensor<f32>"], values=(dims, None)) == [result]
+
+
+B = ("tensor<4x6xf32>", "tensor<2xi32>", "tensor<2xi32>", "tensor<2xi32>")
+
+
+@pytest.mark.parametrize("masks,values,result", [
+    ({"shrink_axis_mask": 1}, (None, None, None, None), "tensor<?xf32>"),  # stride unknown
+    ({"shrink_axis_mask": 1, "begin_mask": 2, "end_mask": 2}, (None, None, None, (1, 1)),
+     "tensor<6xf32>"),  # x[i, :]
+    ({"shrink_axis_mask": 3}, (None, None, None, None), "tensor<f32>"),  # x[i, j]
+    ({"end_mask": 2}, (None, (None, 0), (None, 0), (1, 2)), "tensor<?x3xf32>"),  # x[i:j, ::2]
+    ({}, (None, (1, 0), (3, 4), (1, 1)), "tensor<2x4xf32>"),  # all known: strided_slice's
+    ({"new_axis_mask": 1, "shrink_axis_mask": 2}, (None, None, None, None),
+     "tensor<1x6xf32>"),  # x[None, i]
+])
+def test_dynamic_strided_slice_dims_depend_on_known_bounds(masks, values, result):
+    assert infer("ember.dynamic_strided_slice", B, masks, values) == [result]
+
+
+@pytest.mark.parametrize("operands,masks,values,error,message", [
+    (B, {"shrink_axis_mask": 1}, (None, (4, 0), (0, 0), (1, 1)), OpShapeError,
+     "index 4 is out of bounds for dim 0 of size 4 in tensor<4x6xf32>"),
+    (B, {}, (None, None, None, (1, 0)), OpAttributeError, "strides must be non-zero"),
+    (B[:1] + ("tensor<2xf32>",) + B[2:], {}, None, OpTypeError,
+     "begin of type tensor<2xf32> must have i32 or i64 elements"),
+    (B[:2] + ("tensor<3xi32>",) + B[3:], {}, None, OpShapeError,
+     "begin, end and strides must have the same length"),
+    (B[:3] + ("tensor<?xi32>",), {}, None, OpShapeError,
+     "strides of type tensor<?xi32> must be a 1-D tensor of static size"),
+    (("tensor<4xf32>",) + B[1:], {}, None, OpShapeError, "too many indices (2)"),
+])
+def test_dynamic_strided_slice_rejects(operands, masks, values, error, message):
+    with pytest.raises(error, match="^" + re.escape(f"'ember.dynamic_strided_slice' op {message}")):
+        infer("ember.dynamic_strided_slice", operands, masks, values)
+
+
+@pytest.mark.parametrize("op,operands,values,result", [
+    ("ember.dynamic_reshape", ["tensor<2x3x2xf32>", "tensor<2xi32>"], None, "tensor<?x?xf32>"),
+    ("ember.dynamic_reshape", ["tensor<2x3x2xf32>", "tensor<2xi32>"],
+     (None, np.array([-1, 4])), "tensor<3x4xf32>"),
+    ("ember.dynamic_reshape", ["tensor<?x3xf32>", "tensor<2xi32>"], (None, (None, 3)),
+     "tensor<?x3xf32>"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2xi64>"], (None, (None, None)),
+     "tensor<?x3xf32>"),  # an unknown target dim over a static one other than 1 keeps it
+    ("ember.dynamic_broadcast_to", ["tensor<1xf32>", "tensor<2xi64>"], (None, (4, None)),
+     "tensor<4x?xf32>"),
+    ("ember.dynamic_random_uniform", ["tensor<2xi64>", "tensor<2xi32>"], (None, (None, 5)),
+     "tensor<?x5xf32>"),
+    ("ember.dynamic_random_normal", ["tensor<2xi64>", "tensor<1xi32>"], (None, np.array([6])),
+     "tensor<6xf32>"),
+])
+def test_shape_operand_gives_its_known_dims(op, operands, values, result):
+    attrs = {} if "random" not in op else {"dtype": "float32"}
+    assert infer(op, operands, attrs, values) == [result]
+
+
+@pytest.mark.parametrize("op,operands,values,error,message", [
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xi32>"], (None, np.array([4, -1])),
+     OpShapeError, "cannot reshape tensor<2x3xf32> (6 elements) to [4, -1]"),
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xi32>"], (None, (-1, -1)),
+     OpShapeError, "shape [-1, -1] may hold at most one -1"),
+    ("ember.dynamic_reshape", ["tensor<2x3xf32>", "tensor<2xf32>"], None, OpTypeError,
+     "shape of type tensor<2xf32> must have i32 or i64 elements"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2x1xi32>"], None, OpShapeError,
+     "shape tensor<2x1xi32> must be a 1-D tensor"),
+    ("ember.dynamic_broadcast_to", ["tensor<3xf32>", "tensor<2xi32>"], (None, (None, 4)),
+     OpShapeError, "cannot broadcast tensor<3xf32> to a shape with 4 where it has 3"),
+    ("ember.dynamic_random_uniform", ["tensor<2xi64>", "tensor<1xi32>"], (None, (-2,)),
+     OpShapeError, "shape operand has a negative dimension -2"),
+    ("ember.dynamic_random_normal", ["tensor<3xi64>", "tensor<1xi32>"], None, OpShapeError,
+     "seed of type tensor<3xi64> must have shape [2]"),
+])
+def test_shape_operand_rejects(op, operands, values, error, message):
+    attrs = {} if "random" not in op else {"dtype": "float32"}
+    with pytest.raises(error, match="^" + re.escape(f"'{op}' op {message}")):
+        infer(op, operands, attrs, values)
 
 
 S = "tensor<{}>"
@@ -658,7 +742,10 @@ def test_state_inference(op, operands, attrs, expected):
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
-    covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range"}
+    covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
+                                       "ember.dynamic_strided_slice", "ember.dynamic_reshape",
+                                       "ember.dynamic_broadcast_to", "ember.dynamic_random_uniform",
+                                       "ember.dynamic_random_normal"}
     assert sorted(set(REGISTRY) - covered) == []
 
 

@@ -31,6 +31,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, OpError
 from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.base import Pass, Statistics
@@ -40,6 +41,8 @@ from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rul
 from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import dynamic_slice  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import shape_operands  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
@@ -49,7 +52,7 @@ from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.conversions.ember_to_linalg.checks import fail
 from ember.passes.conversions.ember_to_linalg.structure import check_concat
-from ember.passes.ir_utils import constant_of, decoded_attrs, functions, replace_op
+from ember.passes.ir_utils import decoded_attrs, functions, replace_op
 
 __all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
            "unlowerable_ops"]
@@ -67,6 +70,8 @@ def unlowerable_ops(module: ir.Module) -> list[ir.Operation]:
             if spec not in LOWERINGS or any(getattr(t, "dtype", None) is not None and
                                             t.dtype.is_string for t in types):
                 found.append(op)
+            elif not getattr(LOWERINGS[spec], "can_lower", lambda _: True)(op):
+                found.append(op)  # e.g. a shape operand not known when compiling
     return found
 
 
@@ -159,7 +164,7 @@ def _invalid(op: ir.Operation, spec, operand_types: list, attrs: dict) -> OpErro
     (checks.fail)."""
     if any(t.shape is None for t in operand_types if isinstance(t, TensorType)):
         return None
-    values = tuple(constant_of(v) for v in op.operands) if spec.uses_values else None
+    values = known_operands(spec, op.operands) if spec.uses_values else None
     try:
         spec.infer_types(tuple(operand_types), attrs, values)
     except OpError as e:

@@ -3,7 +3,8 @@
 - `ember.constant` becomes `arith.constant` with the same dense elements on the signless
   type (`ui8` bits reinterpreted as `i8`; bf16 and i1 as they are).
 - `ember.fill` becomes `linalg.fill` of the scalar `tensor.extract`ed from the value operand;
-  dynamic result dims are read from the `dims` operand (negative sizes clamp to 0).
+  dynamic result dims are read from the `dims` operand, after a check that none is negative
+  (eager's OpShapeError).
 - `ember.range` becomes a `linalg.generic` computing `start + i * delta` from
   `linalg.index`: wrapping integer arithmetic in the element type, or f64 arithmetic rounded
   to the element type as numpy's `astype` does (`narrow_f64`), as the reference
@@ -31,6 +32,7 @@ from mlir.dialects import arith, linalg, math, tensor
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.checks import check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -65,11 +67,22 @@ def lower_fill(op, lw: Lowering):
     out = lw.result_types[0]
     if out.shape is None:
         raise LoweringError(f"result {out} needs a known rank")
+    if not out.is_static:
+        check_dims(lw, dims, lw.operand_types[0])
     scalar = _scalar(value, out.dtype)
     sizes = [d if d is not None else _dim_from(lw, dims, lw.operand_types[0], i)
              for i, d in enumerate(out.shape)]
     empty = tensor.EmptyOp(sizes, element_type(out.dtype)).result
     return [linalg.fill(scalar, outs=[empty])]
+
+
+def check_dims(lw: Lowering, dims: ir.Value, dims_type: TensorType) -> None:
+    """Raises eager's error (creation.NEGATIVE_DIM) when the shape operand `dims`, read at
+    run time, holds a negative dim."""
+    zero = arith.ConstantOp(element_type(dims_type.dtype), 0).result
+    check(lw, dims, dims_type,
+          lambda d: arith.CmpIOp(arith.CmpIPredicate.slt, d, zero).result,
+          lambda a: a < 0, C.NEGATIVE_DIM, error="OpShapeError")
 
 
 def _scalar(value: ir.Value, dtype) -> ir.Value:

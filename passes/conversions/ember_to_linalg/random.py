@@ -34,7 +34,6 @@ from mlir.dialects import arith, linalg, math, tensor
 
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import REGISTRY
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -101,18 +100,23 @@ def _flat_index(shape: tuple) -> ir.Value:
     flat = None
     for dim, size in enumerate(shape):
         i = arith.IndexCastOp(_i64(), linalg.IndexOp(dim).result).result
-        flat = i if flat is None else arith.AddIOp(arith.MulIOp(flat, _int(size)).result,
-                                                   i).result
+        size = _int(size) if isinstance(size, int) else arith.IndexCastOp(_i64(), size).result
+        flat = i if flat is None else arith.AddIOp(arith.MulIOp(flat, size).result, i).result
     return _int(0) if flat is None else flat
 
 
 @lowers(C.RandomUniformOp, C.RandomNormalOp)
 def lower_random(op, lw: Lowering):
+    return [random_values(lw, tuple(lw.attrs["shape"]))]
+
+
+def random_values(lw: Lowering, shape: tuple) -> ir.Value:
+    """The op's numbers for result sizes `shape` (ints, or `index` values for `?` dims)."""
     out = lw.result_types[0]
-    uniform = REGISTRY[op.name] is C.RandomUniformOp
+    uniform = "minval" in lw.attrs  # also the forms with a shape operand (shape_operands.py)
     a = lw.attrs
     key = _key(lw)
-    shape, et = tuple(a["shape"]), element_type(out.dtype)
+    et = element_type(out.dtype)
     rank = len(shape)
     generic = linalg.GenericOp(
         [tensor_type(out)], [], [tensor.EmptyOp(list(shape), et).result],
@@ -126,7 +130,7 @@ def lower_random(op, lw: Lowering):
         else:
             value = _normal(key, n, a["mean"], a["stddev"])
         linalg.YieldOp([narrow_f64(value, et)])
-    return [generic.result]
+    return generic.result
 
 
 def _uniform(key: ir.Value, n: ir.Value, minval: float, maxval: float) -> ir.Value:
