@@ -37,7 +37,8 @@ from mlir import ir
 from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpShapeError,
                                       OpTypeError)
 from ember.passes.conversions.ember_to_linalg.checks import (ERROR_PREFIX, SHAPE_ATTRS,
-                                                            SITE_ATTRS, shape_error)
+                                                            SITE_ATTRS, VALUED_ATTR,
+                                                            shape_error)
 
 OK, OUT_OF_MEMORY, FIRST_SITE = 0, 1, 2
 JMP_BUF_BYTES = 512  # glibc x86-64: 200, aarch64: 312; musl and macOS are smaller
@@ -201,6 +202,8 @@ def error_sites(module: ir.Module) -> dict[str, dict]:
         if SHAPE_ATTRS[0] in op.attributes:  # a shape site (checks.shape_check)
             site.update(zip(("types", "attrs"), [ir.StringAttr(op.attributes[a]).value
                                                  for a in SHAPE_ATTRS]))
+            if VALUED_ATTR in op.attributes:
+                site["valued"] = ir.StringAttr(op.attributes[VALUED_ATTR]).value
         sites[str(FIRST_SITE + int(name[len(ERROR_PREFIX):]))] = site
     return sites
 

@@ -51,17 +51,24 @@ ERROR_PREFIX = "ember_error_"
 SITE_ATTRS = ("ember.error", "ember.op", "ember.message", "ember.where")
 # and of a shape site's: the op's operand types and attributes (JSON), for `shape_error`
 SHAPE_ATTRS = ("ember.types", "ember.attrs")
+VALUED_ATTR = "ember.valued"  # the operands whose values it reports (`shape_check`)
 MAX_SHAPE_VALUES = 32  # run-time dims a shape site reports (backends/cpu/native.MAX_VALUES)
 
 
-def shape_check(lw: Lowering, bad: ir.Value) -> None:
+def shape_check(lw: Lowering, bad: ir.Value, valued: tuple[int, ...] = ()) -> None:
     """Emits, before the op being lowered, a call of a shape site when `bad` (an i1 the
     rule computed from run-time sizes) holds. The site reports every `?` dim of the op's
     operands; the runtime substitutes them into the operand types and re-runs the op's
     type inference, which raises exactly the error eager raises on such shapes
-    (`shape_error`): the op, both shapes with their run-time sizes, the user's line."""
+    (`shape_error`): the op, both shapes with their run-time sizes, the user's line.
+
+    `valued`: operands (small, static, numeric) whose elements the site reports too, for
+    an op whose inference reads operand values (`uses_values`: em.range's bounds, a
+    reshape's shape operand); floats travel as the bits of their f64 value."""
     i64 = ir.IntegerType.get_signless(64)
     dims = []
+    for k in valued:
+        dims += _element_bits(lw.operands[k], lw.operand_types[k])
     for value, t in zip(lw.operands, lw.operand_types):
         if not isinstance(t, TensorType) or t.shape is None:
             continue
@@ -81,24 +88,64 @@ def shape_check(lw: Lowering, bad: ir.Value) -> None:
         decl.attributes[SHAPE_ATTRS[1]] = ir.StringAttr.get(json.dumps(
             {a.name: str(a.attr) for a in map(lw.op.attributes.__getitem__,
                                                range(len(lw.op.attributes)))}))
+        decl.attributes[VALUED_ATTR] = ir.StringAttr.get(json.dumps(list(valued)))
     branch = scf.IfOp(bad)
     with ir.InsertionPoint(branch.then_block):
         func.CallOp([], ir.FlatSymbolRefAttr.get(site), dims)
         scf.YieldOp([])
 
 
+def _element_bits(value: ir.Value, vtype: TensorType) -> list[ir.Value]:
+    """Each element of a small static tensor as an i64: integers extended by their
+    signedness, floats as the bits of their f64 value."""
+    i64, f64 = ir.IntegerType.get_signless(64), ir.F64Type.get()
+    out = []
+    for flat in range(vtype.num_elements):
+        index, rest = [], flat
+        for d in reversed(vtype.shape):
+            index.insert(0, lw_index(rest % d))
+            rest //= d
+        x = signless(tensor.ExtractOp(value, index).result)
+        if vtype.dtype.is_floating:
+            x = x if vtype.dtype.bits == 64 else arith.ExtFOp(f64, x).result
+            x = arith.BitcastOp(i64, x).result
+        elif vtype.dtype.bits < 64:
+            wide = arith.ExtUIOp if vtype.dtype.kind in ("uint", "bool") else arith.ExtSIOp
+            x = wide(i64, x).result
+        out.append(x)
+    return out
+
+
+def lw_index(i: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), i).result
+
+
+def _values_of(types: list, valued: list[int], bits) -> tuple:
+    """The operand values a shape site reported (`bits`, in order), as numpy arrays."""
+    values = [None] * len(types)
+    for k in valued:
+        t = types[k]
+        raw = np.array([next(bits) for _ in range(t.num_elements)], np.int64)
+        array = raw.view(np.float64) if t.dtype.is_floating else raw
+        values[k] = array.astype(t.dtype.np_dtype).reshape(t.shape)
+    return tuple(values)
+
+
 def shape_error(site: dict, values: list[int]) -> OpError:
     """The error the op of a shape site (shape_check) raises on its operand types with
-    the `?` dims replaced by `values`, in order."""
+    the `?` dims replaced by `values`, in order (after the values of its `valued`
+    operands, which its inference then reads)."""
     from ember.dialects.ember.base import REGISTRY, OpShapeError
     from ember.dialects.ember.convert import attr_from_mlir
     from ember.dialects.ember.irdl import default_context
     from ember.dialects.ember.types import parse_type
     spec = REGISTRY.get(site["op"])
+    valued = json.loads(site.get("valued", "[]"))
+    declared = [parse_type(text) for text in json.loads(site["types"])]
     sizes = iter(values)
+    operand_values = _values_of(declared, valued, sizes) if valued else None
     types = []
-    for text in json.loads(site["types"]):
-        t = parse_type(text)
+    for t in declared:
         if isinstance(t, TensorType) and t.shape is not None:
             t = TensorType(t.dtype, tuple(next(sizes) if d is None else d for d in t.shape))
         types.append(t)
@@ -108,7 +155,7 @@ def shape_error(site: dict, values: list[int]) -> OpError:
             attrs = {k: attr_from_mlir(spec.name, k, slot, ir.Attribute.parse(raw[k]))
                      for k, slot in spec.attrs.items() if k in raw}
         try:
-            spec.infer_types(tuple(types), spec.normalize_attrs(attrs))
+            spec.infer_types(tuple(types), spec.normalize_attrs(attrs), operand_values)
         except OpError as e:
             return e
     shapes = ", ".join(str(t) for t in types)

@@ -8,8 +8,9 @@
 - `ember.range` becomes a `linalg.generic` computing `start + i * delta` from
   `linalg.index`: wrapping integer arithmetic in the element type, or f64 arithmetic rounded
   to the element type as numpy's `astype` does (`narrow_f64`), as the reference
-  (`start + delta * np.arange(n)`) computes. Its size depends on operand values, so the
-  result shape must be static (fold the operands to constants first).
+  (`start + delta * np.arange(n)`) computes. A size that depends on run-time bounds is
+  computed as numpy does, max(0, ceil((limit - start) / delta)), after checks that raise
+  eager's error (a zero delta, a length that is not finite).
 - `ember.shape` becomes an `arith.constant` of the static dims, or `tensor.from_elements`
   of the static dims and `tensor.dim`s when some dims are dynamic.
 
@@ -32,7 +33,7 @@ from mlir.dialects import arith, linalg, math, tensor
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
-from ember.passes.conversions.ember_to_linalg.checks import check
+from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -101,16 +102,14 @@ def _dim_from(lw: Lowering, dims: ir.Value, dims_type: TensorType, i: int) -> ir
 @lowers(C.RangeOp)
 def lower_range(op, lw: Lowering):
     out = lw.result_types[0]
-    if not out.is_static:
-        raise LoweringError(f"the size of {out} depends on operand values; make start, "
-                            "limit and delta constants (ember-constant-fold, "
-                            "ember-shape-refine) so the result shape is static")
     dtype, et = out.dtype, element_type(out.dtype)
-    start, delta = (_scalar(lw.operands[k], dtype) for k in (0, 2))
+    start, limit, delta = (_scalar(lw.operands[k], dtype) for k in range(3))
     if dtype.is_floating and dtype is not F64:  # numpy computes in f64, then rounds
-        start, delta = (arith.ExtFOp(element_type(F64), v).result for v in (start, delta))
+        start, limit, delta = (arith.ExtFOp(element_type(F64), v).result
+                               for v in (start, limit, delta))
+    size = out.shape[0] if out.is_static else _range_size(lw, start, limit, delta, dtype)
     generic = linalg.GenericOp(
-        [tensor_type(out)], [], [tensor.EmptyOp(list(out.shape), et).result],
+        [tensor_type(out)], [], [tensor.EmptyOp([size], et).result],
         ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(1))]),
         ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)]))
     block = generic.regions[0].blocks.append(et)
@@ -125,6 +124,36 @@ def lower_range(op, lw: Lowering):
             v = arith.AddIOp(start, arith.MulIOp(delta, n).result).result
         linalg.YieldOp([v])
     return [generic.result]
+
+
+def _range_size(lw: Lowering, start, limit, delta, dtype) -> ir.Value:
+    """The run-time length of a range, max(0, ceil((limit - start) / delta)), as numpy
+    computes it; a zero delta or a length that is not finite raises eager's error (the
+    site re-runs the op's inference on the run-time bounds)."""
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    if dtype.is_floating:
+        f64 = element_type(F64)
+        length = math.CeilOp(arith.DivFOp(arith.SubFOp(limit, start).result,
+                                          delta).result).result
+        # ordered less-than: false for NaN and inf, and so is `delta == 0` (inf or NaN)
+        finite = arith.CmpFOp(arith.CmpFPredicate.OLT, math.AbsFOp(length).result,
+                              arith.ConstantOp(f64, float("inf")).result).result
+        shape_check(lw, arith.XOrIOp(finite, arith.ConstantOp(i1, 1).result).result,
+                    valued=(0, 1, 2))
+        length = arith.MaximumFOp(length, arith.ConstantOp(f64, 0.0).result).result
+        length = arith.FPToSIOp(i64, arith.SelectOp(finite, length, arith.ConstantOp(
+            f64, 0.0).result).result).result
+    else:
+        wide = arith.ExtUIOp if dtype.kind == "uint" else arith.ExtSIOp
+        start, limit, delta = (v if dtype.bits == 64 else wide(i64, v).result
+                               for v in (start, limit, delta))
+        zero = arith.ConstantOp(i64, 0).result
+        is_zero = arith.CmpIOp(arith.CmpIPredicate.eq, delta, zero).result
+        shape_check(lw, is_zero, valued=(0, 1, 2))
+        safe = arith.SelectOp(is_zero, arith.ConstantOp(i64, 1).result, delta).result
+        length = arith.CeilDivSIOp(arith.SubIOp(limit, start).result, safe).result
+        length = arith.MaxSIOp(length, zero).result
+    return arith.IndexCastOp(ir.IndexType.get(), length).result
 
 
 def narrow_f64(x: ir.Value, et: ir.Type) -> ir.Value:
