@@ -58,8 +58,8 @@ def shape_operand(op: type[Op], dims: TensorType, known, what: str = "shape oper
     ints = [d for d in shape if isinstance(d, int)]
     if inferred_dim:
         if ints.count(-1) > 1 or any(d < -1 for d in ints):
-            raise OpShapeError(op.name, f"shape {_listed(shape)} may hold at most one -1 and "
-                               "no other negative dims")
+            raise OpAttributeError(op.name, f"shape {_listed(shape)} may hold at most one -1 "
+                                   "and no other negative dims")  # as reshape's attribute
     elif any(d < 0 for d in ints):
         raise OpShapeError(op.name, NEGATIVE_DIM.format(next(d for d in ints if d < 0)))
     return shape

@@ -169,11 +169,10 @@ class BroadcastToOp(Op):
 
 
 def _same_check(op: type[Op], static: type[Op], *args, **attrs):
-    """`static.infer`, its errors named after `op` (the form with a shape operand)."""
-    try:
-        return static.infer(*args, **attrs)
-    except OpError as error:
-        raise type(error)(op.name, error.detail) from None
+    """`static.infer`: with its shape known, the form with a shape operand is the attribute
+    form, and raises the attribute form's errors as they are (eager, which knows the
+    shape, runs the attribute form: compiled code raises what eager raises)."""
+    return static.infer(*args, **attrs)
 
 
 def _constant_shape_total(operand_types, values) -> bool:
@@ -202,6 +201,9 @@ class DynamicReshapeOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, shape: TensorType, *, values):
+        if values[1] is not None and not isinstance(values[1], tuple):  # known in full
+            shape_operand(cls, shape, None, "shape")  # its dtype and rank
+            return ReshapeOp.infer(x, shape=tuple(int(d) for d in np.reshape(values[1], -1)))
         dims = shape_operand(cls, shape, values[1], "shape", inferred_dim=True)
         if dims is None:  # a shape of unknown length: an unranked result
             return x.with_shape(None)

@@ -4,9 +4,11 @@ dynamic_random_uniform and dynamic_random_normal.
 Their result type says what inference knows of the shape operand (dialects/ember/partial.py):
 after specialisation to a call's static shapes it is static whenever the shape was computed
 from shapes (`em.shape(x)`, Python ints), and then the op is its attribute form with that
-shape, lowered by the same rule. A result still `?` depends on run-time values: such ops are
-not lowered here (`unlowerable_ops` names them and the function runs on the interpreter),
-except for the random ops, which read such dims from the operand.
+shape, lowered by the same rule. A result still `?` depends on run-time values: a reshape
+reads its sizes from the operand when it runs (checked: eager's errors) and copies the
+elements into them, the random ops read such dims from the operand; a broadcast_to to
+run-time sizes is not lowered (`unlowerable_ops` names it: the function runs on the
+interpreter).
 
 Before:
     %r = "ember.dynamic_reshape"(%x, %s) : (tensor<3x4x2xf32>, tensor<2xi32>) -> tensor<3x8xf32>
@@ -16,14 +18,17 @@ After: what `"ember.reshape"(%x) {shape = array<i64: 3, 8>}` lowers to.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith, linalg, tensor
 
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import structure as S
 from ember.dialects.ember.convert import type_from_mlir
 from ember.passes.conversions.ember_to_linalg.creation import check_dims
-from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
-                                                             LoweringError, lowers)
+from ember.passes.conversions.ember_to_linalg.checks import shape_check
+from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, PARALLEL, Lowering,
+                                                             LoweringError, element_type,
+                                                             lowers, tensor_type)
+from ember.passes.conversions.ember_to_linalg.structure import collapse, size_of
 from ember.passes.conversions.ember_to_linalg.random import random_values
 
 
@@ -46,9 +51,92 @@ def _static_result(op: ir.Operation) -> bool:
     return all(type_from_mlir(r.type).is_static for r in op.results)
 
 
-for _dynamic, _static in ((S.DynamicReshapeOp, S.ReshapeOp),
-                          (S.DynamicBroadcastToOp, S.BroadcastToOp)):
-    lowers(_dynamic)(_as_static(_static))
+lowers(S.DynamicBroadcastToOp)(_as_static(S.BroadcastToOp))
+
+
+@lowers(S.DynamicReshapeOp)
+def lower_dynamic_reshape(op, lw: Lowering):
+    """Its attribute form when the result is static; else the sizes the shape operand
+    holds when it runs, a -1 among them taking what is left of the element count. A shape
+    the elements do not fit (or with two -1s, or another negative size) calls a site that
+    re-runs the op's inference on the run-time shape: eager's error."""
+    if lw.result_types[0].is_static:
+        return _static_reshape(op, lw)
+    (t, st), out = lw.operand_types, lw.result_types[0]
+    x, shape = lw.operands
+    if t.shape is None or st.shape is None or out.shape is None:
+        raise LoweringError(f"{out} needs a known rank")
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    c = (lambda v: arith.ConstantOp(i64, v).result)
+    false = arith.ConstantOp(i1, 0).result
+    total = c(1)
+    for i, d in enumerate(t.shape):
+        size = size_of(lw, x, t, i) if d is None else lw.index(d)
+        total = arith.MulIOp(total, arith.IndexCastOp(i64, size).result).result
+    wide = arith.ExtUIOp if st.dtype.kind == "uint" else arith.ExtSIOp
+    entries, inferred_at, negative, known, count = [], [], false, c(1), c(0)
+    for i in range(st.shape[0]):
+        v = tensor.ExtractOp(shape, [lw.index(i)]).result
+        v = v if st.dtype.bits == 64 else wide(i64, v).result
+        is_minus = arith.CmpIOp(arith.CmpIPredicate.eq, v, c(-1)).result
+        negative = arith.OrIOp(negative, arith.CmpIOp(arith.CmpIPredicate.slt, v, c(-1))
+                               .result).result
+        count = arith.AddIOp(count, arith.ExtUIOp(i64, is_minus).result).result
+        known = arith.MulIOp(known, arith.SelectOp(is_minus, c(1), v).result).result
+        entries.append(v)
+        inferred_at.append(is_minus)
+    has_minus = arith.CmpIOp(arith.CmpIPredicate.ne, count, c(0)).result
+    known_zero = arith.CmpIOp(arith.CmpIPredicate.eq, known, c(0)).result
+    safe = arith.SelectOp(known_zero, c(1), known).result
+    rest = arith.RemSIOp(total, safe).result
+    bad_inferred = arith.OrIOp(known_zero, arith.CmpIOp(arith.CmpIPredicate.ne, rest, c(0))
+                               .result).result
+    bad_count = arith.CmpIOp(arith.CmpIPredicate.ne, known, total).result
+    bad = arith.OrIOp(arith.OrIOp(negative, arith.CmpIOp(arith.CmpIPredicate.sgt, count, c(1))
+                                  .result).result,
+                      arith.SelectOp(has_minus, bad_inferred, bad_count).result).result
+    shape_check(lw, bad, valued=(1,))
+    inferred = arith.DivSIOp(total, safe).result
+    sizes = [arith.IndexCastOp(ir.IndexType.get(), arith.SelectOp(m, inferred, v).result).result
+             for v, m in zip(entries, inferred_at)]
+    et = element_type(t.dtype)
+    flat = x if len(t.shape) == 1 else collapse(x, t.shape, et, [list(range(len(t.shape)))])
+    if not sizes:
+        flat = tensor.CastOp(ir.RankedTensorType.get([1], et), flat).result
+        return [tensor.CollapseShapeOp(tensor_type(out), flat, []).result]
+    if len(sizes) == 1:
+        return [tensor.CastOp(tensor_type(out), flat).result]
+    return [tensor.CastOp(tensor_type(out), _unflatten(flat, sizes, et)).result]
+
+
+def _unflatten(flat: ir.Value, sizes: list, et: ir.Type) -> ir.Value:
+    """`flat` (1-D) read in row-major order into a tensor of run-time `sizes`: a copy by
+    linalg.generic, as upstream's memref.expand_shape allows one run-time size per group
+    (expand-strided-metadata asserts on more)."""
+    rank = len(sizes)
+    strides = [None] * rank
+    step = None
+    for k in reversed(range(rank)):
+        strides[k] = step
+        step = sizes[k] if step is None else arith.MulIOp(step, sizes[k]).result
+    dynamic = ir.ShapedType.get_dynamic_size()
+    result = ir.RankedTensorType.get([dynamic] * rank, et)
+    generic = linalg.GenericOp(
+        [result], [], [tensor.EmptyOp(sizes, et).result],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
+        ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)] * rank))
+    block = generic.regions[0].blocks.append(et)
+    with ir.InsertionPoint(block):
+        at = None
+        for k in range(rank):
+            i = linalg.IndexOp(k).result
+            term = i if strides[k] is None else arith.MulIOp(i, strides[k]).result
+            at = term if at is None else arith.AddIOp(at, term).result
+        linalg.YieldOp([tensor.ExtractOp(flat, [at]).result])
+    return generic.result
+
+
+_static_reshape = _as_static(S.ReshapeOp)
 
 
 @lowers(C.DynamicRandomUniformOp, C.DynamicRandomNormalOp)
