@@ -10,6 +10,7 @@ import time
 
 # system key -> (label, module to look for)
 SYSTEMS = {"numpy": ("numpy", "numpy"), "ember": ("ember", "ember"),
+           "ember_numpy": ("ember, numpy inputs", "ember"),
            "tf": ("tf.function", "tensorflow"), "jax": ("jax.jit", "jax"),
            "torch": ("torch.compile", "torch")}
 ANCHORS = ("tf", "jax", "torch")
@@ -137,6 +138,8 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
     header = ["system", "time", *[f"x{SYSTEMS[a][0]}" for a in anchors], "reps", "notes"]
     rows = []
     for s in measured:
+        if case not in res.get(s, {}).get("cases", {}):  # ember_numpy runs case A only
+            continue
         c = res[s]["cases"].get(case, {})
         ok, note = status_note(c)
         t = c.get("median") if ok else None
@@ -157,6 +160,11 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
     if is_interpreted(res.get("ember", {}).get("cases", {}).get(case, {})):
         v = "NOT MET (runs on the interpreter)"
     out.append(f"target: {TARGETS[case]} -> {v}")
+    with_numpy = median_of(res, "ember_numpy", case)
+    if case == "A" and with_numpy and t:
+        out.append(f"numpy inputs vs em.Tensor inputs: {fmt_t(with_numpy)} / {fmt_t(t)} = "
+                   f"{with_numpy / t:.2f}x (target <= 1.5x) -> "
+                   f"{verdict(with_numpy <= 1.5 * t, 'numpy inputs take the fast path')}")
     again = median_of(res, EMBER_WITH_OVERRIDES, case)
     if again:
         overrides = ", ".join(f"{n}={os.environ[n]}" for n in ("OPENBLAS_CORETYPE",

@@ -23,6 +23,7 @@ from mlir.dialects import func
 from ember.backends.interpreter import Interpreter
 from ember.passes.pipeline import PassFailure, Pipeline
 from ember.runtime import config
+from ember.runtime.array_pointer import data_pointer
 from ember.runtime.executor import Executor
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
@@ -271,14 +272,21 @@ class ConcreteFunction:
                 or any(kind != "constant" for kind, _ in self._graph.extra_args)
                 or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params)):
             return None
-        positions, shapes = [], []
+        positions, pointers_of, shapes = [], [], []
         for i, (param, value) in enumerate(zip(params, args)):
             template = self._templates[param.name]
             if isinstance(template, SymbolicTensor):
-                if type(value) is not Tensor or value._dtype is not template.dtype:
+                if type(value) is Tensor and value._dtype is template.dtype:
+                    pointers_of.append(Tensor._data_pointer)
+                    array = value._value
+                elif (type(value) is np.ndarray and value.dtype == template.dtype.np_dtype
+                      and value.flags.c_contiguous and value.flags.aligned):
+                    pointers_of.append(data_pointer)  # _fast_key checks the layout per call
+                    array = value
+                else:
                     return None
                 positions.append(i)
-                shapes.append((value._value.shape, value._value.dtype.str))
+                shapes.append((array.shape, array.dtype.str))
             elif not _same_python_value(template, value):
                 return None
         constants = [obj for _, obj in self._graph.extra_args]  # large captured constants
@@ -291,12 +299,13 @@ class ConcreteFunction:
             pointers = [c._data_pointer() for c in constants]  # read-only snapshots
 
             def entry(call_args):
-                return pack(call([call_args[i]._data_pointer() for i in positions] + pointers))
+                return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]
+                                 + pointers))
             entry.shapes = tuple(shapes)
             return entry
 
         def entry(call_args):
-            return pack(call([call_args[i]._data_pointer() for i in positions]))
+            return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]))
         entry.shapes = tuple(shapes)
         return entry
 

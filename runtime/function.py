@@ -59,14 +59,19 @@ _FAST_LITERALS = (int, float, bool, str, type(None))
 
 
 def _fast_key(args: tuple):
-    """A cheap key for calls whose arguments are eager tensors and Python literals: equal
-    keys have equal trace types, so a compiled entry recorded for one serves the other.
+    """A cheap key for calls whose arguments are eager tensors, C-contiguous aligned numpy
+    arrays and Python literals: equal keys have equal trace types, so a compiled entry
+    recorded for one serves the other.
     None when some argument needs the general path."""
     key = []
     for a in args:
         kind = type(a)
         if kind is Tensor:
             key.append((a._dtype, a._value.shape))
+        elif kind is np.ndarray:  # traced as a tensor of its dtype and shape
+            if not (a.flags.c_contiguous and a.flags.aligned):
+                return None  # the general path copies it
+            key.append((kind, a.dtype, a.shape))
         elif kind is float:  # by bits, as trace types: -0.0 is not 0.0, a NaN is itself
             key.append((kind, float_bits(a)))
         elif kind in _FAST_LITERALS:
