@@ -258,3 +258,15 @@ def test_concat_and_stack_of_dynamic_dims_match_numpy_and_check_other_dims(op):
     else:  # eager's stack checks in Python first; compiled, the concat it traces raises
         with pytest.raises(ValueError, match=r"differ in dim 2: tensor<1x2x3xf32>"):
             _compiled(f, a, bad, np.int32(1))
+
+
+SLICES = [slice(None, 1), slice(1, 3), slice(-2, None), slice(None, -1), slice(-7, 2),
+          slice(2, 9), slice(None, None, 2), slice(1, -1, 3), slice(5, 1), slice(-1, -3)]
+
+
+@pytest.mark.parametrize("sl", SLICES, ids=str)
+def test_constant_slices_of_a_dynamic_dim_clamp_as_python_does(sl):
+    f = em.function(lambda x, n: _relaxed(x, n)[sl])
+    for size in (0, 1, 4):
+        x = np.arange(size, dtype=np.float32)
+        np.testing.assert_array_equal(_compiled(f, x, np.int32(1)).numpy(), x[sl])

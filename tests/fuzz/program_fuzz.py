@@ -71,12 +71,15 @@ def _load(item: dict) -> dict:
     return namespace
 
 
-def _execute(item: dict, compiled: bool) -> Run:
+def _execute(item: dict, compiled: bool, **options) -> Run:
+    """Runs the program's calls eagerly, or through `em.function(f, **options)` (with its
+    SIGNATURE)."""
     run = Run()
     try:
         ns = _load(item)
         run.exact, run.variables_exact = ns["EXACT"], ns["VARIABLES_EXACT"]
-        fn = em.function(ns["f"], input_signature=ns["SIGNATURE"]) if compiled else ns["f"]
+        fn = em.function(ns["f"], input_signature=ns["SIGNATURE"], **options) if compiled \
+            else ns["f"]
         for args in ns["CALLS"]:
             outputs = fn(*[em.constant(a) for a in args])
             run.calls.append(([np.asarray(o) for o in outputs],

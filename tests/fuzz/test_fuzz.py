@@ -2,6 +2,8 @@
 
 - 2,000 malformed IR inputs through `ember-opt` and `ember-compile` (ir_fuzz.py);
 - 500 random programs, eager vs compiled (program_gen.py, program_fuzz.py);
+- 500 random dynamic programs, eager vs interpreter vs compiled (dynamic_gen.py,
+  dynamic_fuzz.py);
 
 each in pool.py's worker subprocesses, so an abort or a hang is counted and the run goes on.
 Seeds are fixed: the same inputs every run. The counts are printed (`pytest -s` or `-rA`
@@ -16,6 +18,7 @@ import pathlib
 
 import pytest
 
+import dynamic_fuzz
 import ir_fuzz
 import pool
 import program_fuzz
@@ -71,3 +74,26 @@ def test_random_programs_compiled_agree_with_eager(out_dir):
                       env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
     _record(report, out_dir, "random_programs")
     _check(report, PROGRAMS)
+
+
+# Open gaps of issue 10 (see its closing note), counted and printed, not yet fixed: a
+# broadcast_to to sizes known only at run time is not lowered (the function falls back);
+# em.slice with a size list mixing em.shape(x)[0] and ints infers no static dim, so a loop
+# invariant that names one is refused while tracing (eager has no trace). Every other
+# failure (abort, hang, internal error, a different value or error) fails the test.
+KNOWN_GAPS = ("'ember.dynamic_broadcast_to' (at", "ControlFlowError: loop variable 1 of "
+              "em.while_loop enters the loop with shape (None, None)")
+
+
+def test_random_dynamic_programs_agree_eager_interpreter_compiled(out_dir):
+    inputs = dynamic_fuzz.generate(PROGRAMS, seed=2_000_000)
+    report = pool.run("dynamic_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
+                      out_dir=out_dir / "dynamic", describe=dynamic_fuzz.describe,
+                      size=lambda item: len(item["source"]),
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+    _record(report, out_dir, "dynamic_programs")
+    assert report.total == PROGRAMS and sum(report.counts.values()) == PROGRAMS
+    unknown = [f for f in report.failures if f.status != pool.MISMATCH
+               or not any(gap in f.detail for gap in KNOWN_GAPS)]
+    assert not unknown, f"fuzzing found failures:\n{report.summary()}"
+    assert report.counts.get(pool.OK, 0) > PROGRAMS // 2, report.summary()

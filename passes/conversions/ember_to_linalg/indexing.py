@@ -82,16 +82,36 @@ def _dim_slice(lw: Lowering, x, t, dim: int, it):
             return start, n, step, False
         return start + (n - 1) * step, n, -step, True
     step = 1 if it.step is None else it.step
-    begin = 0 if it.start is None else it.start
-    if step != 1 or it.stop is not None or begin < 0:
-        text = ":".join("" if v is None else str(v) for v in (it.start, it.stop, it.step))
-        raise LoweringError(f"slice [{text}] of dynamic dim {dim} needs a static size (only "
-                            "[b:] with b >= 0 is supported on dynamic dims)")
     n = size_of(lw, x, t, dim)
-    if begin == 0:
-        return 0, n, 1, False
-    offset = arith.MinUIOp(lw.index(begin), n).result
-    return offset, arith.SubIOp(n, offset).result, 1, False
+    if step == 1 and it.stop is None and (it.start or 0) >= 0:  # [b:]: the common case
+        if not it.start:
+            return 0, n, 1, False
+        offset = arith.MinUIOp(lw.index(it.start), n).result
+        return offset, arith.SubIOp(n, offset).result, 1, False
+    if step < 0:  # _reverse needs the static size
+        text = ":".join("" if v is None else str(v) for v in (it.start, it.stop, it.step))
+        raise LoweringError(f"slice [{text}] of dynamic dim {dim} reverses it, which needs a "
+                            "static size")
+    return _run_time_slice(lw, n, it.start, it.stop, step)
+
+
+def _run_time_slice(lw: Lowering, n: ir.Value, start, stop, step: int):
+    """(offset, size, stride, reversed) of slice [start:stop:step] (Python ints or None,
+    step > 0) of a dim of run-time size `n`, clamped as Python clamps (`slice.indices`)."""
+    zero = lw.index(0)
+    sub, add = (lambda a, b: arith.SubIOp(a, b).result), (lambda a, b: arith.AddIOp(a, b).result)
+    low, high = zero, n  # where a bound clamps to
+
+    def bound(value, default):
+        if value is None:
+            return default
+        if value >= 0:
+            return arith.MinSIOp(lw.index(value), high).result
+        return arith.MaxSIOp(add(n, lw.index(value)), low).result
+    first = bound(start, zero)
+    size = arith.MaxSIOp(zero, arith.CeilDivSIOp(sub(bound(stop, n), first),
+                                                 lw.index(step)).result).result
+    return first, size, step, False
 
 
 def _dim_index(lw: Lowering, x, t, dim: int, i: int):
