@@ -253,6 +253,9 @@ class DynamicBroadcastToOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, shape: TensorType, *, values):
+        if values[1] is not None and not isinstance(values[1], tuple):  # known in full
+            shape_operand(cls, shape, None, "shape")  # its dtype and rank
+            return BroadcastToOp.infer(x, shape=tuple(int(d) for d in np.reshape(values[1], -1)))
         dims = shape_operand(cls, shape, values[1], "shape")
         if dims is None:  # a shape of unknown length: an unranked result
             return x.with_shape(None)

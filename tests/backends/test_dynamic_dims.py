@@ -270,3 +270,19 @@ def test_constant_slices_of_a_dynamic_dim_clamp_as_python_does(sl):
     for size in (0, 1, 4):
         x = np.arange(size, dtype=np.float32)
         np.testing.assert_array_equal(_compiled(f, x, np.int32(1)).numpy(), x[sl])
+
+
+def test_reshape_and_broadcast_to_of_run_time_sizes_with_no_elements():
+    """A `0x?` input reshaped (no elements to move) and a broadcast_to whose static sizes
+    the run-time shape must match (eager's error when it does not)."""
+    f = em.function(lambda x, j: em.reshape(em.reshape(x[:, j:j + 1], [-1]), [-1, 1]) * 2.0)
+    for rows in (0, 3):
+        x = np.ones((rows, 2), np.float32)
+        np.testing.assert_array_equal(_compiled(f, x, np.int32(0)).numpy(),
+                                      np.full((rows, 1), 2.0, np.float32))
+    g = em.function(lambda x, s: em.broadcast_to(x, s))
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(_compiled(g, x, np.array([2, 3], np.int32)).numpy(), x)
+    for bad in ([1, 3], [4, 3], [-1, 3]):
+        _same_error(g, lambda: em.broadcast_to(em.constant(x), bad), x,
+                    np.array(bad, np.int32))

@@ -76,13 +76,13 @@ def test_random_programs_compiled_agree_with_eager(out_dir):
     _check(report, PROGRAMS)
 
 
-# Open gaps of issue 10 (see its closing note), counted and printed, not yet fixed: a
-# broadcast_to to sizes known only at run time is not lowered (the function falls back);
+# The open gap of issue 10 (see its closing note), counted and printed, not yet fixed:
 # em.slice with a size list mixing em.shape(x)[0] and ints infers no static dim, so a loop
-# invariant that names one is refused while tracing (eager has no trace). Every other
-# failure (abort, hang, internal error, a different value or error) fails the test.
-KNOWN_GAPS = ("'ember.dynamic_broadcast_to' (at", "ControlFlowError: loop variable 1 of "
-              "em.while_loop enters the loop with shape (None, None)")
+# invariant that names one is refused while tracing (eager, which has no trace, runs on or
+# fails later). Every other failure (abort, hang, internal error, fallback, a different
+# value or error) fails the test.
+KNOWN_GAPS = ("ControlFlowError: loop variable 1 of em.while_loop enters the loop with shape "
+              "(None, None)",)
 
 
 def test_random_dynamic_programs_agree_eager_interpreter_compiled(out_dir):

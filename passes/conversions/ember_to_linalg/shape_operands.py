@@ -23,7 +23,9 @@ from mlir.dialects import arith, linalg, tensor
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import structure as S
 from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.creation import check_dims
+from ember.passes.ir_utils import constant_of
 from ember.passes.conversions.ember_to_linalg.checks import shape_check
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, PARALLEL, Lowering,
                                                              LoweringError, element_type,
@@ -51,7 +53,60 @@ def _static_result(op: ir.Operation) -> bool:
     return all(type_from_mlir(r.type).is_static for r in op.results)
 
 
-lowers(S.DynamicBroadcastToOp)(_as_static(S.BroadcastToOp))
+_static_broadcast_to = _as_static(S.BroadcastToOp)
+
+
+def _check_sizes(lw: Lowering, shape: ir.Value, st, dims: tuple) -> None:
+    """A site (eager's error, from the op's inference on the run-time shape) unless the
+    shape operand holds no negative size and `dims`' static sizes where it has them."""
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    bad = arith.ConstantOp(i1, 0).result
+    wide = arith.ExtUIOp if st.dtype.kind == "uint" else arith.ExtSIOp
+    for k, d in enumerate(dims):
+        v = tensor.ExtractOp(shape, [lw.index(k)]).result
+        v = v if st.dtype.bits == 64 else wide(i64, v).result
+        want, predicate = (d, arith.CmpIPredicate.ne) if d is not None else \
+            (0, arith.CmpIPredicate.slt)
+        bad = arith.OrIOp(bad, arith.CmpIOp(predicate, v, arith.ConstantOp(i64, want).result)
+                          .result).result
+    shape_check(lw, bad, valued=(1,))
+
+
+@lowers(S.DynamicBroadcastToOp)
+def lower_dynamic_broadcast_to(op, lw: Lowering):
+    """Its attribute form when the result is static; else the input broadcast (run-time
+    broadcasting of elementwise ops, broadcast.py) against an empty tensor of the sizes the
+    shape operand holds when it runs, then checked to have exactly those sizes: a site
+    re-running the op's inference on the run-time shape raises eager's error."""
+    out = lw.result_types[0]
+    (xt, st), (x, shape) = lw.operand_types, lw.operands
+    if out.is_static:  # inference may know the sizes the shape must hold: check them
+        if constant_of(shape) is None:
+            _check_sizes(lw, shape, st, out.shape)
+        return _static_broadcast_to(op, lw)
+    if xt.shape is None or out.shape is None or len(xt.shape) > len(out.shape):
+        raise LoweringError(f"broadcasting {xt} to {out} needs known ranks")
+    _check_sizes(lw, shape, st, out.shape)  # the known ones, and none negative
+    index = ir.IndexType.get()
+    sizes = [d if d is not None else arith.IndexCastOp(index, tensor.ExtractOp(
+        shape, [lw.index(k)]).result).result for k, d in enumerate(out.shape)]
+    target = tensor.EmptyOp(sizes, element_type(xt.dtype)).result
+    lead = len(out.shape) - len(xt.shape)
+    # what broadcasting x against the target gives: x's static dims other than 1 win
+    joined = TensorType(xt.dtype, tuple(
+        d if k < lead or xt.shape[k - lead] in (None, 1) else xt.shape[k - lead]
+        for k, d in enumerate(out.shape)))
+    plain = Lowering(op, lw.operand_types, lw.result_types, lw.attrs)  # no fusion
+    value = plain.elementwise([x, target], [xt, out], joined, lambda a, b: a)
+    i1 = ir.IntegerType.get_signless(1)
+    bad = arith.ConstantOp(i1, 0).result
+    for k, size in enumerate(sizes):
+        if not isinstance(size, int):
+            got = tensor.DimOp(value, lw.index(k)).result
+            bad = arith.OrIOp(bad, arith.CmpIOp(arith.CmpIPredicate.ne, got, size)
+                              .result).result
+    shape_check(lw, bad, valued=(1,))
+    return [tensor.CastOp(tensor_type(out), value).result]
 
 
 @lowers(S.DynamicReshapeOp)

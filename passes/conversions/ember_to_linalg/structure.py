@@ -367,6 +367,9 @@ def _dynamic_reshape(lw: Lowering, x, t: TensorType, out: TensorType) -> ir.Valu
     # collapse to 1-D, expand to the target (tensor.reshape of a dynamic shape does not
     # lower to LLVM here: an unrealized cast is left)
     et = element_type(t.dtype)
+    if 0 in t.shape:  # no elements to move (and upstream's collapse of a group holding a
+        # static 0 and a `?` is typed inconsistently by canonicalize: memrefs refuse it)
+        return tensor.CastOp(tensor_type(out), tensor.EmptyOp(dims, et).result).result
     flat = x if len(t.shape) == 1 else collapse(x, t.shape, et, [list(range(len(t.shape)))])
     if all(isinstance(d, int) for d in dims):  # the count was checked to be theirs
         flat = tensor.CastOp(ir.RankedTensorType.get([known], et), flat).result
