@@ -42,7 +42,7 @@ def remember(op: ir.Operation, spec, known: dict) -> None:
     computable now: a pure op, every operand known (or static, if it reads only shapes)."""
     if not spec.has(Trait.PURE) or spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
         return
-    types = [_tensor_type(r.type) for r in op.results]
+    types = [tensor_type_of(r.type) for r in op.results]
     if not types or any(t is None or not t.is_static or t.dtype.is_string
                         or t.num_elements > MAX_KNOWN_ELEMENTS for t in types):
         return
@@ -69,13 +69,14 @@ def remember(op: ir.Operation, spec, known: dict) -> None:
 def _shape_placeholder(value: ir.Value) -> Optional[np.ndarray]:
     """Read-only zeros of `value`'s static type (broadcast from one element: no memory for
     its size) for a kernel that reads only shapes; None unless the type is static."""
-    t = _tensor_type(value.type)
+    t = tensor_type_of(value.type)
     if t is None or not t.is_static:
         return None
     return np.broadcast_to(np.zeros((), t.dtype.np_dtype), t.shape)
 
 
-def _tensor_type(t: ir.Type) -> Optional[TensorType]:
+def tensor_type_of(t: ir.Type) -> Optional[TensorType]:
+    """The ember TensorType of an MLIR type, or None (not a tensor type ember knows)."""
     try:
         parsed = type_from_mlir(t)
     except TypeError:

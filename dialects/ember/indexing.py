@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError, Total,
-                                       normalize_axis, register, require_dtype, require_rank,
+                                       normalize_axis, register, require_dtype,
                                        same_dtype)
 from ember.dialects.ember.types import TensorType
 

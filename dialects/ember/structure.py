@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError,
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError,
                                        Total, all_static, normalize_axis, register,
                                        require_dtype, require_rank, same_dtype)
 from ember.dialects.ember.creation import shape_operand
@@ -168,11 +168,13 @@ class BroadcastToOp(Op):
         return np.broadcast_to(x, shape).copy()
 
 
-def _same_check(op: type[Op], static: type[Op], *args, **attrs):
-    """`static.infer`: with its shape known, the form with a shape operand is the attribute
-    form, and raises the attribute form's errors as they are (eager, which knows the
-    shape, runs the attribute form: compiled code raises what eager raises)."""
-    return static.infer(*args, **attrs)
+def _attribute_form(op: type[Op], static: type[Op], x: TensorType, shape: TensorType, known):
+    """With the shape operand known in full, the attribute form's inference, errors and
+    all (eager, which knows the shape, runs the attribute form), else None."""
+    if known is None or isinstance(known, tuple):
+        return None
+    shape_operand(op, shape, None, "shape")  # its dtype and rank
+    return static.infer(x, shape=tuple(int(d) for d in np.reshape(known, -1)))
 
 
 def _constant_shape_total(operand_types, values) -> bool:
@@ -201,14 +203,13 @@ class DynamicReshapeOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, shape: TensorType, *, values):
-        if values[1] is not None and not isinstance(values[1], tuple):  # known in full
-            shape_operand(cls, shape, None, "shape")  # its dtype and rank
-            return ReshapeOp.infer(x, shape=tuple(int(d) for d in np.reshape(values[1], -1)))
+        if (full := _attribute_form(cls, ReshapeOp, x, shape, values[1])) is not None:
+            return full
         dims = shape_operand(cls, shape, values[1], "shape", inferred_dim=True)
         if dims is None:  # a shape of unknown length: an unranked result
             return x.with_shape(None)
         if all(isinstance(d, int) for d in dims):
-            return _same_check(cls, ReshapeOp, x, shape=dims)
+            return ReshapeOp.infer(x, shape=dims)
         fill = None
         if x.rank is not None and -1 in dims:
             source = values[0] if isinstance(values[0], tuple) else x.shape
@@ -253,14 +254,13 @@ class DynamicBroadcastToOp(Op):
 
     @classmethod
     def infer(cls, x: TensorType, shape: TensorType, *, values):
-        if values[1] is not None and not isinstance(values[1], tuple):  # known in full
-            shape_operand(cls, shape, None, "shape")  # its dtype and rank
-            return BroadcastToOp.infer(x, shape=tuple(int(d) for d in np.reshape(values[1], -1)))
+        if (full := _attribute_form(cls, BroadcastToOp, x, shape, values[1])) is not None:
+            return full
         dims = shape_operand(cls, shape, values[1], "shape")
         if dims is None:  # a shape of unknown length: an unranked result
             return x.with_shape(None)
         if all(isinstance(d, int) for d in dims):
-            return _same_check(cls, BroadcastToOp, x, shape=dims)
+            return BroadcastToOp.infer(x, shape=dims)
         if x.rank is None:
             return x.with_shape(dims)
         if x.rank > len(dims):

@@ -187,7 +187,21 @@ func.func @pad_symmetric(%x: tensor<3x3xf32>, %v: tensor<f32>) -> tensor<3x9xf32
 
 // -----
 
-// ERR: cannot lower 'ember.strided_slice': slice [::-1] of dynamic dim 0 needs a static size
+// A slice of a dynamic dim with constant bounds clamps them when it runs, as Python does:
+// [:1] takes min(1, n) elements.
+// CHECK-LABEL: func.func @slice_dynamic_head(
+// CHECK:         %[[N:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?xf32>
+// CHECK:         %[[STOP:.*]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK:         %[[SIZE:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK:         tensor.extract_slice %{{.*}}[%{{.*}}] [%[[SIZE]]] [1] : tensor<?xf32> to tensor<?xf32>
+func.func @slice_dynamic_head(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = "ember.strided_slice"(%x) {begin = array<i64: 0>, begin_mask = 1 : i64, ellipsis_mask = 0 : i64, end = array<i64: 1>, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: 1>} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// ERR: cannot lower 'ember.strided_slice': slice [::-1] of dynamic dim 0 reverses it, which needs a static size
 func.func @slice_dynamic_reversed(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = "ember.strided_slice"(%x) {begin = array<i64: 0>, begin_mask = 1 : i64, ellipsis_mask = 0 : i64, end = array<i64: 0>, end_mask = 1 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: -1>} : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>

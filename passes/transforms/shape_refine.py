@@ -57,7 +57,7 @@ from ember.dialects.ember.types import TensorType
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import (decoded_attrs, functions, has_uses, spec_of, uncast,
                                    walk_regions_last)
-from ember.passes.known_values import known_operands_in_walk, remember
+from ember.passes.known_values import known_operands_in_walk, remember, tensor_type_of
 from ember.passes.loop_types import keeps_types
 
 # Users that accept a more static operand type without changing their own types.
@@ -93,7 +93,7 @@ class ShapeRefinePass(Pass):
                 if inferred is None:
                     continue
                 for result, new in zip(op.results, inferred):
-                    old = _tensor_type(result.type)
+                    old = tensor_type_of(result.type)
                     if old is None or not isinstance(new, TensorType) \
                             or not more_static(new, old):
                         continue
@@ -110,11 +110,11 @@ def _refine_if(op: ir.Operation) -> int:
         return 0
     count = 0
     for i, result in enumerate(op.results):
-        old = _tensor_type(result.type)
+        old = tensor_type_of(result.type)
         sources = [uncast(term.operands[i]) for term in terminators]
         if old is None or len({str(v.type) for v in sources}) != 1:
             continue
-        new = _tensor_type(sources[0].type)
+        new = tensor_type_of(sources[0].type)
         if new is None or not more_static(new, old):
             continue
         for term, source in zip(terminators, sources):
@@ -127,8 +127,8 @@ def _refine_if(op: ir.Operation) -> int:
 def _refine_loop(op: ir.Operation) -> bool:
     """Step 7 for one scf.while, before its regions are walked: True if retyped."""
     inits = [uncast(v) for v in op.operands]
-    old = [_tensor_type(r.type) for r in op.results]
-    new = [_tensor_type(v.type) for v in inits]
+    old = [tensor_type_of(r.type) for r in op.results]
+    new = [tensor_type_of(v.type) for v in inits]
     if None in old or None in new or len(old) != len(new) \
             or any(n != o and not more_static(n, o) for n, o in zip(new, old)) \
             or new == old or not keeps_types(op, new):
@@ -199,14 +199,6 @@ def _infer(op: ir.Operation, spec, known: dict) -> Optional[tuple]:
         return None  # the verifier reports bad ops; refinement just leaves them alone
 
 
-def _tensor_type(t: ir.Type) -> Optional[TensorType]:
-    try:
-        parsed = type_from_mlir(t)
-    except TypeError:
-        return None
-    return parsed if isinstance(parsed, TensorType) else None
-
-
 def _refine(value: ir.Value, new: TensorType) -> None:
     retype(value, type_to_mlir(new))
 
@@ -235,7 +227,7 @@ def _bypass_cast(cast: ir.Operation) -> bool:
     """Lets the users of a tensor.cast to a less static type that need no particular type
     (ember ops re-infer theirs) use its more static source; True if any did."""
     source, result = cast.operands[0], cast.results[0]
-    old, new = _tensor_type(result.type), _tensor_type(source.type)
+    old, new = tensor_type_of(result.type), tensor_type_of(source.type)
     if old is None or new is None or not more_static(new, old):
         return False
     users = [use.owner.operation for use in result.uses]

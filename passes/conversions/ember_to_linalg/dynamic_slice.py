@@ -39,9 +39,8 @@ from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.checks import check
 from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringError, \
     element_type, lowers
-from ember.passes.conversions.ember_to_linalg.indexing import _extract
-from ember.passes.conversions.ember_to_linalg.structure import expand, fitted, ranked, \
-    size_of, unit_groups
+from ember.passes.conversions.ember_to_linalg.indexing import _extract, with_new_axes
+from ember.passes.conversions.ember_to_linalg.structure import fitted, ranked, size_of
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 _I64 = TensorType(dtypes.int64, (1,))
@@ -91,15 +90,7 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
         dim += 1
     for d in range(dim, len(shape)):  # dims after the last index item: whole
         take(0, size_of(lw, x, xt, d), 1, True)
-    value = _extract(x, offsets, sizes, steps, kept, et)
-    if new_axes:
-        rank = len(kept) + len(new_axes)
-        final = list(kept)
-        for a in new_axes:
-            final.insert(a, 1)
-        value = expand(value, final, et, unit_groups(rank, [i for i in range(rank)
-                                                             if i not in new_axes]))
-    return [value]
+    return [with_new_axes(_extract(x, offsets, sizes, steps, kept, et), kept, new_axes, et)]
 
 
 def _positive_constant_strides(op: ir.Operation) -> bool:

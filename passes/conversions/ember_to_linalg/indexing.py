@@ -156,14 +156,19 @@ def lower_strided_slice(op, lw: Lowering):
         value = _extract(x, offsets, sizes, strides, kept, et)
     if flips:
         value = _reverse(value, kept, flips, et)
-    if new_axes:
-        rank = len(kept) + len(new_axes)
-        final = list(kept)
-        for a in new_axes:
-            final.insert(a, 1)
-        value = expand(value, final, et, unit_groups(rank, [i for i in range(rank)
-                                                             if i not in new_axes]))
-    return [value]
+    return [with_new_axes(value, kept, new_axes, et)]
+
+
+def with_new_axes(value: ir.Value, kept: list, new_axes: list, et: ir.Type) -> ir.Value:
+    """`value` (of sizes `kept`) with a size-1 dim inserted at each of `new_axes`."""
+    if not new_axes:
+        return value
+    rank = len(kept) + len(new_axes)
+    final = list(kept)
+    for a in new_axes:
+        final.insert(a, 1)
+    return expand(value, final, et, unit_groups(rank, [i for i in range(rank)
+                                                       if i not in new_axes]))
 
 
 def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
