@@ -97,6 +97,10 @@ def _views_argument(value: ir.Value) -> bool:
     while not isinstance(value, ir.BlockArgument):
         owner = value.owner
         owner = getattr(owner, "operation", owner)
+        if isinstance(owner, ir.Operation) and owner.name == "scf.if":  # either branch's
+            k = ir.OpResult(value).result_number
+            return any(_views_argument(list(block.operations)[-1].operands[k])
+                       for region in owner.regions for block in region.blocks)
         if not isinstance(owner, ir.Operation) or owner.name not in _VIEWS:
             return False
         value = owner.operands[0]

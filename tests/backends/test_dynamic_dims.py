@@ -286,3 +286,16 @@ def test_reshape_and_broadcast_to_of_run_time_sizes_with_no_elements():
     for bad in ([1, 3], [4, 3], [-1, 3]):
         _same_error(g, lambda: em.broadcast_to(em.constant(x), bad), x,
                     np.array(bad, np.int32))
+
+
+def test_cond_of_dynamic_shape_returning_the_argument_is_compiled_and_a_copy():
+    """A branch that returns the function's argument: the result of `?` shape is a copy
+    (deallocation would hand back an unranked clone, which does not lower)."""
+    f = em.function(lambda x, n: em.cond(n < 0, lambda: em.concat([x, x], 0), lambda: x))
+    g = em.function(lambda x, n: em.cond(n < 0, lambda: x, lambda: em.concat([x, x], 0))[1:])
+    x = np.arange(4, dtype=np.float32)
+    kept = _compiled(f, x, np.int32(1)).numpy()
+    np.testing.assert_array_equal(_compiled(f, x, np.int32(-1)).numpy(), np.tile(x, 2))
+    np.testing.assert_array_equal(_compiled(g, x, np.int32(-1)).numpy(), x[1:])
+    x[0] = 100.0  # the result does not alias the caller's array
+    np.testing.assert_array_equal(kept, np.arange(4, dtype=np.float32))
