@@ -59,6 +59,25 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape")
         return list(self._dims)
 
+    def concatenate(self, other) -> "TensorShape":
+        """This shape's dims followed by `other`'s (unknown rank if either's is), as
+        `tf.TensorShape.concatenate`; `a + b` is the same.
+
+        Example:
+          >>> TensorShape([None]).concatenate([3, 4])
+          TensorShape([None, 3, 4])
+        """
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __add__(self, other) -> "TensorShape":
+        return self.concatenate(other)
+
+    def __radd__(self, other) -> "TensorShape":
+        return TensorShape(other).concatenate(self)
+
     def is_fully_defined(self) -> bool:
         return self._dims is not None and None not in self._dims
 

@@ -1,8 +1,10 @@
-"""`em.strided_slice` and `em.slice`: slicing with bounds that are Python ints (the
-attribute form, `ember.strided_slice`) or integer tensors (`ember.dynamic_strided_slice`).
+"""`em.strided_slice` and `em.slice`.
 
-`x[...]` reaches `strided_slice` through `indexing.slice_spec`. Upstream equivalent: TF's
-StridedSlice and Slice kernels, whose begin/end/strides are operands.
+A strided slice's bounds are Python ints (the attribute form, `ember.strided_slice`) or
+integer tensors (`ember.dynamic_strided_slice`); `x[...]` reaches it through
+`indexing.slice_spec`. `em.slice` is `ember.slice` (begin and size operands, checked
+rather than clamped). Upstream equivalent: TF's StridedSlice and Slice kernels, whose
+bounds are operands.
 """
 
 from __future__ import annotations
@@ -39,9 +41,11 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
-    """`size[i]` elements of dim i from `begin[i]` on (tf.slice); a size of -1 takes the rest
-    of the dim. Bounds may be Python ints, scalar integer tensors or 1-D integer tensors;
-    like Python slicing, bounds past the end of a dim are clamped to it.
+    """`size[i]` elements of dim i from `begin[i]` on (tf.slice, `ember.slice`); a size of
+    -1 takes the rest of the dim. Bounds may be Python ints, scalar integer tensors or 1-D
+    integer tensors. As in TensorFlow nothing clamps: `begin[i]` must lie in [0, n] and
+    `size[i]` in [0, n - begin[i]], an OpShapeError otherwise (when tracing if the bounds
+    are known then, else when the code runs). A size known when tracing is a static dim.
 
     Example:
       >>> import ember as em
@@ -49,18 +53,10 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
       [2, 3]
     """
     del name
-    if not any(_holds_tensor(v) for v in (begin, size)):
-        begin, size = [int(b) for b in begin], [int(n) for n in size]
-        end_mask = sum(1 << i for i, n in enumerate(size) if n == -1)
-        end = [0 if n == -1 else b + n for b, n in zip(begin, size)]
-        return strided_slice(input_, begin, end, end_mask=end_mask)
-    from ember.frontend import ops  # ops imports this module
+    x = convert_to_tensor(input_)
     dtype = _index_dtype(begin, size)
-    begin = _index_vector(begin, dtype, "begin")
-    size = _index_vector(size, dtype, "size")
-    rest = convert_to_tensor(np.iinfo(dtype.np_dtype).max, dtype=dtype)
-    end = ops.where(ops.equal(size, -1), rest, begin + size)
-    return strided_slice(input_, begin, end)
+    return execute(I.SliceOp, [x, _index_vector(begin, dtype, "begin", "slice"),
+                               _index_vector(size, dtype, "size", "slice")])
 
 
 def _holds_tensor(value) -> bool:
@@ -84,18 +80,18 @@ def _index_dtype(*values) -> dtypes.DType:
     return dtypes.int32
 
 
-def _index_vector(value, dtype: dtypes.DType, what: str) -> Tensor:
+def _index_vector(value, dtype: dtypes.DType, what: str, op: str = "strided_slice") -> Tensor:
     """A 1-D `dtype` tensor of slice bounds from a 1-D integer tensor or a list of ints and
     scalar integer tensors."""
     from ember.frontend import ops  # ops imports this module
     if is_tensor(value):
         t = value._as_tensor() if hasattr(value, "_as_tensor") else value
         if not t.dtype.is_integer or t.ndim != 1:
-            raise TypeError(f"strided_slice {what} must be a 1-D integer tensor or a list of "
+            raise TypeError(f"{op} {what} must be a 1-D integer tensor or a list of "
                             f"ints and scalar integer tensors, got a tensor of shape {t.shape} "
                             f"and dtype {t.dtype.name}")
         return t if t.dtype is dtype else ops.cast(t, dtype)
-    items = [as_index(v, f"in strided_slice {what}") for v in value]
+    items = [as_index(v, f"in {op} {what}") for v in value]
     if not any(is_tensor(v) for v in items):
         return convert_to_tensor(np.array(items, dtype=dtype.np_dtype).reshape(-1))
     return ops.stack([v if is_tensor(v) and v.dtype is dtype else

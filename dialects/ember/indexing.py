@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpError, OpShapeError, Total,
-                                       normalize_axis, register, require_dtype,
+                                       all_static, normalize_axis, register, require_dtype,
                                        same_dtype)
 from ember.dialects.ember.types import TensorType
 
@@ -107,16 +107,18 @@ class StridedSliceOp(Op):
 _UNKNOWN = object()  # a bound whose value is not known at compile time
 
 
-def _bounds(op: type[Op], types, values) -> list:
-    """begin, end and strides as lists of ints and `_UNKNOWN`s (checks the operand types)."""
+def _bounds(op: type[Op], types, values, names=("begin", "end", "strides")) -> list:
+    """Bounds operands (begin, end and strides) as lists of ints and `_UNKNOWN`s (checks
+    the operand types)."""
     out = []
-    for name, t, known in zip(("begin", "end", "strides"), types, values):
+    for name, t, known in zip(names, types, values):
         require_dtype(op, t, (dtypes.int32, dtypes.int64), "i32 or i64", name)
         if t.rank != 1 or t.shape[0] is None:
             raise OpShapeError(op.name, f"{name} of type {t} must be a 1-D tensor of static "
                                "size")
         if t.shape[0] != types[0].shape[0]:
-            raise OpShapeError(op.name, f"begin, end and strides must have the same length, "
+            raise OpShapeError(op.name, f"{', '.join(names[:-1])} and {names[-1]} must have the same "
+                               f"length, "
                                f"got {', '.join(str(x) for x in types)}")
         if known is None:
             out.append([_UNKNOWN] * t.shape[0])
@@ -201,6 +203,61 @@ class DynamicStridedSliceOp(Op):
     @staticmethod
     def reference(x, begin, end, strides, **masks):
         index = slice_index(begin.tolist(), end.tolist(), strides.tolist(), **masks)
+        return np.array(x[index])
+
+
+@register
+class SliceOp(Op):
+    """`size[i]` elements of dim i from `begin[i]` on (tf.slice); a size of -1 takes the
+    rest of the dim. Unlike a strided slice nothing clamps: as TensorFlow's Slice kernel,
+    `begin[i]` must lie in [0, n] and `size[i]` in [0, n - begin[i]] (or be -1), checked at
+    compile time where the values are known and at run time where not. So a known size is
+    a static result dim even when `begin` is only known at run time.
+
+    Example:
+      %s = "ember.slice"(%x, %b, %n) : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x6xf32>
+    """
+
+    name = "ember.slice"
+    operands = ("input", "begin", "size")
+    family = "indexing"
+    uses_values = True
+
+    @classmethod
+    def infer(cls, x: TensorType, begin, size, *, values):
+        b, n = _bounds(cls, (begin, size), values[1:], ("begin", "size"))
+        if x.rank is not None and len(b) != x.rank:
+            raise OpShapeError(cls.name, f"begin and size must have one element per dim of "
+                               f"{x}, got {len(b)}")
+        if x.rank is None:
+            return x.with_shape(None)
+        out = []
+        for k, (start, length, dim) in enumerate(zip(b, n, x.shape)):
+            if start is not _UNKNOWN and (start < 0 or dim is not None and start > dim):
+                raise OpShapeError(cls.name, f"begin[{k}] = {start} is outside [0, "
+                                   f"{'n' if dim is None else dim}] for dim {k} of {x}")
+            room = None if dim is None or start is _UNKNOWN else dim - start
+            if length is not _UNKNOWN and (length < -1 or room is not None and length > room
+                                           or dim is not None and length > dim):
+                where = (f"dim {k} of {x} has {room} elements from begin[{k}] = {start} on"
+                         if room is not None else f"dim {k} of {x}")
+                raise OpShapeError(cls.name, f"size[{k}] = {length} is outside [0, "
+                                   f"{'n' if dim is None else dim if room is None else room}]: "
+                                   f"{where} (a size of -1 takes the rest)")
+            out.append(None if length is _UNKNOWN else room if length == -1 else length)
+        return x.with_shape(tuple(out))
+
+    @classmethod
+    def total(cls, operand_types, attrs, values) -> bool:
+        """Total when constants give every bound and every dim is static (inference
+        checked them)."""
+        return all_static(operand_types[:1]) and all(
+            v is not None and not isinstance(v, tuple) for v in values[1:])
+
+    @staticmethod
+    def reference(x, begin, size):  # infer checked the bounds against x's shape
+        index = tuple(slice(b, None if n == -1 else b + n) for b, n in
+                      zip(begin.tolist(), size.tolist()))
         return np.array(x[index])
 
 

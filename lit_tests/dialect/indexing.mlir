@@ -149,3 +149,15 @@ func.func @dynamic_strided_slice(%x: tensor<4x6xf32>, %b: tensor<2xi32>, %e: ten
   %0 = "ember.dynamic_strided_slice"(%x, %b, %e, %s) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64} : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// tf.slice with begin and size as operands (ember.slice): a size known when tracing is a
+// static dim even though begin is only known at run time.
+// CHECK-LABEL: func.func @slice(
+// CHECK:       "ember.slice"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x3xf32>
+// GENERIC-LABEL: sym_name = "slice"
+// GENERIC:       "ember.slice"
+func.func @slice(%x: tensor<4x6xf32>, %b: tensor<2xi32>) -> tensor<2x3xf32> {
+  %n = "ember.constant"() {value = dense<[2, 3]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %0 = "ember.slice"(%x, %b, %n) : (tensor<4x6xf32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

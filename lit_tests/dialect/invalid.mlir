@@ -517,6 +517,15 @@ func.func @dynamic_strided_slice_constant_index_out_of_bounds(%a: tensor<4xf32>)
 }
 
 // -----
+func.func @slice_size_past_the_end(%a: tensor<4xf32>) {
+  %b = "ember.constant"() {value = dense<[3]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %n = "ember.constant"() {value = dense<[2]> : tensor<1xi32>} : () -> tensor<1xi32>
+  // expected-error @+1 {{'ember.slice' op size[0] = 2 is outside [0, 1]: dim 0 of tensor<4xf32> has 1 elements from begin[0] = 3 on}}
+  %0 = "ember.slice"(%a, %b, %n) : (tensor<4xf32>, tensor<1xi32>, tensor<1xi32>) -> tensor<2xf32>
+  return
+}
+
+// -----
 func.func @dynamic_strided_slice_float_bounds(%a: tensor<4xf32>, %b: tensor<1xf32>) {
   // expected-error @+1 {{'ember.dynamic_strided_slice' op begin of type tensor<1xf32> must have i32 or i64 elements}}
   %0 = "ember.dynamic_strided_slice"(%a, %b, %b, %b) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64} : (tensor<4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?xf32>

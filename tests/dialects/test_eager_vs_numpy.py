@@ -230,6 +230,10 @@ ROWS = {
         [I, np.array([1, -3], np.int32), np.array([0, 10], np.int32),
          np.array([1, 2], np.int32)], {"shrink_axis_mask": 1},
         lambda x, *_, **__: np.array([I[1, j] for j in (1, 3)], np.int8)),
+    # tf.slice: rows 1.. (size -1), columns 1:3
+    "ember.slice": ([I, np.array([1, 1], np.int64), np.array([-1, 2], np.int64)], {},
+                    lambda *_, **__: np.array([[I[i, j] for j in (1, 2)] for i in (1, 2)],
+                                              np.int8)),
     "ember.gather": ([I, np.array([[2], [0]], np.int32)], {"axis": 0},
                      lambda p, i, **_: np.array([[I[2].tolist()], [I[0].tolist()]], np.int8)),
     "ember.one_hot": ([np.array([[0, 3], [-1, 2]], np.int64), np.float32(5), np.float32(-1)],

@@ -739,13 +739,45 @@ def test_state_inference(op, operands, attrs, expected):
     check(op, operands, attrs, expected)
 
 
+SL = ("tensor<4x6xf32>", "tensor<2xi32>", "tensor<2xi32>")
+
+
+@pytest.mark.parametrize("operands,values,result", [
+    (SL, (None, None, (2, 3)), "tensor<2x3xf32>"),  # a known size is a static dim
+    (SL, (None, None, (None, -1)), "tensor<?x?xf32>"),  # the rest from an unknown begin
+    (SL, (None, (1, 2), (-1, 4)), "tensor<3x4xf32>"),
+    (SL, (None, (4, 6), (0, -1)), "tensor<0x0xf32>"),  # begin may be the dim's size
+    (("tensor<?x6xf32>",) + SL[1:], (None, (None, 2), (2, -1)), "tensor<2x4xf32>"),
+    (("tensor<*xf32>",) + SL[1:], (None, None, None), "tensor<*xf32>"),
+])
+def test_slice_dims_are_the_known_sizes(operands, values, result):
+    assert infer("ember.slice", operands, {}, values) == [result]
+
+
+@pytest.mark.parametrize("operands,values,message", [
+    (SL, (None, (5, 0), None), "begin[0] = 5 is outside [0, 4] for dim 0 of tensor<4x6xf32>"),
+    (SL, (None, (-1, 0), None), "begin[0] = -1 is outside [0, 4]"),
+    (SL, (None, (3, 0), (2, 6)), "size[0] = 2 is outside [0, 1]: dim 0 of tensor<4x6xf32> has 1 "
+                                "elements from begin[0] = 3 on (a size of -1 takes the rest)"),
+    (SL, (None, None, (1, 7)), "size[1] = 7 is outside [0, 6]: dim 1 of tensor<4x6xf32>"),
+    (SL, (None, None, (-2, 1)), "size[0] = -2 is outside [0, 4]"),
+    (("tensor<6xf32>",) + SL[1:], None, "begin and size must have one element per dim of "
+                                       "tensor<6xf32>, got 2"),
+    (SL[:2] + ("tensor<3xi32>",), None, "begin and size must have the same length"),
+])
+def test_slice_rejects_bounds_outside_the_dim(operands, values, message):
+    with pytest.raises(OpShapeError, match="^" + re.escape(f"'ember.slice' op {message}")):
+        infer("ember.slice", operands, {}, values)
+
+
 # -- every op is exercised by a table above ----------------------------------------------------
 
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
-                                       "ember.dynamic_strided_slice", "ember.dynamic_reshape",
+                                       "ember.dynamic_strided_slice", "ember.slice",
+                                       "ember.dynamic_reshape",
                                        "ember.dynamic_broadcast_to", "ember.dynamic_random_uniform",
                                        "ember.dynamic_random_normal"}
     assert sorted(set(REGISTRY) - covered) == []

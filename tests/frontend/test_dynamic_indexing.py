@@ -2,8 +2,9 @@
 `x[i, j]`, negative indices, `em.strided_slice` and `em.slice` with tensor bounds.
 
 Each runs compiled (an interpreter fallback is an error) and agrees with eager and numpy on
-every value and every error: slice bounds clamp as Python's do; an index out of range raises
-eager's OpShapeError, compiled at run time.
+every value and every error: `x[b:e]` bounds clamp as Python's do, `em.slice` bounds are
+checked as tf.slice's; an index or slice out of range raises eager's OpShapeError, compiled
+at run time.
 """
 
 import warnings
@@ -97,6 +98,29 @@ def test_slice_with_tensor_begin_and_size(begin, size):
 def test_slice_mixing_python_ints_and_scalar_tensors():
     fn = lambda x, i: em.reduce_sum(em.slice(x, [i, 1], [2, -1]))  # noqa: E731
     assert_agree(fn, X[1:3, 1:].sum(), X, np.int32(1))
+
+
+@pytest.mark.parametrize("begin, size", [([3, 0], [2, 1]), ([5, 0], [0, 1]), ([-1, 0], [1, 1]),
+                                         ([0, 1], [1, 5]), ([0, 0], [-2, 1])])
+def test_slice_bounds_outside_the_dim_raise_as_tensorflow(begin, size):
+    """tf.slice does not clamp: eager and compiled raise the same OpShapeError."""
+    b, s = np.array(begin, np.int32), np.array(size, np.int32)
+    assert_agree(lambda x, b, s: em.slice(x, b, s), em.OpShapeError, X, b, s)
+    with pytest.raises(em.OpShapeError, match="'ember.slice' op (begin|size)"):
+        em.slice(X, begin, size)
+
+
+def test_slice_of_known_size_keeps_static_dims_in_a_loop():
+    """A known size is a static dim although begin is traced, so a loop whose invariant
+    names that dim traces (the fuzz campaign's one mismatch under issue 10)."""
+    def fn(x, i):
+        return em.while_loop(
+            lambda k, v: k < 2,
+            lambda k, v: (k + 1, em.slice(v, [i * 0, 0], [em.shape(v)[0], 3]) + 1.0),
+            (0, x), shape_invariants=(em.TensorShape([]), em.TensorShape([None, 3])))[1]
+    f = em.function(fn, input_signature=[em.TensorSpec([None, 3]), em.TensorSpec([], em.int32)])
+    assert f.get_concrete_function().structured_outputs.shape == (None, 3)
+    assert_agree(fn, X[:, :3] + 2.0, X[:, :3], np.int32(1))
 
 
 def test_traced_index_result_keeps_static_dims():

@@ -474,6 +474,18 @@ def test_tensor_shape_compatibility(a, b, compatible):
     assert em.TensorShape(b).is_compatible_with(a) is compatible
 
 
+@pytest.mark.parametrize("a,b,joined", [
+    ([None], [3], [None, 3]), ([], [2, 1], [2, 1]), ([4], [], [4]),
+    ([None], None, None), (None, [2], None),
+])
+def test_tensor_shape_concatenate_as_tensorflow(a, b, joined):
+    want = em.TensorShape(joined)
+    assert em.TensorShape(a).concatenate(b) == want
+    assert em.TensorShape(a) + em.TensorShape(b) == want
+    if a is not None:
+        assert list(a) + em.TensorShape(b) == want
+
+
 @pytest.mark.parametrize("dims", [[-2], [1.5], [True], ["a"]])
 def test_tensor_shape_rejects_bad_dims(dims):
     with pytest.raises(TypeError, match="must be a non-negative int or None"):

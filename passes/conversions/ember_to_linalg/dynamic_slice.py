@@ -1,4 +1,5 @@
-"""Lowering of `ember.dynamic_strided_slice`: slice bounds read at run time.
+"""Lowering of `ember.dynamic_strided_slice` and `ember.slice`: slice bounds read at run
+time.
 
 Each begin/end element is a `tensor.extract` from its operand, cast to `index`; the
 arithmetic is Python's `slice.indices` on `index` values, so bounds past a dim clamp:
@@ -36,7 +37,7 @@ from ember.dialects.ember import indexing as I
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.convert import known_value
 from ember.dialects.ember.types import TensorType
-from ember.passes.conversions.ember_to_linalg.checks import check
+from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringError, \
     element_type, lowers
 from ember.passes.conversions.ember_to_linalg.indexing import _extract, with_new_axes
@@ -91,6 +92,40 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
     for d in range(dim, len(shape)):  # dims after the last index item: whole
         take(0, size_of(lw, x, xt, d), 1, True)
     return [with_new_axes(_extract(x, offsets, sizes, steps, kept, et), kept, new_axes, et)]
+
+
+@lowers(I.SliceOp)
+@fitted
+def lower_slice(op, lw: Lowering):
+    """tf.slice: offsets `begin`, sizes `size` (-1: the rest), checked, not clamped:
+
+      length = size == -1 ? n - begin : size
+      bad    = begin < 0 | begin > n | length < 0 | length > n - begin
+
+    Any bad dim raises eager's error through a shape site (checks.shape_check) that reports
+    the bounds, so the op's inference names the same dim and values."""
+    xt, bt, nt = lw.operand_types
+    x, begin, size = lw.operands
+    shape, et = ranked(xt), element_type(xt.dtype)
+    declared = ranked(lw.result_types[0], "result")
+    i1 = ir.IntegerType.get_signless(1)
+    bad = arith.ConstantOp(i1, 0).result
+    offsets, sizes = [], []
+    for k in range(len(shape)):
+        n = _as_index(lw, size_of(lw, x, xt, k))
+        start, asked = _bound(lw, begin, bt, k), _bound(lw, size, nt, k)
+        room = arith.SubIOp(n, start).result
+        rest = arith.CmpIOp(arith.CmpIPredicate.eq, asked, lw.index(-1)).result
+        length = arith.SelectOp(rest, room, asked).result
+        for predicate, a, b in ((arith.CmpIPredicate.slt, start, lw.index(0)),
+                                (arith.CmpIPredicate.sgt, start, n),
+                                (arith.CmpIPredicate.slt, length, lw.index(0)),
+                                (arith.CmpIPredicate.sgt, length, room)):
+            bad = arith.OrIOp(bad, arith.CmpIOp(predicate, a, b).result).result
+        offsets.append(start)
+        sizes.append(length if declared[k] is None else declared[k])
+    shape_check(lw, bad, valued=(1, 2))
+    return [_extract(x, offsets, sizes, [1] * len(shape), sizes, et)]
 
 
 def _positive_constant_strides(op: ir.Operation) -> bool:
