@@ -182,6 +182,19 @@ def test_reshape_of_dynamic_dims_matches_numpy(shape, target):
     np.testing.assert_array_equal(_compiled(f, a, np.int32(1)).numpy(), a.reshape(target))
 
 
+@pytest.mark.parametrize("target", [(-1, 1), (1, -1), (0,)])
+def test_run_time_reshape_of_a_specialised_empty_input_is_compiled(target):
+    """An input of signature [None, 1] specialised to 0x1 meets a `?` dim: the collapse
+    of a group holding a static 0 and a `?` used to fail bufferization (found by the
+    dynamic fuzz campaign at 2000 programs)."""
+    f = em.function(lambda x, j, n: em.reshape(em.reshape(x + x[:, j:j + 1], [n, -1]), target),
+                    input_signature=[em.TensorSpec([None, 1]), em.TensorSpec([], em.int32),
+                                     em.TensorSpec([], em.int32)])
+    x = np.ones((0, 1), np.float32)
+    got = _compiled(f, x, np.int32(-2), np.int32(1))
+    np.testing.assert_array_equal(got.numpy(), np.ones((0, 1), np.float32).reshape(target))
+
+
 @pytest.mark.parametrize("shape,target", [((2, 3), (4, 2)), ((5,), (2, -1))])
 def test_reshape_to_the_wrong_element_count_raises_eagers_error(shape, target):
     f = em.function(lambda a, n: em.reshape(_relaxed(a, n), target))

@@ -160,10 +160,27 @@ def truncated(value: ir.Value, sizes, dst: DType) -> ir.Value:
 
 
 def collapse(value: ir.Value, shape: Sequence, et: ir.Type, groups: list) -> ir.Value:
-    """`tensor.collapse_shape` of `value` (of static-or-None `shape`) by `groups`."""
+    """`tensor.collapse_shape` of `value` (of static-or-None `shape`) by `groups`.
+
+    A value with a static 0 and a `?` dim has no elements to move: it becomes an empty
+    tensor of the collapsed sizes instead. (Upstream canonicalize gives the bufferized
+    collapse of a group holding both a static size of 0, which memref.collapse_shape's
+    verifier then refuses: "collapsed dim must be dynamic if and only if reassociation
+    group is dynamic", LLVM 22.1.)"""
     out = [None if any(shape[i] is None for i in g) else math.prod(shape[i] for i in g)
            for g in groups]
     rtype = ir.RankedTensorType.get([DYNAMIC if d is None else d for d in out], et)
+    if 0 in shape and None in shape:
+        index = ir.IndexType.get()
+        sizes = []
+        for g, d in zip(groups, out):
+            size = 0 if any(shape[i] == 0 for i in g) else d
+            if size is None:
+                dims = [tensor.DimOp(value, arith.ConstantOp(index, i).result).result
+                        for i in g]
+                size = functools.reduce(lambda a, b: arith.MulIOp(a, b).result, dims)
+            sizes.append(size)
+        return tensor.CastOp(rtype, tensor.EmptyOp(sizes, et).result).result
     return tensor.CollapseShapeOp(rtype, value, groups).result
 
 
