@@ -2,7 +2,7 @@
 
 import types as _types
 
-from ember.runtime.trace_types import (LiteralTraceType, PlaceholderContext, TensorTraceType,
+from ember.frontend.trace_types import (LiteralTraceType, PlaceholderContext, TensorTraceType,
                                        TraceType, TracingContext)
 
 experimental = _types.SimpleNamespace(TraceType=TraceType, TracingContext=TracingContext,

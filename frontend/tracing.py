@@ -38,6 +38,7 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
+from ember.frontend.trace_types import TensorTraceType
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
@@ -182,7 +183,6 @@ class SymbolicTensor(Tensor):
         return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
     def _ember_trace_type(self):
-        from ember.runtime.trace_types import TensorTraceType
         return TensorTraceType(self._dtype, self._ttype.shape)
 
 

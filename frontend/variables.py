@@ -22,6 +22,7 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
+from ember.frontend.trace_types import VariableTraceType
 
 _ids = itertools.count(1)
 
@@ -100,7 +101,6 @@ class Variable:
         return self._handle
 
     def _ember_trace_type(self):
-        from ember.runtime.trace_types import VariableTraceType
         return VariableTraceType(self._handle.id, self.dtype, self._type.shape)
 
     # -- reading ------------------------------------------------------------------------------

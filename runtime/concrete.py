@@ -33,7 +33,7 @@ from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, OutOfScopeError, SymbolicTensor, current_graph
 from ember.frontend.variables import Variable
 from ember.runtime.graph_view import GraphView
-from ember.runtime.trace_types import WeakrefTraceType, literal_key, trace_type_of
+from ember.frontend.trace_types import WeakrefTraceType, literal_key, trace_type_of
 
 
 class ConcreteFunction:

@@ -46,7 +46,7 @@ from ember.passes.pipeline import Pipeline
 from ember.runtime import config
 from ember.runtime.concrete import ConcreteFunction, is_result, result_index
 from ember.runtime.input_signature import fits, mismatch_message
-from ember.runtime.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
+from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
                                        TraceType, float_bits, trace_type_of,
                                        weak_referents)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.runtime.trace_types import LiteralTraceType, trace_type_of
+from ember.frontend.trace_types import LiteralTraceType, trace_type_of
 
 Pair = collections.namedtuple("Pair", "a b")
 NAN = float("nan")

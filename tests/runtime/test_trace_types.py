@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.runtime.trace_types import (LiteralTraceType, SequenceTraceType, TensorTraceType,
+from ember.frontend.trace_types import (LiteralTraceType, SequenceTraceType, TensorTraceType,
                                        WeakrefTraceType, trace_type_of)
 
 Point = collections.namedtuple("Point", "x y")

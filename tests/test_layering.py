@@ -1,0 +1,55 @@
+"""The layers import downward only (DESIGN.md): tools -> ember -> runtime -> backends ->
+passes -> dialects, and runtime -> frontend -> dialects.
+
+Every import statement counts, including ones inside functions (a lazy import is still a
+dependency: it only hides a cycle).
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# package -> the ember packages its modules must not import
+FORBIDDEN = {
+    "dialects": ("frontend", "runtime", "backends", "passes", "tools"),
+    "passes": ("frontend", "runtime", "backends", "tools"),
+    "backends": ("frontend", "runtime", "tools"),
+    "frontend": ("runtime", "backends", "passes", "tools"),
+}
+
+
+def _imports(path: pathlib.Path):
+    """(line, imported module) for every import in the module at `path`."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+
+
+def _modules(package: str):
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_no_higher_layer(package):
+    assert _modules(package), f"no modules found under {package}/"
+    bad = []
+    for path in _modules(package):
+        for line, name in _imports(path):
+            parts = name.split(".")
+            if parts[0] == "ember" and len(parts) > 1 and parts[1] in FORBIDDEN[package]:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert not bad, f"{package}/ must not import {', '.join(FORBIDDEN[package])}:\n" + \
+        "\n".join(bad)
+
+
+def test_the_check_sees_lazy_imports(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from ember.runtime import function\n")
+    assert list(_imports(module)) == [(2, "ember.runtime")]
