@@ -24,6 +24,7 @@ from mlir import ir
 from ember.dialects.ember.base import REGISTRY, InvalidArgumentError, OpError, Trait
 from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
 from ember.dialects.ember.types import TensorType
+from ember.passes.ir_utils import symbol_table
 
 
 class InterpreterError(RuntimeError):
@@ -50,11 +51,8 @@ class Interpreter:
         self.module = module
         self.callbacks = dict(callbacks or {})
         self.streams = streams or {}
-        self._funcs: dict[str, ir.Operation] = {}
-        for op in module.body.operations:
-            op = op.operation
-            if op.name == "func.func":
-                self._funcs[ir.StringAttr(op.attributes["sym_name"]).value] = op
+        self._funcs: dict[str, ir.Operation] = {
+            name: op for name, op in symbol_table(module).items() if op.name == "func.func"}
         self._plans: dict[str, tuple[list, list[Step]] | None] = {}
         self._lock = threading.RLock()
 

@@ -12,10 +12,10 @@ from typing import Optional
 import numpy as np
 from mlir import ir
 
-from ember.dialects.ember.base import Trait
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
+from ember.passes.analysis.effects import computable
 from ember.passes.ir_utils import constant_of, decoded_attrs
 
 
@@ -40,7 +40,7 @@ def known_operands_in_walk(spec, operands, known: dict) -> tuple:
 def remember(op: ir.Operation, spec, known: dict) -> None:
     """Records the values of `op`'s results in `known` when they are small, static and
     computable now: a pure op, every operand known (or static, if it reads only shapes)."""
-    if not spec.has(Trait.PURE) or spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
+    if not computable(spec):
         return
     types = [tensor_type_of(r.type) for r in op.results]
     if not types or any(t is None or not t.is_static or t.dtype.is_string

@@ -31,9 +31,10 @@ from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, OutOfScopeError, SymbolicTensor, current_graph
-from ember.frontend.variables import Variable
-from ember.runtime.graph_view import GraphView
 from ember.frontend.trace_types import WeakrefTraceType, literal_key, trace_type_of
+from ember.frontend.variables import Variable
+from ember.passes.ir_utils import symbol_name
+from ember.runtime.graph_view import GraphView
 
 
 class ConcreteFunction:
@@ -401,7 +402,7 @@ class ConcreteFunction:
             return
         with graph.context, ir.InsertionPoint(graph.module.body):
             for op in self._graph.module.body.operations:
-                symbol = ir.StringAttr(op.attributes["sym_name"]).value
+                symbol = symbol_name(op)
                 if symbol not in graph.callees:
                     copy = op.clone()
                     if copy.regions[0].blocks:  # a nested function: only its caller uses it

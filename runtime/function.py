@@ -40,15 +40,15 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
+                                       TraceType, float_bits, trace_type_of,
+                                       weak_referents)
 from ember.frontend.tracing import FuncGraph, current_graph, graph_scope
 from ember.frontend.variables import Variable
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
 from ember.runtime.concrete import ConcreteFunction, is_result, result_index
 from ember.runtime.input_signature import fits, mismatch_message
-from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
-                                       TraceType, float_bits, trace_type_of,
-                                       weak_referents)
 
 DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
 RETRACE_WINDOW = 10

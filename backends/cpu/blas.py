@@ -71,6 +71,8 @@ from typing import Optional, Sequence
 from mlir import ir
 from mlir.dialects import arith, func, llvm, memref, scf
 
+from ember.passes.ir_utils import symbol_table
+
 DISABLE_ENV = "EMBER_DISABLE_BLAS"
 SYMBOLS = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
 # ILP64 CBLAS (sgemm, dgemm) names, in the order they are looked for.
@@ -500,10 +502,8 @@ def _erase_if_unused(op: ir.Operation) -> None:
 
 def _declaration(module: ir.Module, element: str) -> str:
     name = SYMBOLS[element]
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and \
-                ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
-            return name
+    if name in symbol_table(module):
+        return name
     i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
     f = ir.F32Type.get() if element == "f32" else ir.F64Type.get()
     ptr = ir.Type.parse("!llvm.ptr")

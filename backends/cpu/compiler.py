@@ -42,6 +42,7 @@ from ember.dialects.ember.types import ResourceType, TensorType, parse_type, typ
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg import unlowerable_ops
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
+from ember.passes.ir_utils import symbol_name, symbol_table
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
 from ember.passes.transforms.shape_refine import retype
 
@@ -131,10 +132,9 @@ def _static_results(fn: ir.Operation) -> None:
 
 
 def _function(module: ir.Module, symbol: str) -> ir.Operation:
-    for op in module.body.operations:
-        op = op.operation
-        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == symbol:
-            return op
+    op = symbol_table(module).get(symbol)
+    if op is not None and op.name == "func.func":
+        return op
     raise NotCompilable(f"no function @{symbol} in the module")
 
 
@@ -223,8 +223,7 @@ def _is_string(t: ir.Type) -> bool:
     return "!ember.string" in str(t)
 
 
-def _name(fn: ir.Operation) -> str:
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+_name = symbol_name
 
 
 # Byte sizes from here on do not fit the i64 arithmetic of buffer sizes and strides (MLIR

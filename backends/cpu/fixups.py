@@ -21,6 +21,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from ember.passes.ir_utils import as_operation, symbol_name
+
 
 def copy_repeated_results(module: ir.Module) -> None:
     """Returns a `linalg.copy` for each repeat of a value a function already returns:
@@ -83,7 +85,7 @@ def unrank_dynamic_results(module: ir.Module) -> list[str]:
             ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
             fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
                 list(ftype.inputs), [v.type for v in ret.operands]))
-            changed.append(ir.StringAttr(fn.attributes["sym_name"]).value)
+            changed.append(symbol_name(fn))
     return changed
 
 
@@ -96,7 +98,7 @@ def _views_argument(value: ir.Value) -> bool:
     return an unranked clone of it, which does not lower to LLVM here."""
     while not isinstance(value, ir.BlockArgument):
         owner = value.owner
-        owner = getattr(owner, "operation", owner)
+        owner = as_operation(owner)
         if isinstance(owner, ir.Operation) and owner.name == "scf.if":  # either branch's
             k = ir.OpResult(value).result_number
             return any(_views_argument(list(block.operations)[-1].operands[k])

@@ -27,6 +27,7 @@ from mlir import ir
 
 from ember.dialects.ember.state import format_value
 from ember.dialects.ember.types import parse_type
+from ember.passes.ir_utils import symbol_name
 
 # How a print symbol is called: its C interface gets a pointer to a strided memref
 # descriptor of the site's rank. A change here must change every symbol.
@@ -57,7 +58,7 @@ def rename_prints(module: ir.Module) -> list[dict]:
                 "stream": ir.StringAttr(op.attributes["ember.stream"]).value,
                 "type": str(ir.TypeAttr(op.attributes["ember.type"]).value)}
         symbol = print_symbol(site)
-        renames[ir.StringAttr(op.attributes["sym_name"]).value] = symbol
+        renames[symbol_name(op)] = symbol
         if symbol in kept:  # an equal site: its calls go to the first declaration
             op.erase()
             continue

@@ -39,6 +39,7 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.passes.conversions.ember_to_linalg.checks import (ERROR_PREFIX, SHAPE_ATTRS,
                                                             SITE_ATTRS, VALUED_ATTR,
                                                             shape_error)
+from ember.passes.ir_utils import symbol_name, symbol_table
 
 OK, OUT_OF_MEMORY, FIRST_SITE = 0, 1, 2
 JMP_BUF_BYTES = 512  # glibc x86-64: 200, aarch64: 312; musl and macOS are smaller
@@ -152,11 +153,7 @@ def install(module: ir.Module) -> None:
     checked allocator (every call of `malloc` retargeted to it) and each error site's
     definition."""
     body = module.body
-    symbols = {}
-    for op in body.operations:
-        op = op.operation
-        if "sym_name" in op.attributes:
-            symbols[ir.StringAttr(op.attributes["sym_name"]).value] = op
+    symbols = symbol_table(module)
     if KEY_SYMBOL in symbols:
         return  # installed already
     text = list(_DECLARATIONS.values()) + [_FAIL, _MALLOC]
@@ -173,7 +170,7 @@ def install(module: ir.Module) -> None:
     runtime = ir.Module.parse("\n".join(text), module.context)
     for op in list(runtime.body.operations):
         op = op.operation
-        if ir.StringAttr(op.attributes["sym_name"]).value not in symbols:
+        if symbol_name(op) not in symbols:
             body.append(op)  # the module's own declarations stay
 
 
@@ -196,7 +193,7 @@ def error_sites(module: ir.Module) -> dict[str, dict]:
         op = op.operation
         if op.name != "func.func" or "ember.error" not in op.attributes:
             continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value
+        name = symbol_name(op)
         fields = [ir.StringAttr(op.attributes[a]).value for a in SITE_ATTRS]
         site = dict(zip(("error", "op", "message", "where"), fields))
         if SHAPE_ATTRS[0] in op.attributes:  # a shape site (checks.shape_check)

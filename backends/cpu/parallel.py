@@ -24,6 +24,7 @@ from mlir import ir
 
 from ember.backends.cpu.jit import OutputBuffers
 from ember.dialects.ember.base import REGISTRY, Trait
+from ember.passes.analysis.effects import computable
 
 MIN_ELEMENTS_PER_THREAD = 1 << 17
 MAX_THREADS = 16
@@ -79,7 +80,7 @@ def row_split_rows(fn: ir.Operation) -> int | None:
         spec = REGISTRY.get(op.name)
         if spec is None or not (spec.has(Trait.ELEMENTWISE) or op.name == "ember.constant"):
             return None
-        if spec.has(Trait.SIDE_EFFECTING) or spec.has(Trait.RANDOM):
+        if not computable(spec):
             return None
         if op.name == "ember.constant":  # its value has all the rows: broadcast ones only
             s = _shape(op.results[0].type)

@@ -1,5 +1,6 @@
 // ember-dce erases pure ops whose results are unused (repeatedly, so whole chains go), drops
-// the unused results of a pure scf.if, and keeps every effect.
+// the unused results of a pure scf.if, and keeps every effect and every op that may fail at
+// run time (eager raises its error).
 
 // RUN: ember-opt %s -p ember-dce --split-input-file | FileCheck %s
 // RUN: ember-opt %s -p ember-dce --split-input-file --pass-statistics -o %t 2>&1 | FileCheck %s --check-prefix=STATS
@@ -152,4 +153,21 @@ func.func @loop_body(%x: tensor<f32>, %ub: index) -> tensor<f32> {
     scf.yield %a : tensor<f32>
   }
   return %r : tensor<f32>
+}
+
+// -----
+
+// Unused ops that may fail stay: an integer division (by zero?) and an add whose `?` dims
+// are checked at run time. An unused add of static shapes cannot fail and goes.
+// STATS:       ember-dce:
+// STATS-NEXT:    erased: 1
+// CHECK-LABEL: func.func @may_fail(
+// CHECK:         "ember.floordiv"
+// CHECK-NEXT:    "ember.add"(%{{.*}}, %{{.*}}) : (tensor<?xi32>, tensor<4xi32>)
+// CHECK-NEXT:    return
+func.func @may_fail(%x: tensor<4xi32>, %y: tensor<4xi32>, %z: tensor<?xi32>) -> tensor<4xi32> {
+  %0 = "ember.floordiv"(%x, %y) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = "ember.add"(%z, %x) : (tensor<?xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %2 = "ember.add"(%x, %y) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %x : tensor<4xi32>
 }

@@ -1,16 +1,16 @@
 """ember-canonicalize: algebraic identities and constant control flow, to a fixed point.
 
-Upstream `canonicalize` runs each op's patterns and folders; IRDL ops have none, so the ember
-ones live here, each a small function commented with its equation. Identities wrong under NaN,
-inf or -0.0 are not applied to floats: `x * 0 -> 0` (NaN * 0 is NaN), `x - x -> 0` (inf - inf
-is NaN), `x + 0.0 -> x` (-0.0 + 0.0 is +0.0); `x + (-0.0)` and `x - (+0.0)` are exact.
+Upstream `canonicalize` runs each op's patterns and folders; IRDL ops have none, so ember's
+live here, each a small function with its equation. Identities wrong under NaN, inf or -0.0
+are not applied to floats: `x * 0 -> 0` (NaN * 0 is NaN), `x - x -> 0` (inf - inf is NaN),
+`x + 0.0 -> x` (-0.0 + 0.0 is +0.0); `x + (-0.0)` and `x - (+0.0)` are exact.
 
 Algorithm:
   1. Walk every function's ops in post-order (nested ops and producers first, so chains
      collapse in one walk); a rewrite erases only the visited op and ops nested in it.
   2. The op's first matching pattern gives the values replacing its results, each of exactly
      the result's type (a pattern that cannot keep the type does not match); count its name.
-  3. After each walk erase pure ops left without uses, as upstream canonicalize does.
+  3. After each walk erase pure ops left without uses that cannot fail (dce.erase_dead).
   4. Repeat until no pattern matched or `max_iterations` walks ran.
 
 Before:
@@ -32,10 +32,10 @@ import numpy as np
 from mlir import ir
 
 from ember.dialects.ember.types import parse_type
-from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import (STRUCTURAL, constant_of, decoded_attrs, functions, has_uses,
-                                   is_pure, is_splat, make_constant, replace_op, same_type)
+from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, is_splat,
+                                   make_constant, replace_op, same_type)
+from ember.passes.transforms.dce import erase_dead
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +48,7 @@ class CanonicalizePass(Pass):
             changed = False
             for fn in functions(module):
                 changed |= any([_rewrite(op, stats) for op in _post_order(fn)])
-                _erase_dead(fn)
+                erase_dead(fn)
             if not changed:
                 return
 
@@ -243,8 +243,4 @@ def _post_order(root: ir.Operation) -> list[ir.Operation]:
     return out[:0:-1]  # drop `root` itself
 
 
-def _erase_dead(fn: ir.Operation) -> None:
-    """Erases pure region-free ops without uses, users first (reverse program order)."""
-    for op in reversed(list(iter_ops(fn))):
-        if not len(op.regions) and op.name not in STRUCTURAL and is_pure(op) and not has_uses(op):
-            op.erase()
+

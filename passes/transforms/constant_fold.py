@@ -39,10 +39,10 @@ from typing import ClassVar, Optional
 import numpy as np
 from mlir import ir
 
-from ember.dialects.ember.base import Trait
 from ember.dialects.ember.types import TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
+from ember.passes.analysis.effects import foldable
 from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses,
                                    make_constant, replace_op, spec_of)
 
@@ -64,7 +64,7 @@ class ConstantFoldPass(Pass):
     def _fold(self, op: ir.Operation, stats: Statistics) -> bool:
         """Folds one spec'd op whose operands are constants; True if it was replaced."""
         spec = spec_of(op)
-        if spec is None or not spec.has(Trait.PURE) or spec.has(Trait.SIDE_EFFECTING):
+        if not foldable(spec):
             return False
         arrays = [constant_of(v) for v in op.operands]
         if not arrays or any(a is None for a in arrays):  # no operands: ember.constant itself

@@ -44,58 +44,9 @@ from typing import ClassVar, Iterator, Optional
 from mlir import ir
 
 from ember.dialects.ember.base import Trait
-from ember.dialects.ember.verifier import iter_ops
+from ember.passes.analysis.effects import ANY, READ, is_pure, own_writes, written_map
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import (LOOPS, STRUCTURAL, functions, is_pure, op_id, replace_op,
-                                   spec_of)
-
-READ = "ember.read_variable"
-ANY = "<any variable>"  # in a written-set: the op may write every variable
-CALLS = frozenset({"func.call", "func.call_indirect"})
-
-
-def is_resource(value: ir.Value) -> bool:
-    return str(value.type).startswith("!ember.resource<")
-
-
-def written_resources(op: ir.Operation) -> frozenset:
-    """The resource values `op` (or anything nested in it) may write; ANY for unknown code."""
-    written = set()
-    for o in [op, *iter_ops(op)]:
-        written.update(own_writes(o))
-    return frozenset({ANY}) if ANY in written else frozenset(written)
-
-
-def written_map(root: ir.Operation) -> dict[int, frozenset]:
-    """`written_resources` of every op with regions nested in `root`, by `op_id`, in one
-    bottom-up walk (asking each loop of a nest would walk the inner loops again at every
-    level). Valid while no op that writes is added or removed."""
-    written: dict = {}
-    for op in reversed(list(iter_ops(root))):  # an op comes after everything it holds
-        if not len(op.regions):
-            continue
-        mine = set(own_writes(op))
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    mine.update(written[op_id(child)] if len(child.regions)
-                                else own_writes(child))
-        written[op_id(op)] = frozenset({ANY}) if ANY in mine else frozenset(mine)
-    return written
-
-
-def own_writes(op: ir.Operation) -> frozenset:
-    """What `op` itself may write, not counting its regions."""
-    spec = spec_of(op)
-    if spec is not None:
-        if spec.has(Trait.SIDE_EFFECTING) and op.name != READ:
-            return frozenset(v for v in op.operands if is_resource(v))
-        return frozenset()
-    if op.name in CALLS or any(is_resource(v) for v in op.operands):
-        return frozenset({ANY})
-    return frozenset()
-
+from ember.passes.ir_utils import LOOPS, STRUCTURAL, functions, op_id, replace_op, spec_of
 
 class _Scope:
     """The ops recorded in one block, and the variables written since the block began."""

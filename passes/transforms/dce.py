@@ -3,12 +3,15 @@ the folding erasure in `canonicalize`, which cannot see IRDL ops as pure).
 
 Algorithm:
   1. Walk every function's ops in reverse program order (users before producers).
-  2. Erase a pure op none of whose results is used; count it as `erased`.
+  2. Erase a pure op that cannot fail (`effects.may_fail`) none of whose results is used;
+     count it as `erased`.
   3. For a pure `scf.if` with some unused results, rebuild it with only the used results
      (its yields shrink to match); count `results-removed`.
   4. Repeat until nothing changes (erasing a user can make its producers dead).
 
-Effects (variable writes, prints, calls) are never erased.
+Effects (variable writes, prints, calls) are never erased, nor ops that may fail at run time
+(an integer division, a shape check on `?` dims): eager raises their error, so compiled code
+must too.
 
 Before:
     %0 = "ember.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>     // unused
@@ -26,7 +29,8 @@ from mlir import ir
 
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import STRUCTURAL, functions, has_uses, op_id, pure_ops
+from ember.passes.analysis.effects import pure_ops
+from ember.passes.ir_utils import STRUCTURAL, functions, has_uses, op_id
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,19 +42,28 @@ class DcePass(Pass):
         for _ in range(self.max_iterations):
             changed = False
             for fn in functions(module):
+                erased = erase_dead(fn)
                 pure = pure_ops(fn)  # one walk: is_pure of each op of a nest rewalks it
-                for op in reversed(list(iter_ops(fn))):
-                    if op.name in STRUCTURAL or op_id(op) not in pure:
-                        continue
-                    if not has_uses(op):
-                        op.erase()
-                        stats.add("erased")
-                        changed = True
-                    elif op.name == "scf.if" and _shrink_if(op):
-                        stats.add("results-removed")
-                        changed = True
+                ifs = [op for op in iter_ops(fn) if op.name == "scf.if" and op_id(op) in pure]
+                shrunk = sum(_shrink_if(op) for op in reversed(ifs))  # inner ones first
+                for what, n in (("erased", erased), ("results-removed", shrunk)):
+                    if n:
+                        stats.add(what, n)
+                changed |= bool(erased or shrunk)
             if not changed:
                 return
+
+
+def erase_dead(fn: ir.Operation) -> int:
+    """Erases the ops of `fn` without uses that are pure and cannot fail, users first;
+    returns how many."""
+    removable = pure_ops(fn, total=True)  # one walk, not is_pure/may_fail per op
+    erased = 0
+    for op in reversed(list(iter_ops(fn))):
+        if op.name not in STRUCTURAL and op_id(op) in removable and not has_uses(op):
+            op.erase()
+            erased += 1
+    return erased
 
 
 def _shrink_if(op: ir.Operation) -> bool:

@@ -46,7 +46,7 @@ from mlir import ir
 
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import functions
+from ember.passes.ir_utils import functions, symbol_name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,8 +90,7 @@ class InlinePass(Pass):
         return call_sites == 1 or sum(1 for _ in iter_ops(fn)) <= self.max_ops
 
 
-def _symbol(fn: ir.Operation) -> str:
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+_symbol = symbol_name
 
 
 def _callee(call: ir.Operation) -> str:

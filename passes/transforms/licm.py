@@ -51,8 +51,8 @@ from mlir import ir
 
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import LOOPS, STRUCTURAL, functions, is_pure, may_fail, op_id
-from ember.passes.transforms.cse import ANY, READ, written_map
+from ember.passes.analysis.effects import ANY, READ, is_pure, may_fail, written_map
+from ember.passes.ir_utils import LOOPS, STRUCTURAL, functions, op_id
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Which ops may fail at run time (`ir_utils.may_fail`, from the op specs' totality), and
+"""Which ops may fail at run time (`effects.may_fail`, from the op specs' totality), and
 LICM keeping such ops in loops that may not run: compiled code agrees with eager."""
 
 import warnings
@@ -10,7 +10,8 @@ from mlir import ir
 import ember as em
 from ember.dialects.ember.base import REGISTRY, Op, Total
 from ember.dialects.ember.verifier import iter_ops
-from ember.passes.ir_utils import is_pure, may_fail, op_id, pure_ops
+from ember.passes.analysis.effects import is_pure, may_fail, pure_ops
+from ember.passes.ir_utils import op_id
 
 _CASES = [
     # (operand types, op, result type, may fail)
@@ -123,3 +124,25 @@ def test_licm_keeps_a_dynamic_broadcast_in_a_loop_that_runs_zero_times():
         warnings.simplefilter("ignore")
         assert float(compiled(x, y)) == 0.0
     assert float(compiled(x, x)) == 0.0
+
+
+@pytest.mark.parametrize("unused", [
+    lambda x, y: x // y,  # integer division by zero
+    lambda x, y: x[:, None] + em.reshape(y, [-1])[:3],  # fine: no error to keep
+    lambda x, y: em.gather(x, y + 5),  # an index out of range
+])
+def test_dead_code_elimination_keeps_the_errors_of_unused_ops(unused):
+    """An unused op that may fail is neither erased by ember-dce nor by canonicalization:
+    compiled code raises eager's error (as it does when the op is used)."""
+    def fn(x, y):
+        unused(x, y)
+        return x + 1
+
+    x, y = np.array([1, 2], np.int32), np.array([0, 1], np.int32)
+    outcomes = []
+    for call in (lambda: fn(em.constant(x), em.constant(y)), lambda: em.function(fn)(x, y)):
+        try:
+            outcomes.append(call().numpy().tolist())
+        except em.errors.OpError as e:
+            outcomes.append((type(e).__name__, str(e).split(" (at ")[0]))
+    assert outcomes[0] == outcomes[1]

@@ -9,7 +9,7 @@ on 30 nested `scf.if`. Counting the calls pins the complexity without timing any
 from mlir import ir
 
 from ember.dialects.ember.irdl import default_context
-from ember.passes import ir_utils
+from ember.passes.analysis import effects
 from ember.passes.pipeline import run_pipeline
 
 
@@ -26,12 +26,12 @@ def _nested_ifs(depth: int) -> str:
 def test_dce_asks_purity_a_bounded_number_of_times_per_nested_if(monkeypatch):
     depth = 12
     calls = []
-    original = ir_utils._own_pure  # every purity question ends in this per-op check
+    original = effects._own_pure  # every purity question ends in this per-op check
 
     def counting(op):
         calls.append(op.name)
         return original(op)
-    monkeypatch.setattr(ir_utils, "_own_pure", counting)
+    monkeypatch.setattr(effects, "_own_pure", counting)
     with default_context():
         module = ir.Module.parse(_nested_ifs(depth))
     run_pipeline(module, "builtin.module(ember-dce)")
@@ -51,4 +51,4 @@ def test_purity_of_nested_control_flow_is_that_of_its_innermost_ops():
             fn = next(iter(module.body.operations)).operation
             region_op = list(fn.regions[0].blocks[0].operations)[0].operation
             assert region_op.name == "scf.execute_region"
-            assert ir_utils.is_pure(region_op) is expected
+            assert effects.is_pure(region_op) is expected

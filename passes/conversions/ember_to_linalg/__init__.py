@@ -50,6 +50,7 @@ from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering
                                                              lowers, retype_ui8)
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
+from ember.passes.ir_utils import symbol_name
 from ember.passes.conversions.ember_to_linalg.checks import fail
 from ember.passes.conversions.ember_to_linalg.structure import check_concat
 from ember.passes.ir_utils import decoded_attrs, functions, replace_op
@@ -89,7 +90,7 @@ class ConvertEmberToLinalgPass(Pass):
                     thread_variables(fn)  # reads and writes become values (variables.py)
             except LoweringError as e:
                 raise _failure(fn, "cannot lower the variables of "
-                               f"@{ir.StringAttr(fn.attributes['sym_name']).value}: {e}") from None
+                               f"@{symbol_name(fn)}: {e}") from None
             concats = []
             work = []
             for op in iter_ops(fn):

@@ -45,6 +45,7 @@ from ember.dialects.ember.base import OpError
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
 from ember.passes.conversions.ember_to_linalg.structure import signless
+from ember.passes.ir_utils import as_operation, symbol_table
 
 ERROR_PREFIX = "ember_error_"
 # attributes of a site's declaration (read by backends/cpu/native.error_sites)
@@ -245,7 +246,7 @@ def _true() -> ir.Value:
 def _constant(value: ir.Value, vtype: TensorType):
     """The numpy value of `value` if a constant defines it, else None."""
     owner = value.owner
-    op = getattr(owner, "operation", owner)
+    op = as_operation(owner)
     if not isinstance(op, ir.Operation) or op.name not in ("arith.constant",
                                                            "ember.constant"):
         return None
@@ -258,11 +259,7 @@ def _constant(value: ir.Value, vtype: TensorType):
 def _declaration(lw: Lowering, name: str) -> ir.Operation:
     fn = enclosing(lw.op, "func.func")
     module = enclosing(fn, "builtin.module")
-    for op in module.regions[0].blocks[0].operations:
-        if "sym_name" in op.attributes and \
-                ir.StringAttr(op.attributes["sym_name"]).value == name:
-            return op.operation
-    raise KeyError(name)
+    return symbol_table(module)[name]
 
 
 def _declare_site(lw: Lowering, error: str, message: str, count: int = 1) -> str:

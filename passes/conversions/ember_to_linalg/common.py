@@ -21,6 +21,7 @@ from mlir.dialects import arith, linalg, tensor
 from ember.dialects.ember.base import Op
 from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import TensorType, broadcast_shapes
+from ember.passes.ir_utils import as_operation, symbol_table
 
 LOWERINGS: dict[type[Op], Callable] = {}
 PARALLEL = "#linalg.iterator_type<parallel>"
@@ -65,7 +66,7 @@ def retype_ui8(op: ir.Operation) -> None:
                 for arg in block.arguments:
                     fix(arg)
                 for inner in block.operations:
-                    walk(getattr(inner, "operation", inner))
+                    walk(as_operation(inner))
     walk(op)
 
 
@@ -209,8 +210,7 @@ def fresh_symbol(op: ir.Operation, prefix: str) -> tuple[ir.Operation, str]:
     (for a private declaration the lowering adds next to that function)."""
     fn = enclosing(op, "func.func")
     module = enclosing(fn, "builtin.module")
-    taken = {ir.StringAttr(o.operation.attributes["sym_name"]).value
-             for o in module.regions[0].blocks[0].operations if "sym_name" in o.attributes}
+    taken = set(symbol_table(module))
     k = 0
     while f"{prefix}{k}" in taken:
         k += 1

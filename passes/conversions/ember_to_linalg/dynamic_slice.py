@@ -42,6 +42,7 @@ from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringEr
     element_type, lowers
 from ember.passes.conversions.ember_to_linalg.indexing import _extract, with_new_axes
 from ember.passes.conversions.ember_to_linalg.structure import fitted, ranked, size_of
+from ember.passes.ir_utils import as_operation
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 _I64 = TensorType(dtypes.int64, (1,))
@@ -139,7 +140,7 @@ lower_dynamic_strided_slice.can_lower = _positive_constant_strides
 
 def _constant(value: ir.Value, t: TensorType):
     """The ints of a constant 1-D operand, else None."""
-    op = getattr(value.owner, "operation", value.owner)
+    op = as_operation(value.owner)
     if not isinstance(op, ir.Operation) or op.name not in ("arith.constant", "ember.constant"):
         return None
     try:

@@ -49,6 +49,7 @@ from mlir import ir
 from mlir.dialects import arith, func
 
 from ember.passes.conversions.ember_to_linalg import sincos_reduction
+from ember.passes.ir_utils import as_operation
 
 __all__ = ["FUNCTIONS", "supports", "build", "call", "exp", "expm1", "log", "log1p", "tanh",
            "sigmoid", "sin", "cos"]
@@ -642,7 +643,7 @@ def call(name: str, x):
     module = ir.InsertionPoint.current.block.owner
     while module.name != "builtin.module":
         module = module.parent
-    module = getattr(module, "operation", module)
+    module = as_operation(module)
     symbol = f"__ember_{name}_{x.type}"
     body = module.regions[0].blocks[0]
     if symbol not in ir.SymbolTable(module):

@@ -37,6 +37,7 @@ from mlir import ir
 from ember.dialects.ember.base import REGISTRY, Trait
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
+from ember.passes.ir_utils import as_operation
 
 
 @dataclasses.dataclass
@@ -119,7 +120,7 @@ class Fusion:
             return None
         if recipe.op.block != consumer.block:  # e.g. into a loop body: would recompute
             return None
-        if any(_op(use.owner) != consumer for use in value.uses):
+        if any(as_operation(use.owner) != consumer for use in value.uses):
             return None
         return recipe
 
@@ -155,7 +156,7 @@ class Fusion:
         results = list(op.results)
         if len(results) != 1:
             return False
-        users = [_op(use.owner) for use in results[0].uses]
+        users = [as_operation(use.owner) for use in results[0].uses]
         if not users or any(u != users[0] for u in users):
             return False
         user = users[0]
@@ -178,7 +179,7 @@ class Fusion:
         self._record(generic, leaves, body, out, deferred=False)
 
     def _record(self, op, leaves, body, out, deferred) -> None:
-        op = _op(op)
+        op = as_operation(op)
         self.recipes[op.results[0]] = Recipe(op, [(t, m) for _, t, m in leaves], body, out,
                                              deferred)
 
@@ -189,7 +190,7 @@ class Fusion:
         for value, recipe in list(self.recipes.items()):
             if not recipe.deferred:
                 continue
-            users = [_op(use.owner) for use in value.uses]
+            users = [as_operation(use.owner) for use in value.uses]
             if not users or (only_for_non_ember_users and
                              all(u.name.startswith("ember.") for u in users)):
                 continue
@@ -227,7 +228,7 @@ _SIZE_OPS = ("tensor.empty", "tensor.dim", "arith.constant")
 def _erase_if_dead(value: ir.Value) -> None:
     """Erases the op defining `value` (a destination or one of its sizes) if nothing uses
     it any more, then does the same for its operands."""
-    owner = _op(value.owner)
+    owner = as_operation(value.owner)
     if not isinstance(owner, ir.Operation) or owner.name not in _SIZE_OPS or \
             any(True for r in owner.results for _ in r.uses):
         return
@@ -237,6 +238,3 @@ def _erase_if_dead(value: ir.Value) -> None:
         _erase_if_dead(operand)
 
 
-def _op(x) -> ir.Operation:
-    """The ir.Operation behind an OpView (uses and owners come back as either)."""
-    return getattr(x, "operation", x)

@@ -45,6 +45,7 @@ from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION
                                                              LoweringError, element_type,
                                                              lowers, retype_ui8,
                                                              tensor_type)
+from ember.passes.ir_utils import as_operation
 
 Size = Union[int, ir.Value]  # a static size, or an SSA `index` value
 DYNAMIC = ir.ShapedType.get_dynamic_size()
@@ -68,7 +69,7 @@ def signless(value: ir.Value) -> ir.Value:
     and results in its regions): named linalg ops and `tensor.extract` take their element
     types from operands that are still `ui8` while the pass runs."""
     owner = value.owner
-    retype_ui8(getattr(owner, "operation", owner))
+    retype_ui8(as_operation(owner))
     return value
 
 

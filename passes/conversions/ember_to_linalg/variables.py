@@ -59,7 +59,9 @@ from ember.dialects.ember import state as S
 from ember.dialects.ember.builder import emit
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import ResourceType
+from ember.passes.analysis.effects import assigned_variables
 from ember.passes.conversions.ember_to_linalg.common import LoweringError
+from ember.passes.ir_utils import as_operation
 
 VARIABLES_ATTR = "ember.variables"
 _READ = S.ReadVariableOp.name
@@ -74,9 +76,6 @@ def _resource_type(value: ir.Value):
         return None
     return t if isinstance(t, ResourceType) else None
 
-
-def _op(x) -> ir.Operation:
-    return getattr(x, "operation", x)
 
 
 def thread_variables(fn: ir.Operation) -> None:
@@ -93,7 +92,7 @@ def thread_variables(fn: ir.Operation) -> None:
                             "block (structured control flow)")
     for arg, _ in resources:
         for use in arg.uses:
-            owner = _op(use.owner)
+            owner = as_operation(use.owner)
             if owner.name != _READ and owner.name not in _WRITES:
                 raise LoweringError(
                     f"variable argument #{arg.arg_number} is used by '{owner.name}'; only "
@@ -103,7 +102,7 @@ def thread_variables(fn: ir.Operation) -> None:
         arg.set_type(ir.Type.parse(str(t.value)))
     current = {arg.arg_number: arg for arg, _ in resources}
     _Threader(types).block(block, current)
-    ret = _op(block.operations[len(block.operations) - 1])
+    ret = as_operation(block.operations[len(block.operations) - 1])
     with ir.InsertionPoint(ret), ret.location:
         func.ReturnOp(list(ret.operands) + [current[a.arg_number] for a, _ in resources])
     ret.erase()
@@ -130,22 +129,12 @@ class _Threader:
 
     def _written(self, op: ir.Operation) -> list[int]:
         """The variables written anywhere inside `op`'s regions, in argument order."""
-        found: set[int] = set()
-
-        def visit(inner):
-            if inner.name in _WRITES:
-                found.add(self._key(inner.operands[0]))
-            return ir.WalkResult.ADVANCE
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    _op(inner).walk(visit, ir.WalkOrder.PRE_ORDER)
-        return sorted(found)
+        return sorted({self._key(v) for v in assigned_variables(op)})
 
     def block(self, block: ir.Block, current: dict) -> None:
         """Threads `block` in program order, updating `current` in place."""
         for op in list(block.operations):
-            op = _op(op)
+            op = as_operation(op)
             if op.name == _READ:
                 op.results[0].replace_all_uses_with(current[self._key(op.operands[0])])
                 op.erase()
@@ -189,11 +178,11 @@ class _Threader:
             target = new_region.blocks[0]
             if old_region.blocks:
                 source = old_region.blocks[0]
-                old_yield = _op(source.operations[len(source.operations) - 1])
+                old_yield = as_operation(source.operations[len(source.operations) - 1])
                 with ir.InsertionPoint(target), old_yield.location:
                     anchor = scf.YieldOp(list(old_yield.operands))
                 for inner in list(source.operations)[:-1]:
-                    _op(inner).move_before(anchor)
+                    as_operation(inner).move_before(anchor)
                 self.block(target, branch)
                 with ir.InsertionPoint(anchor), old_yield.location:
                     scf.YieldOp(list(anchor.operands) + [branch[k] for k in keys])
@@ -221,14 +210,14 @@ class _Threader:
             for old_arg, new_arg in zip(source.arguments, target.arguments):
                 old_arg.replace_all_uses_with(new_arg)
             for inner in list(source.operations):  # in order, to the end of the new block
-                inner = _op(inner)
+                inner = as_operation(inner)
                 inner.detach_from_parent()
                 ir.InsertionPoint(target).insert(inner)
             inside = dict(current)
             for j, k in enumerate(keys):
                 inside[k] = target.arguments[n + j]
             self.block(target, inside)
-            term = _op(target.operations[len(target.operations) - 1])
+            term = as_operation(target.operations[len(target.operations) - 1])
             with ir.InsertionPoint(term), term.location:
                 if term.name == "scf.condition":
                     operands = list(term.operands)

@@ -1,0 +1,1 @@
+"""Analyses that passes, lowerings and backends share (what an op may do)."""
