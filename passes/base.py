@@ -8,8 +8,9 @@
         def run(self, module: ir.Module, stats: Statistics) -> None:
             ...                       # rewrite the module in place; count with stats.add
 
-Passes walk and rewrite the MLIR module through the bindings, in place. The pipeline
-verifies after each pass (when asked), times it and collects its statistics.
+Passes walk and rewrite the MLIR module through the bindings, in place. Pipelines run them
+inside MLIR's PassManager (pipeline.py), which verifies after each pass (when asked), times
+it and prints the IR; the pipeline collects each pass's statistics.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class Pass:
     """Base of ember passes; subclasses are frozen dataclasses whose fields are options."""
 
     name: ClassVar[str] = ""
+    # run() takes a func.func as well as a module (it works function by function, through
+    # ir_utils.functions), so the pass may nest under `func.func(...)` in a pipeline
+    per_function: ClassVar[bool] = False
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         raise TypeError(f"{type(self).__name__} does not implement run()")

@@ -114,10 +114,16 @@ def has_uses(op: ir.Operation) -> bool:
     return any(True for r in op.results for _ in r.uses)
 
 
-def functions(module: ir.Module) -> Iterator[ir.Operation]:
-    for op in module.body.operations:
-        if op.operation.name == "func.func":
-            yield op.operation
+def functions(root) -> Iterator[ir.Operation]:
+    """The functions of a module (an `ir.Module` or its operation), or `root` itself when
+    it is a function (a pass nested under `func.func(...)` is given each function)."""
+    op = root.operation if isinstance(root, ir.Module) else as_operation(root)
+    if op.name == "func.func":
+        yield op
+        return
+    for child in op.regions[0].blocks[0].operations:
+        if child.operation.name == "func.func":
+            yield child.operation
 
 
 def count_ops(module: ir.Module) -> int:

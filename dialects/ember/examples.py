@@ -9,23 +9,9 @@ from __future__ import annotations
 import re
 
 from ember.dialects.ember.base import Op
+from ember.dialects.ember.parsing import split_top_level
 
 _OPERANDS = re.compile(r'"[\w.]+"\(([^)]*)\)')
-
-
-def _split_top(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "<([{"
-        depth -= ch in ">)]}"
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
 
 
 def example_module(spec: type[Op]) -> str:
@@ -41,7 +27,7 @@ def example_module(spec: type[Op]) -> str:
         depth -= ch == ")"
         if depth == 0:
             break
-    types = _split_top(signature[1:end])
+    types = split_top_level(signature[1:end])
     args, seen = [], set()
     for name, ty in zip(names, types):
         if name not in seen:

@@ -118,6 +118,31 @@ def _element_count_problem(dims: str) -> str | None:
     return None
 
 
+def split_top_level(text: str, opening: str = "<([{", closing: str = ">)]}") -> list[str]:
+    """`text` split at the commas outside every bracket, each part stripped: a type list
+    (`tensor<2x3xf32>, tuple<i1, i2>`) or a pass pipeline (`a{x=1,y=2},b(c,d)`).
+
+    ValueError names the offset of an unbalanced bracket. Empty text has no parts; an
+    empty part between commas is kept (the caller says why that is wrong)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"unbalanced '{ch}' at offset {i}")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if depth:
+        raise ValueError("unbalanced brackets")
+    tail = text[start:].strip()
+    if tail or parts:
+        parts.append(tail)
+    return parts
+
+
 def _too_deep(source: str, offset: int) -> Diagnostic:
     return _at(source, offset, f"brackets nest more than {MAX_NESTING} levels deep; such "
                "input is not parsed")

@@ -8,7 +8,9 @@
 // RUN: not ember-opt %s -p 'ember-optimize{max-iterations=0}' 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not ember-opt %s -p 'ember-inline{max-size=3}' 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not ember-opt %s -p 'ember-inline{max-ops}' 2>&1 | FileCheck %s --check-prefix=NOVALUE
-// RUN: not ember-opt %s -p 'func.func(ember-dce)' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// RUN: not ember-opt %s -p 'func.func(ember-inline)' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// RUN: not ember-opt %s -p 'gpu.module(ember-dce)' 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: ember-opt %s -p 'builtin.module(func.func(ember-dce,canonicalize,ember-dce))' | FileCheck %s --check-prefix=MIXED
 // RUN: not ember-opt %s -p ember-lcim 2>/dev/null | count 0
 // RUN: ember-opt %s -p 'builtin.module(ember-dce,canonicalize,ember-dce)' | FileCheck %s --check-prefix=MIXED
 // RUN: ember-opt %s -p 'ember-dce,canonicalize,ember-dce' | FileCheck %s --check-prefix=MIXED
@@ -19,8 +21,10 @@
 // RANGE:   error: invalid pass pipeline: option 'max-iterations' of ember-optimize must be at least 1, got 0
 // OPTION:  error: invalid pass pipeline: ember-inline has no option 'max-size'; its options: max-ops
 // NOVALUE: error: invalid pass pipeline: option 'max-ops' of ember-inline needs a value: 'max-ops=...'
-// Ember passes run on the whole module; they cannot be nested under func.func.
-// ANCHOR:  error: invalid pass pipeline: cannot use 'func.func(ember-dce)' {{.*}}'ember-dce' does not refer to a registered pass
+// A pass that works across functions (ember-inline) cannot nest under func.func; ember
+// passes nest under func.func only.
+// ANCHOR:  error: invalid pass pipeline: ember-inline works on a whole module, so it cannot nest under func.func(...) in pipeline 'func.func(ember-inline)'; put it at the top level
+// GPU:     error: invalid pass pipeline: ember passes nest only under func.func(...), not gpu.module(...), in pipeline 'gpu.module(ember-dce)'
 
 // ember-dce erases the dead ember ops, canonicalize the dead arith ops; the effects stay.
 // MIXED-LABEL: func.func @f(

@@ -41,6 +41,7 @@ from ember.passes.transforms.dce import erase_dead
 @dataclasses.dataclass(frozen=True)
 class CanonicalizePass(Pass):
     name: ClassVar[str] = "ember-canonicalize"
+    per_function: ClassVar[bool] = True
     max_iterations: int = 16
 
     def run(self, module: ir.Module, stats: Statistics) -> None:

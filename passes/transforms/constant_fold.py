@@ -50,6 +50,7 @@ from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_us
 @dataclasses.dataclass(frozen=True)
 class ConstantFoldPass(Pass):
     name: ClassVar[str] = "ember-constant-fold"
+    per_function: ClassVar[bool] = True
     size_cap: int = 1048576  # bytes of one produced constant
 
     def run(self, module: ir.Module, stats: Statistics) -> None:

@@ -80,6 +80,7 @@ class _Scope:
 @dataclasses.dataclass(frozen=True)
 class CsePass(Pass):
     name: ClassVar[str] = "ember-cse"
+    per_function: ClassVar[bool] = True
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):

@@ -36,6 +36,7 @@ from ember.passes.ir_utils import STRUCTURAL, functions, has_uses, op_id
 @dataclasses.dataclass(frozen=True)
 class DcePass(Pass):
     name: ClassVar[str] = "ember-dce"
+    per_function: ClassVar[bool] = True
     max_iterations: int = 16
 
     def run(self, module: ir.Module, stats: Statistics) -> None:

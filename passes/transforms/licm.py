@@ -58,6 +58,7 @@ from ember.passes.ir_utils import LOOPS, STRUCTURAL, functions, op_id
 @dataclasses.dataclass(frozen=True)
 class LicmPass(Pass):
     name: ClassVar[str] = "ember-licm"
+    per_function: ClassVar[bool] = True
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):

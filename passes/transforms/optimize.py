@@ -42,7 +42,7 @@ from mlir import ir
 
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import count_ops
-from ember.passes.pipeline import PipelineError, make_pass
+from ember.passes.pipeline_syntax import PipelineError, make_pass
 
 # The order matters: canonicalisation and folding create the equal expressions CSE merges
 # and the invariant ones LICM hoists; DCE runs last to sweep what they all left behind.
@@ -52,6 +52,7 @@ STEPS = ("ember-canonicalize", "ember-constant-fold", "ember-cse", "ember-licm",
 @dataclasses.dataclass(frozen=True)
 class OptimizePass(Pass):
     name: ClassVar[str] = "ember-optimize"
+    per_function: ClassVar[bool] = True
     max_iterations: int = 4
 
     def __post_init__(self):

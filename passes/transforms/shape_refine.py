@@ -67,6 +67,7 @@ TYPE_AGNOSTIC_USERS = frozenset({"tensor.cast", "tensor.extract"})
 @dataclasses.dataclass(frozen=True)
 class ShapeRefinePass(Pass):
     name: ClassVar[str] = "ember-shape-refine"
+    per_function: ClassVar[bool] = True
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):

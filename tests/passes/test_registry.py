@@ -111,6 +111,24 @@ def test_documented_pipelines_parse(text):
     assert Pipeline.parse(text).steps
 
 
+@pytest.mark.parametrize("text", [
+    "builtin.module(func.func(ember-canonicalize,ember-cse),canonicalize)",
+    "builtin.module(ember-inline,func.func(ember-optimize,cse),func.func(cse))",
+    "builtin.module(func.func(cse,ember-dce{max-iterations=2}),ember-shape-refine)",
+])
+def test_nested_pipelines_round_trip(text):
+    assert str(Pipeline.parse(text)) == text
+    assert str(Pipeline.parse(str(Pipeline.parse(text)))) == text
+
+
+def test_every_pass_says_whether_it_may_nest_under_func_func():
+    """A pass that adds or reads other functions (inlining, the lowering that declares
+    helpers) must run on the whole module; the per-function ones may nest."""
+    per_function = {n for n in registry.PASSES if registry.pass_class(n).per_function}
+    assert {"ember-canonicalize", "ember-cse", "ember-dce", "ember-licm"} <= per_function
+    assert not {"ember-inline", "convert-ember-to-linalg"} & per_function
+
+
 def test_optimize_steps_are_registered_passes():
     from ember.passes.transforms.optimize import STEPS
     assert all(step in registry.PASSES for step in STEPS)

@@ -35,6 +35,7 @@ from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.base import Pass, Statistics
+from ember.passes.bufferizable import PassFailure
 from ember.passes.conversions.ember_to_linalg import elementwise  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import structure  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rules)
@@ -154,7 +155,6 @@ def _unranked(operand_types: list, result_types: list) -> str:
 
 def _failure(op: ir.Operation, message: str) -> Exception:
     """A PassFailure located at `op`, so the tools print `file:line:col: error: ...`."""
-    from ember.passes.pipeline import PassFailure
     return PassFailure(f"{op.location}: {message}", [Diagnostic.at(op.location, message)])
 
 

@@ -1,0 +1,201 @@
+"""Textual pass pipelines: MLIR's syntax, parsed into a tree of ember passes, upstream
+passes and nested op pipelines.
+
+    builtin.module(func.func(ember-canonicalize,ember-cse),canonicalize,ember-inline)
+
+A name is an ember pass (`passes/registry.py`, with `{opt=value ...}` options), a named
+pipeline (`ember-simplify`), or an upstream MLIR pass, checked against MLIR's registry
+now so a typo fails before anything runs. `anchor(...)` nests a pipeline on the ops of
+that name directly inside (as MLIR's `func.func(...)`); an ember pass may nest under
+`func.func` when it works function by function (`Pass.per_function`). pipeline.py runs
+the tree inside MLIR's PassManager.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from typing import Union
+
+from mlir import ir, passmanager
+
+from ember.dialects.ember.parsing import split_top_level
+from ember.passes import registry
+from ember.passes.base import Pass
+
+
+class PipelineError(ValueError):
+    """A pipeline string that cannot be parsed or names an unknown pass or option."""
+
+
+@dataclasses.dataclass
+class Upstream:
+    """Upstream MLIR pipeline elements, as text (`canonicalize,cse`, `func.func(cse)`)."""
+    text: str
+
+
+@dataclasses.dataclass
+class Nest:
+    """A pipeline run on each op named `anchor` directly inside the current op."""
+    anchor: str
+    steps: list
+
+
+Step = Union[Pass, Upstream, Nest]
+FUNCTION = "func.func"
+
+
+def parse(text: str) -> list[Step]:
+    """The steps of a textual pipeline (an outer `builtin.module(...)` is optional);
+    PipelineError names the bad token."""
+    inner = text.strip()
+    if inner.startswith("builtin.module(") and inner.endswith(")"):
+        inner = inner[len("builtin.module("):-1]
+    return _steps(inner, text, anchor="builtin.module")
+
+
+def _steps(inner: str, text: str, anchor: str) -> list[Step]:
+    try:
+        elements = split_top_level(inner, "({", ")}")
+    except ValueError as e:
+        raise PipelineError(f"{e} in pipeline '{text}'") from None
+    steps: list[Step] = []
+    for element in elements:
+        if not element:
+            raise PipelineError(f"empty pass name in pipeline '{text}'")
+        name, brace, rest = element.partition("{")
+        head, paren, body = element.partition("(")
+        if paren and "{" not in head and element.endswith(")"):
+            steps.append(_nest(head.strip(), body[:-1], text))
+        elif name.strip() in registry.PIPELINES and not brace:
+            steps.extend(_steps(registry.PIPELINES[name.strip()], text, anchor))
+        elif name.strip() in registry.PASSES:
+            if brace and not rest.endswith("}"):
+                raise PipelineError(f"malformed options for {name.strip()}: '{element}'")
+            step = make_pass(name.strip(), rest[:-1] if brace else "")
+            if anchor != "builtin.module" and not type(step).per_function:
+                raise PipelineError(
+                    f"{step.name} works on a whole module, so it cannot nest under "
+                    f"{anchor}(...) in pipeline '{text}'; put it at the top level")
+            steps.append(step)
+        else:
+            _check_upstream(element, text)
+            _append_upstream(steps, element)
+    return steps
+
+
+def _nest(anchor: str, inner: str, text: str) -> Step:
+    steps = _steps(inner, text, anchor)
+    if all(isinstance(s, Upstream) for s in steps):  # MLIR nests it by itself
+        element = f"{anchor}({','.join(s.text for s in steps)})"
+        _check_upstream(element, text)
+        return Upstream(element)
+    if anchor != FUNCTION:
+        raise PipelineError(f"ember passes nest only under {FUNCTION}(...), not {anchor}(...), "
+                            f"in pipeline '{text}'")
+    return Nest(anchor, steps)
+
+
+def _append_upstream(steps: list, element: str) -> None:
+    if steps and isinstance(steps[-1], Upstream):
+        steps[-1].text += "," + element
+    else:
+        steps.append(Upstream(element))
+
+
+def spelling(steps: list[Step]) -> str:
+    """The textual form of `steps` (what `parse` reads back)."""
+    parts = []
+    for s in steps:
+        if isinstance(s, Upstream):
+            parts.append(s.text)
+        elif isinstance(s, Nest):
+            parts.append(f"{s.anchor}({spelling(s.steps)})")
+        else:
+            parts.append(s.spelling())
+    return ",".join(parts)
+
+
+def walk(steps: list[Step]):
+    """Every step, nested ones included (a nest after what it holds)."""
+    for s in steps:
+        if isinstance(s, Nest):
+            yield from walk(s.steps)
+        yield s
+
+
+def make_pass(name: str, options_text: str = "") -> Pass:
+    """Instantiates ember pass `name` with options `"a=1 b=true"`."""
+    cls = registry.pass_class(name)
+    fields = cls.options()
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for item in options_text.split():
+        if "=" not in item:
+            raise PipelineError(f"option '{item}' of {name} needs a value: '{item}=...'")
+        key, raw = item.split("=", 1)
+        if key not in fields:
+            known = ", ".join(fields) or "none"
+            raise PipelineError(f"{name} has no option '{key}'; its options: {known}")
+        values[fields[key].name] = _convert(name, key, fields[key], raw, hints)
+    return cls(**values)
+
+
+def _convert(pass_name: str, option: str, field: dataclasses.Field, raw: str, hints):
+    kind = hints.get(field.name, str)
+    try:
+        if kind is bool:
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return raw.lower() in ("true", "1")
+        return kind(raw)
+    except ValueError:
+        expected = {int: "an integer", float: "a number", bool: "true or false"}.get(
+            kind, "a string")
+        raise PipelineError(f"option '{option}' of {pass_name} expects {expected}, got "
+                            f"'{raw}'") from None
+
+
+def suggest(name: str) -> str:
+    close = difflib.get_close_matches(name, registry.names() + list(registry.UPSTREAM_HINTS),
+                                      n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _check_upstream(element: str, text: str) -> None:
+    """PipelineError unless MLIR's registry takes `element`: an unknown pass when its bare
+    name does not parse, else what MLIR says of its options."""
+    name = element.split("{", 1)[0].split("(", 1)[0].strip()
+    nest = "(" in element.split("{", 1)[0]  # `anchor(...)`: its passes were checked
+    if not nest and not _parses(name):
+        raise PipelineError(f"unknown pass '{name}' in pipeline '{text}'{suggest(name)}")
+    error = _parse_error(element)
+    if error is not None:
+        detail = " ".join(line.strip() for line in error.splitlines() if "error:" in line
+                          or "no such option" in line) or error.strip().splitlines()[0]
+        raise PipelineError(f"cannot use '{element}' in pipeline '{text}': "
+                            f"{detail.split('error: ')[-1]}")
+
+
+def _parses(element: str) -> bool:
+    return _parse_error(element) is None
+
+
+def _parse_error(element: str):
+    try:
+        passmanager.PassManager.parse(f"builtin.module({element})", context=_probe_context())
+    except (ValueError, ir.MLIRError, RuntimeError) as e:
+        return str(e)
+    return None
+
+
+_probe = None
+
+
+def _probe_context() -> ir.Context:
+    global _probe
+    if _probe is None:
+        from ember.dialects.ember.irdl import make_context
+        _probe = make_context()
+    return _probe
