@@ -49,134 +49,16 @@ from mlir import ir
 from mlir.dialects import arith, func
 
 from ember.passes.conversions.ember_to_linalg import sincos_reduction
+from ember.passes.conversions.ember_to_linalg.fastmath_f64 import (exp_f64, expm1_f64, log1p_f64,
+                                                                   log_f64, small_int_to_float,
+                                                                   tanh_f64)
+from ember.passes.conversions.ember_to_linalg.fastmath_kit import (INF, LN2, LOG2E,
+                                                                   SQRT_HALF_BITS64, Kit,
+                                                                   log_special)
 from ember.passes.ir_utils import as_operation
 
 __all__ = ["FUNCTIONS", "supports", "build", "call", "exp", "expm1", "log", "log1p", "tanh",
            "sigmoid", "sin", "cos"]
-
-_NAN = float("nan")
-_INF = float("inf")
-_LOG2E = 1.4426950408889634
-_LN2 = 0.6931471805599453
-
-
-class _Kit:
-    """Scalar arith builders for one float type (f32 or f64) and its same-size integer."""
-
-    def __init__(self, ftype: ir.Type):
-        self.ft = ftype
-        self.wide = str(ftype) == "f64"
-        if not self.wide and str(ftype) != "f32":
-            raise TypeError(f"fastmath builds f32 or f64, not {ftype}")
-        self.it = ir.IntegerType.get_signless(64 if self.wide else 32)
-        self.mant = 52 if self.wide else 23
-        self.bias = 1023 if self.wide else 127
-        # The shifter: adding it rounds |t| < 2**(mant-1) to an integer held in the low bits.
-        self.shifter = 1.5 * 2.0 ** self.mant
-
-    # constants
-    def c(self, v: float) -> ir.Value:
-        return arith.ConstantOp(self.ft, ir.FloatAttr.get(self.ft, float(v))).result
-
-    def i(self, v: int) -> ir.Value:
-        width = 64 if self.wide else 32
-        v = int(v) & ((1 << width) - 1)  # as a two's-complement bit pattern
-        v = v - (1 << width) if v >> (width - 1) else v
-        return arith.ConstantOp(self.it, ir.IntegerAttr.get(self.it, v)).result
-
-    # float arithmetic (each rounds once)
-    def add(self, a, b):
-        return arith.AddFOp(a, b).result
-
-    def sub(self, a, b):
-        return arith.SubFOp(a, b).result
-
-    def mul(self, a, b):
-        return arith.MulFOp(a, b).result
-
-    def div(self, a, b):
-        return arith.DivFOp(a, b).result
-
-    def neg(self, a):
-        return arith.NegFOp(a).result
-
-    def poly(self, x, coeffs):
-        """Horner: coeffs[0] + x * (coeffs[1] + x * (...))."""
-        acc = self.c(coeffs[-1])
-        for coeff in reversed(coeffs[:-1]):
-            acc = self.add(self.mul(acc, x), self.c(coeff))
-        return acc
-
-    def estrin(self, x, coeffs):
-        """coeffs[0] + coeffs[1] x + ... by Estrin's scheme: pairs c0 + c1 x, combined with
-        x^2, x^4, ...; about half Horner's dependency chain for the same op count, which
-        matters in long fused chains (they are latency-bound)."""
-        terms = []
-        for i in range(0, len(coeffs), 2):
-            term = self.c(coeffs[i])
-            if i + 1 < len(coeffs):
-                term = self.add(term, self.mul(self.c(coeffs[i + 1]), x))
-            terms.append(term)
-        power = x
-        while len(terms) > 1:
-            power = self.mul(power, power)
-            terms = [self.add(terms[i], self.mul(terms[i + 1], power))
-                     if i + 1 < len(terms) else terms[i] for i in range(0, len(terms), 2)]
-        return terms[0]
-
-    # comparisons and selection
-    def cmp(self, pred: str, a, b):
-        return arith.CmpFOp(getattr(arith.CmpFPredicate, pred), a, b).result
-
-    def select(self, cond, a, b):
-        return arith.SelectOp(cond, a, b).result
-
-    def clamp(self, x, lo: float | None, hi: float | None):
-        """x limited to [lo, hi]; NaN passes through (ordered comparisons are false)."""
-        if lo is not None:
-            x = self.select(self.cmp("OLT", x, self.c(lo)), self.c(lo), x)
-        if hi is not None:
-            x = self.select(self.cmp("OGT", x, self.c(hi)), self.c(hi), x)
-        return x
-
-    def abs(self, x):
-        """|x| by clearing the sign bit (vectorises to one `and`)."""
-        mask = (1 << (63 if self.wide else 31)) - 1
-        return self.from_bits(arith.AndIOp(self.bits(x), self.i(mask)).result)
-
-    def copysign(self, magnitude, sign):
-        """|magnitude| with the sign bit of `sign`."""
-        top = 1 << (63 if self.wide else 31)
-        s = arith.AndIOp(self.bits(sign), self.i(top)).result
-        m = arith.AndIOp(self.bits(magnitude), self.i(top - 1)).result
-        return self.from_bits(arith.OrIOp(m, s).result)
-
-    # bits
-    def bits(self, x):
-        return arith.BitcastOp(self.it, x).result
-
-    def from_bits(self, n):
-        return arith.BitcastOp(self.ft, n).result
-
-    def round_int(self, t):
-        """(n as float, n as integer) for n = t rounded to nearest even, |t| < 2**(mant-1)."""
-        shifted = self.add(t, self.c(self.shifter))
-        n = self.sub(shifted, self.c(self.shifter))
-        ni = arith.SubIOp(self.bits(shifted), self.bits(self.c(self.shifter))).result
-        return n, ni
-
-    def pow2(self, ni):
-        """2.0**ni for an integer ni in the normal exponent range."""
-        biased = arith.AddIOp(ni, self.i(self.bias)).result
-        return self.from_bits(arith.ShLIOp(biased, self.i(self.mant)).result)
-
-    def ldexp(self, p, ni):
-        """p * 2**ni in two exact steps, so ni may reach twice the exponent range: results
-        overflow to inf and underflow into denormals with a single rounding."""
-        half = arith.ShRSIOp(ni, self.i(1)).result
-        rest = arith.SubIOp(ni, half).result
-        return self.mul(self.mul(p, self.pow2(half)), self.pow2(rest))
-
 
 # ---- exp ----------------------------------------------------------------------------------
 
@@ -188,12 +70,12 @@ _EXP_P = [0.4999999403953552, 0.1666651964187622, 0.04166840761899948,
           0.008368914015591145, 0.0013814191333949566]
 
 
-def _exp_f32(k: _Kit, x, lo: float | None = -104.0, hi: float | None = 89.0,
+def _exp_f32(k: Kit, x, lo: float | None = -104.0, hi: float | None = 89.0,
              wide_n: bool = True):
     """e**x in f32 (see `exp`); lo/hi clamp x (None where the caller bounds it), and
     wide_n=False scales in one step when n is known to stay in [-126, 127]."""
     xc = k.clamp(x, lo, hi)
-    n, ni = k.round_int(k.mul(xc, k.c(_LOG2E)))
+    n, ni = k.round_int(k.mul(xc, k.c(LOG2E)))
     r = k.sub(k.sub(xc, k.mul(n, k.c(_EXP_C1))), k.mul(n, k.c(_EXP_C2)))
     p = k.add(k.c(1.0), k.add(r, k.mul(k.mul(r, r), k.estrin(r, _EXP_P))))
     return k.ldexp(p, ni) if wide_n else k.mul(p, k.pow2(ni))
@@ -207,11 +89,11 @@ def exp(x):
     |r| <= ln2/2 + 1ulp; e**r = 1 + r + r^2 P(r), P of degree 4 (fit error 2^-28);
     scale by 2**n in two exact steps, which overflows to inf above 88.72 and rounds into
     denormals once below -87.3. Max error 1 ulp (all f32 inputs).
-    f64: see `_exp_f64`.
+    f64: see `exp_f64`.
     """
-    k = _Kit(x.type)
+    k = Kit(x.type)
     if k.wide:
-        return _exp_f64(k, x)
+        return exp_f64(k, x)
     return _exp_f32(k, x)
 
 
@@ -231,15 +113,15 @@ def expm1(x):
     result 2**n * p + (2**n - 1), exact products and one rounding, then one rounding to
     f32. -0 is returned as is. Max error 1 ulp (all f32 inputs), and only at near-ties
     of the rounding to f32 (0.005% of inputs).
-    f64: see `_expm1_f64`.
+    f64: see `expm1_f64`.
     """
-    k32 = _Kit(x.type)
+    k32 = Kit(x.type)
     if k32.wide:
-        return _expm1_f64(k32, x)
-    k = _Kit(ir.F64Type.get())
+        return expm1_f64(k32, x)
+    k = Kit(ir.F64Type.get())
     xd = arith.ExtFOp(k.ft, k32.clamp(x, -20.0, 89.0)).result
-    n, ni = k.round_int(k.mul(xd, k.c(_LOG2E)))
-    r = k.sub(xd, k.mul(n, k.c(_LN2)))
+    n, ni = k.round_int(k.mul(xd, k.c(LOG2E)))
+    r = k.sub(xd, k.mul(n, k.c(LN2)))
     p = k.add(r, k.mul(k.mul(r, r), k.estrin(r, _EXPM1_Q)))
     scale = k.pow2(ni)
     y = k.add(k.mul(scale, p), k.sub(scale, k.c(1.0)))
@@ -256,14 +138,6 @@ _LOG_P = [0.3333333134651184, -0.2500081956386566, 0.20001226663589478,
           0.1276157796382904, -0.07634498178958893]
 
 
-def _log_special(k: _Kit, x, y):
-    """y where 0 < x < inf; else log's special values: -inf at +-0, inf at inf, NaN."""
-    ok = arith.AndIOp(k.cmp("OGT", x, k.c(0.0)), k.cmp("OLT", x, k.c(_INF))).result
-    special = k.select(k.cmp("OEQ", x, k.c(0.0)), k.c(-_INF),
-                       k.select(k.cmp("OEQ", x, k.c(_INF)), x, k.c(_NAN)))
-    return k.select(ok, y, special)
-
-
 def log(x):
     """Natural logarithm.
 
@@ -272,11 +146,11 @@ def log(x):
     log(x) = e*C1 + (f - f^2/2 + f^3 P(f) + e*C2) with ln2 = C1 + C2 (Cody-Waite, e*C1
     exact) and P of degree 7 (fit 2^-27.4). Special values by selects. Max error 1 ulp
     (all f32 inputs).
-    f64: see `_log_f64`.
+    f64: see `log_f64`.
     """
-    k = _Kit(x.type)
+    k = Kit(x.type)
     if k.wide:
-        return _log_f64(k, x)
+        return log_f64(k, x)
     tiny = k.cmp("OLT", x, k.c(2.0 ** -126))
     xs = k.select(tiny, k.mul(x, k.c(2.0 ** 23)), x)
     ix = arith.SubIOp(k.bits(xs), k.i(_SQRT_HALF_BITS32)).result
@@ -291,12 +165,11 @@ def log(x):
     y = k.add(y, k.mul(ef, k.c(_EXP_C2)))
     y = k.sub(y, k.mul(z, k.c(0.5)))
     y = k.add(k.add(f, y), k.mul(ef, k.c(_EXP_C1)))
-    return _log_special(k, x, y)
+    return log_special(k, x, y)
 
 
 # ---- log1p --------------------------------------------------------------------------------
 
-_SQRT_HALF_BITS64 = 0x3FE6A09E667F3BCD
 # log(1+f) = f - f^2/2 + f^3 P(f) on sqrt(1/2)-1 <= f < sqrt(2)-1, in f64: fit 2^-32.8.
 _LOG1P_P = [0.33333332366150253, -0.2499996696433359, 0.2000009051671209,
             -0.16669405956687047, 0.14285117456948018, -0.12424392793604784,
@@ -313,24 +186,24 @@ def log1p(x):
     degree 9 (fit 2^-32.8), then one rounding to f32. |x| < 2**-29 returns x (log1p(x)
     rounds to x there; this keeps -0 and denormals). x = -1 gives -inf, x < -1 NaN.
     Max error 1 ulp (all f32 inputs), only at near-ties (0.002%).
-    f64: see `_log1p_f64`.
+    f64: see `log1p_f64`.
     """
-    k32 = _Kit(x.type)
+    k32 = Kit(x.type)
     if k32.wide:
-        return _log1p_f64(k32, x)
-    k = _Kit(ir.F64Type.get())
+        return log1p_f64(k32, x)
+    k = Kit(ir.F64Type.get())
     u = k.add(k.c(1.0), arith.ExtFOp(k.ft, x).result)
-    ix = arith.SubIOp(k.bits(u), k.i(_SQRT_HALF_BITS64)).result
+    ix = arith.SubIOp(k.bits(u), k.i(SQRT_HALF_BITS64)).result
     e = arith.ShRSIOp(ix, k.i(52)).result
     m = k.from_bits(arith.AddIOp(arith.AndIOp(ix, k.i((1 << 52) - 1)).result,
-                                 k.i(_SQRT_HALF_BITS64)).result)
+                                 k.i(SQRT_HALF_BITS64)).result)
     f = k.sub(m, k.c(1.0))
     z = k.mul(f, f)
     y = k.sub(k.add(f, k.mul(k.mul(f, z), k.estrin(f, _LOG1P_P))), k.mul(z, k.c(0.5)))
-    y = k.add(y, k.mul(_small_int_to_float(k, e), k.c(_LN2)))
+    y = k.add(y, k.mul(small_int_to_float(k, e), k.c(LN2)))
     y32 = arith.TruncFOp(x.type, y).result
     # u in (0, inf) <=> -1 < x < inf; u = 0 <=> x = -1.
-    y32 = _log_special(k32, k32.add(x, k32.c(1.0)), y32)
+    y32 = log_special(k32, k32.add(x, k32.c(1.0)), y32)
     small = k32.cmp("OLT", k32.abs(x), k32.c(2.0 ** -29))
     return k32.select(small, x, y32)
 
@@ -350,11 +223,11 @@ def tanh(x):
     otherwise 1 - 2/(e**(2a) + 1) with the f32 exp kernel and a clamped to 9.5 (tanh
     rounds to 1 from 9.01; e**(2a) needs one-step scaling only); the sign of x is copied
     back (so -0 stays -0, NaN stays NaN). Max error 1 ulp (all f32 inputs).
-    f64: see `_tanh_f64`.
+    f64: see `tanh_f64`.
     """
-    k = _Kit(x.type)
+    k = Kit(x.type)
     if k.wide:
-        return _tanh_f64(k, x)
+        return tanh_f64(k, x)
     a = k.abs(x)
     z = k.mul(a, a)
     small = k.add(a, k.mul(k.mul(a, z), k.estrin(z, _TANH_P)))
@@ -375,14 +248,14 @@ def sigmoid(x):
     and f64 arithmetic, max error about 2.2 ulp. Saturates to 1 and 0 (denormal results are
     kept); NaN stays NaN.
     """
-    k = _Kit(x.type)
+    k = Kit(x.type)
     if k.wide:
-        e = _exp_f64(k, k.neg(k.abs(x)), hi=None)
+        e = exp_f64(k, k.neg(k.abs(x)), hi=None)
         num = k.select(k.cmp("OGE", x, k.c(0.0)), k.c(1.0), e)
         return k.div(num, k.add(k.c(1.0), e))
     e = _exp_f32(k, k.neg(k.abs(x)), -104.0, None)
     num = k.select(k.cmp("OGE", x, k.c(0.0)), k.c(1.0), e)
-    kd = _Kit(ir.F64Type.get())
+    kd = Kit(ir.F64Type.get())
     wide_e = arith.ExtFOp(kd.ft, e).result
     s = kd.div(arith.ExtFOp(kd.ft, num).result, kd.add(kd.c(1.0), wide_e))
     return arith.TruncFOp(k.ft, s).result
@@ -401,10 +274,10 @@ _COS_C = [0.04166664555668831, -0.0013887308305129409, 2.4432209102087654e-05]
 
 
 def _sincos(x, cosine: bool):
-    k = _Kit(x.type)
+    k = Kit(x.type)
     if k.wide:
         raise TypeError("sin and cos are built for f32 only")
-    kd = _Kit(ir.F64Type.get())
+    kd = Kit(ir.F64Type.get())
     xd = arith.ExtFOp(kd.ft, x).result
     j, ji = kd.round_int(kd.mul(xd, kd.c(_2_OVER_PI)))
     r = xd
@@ -414,7 +287,7 @@ def _sincos(x, cosine: bool):
     # +-inf keep Cody-Waite's, which gives NaN (inf - inf).
     ax = k.abs(x)
     large = arith.AndIOp(k.cmp("OGE", ax, k.c(sincos_reduction.LARGE)),
-                         k.cmp("OLT", ax, k.c(_INF))).result
+                         k.cmp("OLT", ax, k.c(INF))).result
     r_big, n_big = sincos_reduction.reduce_large(x)
     negative = k.cmp("OLT", x, k.c(0.0))
     r_big = kd.select(negative, kd.neg(r_big), r_big)
@@ -456,164 +329,6 @@ def sin(x):
 def cos(x):
     """Cosine: `sin`'s reduction with the quadrant advanced by one (same accuracy)."""
     return _sincos(x, cosine=True)
-
-
-# ---- float64 ------------------------------------------------------------------------------
-# Branchless versions of fdlibm's e_exp.c and e_log.c (Sun, 1993; errors < 1 ulp there), with
-# their published coefficients.
-
-_LN2_HI64 = 6.93147180369123816490e-01  # 32 significant bits: n * hi exact for |n| < 2**21
-_LN2_LO64 = 1.90821492927058770002e-10
-_EXP64_P = [1.66666666666666019037e-01, -2.77777777770155933842e-03,
-            6.61375632143793436117e-05, -1.65339022054652515390e-06,
-            4.13813679705723846039e-08]
-
-
-def _exp_f64(k: _Kit, x, lo: float | None = -746.0, hi: float | None = 710.0):
-    """fdlibm exp: r = hi - lo = x - n*ln2 (two parts); c = r - r^2 P(r^2) (P of degree 4
-    in r^2, a Remez fit of r*(e^r+1)/(e^r-1)); e^r = 1 - ((lo - r*c/(2-c)) - hi); scaled by
-    2**n in two steps (overflow to inf from 709.79, denormals below -708.4)."""
-    xc = k.clamp(x, lo, hi)
-    n, ni = k.round_int(k.mul(xc, k.c(_LOG2E)))
-    high = k.sub(xc, k.mul(n, k.c(_LN2_HI64)))
-    low = k.mul(n, k.c(_LN2_LO64))
-    r = k.sub(high, low)
-    z = k.mul(r, r)
-    c = k.sub(r, k.mul(z, k.poly(z, _EXP64_P)))
-    frac = k.div(k.mul(r, c), k.sub(k.c(2.0), c))
-    y = k.sub(k.c(1.0), k.sub(k.sub(low, frac), high))
-    return k.ldexp(y, ni)
-
-
-# log(1+f) = 2s + s*R(s^2), s = f/(2+f): Remez coefficients Lg1..Lg7 of fdlibm.
-_LG = [6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
-       2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
-       1.479819860511658591e-01]
-
-
-def _log_f64(k: _Kit, x):
-    """fdlibm log: x = 2**e * m, m in [sqrt(1/2), sqrt(2)) (by subtracting the bits of
-    sqrt(1/2); denormals scaled by 2**54 first), f = m - 1, s = f/(2+f), R(s^2) of degree 7
-    (error < 2^-58.45); log = e*ln2_hi - ((f^2/2 - (s*(f^2/2 + R) + e*ln2_lo)) - f)."""
-    tiny = k.cmp("OLT", x, k.c(2.0 ** -1022))
-    xs = k.select(tiny, k.mul(x, k.c(2.0 ** 54)), x)
-    ix = arith.SubIOp(k.bits(xs), k.i(_SQRT_HALF_BITS64)).result
-    e = arith.ShRSIOp(ix, k.i(52)).result
-    e = arith.SubIOp(e, k.select(tiny, k.i(54), k.i(0))).result
-    m = k.from_bits(arith.AddIOp(arith.AndIOp(ix, k.i((1 << 52) - 1)).result,
-                                 k.i(_SQRT_HALF_BITS64)).result)
-    f = k.sub(m, k.c(1.0))
-    s = k.div(f, k.add(k.c(2.0), f))
-    z = k.mul(s, s)
-    w = k.mul(z, z)
-    t1 = k.mul(w, k.poly(w, _LG[1::2]))
-    t2 = k.mul(z, k.poly(w, _LG[0::2]))
-    big_r = k.add(t2, t1)
-    hfsq = k.mul(k.mul(f, f), k.c(0.5))
-    dk = _small_int_to_float(k, e)
-    inner = k.add(k.mul(s, k.add(hfsq, big_r)), k.mul(dk, k.c(_LN2_LO64)))
-    y = k.sub(k.mul(dk, k.c(_LN2_HI64)), k.sub(k.sub(hfsq, inner), f))
-    return _log_special(k, x, y)
-
-
-def _small_int_to_float(k: _Kit, n):
-    """A float from an integer known to fit i32 (i32 -> f64 converts in one SIMD op on
-    AVX2; i64 -> f64 needs AVX-512)."""
-    if k.wide:
-        n = arith.TruncIOp(ir.IntegerType.get_signless(32), n).result
-    return arith.SIToFPOp(k.ft, n).result
-
-
-# fdlibm s_log1p.c: Lp1..Lp7 are Lg1..Lg7.
-def _log1p_f64(k: _Kit, x):
-    """fdlibm log1p: u = 1 + x rounded, c = (the rounding error of u) / u (exact
-    formulas: 1 - (u - x) when u >= 2, else x - (u - 1)); u = 2**e * m, f = m - 1,
-    s = f/(2+f); log1p = e*ln2_hi - ((f^2/2 - (s*(f^2/2 + R(s^2)) + (e*ln2_lo + c))) - f).
-    |x| < 2**-54 returns x. Error < 1 ulp."""
-    one = k.c(1.0)
-    u = k.add(one, x)
-    c = k.select(k.cmp("OGE", u, k.c(2.0)), k.sub(one, k.sub(u, x)), k.sub(x, k.sub(u, one)))
-    c = k.div(c, u)
-    ix = arith.SubIOp(k.bits(u), k.i(_SQRT_HALF_BITS64)).result
-    e = arith.ShRSIOp(ix, k.i(52)).result
-    m = k.from_bits(arith.AddIOp(arith.AndIOp(ix, k.i((1 << 52) - 1)).result,
-                                 k.i(_SQRT_HALF_BITS64)).result)
-    f = k.sub(m, one)
-    s = k.div(f, k.add(k.c(2.0), f))
-    z = k.mul(s, s)
-    big_r = k.mul(z, k.poly(z, _LG))
-    hfsq = k.mul(k.mul(f, f), k.c(0.5))
-    dk = _small_int_to_float(k, e)
-    inner = k.add(k.mul(s, k.add(hfsq, big_r)), k.add(k.mul(dk, k.c(_LN2_LO64)), c))
-    y = k.sub(k.mul(dk, k.c(_LN2_HI64)), k.sub(k.sub(hfsq, inner), f))
-    y = _log_special(k, u, y)  # u = 0 <=> x = -1; u < 0 <=> x < -1
-    return k.select(k.cmp("OLT", k.abs(x), k.c(2.0 ** -54)), x, y)
-
-
-_EXPM1_64Q = [-3.33333333333331316428e-02, 1.58730158725481460165e-03,
-              -7.93650757867487942473e-05, 4.00821782732936239552e-06,
-              -2.01099218183624371326e-07]
-
-
-def _expm1_f64(k: _Kit, x):
-    """fdlibm expm1: k = round(x/ln2), x = hi - lo + c with r = hi - lo, c the rounding
-    error; expm1(r) through the rational form r - (r*E - r^2/2) with
-    E = hxs*((r1 - t)/(6 - r*t)), r1 = 1 + hxs*Q(hxs), hxs = r^2/2, t = 3 - r1*r/2; then
-    fdlibm's reconstruction for k = 0, -1, 1, <= -2 or > 56, 2..19, 20..56, all computed
-    and selected. x is clamped to [-40, 710] (-1 and inf there); |x| < 2**-54 returns x.
-    Error < 1 ulp."""
-    one, half = k.c(1.0), k.c(0.5)
-    xc = k.clamp(x, -40.0, 710.0)
-    n, ni = k.round_int(k.mul(xc, k.c(_LOG2E)))
-    high = k.sub(xc, k.mul(n, k.c(_LN2_HI64)))
-    low = k.mul(n, k.c(_LN2_LO64))
-    r = k.sub(high, low)
-    c = k.sub(k.sub(high, r), low)
-    hfx = k.mul(r, half)
-    hxs = k.mul(r, hfx)
-    r1 = k.add(one, k.mul(hxs, k.poly(hxs, _EXPM1_64Q)))
-    t = k.sub(k.c(3.0), k.mul(r1, hfx))
-    e = k.mul(hxs, k.div(k.sub(r1, t), k.sub(k.c(6.0), k.mul(r, t))))
-    at_zero = k.sub(r, k.sub(k.mul(r, e), hxs))  # k == 0
-    e = k.sub(k.sub(k.mul(r, k.sub(e, c)), c), hxs)
-    at_m1 = k.sub(k.mul(half, k.sub(r, e)), half)  # k == -1
-    at_p1 = k.select(k.cmp("OLT", r, k.c(-0.25)),  # k == 1
-                     k.mul(k.c(-2.0), k.sub(e, k.add(r, half))),
-                     k.add(one, k.mul(k.c(2.0), k.sub(r, e))))
-    far = k.sub(k.ldexp(k.sub(one, k.sub(e, r)), ni), one)  # k <= -2 or k > 56
-    kk = arith.MinSIOp(arith.MaxSIOp(ni, k.i(0)).result, k.i(60)).result
-    two_mk = k.pow2(arith.SubIOp(k.i(0), kk).result)  # 2**-k for the two cases below
-    mid = k.ldexp(k.sub(k.sub(one, two_mk), k.sub(e, r)), ni)  # 2 <= k < 20
-    high_k = k.ldexp(k.add(k.sub(r, k.add(e, two_mk)), one), ni)  # 20 <= k <= 56
-
-    def ieq(v):
-        return arith.CmpIOp(arith.CmpIPredicate.eq, ni, k.i(v)).result
-
-    def ilt(v):
-        return arith.CmpIOp(arith.CmpIPredicate.slt, ni, k.i(v)).result
-    y = k.select(ilt(57), high_k, far)
-    y = k.select(ilt(20), mid, y)
-    y = k.select(ilt(2), far, y)
-    y = k.select(ieq(1), at_p1, y)
-    y = k.select(ieq(-1), at_m1, y)
-    y = k.select(ieq(0), at_zero, y)
-    return k.select(k.cmp("OLT", k.abs(x), k.c(2.0 ** -54)), x, y)
-
-
-def _tanh_f64(k: _Kit, x):
-    """fdlibm tanh: a = |x|; a >= 1: 1 - 2/(expm1(2a) + 2); a < 1: -t/(t + 2) with
-    t = expm1(-2a); 1 from a >= 22, x itself below 2**-55; sign of x copied back."""
-    a = k.abs(x)
-    large = k.cmp("OGE", a, k.c(1.0))
-    t = _expm1_f64(k, k.select(large, k.add(k.clamp(a, None, 22.0), k.clamp(a, None, 22.0)),
-                               k.mul(a, k.c(-2.0))))
-    q = k.div(k.select(large, k.c(2.0), k.neg(t)), k.add(t, k.c(2.0)))
-    z = k.select(large, k.sub(k.c(1.0), q), q)
-    z = k.select(k.cmp("OGE", a, k.c(22.0)), k.c(1.0), z)
-    z = k.select(k.cmp("OLT", a, k.c(2.0 ** -55)), a, z)
-    return k.copysign(z, x)
-
-
 # ---- dispatch -----------------------------------------------------------------------------
 
 FUNCTIONS = {"exp": exp, "expm1": expm1, "log": log, "log1p": log1p, "tanh": tanh,
