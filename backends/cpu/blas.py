@@ -48,12 +48,8 @@ e.g. numpy's (checked here with gcc and a C driver):
 (or link a two-line C shim defining ember_sgemm/ember_dgemm). Compile with
 `EMBER_DISABLE_BLAS=1` for an object with no external calls but malloc/free/memset.
 
-Finding the library: the shared objects this process has mapped (`/proc/self/maps`, where
-numpy's import already put it), then the `numpy.libs` folder next to numpy; the first one
-exporting an ILP64 pair (`scipy_cblas_sgemm64_`, or `cblas_sgemm64_` of a 64_-suffixed
-OpenBLAS) wins. If none is found, or `EMBER_DISABLE_BLAS=1`, `available()` is false, the
-options resolve to `blas=False` (which is part of every compile-cache key) and every
-product keeps the loop lowering: no error.
+Finding the library and binding the symbols is blas_library.py; recognising contractions and
+planning their GEMMs is gemm_plan.py; this module rewrites the IR.
 
 OpenBLAS reads `OPENBLAS_NUM_THREADS`, `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` when numpy
 loads it, so ember's products run with whatever kernel and thread count numpy got.
@@ -61,23 +57,17 @@ loads it, so ember's products run with whatever kernel and thread count numpy go
 
 from __future__ import annotations
 
-import ctypes
-import dataclasses
-import functools
-import glob
-import os
-from typing import Optional, Sequence
+from typing import Optional
 
 from mlir import ir
 from mlir.dialects import arith, func, llvm, memref, scf
 
+from ember.backends.cpu.blas_library import (CANDIDATES, DISABLE_ENV, SYMBOLS, Library,
+                                             _find, available, bind, library)
+from ember.backends.cpu.gemm_plan import (Contraction, Gemm, contraction, indexing_maps, plan,
+                                          plan_contraction, value_op)
 from ember.passes.ir_utils import symbol_table
 
-DISABLE_ENV = "EMBER_DISABLE_BLAS"
-SYMBOLS = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
-# ILP64 CBLAS (sgemm, dgemm) names, in the order they are looked for.
-CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
-              ("cblas_sgemm64_", "cblas_dgemm64_"))
 # GEMMs of fewer multiply-adds (m*n*k, per call) than this stay loops: LLVM unrolls and
 # vectorises small static loops as fast as a call (measured here: 32x32x32 2.9 us either
 # way including the call from Python, 64x64x64 78 us as loops and 6.8 us as a call, 64
@@ -85,325 +75,10 @@ CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
 MIN_MACS = 8192
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 
-
-# -- the library -------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Library:
-    path: str
-    names: tuple[str, str]       # the (sgemm, dgemm) symbols in the library
-    addresses: tuple[int, int]
-
-
-def _candidate_paths() -> list[str]:
-    paths = []
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                fields = line.split(maxsplit=5)
-                if len(fields) == 6 and "blas" in os.path.basename(fields[5].strip()).lower():
-                    paths.append(fields[5].strip())
-    except OSError:
-        pass
-    try:
-        import numpy
-        folder = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
-        for sub in ("numpy.libs", os.path.join("numpy", ".libs")):
-            paths += sorted(glob.glob(os.path.join(folder, sub, "*blas*.so*")))
-    except ImportError:
-        pass
-    return list(dict.fromkeys(p for p in paths if os.path.isfile(p)))
-
-
-@functools.lru_cache(maxsize=1)
-def _find() -> Optional[Library]:
-    for path in _candidate_paths():
-        try:
-            lib = ctypes.CDLL(path)  # already loaded by numpy: the same handle
-        except OSError:
-            continue
-        for names in CANDIDATES:
-            try:
-                fns = [getattr(lib, n) for n in names]
-            except AttributeError:
-                continue
-            return Library(path, names,
-                           tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns))
-    return None
-
-
-def library() -> Optional[Library]:
-    """The BLAS ember calls, or None (none found, or `EMBER_DISABLE_BLAS=1`)."""
-    if os.environ.get(DISABLE_ENV, "") not in ("", "0"):
-        return None
-    return _find()
-
-
-def available() -> bool:
-    return library() is not None
-
-
-_bound: set = set()
-
-
-def bind() -> bool:
-    """Makes `ember_sgemm`/`ember_dgemm` resolvable by the JIT (process-wide, idempotent);
-    false if there is no library to bind them to."""
-    lib = library()
-    if lib is None:
-        return False
-    if lib.path not in _bound:
-        import llvmlite.binding as llvm_binding
-        for symbol, address in zip(SYMBOLS.values(), lib.addresses):
-            llvm_binding.add_symbol(symbol, address)
-        _bound.add(lib.path)
-    return True
-
-
-# -- recognising contractions ------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Contraction:
-    """out[...] += a[...] * b[...] with one reduction dim `k`; `maps[i][j]` is the loop dim
-    indexing dim j of operand i (a, b, out), or None for a constant 0 (a broadcast size-1
-    dim)."""
-    op: ir.Operation
-    maps: list[list[Optional[int]]]
-    k: int
-    extents: list[int]
-    element: str  # "f32" or "f64"
-
-
-def _map_dims(m: ir.AffineMap) -> Optional[list[Optional[int]]]:
-    dims: list[Optional[int]] = []
-    for e in m.results:
-        if isinstance(e, ir.AffineDimExpr):
-            dims.append(e.position)
-        elif isinstance(e, ir.AffineConstantExpr) and e.value == 0:
-            dims.append(None)
-        else:
-            return None
-    return dims
-
-
-def _value_op(v: ir.Value):
-    owner = v.owner
-    return owner.operation if isinstance(owner, ir.OpView) else owner
-
-
-def _is_multiply_add(op: ir.Operation) -> bool:
-    """The body is `yield out + a * b` (either operand order of each)."""
-    blocks = list(op.regions[0].blocks)
-    if len(blocks) != 1 or len(blocks[0].arguments) != 3:
-        return False
-    a, b, out = blocks[0].arguments
-    ops = [o.operation for o in blocks[0].operations]
-    if [o.name for o in ops] != ["arith.mulf", "arith.addf", "linalg.yield"]:
-        return False
-    mul, add, ret = ops
-    return ({mul.operands[0], mul.operands[1]} == {a, b} and a != b and
-            {add.operands[0], add.operands[1]} == {out, mul.results[0]} and
-            len(ret.operands) == 1 and ret.operands[0] == add.results[0])
-
-
-# The maps of named ops built without an `indexing_maps` attribute (the parser adds it).
-_DEFAULT_MAPS = {
-    "linalg.matmul": "[affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, "
-                     "affine_map<(m, n, k) -> (m, n)>]",
-    "linalg.batch_matmul": "[affine_map<(b, m, n, k) -> (b, m, k)>, "
-                           "affine_map<(b, m, n, k) -> (b, k, n)>, "
-                           "affine_map<(b, m, n, k) -> (b, m, n)>]",
-}
-
-
-def _indexing_maps(op: ir.Operation) -> Optional[ir.ArrayAttr]:
-    if "indexing_maps" in op.attributes:
-        return ir.ArrayAttr(op.attributes["indexing_maps"])
-    if op.name in _DEFAULT_MAPS:
-        return ir.ArrayAttr(ir.Attribute.parse(_DEFAULT_MAPS[op.name]))
-    return None
-
-
-def contraction(op: ir.Operation) -> Optional[Contraction]:
-    """The contraction `op` computes, if it is a float32/float64 one this module handles."""
-    if op.name not in ("linalg.matmul", "linalg.batch_matmul", "linalg.generic"):
-        return None
-    if len(op.operands) != 3 or _indexing_maps(op) is None:
-        return None
-    types = [v.type for v in op.operands]
-    if not all(isinstance(t, (ir.RankedTensorType, ir.MemRefType)) for t in types):
-        return None
-    shaped = [ir.ShapedType(t) for t in types]
-    element = str(shaped[0].element_type)
-    if element not in SYMBOLS or any(str(s.element_type) != element for s in shaped):
-        return None
-    if not all(s.has_static_shape for s in shaped):
-        return None
-    maps = [ir.AffineMapAttr(a).value for a in _indexing_maps(op)]
-    if len(maps) != 3 or any(m.n_symbols for m in maps):
-        return None
-    dims = [_map_dims(m) for m in maps]
-    if any(d is None for d in dims):
-        return None
-    rank = maps[2].n_dims
-    out = dims[2]
-    if None in out or len(set(out)) != len(out):
-        return None
-    reduction = [d for d in range(rank) if d not in out]
-    if len(reduction) != 1:
-        return None
-    for operand_dims, s in zip(dims, shaped):
-        used = [d for d in operand_dims if d is not None]
-        if len(set(used)) != len(used) or len(operand_dims) != s.rank:
-            return None
-    extents: list[Optional[int]] = [None] * rank
-    for operand_dims, s in zip(dims, shaped):
-        for j, d in enumerate(operand_dims):
-            size = s.shape[j]
-            if d is None:
-                if size != 1:
-                    return None
-            elif extents[d] is None:
-                extents[d] = size
-            elif extents[d] != size:
-                return None
-    if None in extents:
-        return None
-    if op.name == "linalg.generic":
-        iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-        want = ["reduction" if d in reduction else "parallel" for d in range(rank)]
-        if [i.split("<")[-1].rstrip(">") for i in iterators] != want:
-            return None
-        if not _is_multiply_add(op):
-            return None
-    return Contraction(op, dims, reduction[0], extents, element)
-
-
-# -- planning one GEMM -------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Gemm:
-    """C (+)= op(L) . op(R), row-major, where (L, R) is (a, b), or (b, a) when `swap` (then
-    the call computes C^T = B^T A^T). `batch`: (extent, L stride, R stride, C stride) per
-    loop around the call, in elements."""
-    swap: bool
-    trans_l: bool
-    trans_r: bool
-    m: int
-    n: int
-    k: int
-    ldl: int
-    ldr: int
-    ldc: int
-    batch: tuple[tuple[int, int, int, int], ...]
-
-    @property
-    def multiply_adds(self) -> int:
-        """Per call (the batch loops make more calls)."""
-        return self.m * self.n * self.k
-
-
-def _merged(dims: list[tuple]) -> list[tuple]:
-    """Merges loop dims (extent, sa, sb, sc) that are contiguous in all three buffers: the
-    outer one's strides are the inner one's times its extent."""
-    dims = list(dims)
-    changed = True
-    while changed:
-        changed = False
-        for i, outer in enumerate(dims):
-            for j, inner in enumerate(dims):
-                if i != j and all(outer[s] == inner[s] * inner[0] for s in (1, 2, 3)):
-                    merged = (outer[0] * inner[0],) + inner[1:]
-                    dims = [d for t, d in enumerate(dims) if t not in (i, j)] + [merged]
-                    changed = True
-                    break
-            if changed:
-                break
-    return dims
-
-
-def _orient(dims, big_k: int, kl: int, kr: int, swap: bool) -> Optional[Gemm]:
-    """One GEMM with L = a (or b when `swap`): its N dim is the C-contiguous dim only R
-    has, its M dim one only L has; the other dims loop."""
-    if swap:
-        dims = [(e, b, a, c) for e, a, b, c in dims]
-        kl, kr = kr, kl
-    n_dims = [d for d in dims if d[1] == 0 and d[2] != 0]
-    n_dim = next((d for d in n_dims if d[3] == 1), None)
-    if n_dims and n_dim is None:
-        return None
-    big_n = n_dim[0] if n_dim else 1
-    m_dims = sorted((d for d in dims if d[1] != 0 and d[2] == 0), key=lambda d: -d[0])
-    for m_dim in m_dims or [None]:
-        big_m = m_dim[0] if m_dim else 1
-        ldc = m_dim[3] if m_dim else max(1, big_n)
-        if ldc < max(1, big_n):
-            continue
-        lm = m_dim[1] if m_dim else 0
-        if big_k == 1 or kl == 1:  # L stored M x K
-            trans_l, ldl = False, lm if big_m > 1 else max(1, big_k)
-            ok_l = ldl >= max(1, big_k)
-        else:  # L stored K x M
-            trans_l, ldl = True, kl
-            ok_l = (big_m == 1 or lm == 1) and ldl >= max(1, big_m)
-        rn = n_dim[2] if n_dim else 0
-        if big_n == 1 or rn == 1:  # R stored K x N
-            trans_r, ldr = False, kr if big_k > 1 else max(1, big_n)
-            ok_r = ldr >= max(1, big_n)
-        else:  # R stored N x K
-            trans_r, ldr = True, rn
-            ok_r = (big_k == 1 or kr == 1) and ldr >= max(1, big_k)
-        if not (ok_l and ok_r):
-            continue
-        batch = tuple(d for d in dims if d is not m_dim and d is not n_dim)
-        return Gemm(swap, trans_l, trans_r, big_m, big_n, big_k, ldl, ldr, ldc, batch)
-    return None
-
-
-def plan(extents: Sequence[int], k: int, strides_a: Sequence[int], strides_b: Sequence[int],
-         strides_c: Sequence[int]) -> Optional[Gemm]:
-    """The GEMM computing c[p] += sum_k a[p, k] * b[p, k] over loop dims with `extents`, the
-    operands' element strides per loop dim (0 where an operand does not depend on it), or
-    None if no GEMM with unit-stride rows expresses it (or it is empty)."""
-    if any(e == 0 for e in extents):
-        return None
-    dims = [(extents[d], strides_a[d], strides_b[d], strides_c[d])
-            for d in range(len(extents)) if d != k and extents[d] != 1]
-    if any(d[3] == 0 for d in dims):
-        return None
-    dims = _merged(dims)
-    ka, kb = (strides_a[k], strides_b[k]) if extents[k] > 1 else (1, 1)
-    for swap in (False, True):
-        gemm = _orient(dims, extents[k], ka, kb, swap)
-        if gemm is not None:
-            return gemm
-    return None
-
-
-def _strides(t: ir.MemRefType) -> Optional[tuple[list[int], int]]:
-    strides, offset = t.get_strides_and_offset()
-    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-    if dynamic in strides:
-        return None
-    return strides, offset
-
-
-def plan_contraction(c: Contraction) -> Optional[Gemm]:
-    """`plan` for a contraction on memrefs (static strides needed)."""
-    per_loop_dim = []
-    for operand_dims, value in zip(c.maps, c.op.operands):
-        layout = _strides(ir.MemRefType(value.type))
-        if layout is None:
-            return None
-        s = [0] * len(c.extents)
-        for j, d in enumerate(operand_dims):
-            if d is not None:
-                s[d] = layout[0][j]
-        per_loop_dim.append(s)
-    return plan(c.extents, c.k, *per_loop_dim)
+# the library (blas_library.py) and the planning (gemm_plan.py), for the backend and tests
+__all__ = ["CANDIDATES", "DISABLE_ENV", "MIN_MACS", "SYMBOLS", "Contraction", "Gemm", "Library",
+           "_find", "available", "bind", "call_blas", "contraction", "fold_transposes",
+           "library", "own_zero_fills", "plan", "plan_contraction"]
 
 
 # -- rewriting ---------------------------------------------------------------------------
@@ -424,17 +99,17 @@ def fold_transposes(module: ir.Module) -> int:
         if c is None or not isinstance(op.operands[2].type, ir.RankedTensorType):
             continue
         for i in (0, 1):
-            producer = _value_op(op.operands[i])
+            producer = value_op(op.operands[i])
             if not isinstance(producer, ir.Operation) or producer.name != "linalg.transpose":
                 continue
             perm = list(ir.DenseI64ArrayAttr(producer.attributes["permutation"]))
-            maps = list(_indexing_maps(op))
+            maps = list(indexing_maps(op))
             old = ir.AffineMapAttr(maps[i]).value
             results = [None] * len(perm)
             for j, p in enumerate(perm):
                 results[p] = old.results[j]
             maps[i] = ir.AffineMapAttr.get(ir.AffineMap.get(old.n_dims, 0, results))
-            before = (op.operands[i], _indexing_maps(op))
+            before = (op.operands[i], indexing_maps(op))
             op.operands[i] = producer.operands[0]
             op.attributes["indexing_maps"] = ir.ArrayAttr.get(maps)
             try:
@@ -458,7 +133,7 @@ def own_zero_fills(module: ir.Module) -> int:
         c = contraction(op)
         if c is None or not isinstance(op.operands[2].type, ir.RankedTensorType):
             continue
-        fill = _value_op(op.operands[2])
+        fill = value_op(op.operands[2])
         if not isinstance(fill, ir.Operation) or fill.name != "linalg.fill":
             continue
         with ir.InsertionPoint(op):
@@ -483,7 +158,7 @@ def _zero_fill_before(op: ir.Operation) -> Optional[ir.Operation]:
     if previous is None or previous.name != "linalg.fill" or \
             previous.operands[1] != op.operands[2]:
         return None
-    value = _value_op(previous.operands[0])
+    value = value_op(previous.operands[0])
     if not isinstance(value, ir.Operation) or value.name != "arith.constant":
         return None
     attr = value.attributes["value"]
@@ -493,7 +168,7 @@ def _zero_fill_before(op: ir.Operation) -> Optional[ir.Operation]:
 def _erase_if_unused(op: ir.Operation) -> None:
     if any(True for r in op.results for _ in r.uses):
         return
-    inputs = [_value_op(v) for v in op.operands]
+    inputs = [value_op(v) for v in op.operands]
     op.erase()
     for producer in inputs:
         if isinstance(producer, ir.Operation) and producer.name == "tensor.empty":
