@@ -38,6 +38,7 @@ from ember.passes.base import Pass, Statistics
 from ember.passes.bufferizable import PassFailure
 from ember.passes.conversions.ember_to_linalg import elementwise  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import structure  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import matmul  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)

@@ -43,8 +43,8 @@ from mlir.dialects import arith, func, scf, tensor
 from ember.dialects.ember import elements
 from ember.dialects.ember.base import OpError
 from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.builders import signless
 from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
-from ember.passes.conversions.ember_to_linalg.structure import signless
 from ember.passes.ir_utils import as_operation, symbol_table
 
 ERROR_PREFIX = "ember_error_"

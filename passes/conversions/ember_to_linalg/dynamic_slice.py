@@ -37,11 +37,11 @@ from ember.dialects.ember import indexing as I
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.convert import known_value
 from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.builders import fitted, ranked, size_of
 from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringError, \
     element_type, lowers
 from ember.passes.conversions.ember_to_linalg.indexing import _extract, with_new_axes
-from ember.passes.conversions.ember_to_linalg.structure import fitted, ranked, size_of
 from ember.passes.ir_utils import as_operation
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")

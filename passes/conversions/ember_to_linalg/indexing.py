@@ -28,14 +28,14 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from ember.dialects.ember import indexing as I
+from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, amap, expand, fitted,
+                                                               generic, new_tensor, ranked,
+                                                               signless, size_of, sizes_of,
+                                                               unit_groups)
 from ember.passes.conversions.ember_to_linalg.checks import check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
-from ember.passes.conversions.ember_to_linalg.structure import (DYNAMIC, amap, expand, fitted,
-                                                                generic, new_tensor, ranked,
-                                                                signless, size_of, sizes_of,
-                                                                unit_groups)
 
 _MASKS = ("begin", "end", "strides", "begin_mask", "end_mask", "ellipsis_mask",
           "new_axis_mask", "shrink_axis_mask")

@@ -28,15 +28,15 @@ from mlir.dialects import arith, linalg, math
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import nn as N
 from ember.dialects.ember.dtypes import DType
+from ember.passes.conversions.ember_to_linalg.builders import (amap, filled, fitted, generic,
+                                                               is_half, map_values, new_tensor,
+                                                               ranked, signless, size_of, sizes_of,
+                                                               truncated)
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
 from ember.passes.conversions.ember_to_linalg.elementwise import convert_scalar
 from ember.passes.conversions.ember_to_linalg.indexing import pad_tensor
-from ember.passes.conversions.ember_to_linalg.structure import (amap, filled, fitted, generic,
-                                                                is_half, map_values, new_tensor,
-                                                                ranked, signless, size_of,
-                                                                sizes_of, truncated)
 
 
 def _constant(et: ir.Type, value) -> ir.Value:

@@ -24,13 +24,13 @@ from ember.dialects.ember import creation as C
 from ember.dialects.ember import structure as S
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.builders import collapse, size_of
 from ember.passes.conversions.ember_to_linalg.creation import check_dims
 from ember.passes.ir_utils import constant_of
 from ember.passes.conversions.ember_to_linalg.checks import shape_check
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
-from ember.passes.conversions.ember_to_linalg.structure import collapse, size_of
 from ember.passes.conversions.ember_to_linalg.random import random_values
 
 
