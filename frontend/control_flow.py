@@ -21,7 +21,8 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, user_location
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
+from ember.frontend.user_code import user_location
 
 
 class ControlFlowError(TypeError):

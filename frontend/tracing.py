@@ -22,7 +22,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
-import sys
 import threading
 from typing import Callable, Sequence
 
@@ -39,38 +38,10 @@ from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import TensorTraceType
+from ember.frontend.user_code import user_location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
-
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_INTERNAL = tuple(os.path.join(_ROOT, d) + os.sep for d in
-                  ("frontend", "runtime", "dialects", "backends", "passes", "ember", "tools"))
-_SKIP = (contextlib.__file__, threading.__file__)
-
-
-def user_frame():
-    """The innermost stack frame outside Ember (the user's code), or None."""
-    frame = sys._getframe(1)
-    internal = _internal_files
-    while frame is not None:
-        name = frame.f_code.co_filename
-        is_internal = internal.get(name)
-        if is_internal is None:
-            is_internal = internal[name] = name.startswith(_INTERNAL) or name in _SKIP
-        if not is_internal:
-            return frame
-        frame = frame.f_back
-    return None
-
-
-_internal_files: dict[str, bool] = {}
-
-
-def user_location() -> tuple[str, int]:
-    frame = user_frame()
-    return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
-
 
 class OutOfScopeError(TypeError):
     """A symbolic tensor was used outside the trace (or branch) that created it."""

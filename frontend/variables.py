@@ -23,6 +23,7 @@ from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
 from ember.frontend.trace_types import VariableTraceType
+from ember.frontend.user_code import user_location
 
 _ids = itertools.count(1)
 
@@ -171,7 +172,7 @@ class Variable:
 
 def _creation_error(graph: tracing.FuncGraph) -> ValueError:
     """The error for an em.Variable created by a trace that may not create variables."""
-    filename, line = tracing.user_location()
+    filename, line = user_location()
     if graph.checking_variables:
         why = (f"'{graph.name}' created variables on its first call, so it was traced a "
                "second time, as a later call would be, and that trace created one again")

@@ -30,7 +30,7 @@ from ember.backends.cpu.compiler import NotCompilable, compile_function
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
-from ember.frontend.tracing import user_location
+from ember.frontend.user_code import user_location
 from ember.runtime import config
 
 _QUIET = ("runs on the host",)
