@@ -33,7 +33,9 @@ from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
-from ember.runtime.function import Function, InputSignatureError, RetracingWarning, function
+from ember.runtime.function import Function, function
+from ember.runtime.input_signature import InputSignatureError
+from ember.runtime.retracing import RetracingWarning
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None

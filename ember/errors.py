@@ -19,7 +19,7 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.tracing import OutOfScopeError
 from ember.runtime.executor import InterpreterFallbackError
-from ember.runtime.function import InputSignatureError
+from ember.runtime.input_signature import InputSignatureError
 
 __all__ = ["ControlFlowError", "InputSignatureError", "InterpreterFallbackError",
            "InvalidArgumentError", "OpAttributeError", "OpError", "OpShapeError",

@@ -8,6 +8,7 @@ skipped; the verdict per file is cached.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import threading
@@ -39,3 +40,9 @@ _internal_files: dict[str, bool] = {}
 def user_location() -> tuple[str, int]:
     frame = user_frame()
     return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def definition_site(fn) -> tuple[str, int] | None:
+    """Where `fn` is defined (file, first line), or None (a partial, a builtin)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return None if code is None else (code.co_filename, code.co_firstlineno)

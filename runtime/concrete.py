@@ -518,6 +518,21 @@ def result_index(i: int) -> _Result:
     return _Result(i)
 
 
+_TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)
+
+
+def output_leaf(leaf):
+    """A returned value as the function gives it back: variables are read and Python
+    numbers, strings and numpy values become tensors, as tf.function returns them
+    (`return 1 + foo` gives `<ember.Tensor: shape=(), dtype=int32, numpy=2>`); None and
+    other objects are returned as they are."""
+    if isinstance(leaf, Variable):
+        return leaf.read_value()
+    if isinstance(leaf, _TENSOR_LIKE):
+        return convert_to_tensor(leaf)
+    return leaf
+
+
 def is_result(leaf) -> bool:
     return type(leaf) is _Result
 

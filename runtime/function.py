@@ -9,12 +9,12 @@ as in TensorFlow:
   3. On a miss, trace with the call's type — or, with `reduce_retracing=True`, with the
      most specific common supertype of it and an earlier trace, so one trace serves both.
 
-With `input_signature` the type is fixed: an incompatible call raises. Every retrace is
-recorded with its reason (`explain_retrace()`), and frequent retracing warns once.
+Before all that, a call whose cheap key (fast_path.py) served before runs its compiled entry
+at once. With `input_signature` the type is fixed (input_signature.py). Retraces are logged
+with their reason and frequent retracing warns once (retracing.py).
 
-Traces are kept as long as the Function, as TensorFlow keeps its concrete functions, except
-that a trace keyed on an object compared by weak reference (trace_types.py) is dropped when
-that object is garbage-collected: no later call could hit it. Each trace keeps a bounded
+Traces live as long as the Function, except one keyed on an object compared by weak
+reference (trace_types.py): it is dropped when that object dies. Each trace keeps a bounded
 number of compiled shape specialisations (executor.py, `config.set_compile_cache_limits`).
 
 Variables may only be created by a Function's first trace. A first trace that creates some is
@@ -25,100 +25,33 @@ again, every call would, and the call raises ValueError.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 import inspect
 import threading
 import types
-import warnings
 import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ember.backends import check_backend
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
-from ember.frontend.shape import TensorSpec
-from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
-                                       TraceType, float_bits, trace_type_of,
-                                       weak_referents)
+                                        TraceType, weak_referents)
 from ember.frontend.tracing import FuncGraph, current_graph, graph_scope
-from ember.frontend.variables import Variable
+from ember.frontend.user_code import definition_site
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
-from ember.runtime.concrete import ConcreteFunction, is_result, result_index
-from ember.runtime.input_signature import fits, mismatch_message
+from ember.runtime.concrete import ConcreteFunction, is_result, output_leaf, result_index
+from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
+from ember.runtime.input_signature import (InputSignatureError, check_signature, fits,
+                                           mismatch_message, type_of_argument)
+from ember.runtime.retracing import RetraceLog
 
 DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
-RETRACE_WINDOW = 10
-RETRACE_LIMIT = 5
 _MAX_TRACE_DEPTH = 64
-_MAX_FAST_ENTRIES = 64
-_FAST_LITERALS = (int, float, bool, str, type(None))
-
-
-def _fast_key(args: tuple):
-    """A cheap key for calls whose arguments are eager tensors, C-contiguous aligned numpy
-    arrays and Python literals: equal keys have equal trace types, so a compiled entry
-    recorded for one serves the other.
-    None when some argument needs the general path."""
-    key = []
-    for a in args:
-        kind = type(a)
-        if kind is Tensor:
-            key.append((a._dtype, a._value.shape))
-        elif kind is np.ndarray:  # traced as a tensor of its dtype and shape
-            if not (a.flags.c_contiguous and a.flags.aligned):
-                return None  # the general path copies it
-            key.append((kind, a.dtype, a.shape))
-        elif kind is float:  # by bits, as trace types: -0.0 is not 0.0, a NaN is itself
-            key.append((kind, float_bits(a)))
-        elif kind in _FAST_LITERALS:
-            key.append((kind, a))
-        else:
-            return None
-    return tuple(key)
-
-
-class RetracingWarning(UserWarning):
-    """An em.function retraced on most of its recent calls."""
-
-
-# Where compiled code can run; `_PLANNED` names backends that are designed but not built.
-BACKENDS = ("cpu",)
-_PLANNED = {"gpu": "the GPU backend is not available yet: issue 17",
-            "cuda": "the CUDA backend is not available yet: issue 17"}
-
-
-def _check_backend(backend) -> str:
-    """`backend` if Ember has it, else a ValueError listing those it has."""
-    if isinstance(backend, str) and backend in BACKENDS:
-        return backend
-    why = _PLANNED.get(backend) if isinstance(backend, str) else None
-    available = ", ".join(repr(b) for b in BACKENDS)
-    raise ValueError(f"em.function: unknown backend {backend!r}"
-                     f"{' (' + why + ')' if why else ''}; available backends: {available}")
-
-
-class InputSignatureError(ValueError, TypeError):
-    """Arguments that do not fit a Function's input_signature (both ValueError, as the
-    tf.function guide expects, and TypeError, as current TensorFlow raises)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Retrace:
-    """Why one trace was made: the call number and, per changed argument, old -> new type."""
-
-    trace: int
-    call: int
-    changes: tuple  # (argument, old type, new type)
-
-    def describe(self) -> str:
-        if not self.changes:
-            return f"trace {self.trace} (call {self.call}): first trace"
-        parts = "; ".join(f"argument `{a}`: {old!r} -> {new!r}" for a, old, new in self.changes)
-        return f"trace {self.trace} (call {self.call}): {parts}"
 
 
 class _Tracing(threading.local):
@@ -138,14 +71,14 @@ class Function:
                  pipeline: Optional[str] = DEFAULT_PIPELINE):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
-        backend = _check_backend(backend)
+        backend = check_backend(backend)
         self._pipeline_text = pipeline
         self._pipeline = Pipeline.parse(pipeline) if pipeline else None
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
-        self._definition = _definition_site(python_function)
-        self._input_signature = _check_signature(input_signature, self._signature, self._name)
+        self._definition = definition_site(python_function)
+        self._input_signature = check_signature(input_signature, self._signature, self._name)
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._backend = backend
@@ -153,13 +86,9 @@ class Function:
         self._traces: list[tuple[TraceType, ConcreteFunction]] = []
         self._exact: dict[TraceType, ConcreteFunction] = {}
         self._lock = threading.RLock()
-        self._calls = 0
-        self._recent = collections.deque(maxlen=RETRACE_WINDOW)
-        self._retraces: list[Retrace] = []
-        self._last_key: Optional[TraceType] = None
-        self._warned = False
+        self._log = RetraceLog(self._name)
         self._bound: Any = weakref.WeakKeyDictionary()
-        self._fast: dict = {}  # cheap call key -> compiled entry (see _fast_key)
+        self._fast: dict = {}  # cheap call key -> compiled entry (fast_path.py)
         self._weak_keys: dict = {}  # trace key -> weakrefs to the objects it is keyed on
         self._dead_keys: list = []  # trace keys whose objects died, not yet dropped
         self._tracing_depth = 0  # > 0 while this thread, holding _lock, traces
@@ -177,17 +106,18 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the function was traced (dropped traces included)."""
-        return len(self._retraces)
+        return len(self._log.retraces)
 
     def __call__(self, *args, **kwargs):
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
-        fast_key = None if kwargs or current_graph() is not None else _fast_key(args)
-        if fast_key is not None:
-            entry = self._fast.get(fast_key)
+        cheap = None if kwargs or current_graph() is not None else fast_key(args)
+        if cheap is not None:
+            entry = self._fast.get(cheap)
             if entry is not None:
-                self._calls += 1
-                self._recent.append(False)
+                log = self._log  # no lock on the fast path: a count may be lost, not more
+                log.calls += 1
+                log.recent.append(False)
                 return entry(args)
         bound = self._bind(args, kwargs)
         key = self._call_type(bound)
@@ -196,14 +126,14 @@ class Function:
         if traced:
             concrete = self._trace(key, bound, count_call=True)
         else:
-            self._count_call(traced=False)
+            self._log.count_call(traced=False)
         result = concrete(*bound.args, **bound.kwargs)
-        if fast_key is not None and len(self._fast) < _MAX_FAST_ENTRIES:
+        if cheap is not None and len(self._fast) < MAX_FAST_ENTRIES:
             entry = concrete.fast_entry(args)
             if entry is not None:
-                self._fast[fast_key] = entry
-                concrete.watch_fast_entry(entry, functools.partial(_drop, self._fast,
-                                                                   fast_key, entry))
+                self._fast[cheap] = entry
+                concrete.watch_fast_entry(entry, functools.partial(drop_entry, self._fast,
+                                                                   cheap, entry))
         return result
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
@@ -220,11 +150,7 @@ class Function:
 
     def explain_retrace(self) -> str:
         """Every trace of this function and why it was made (which argument changed how)."""
-        if not self._retraces:
-            return f"'{self._name}' has not been traced yet."
-        lines = [f"'{self._name}' was traced {len(self._retraces)} time(s):"]
-        lines += [f"  {r.describe()}" for r in self._retraces]
-        return "\n".join(lines)
+        return self._log.explain()
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -277,7 +203,7 @@ class Function:
             if self._input_signature is not None and i < len(self._input_signature):
                 value = self._input_signature[i]
             names.append(name)
-            parts.append(_type_of(value))
+            parts.append(type_of_argument(value))
         return SequenceTraceType(tuple, tuple(parts), tuple(names))
 
     # -- the cache ------------------------------------------------------------------------
@@ -294,17 +220,12 @@ class Function:
                 return cf
         return matches[0][1]
 
-    def _count_call(self, traced: bool) -> None:
-        with self._lock:
-            self._calls += 1
-            self._recent.append(traced)
-
     def _trace(self, key, bound, count_call: bool) -> ConcreteFunction:
         with self._lock:
             found = self._lookup(key)
             if found is not None:
                 if count_call:
-                    self._count_call(traced=False)
+                    self._log.count_call(traced=False)
                 return found
             self._check_recursion(key)
             trace_key = self._relaxed(key) if self._reduce_retracing else key
@@ -315,7 +236,7 @@ class Function:
                 concrete = self._make_concrete(trace_key, bound)
                 if first and concrete.created_variables:
                     self._check_no_new_variables(trace_key, bound)
-                self._record(trace_key, count_call)
+                self._log.record(trace_key, count_call)
                 self._traces.append((trace_key, concrete))
                 self._exact[trace_key] = concrete
                 self._watch_weak_keys(trace_key)
@@ -380,35 +301,6 @@ class Function:
                 return joined
         return key
 
-    def _record(self, key, count_call: bool) -> None:
-        changes = ()
-        if self._last_key is not None:  # the previous trace, even if since dropped
-            changes = _differences(self._signature, self._last_key, key)
-        if count_call:  # the first trace is not a retrace
-            self._count_call(traced=bool(self._retraces))
-        self._last_key = key
-        self._retraces.append(Retrace(len(self._retraces) + 1, self._calls, changes))
-        if not self._warned and sum(self._recent) >= RETRACE_LIMIT:
-            self._warned = True
-            warnings.warn(RetracingWarning(self._warning_text(changes)), stacklevel=4)
-
-    def _warning_text(self, changes) -> str:
-        recent = sum(self._recent)
-        head = (f"em.function '{self._name}' retraced {recent} times in its last "
-                f"{len(self._recent)} calls. Tracing is expensive.")
-        if not changes:
-            return head
-        arg, old, new = changes[0]
-        if isinstance(old, TensorTraceType) and isinstance(new, TensorTraceType):
-            fix = ("pass input_signature=[em.TensorSpec(shape=[None, ...])] with None for the "
-                   "changing dims, or reduce_retracing=True")
-        elif isinstance(new, TensorTraceType) or isinstance(old, TensorTraceType):
-            fix = "pass the same kind of value on every call"
-        else:
-            fix = ("pass it as a tensor (em.constant(...)) so that one trace serves every "
-                   "value; Python values are traced by value")
-        return f"{head} Argument `{arg}` changed: {old!r} -> {new!r}. To fix: {fix}."
-
     # -- tracing --------------------------------------------------------------------------
 
     def _make_concrete(self, key: SequenceTraceType, bound,
@@ -432,7 +324,7 @@ class Function:
             try:
                 outputs = self._python_function(*call.args, **call.kwargs)
                 # inside the trace: a returned variable is read when the function runs
-                outputs = nest.map_structure(_output_leaf, outputs)
+                outputs = nest.map_structure(output_leaf, outputs)
             except BaseException:
                 graph.finalized = True
                 raise
@@ -457,83 +349,6 @@ def _object_died(function_ref, key, _) -> None:
     function = function_ref()
     if function is not None:
         function._key_died(key)
-
-
-def _drop(table: dict, key, value) -> None:
-    """Removes `key` from `table` if it still maps to `value`."""
-    if table.get(key) is value:
-        table.pop(key, None)
-
-
-def _definition_site(fn) -> tuple[str, int] | None:
-    """Where `fn` is defined (file, first line), or None (a partial, a builtin)."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    return None if code is None else (code.co_filename, code.co_firstlineno)
-
-
-_TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)
-
-
-def _output_leaf(leaf):
-    """A returned value as the function gives it back: variables are read and Python
-    numbers, strings and numpy values become tensors, as tf.function returns them
-    (`return 1 + foo` gives `<ember.Tensor: shape=(), dtype=int32, numpy=2>`); None and
-    other objects are returned as they are."""
-    if isinstance(leaf, Variable):
-        return leaf.read_value()
-    if isinstance(leaf, _TENSOR_LIKE):
-        return convert_to_tensor(leaf)
-    return leaf
-
-
-def _type_of(value) -> TraceType:
-    if isinstance(value, TensorSpec):
-        return TensorTraceType(value.dtype, value.shape.dims)
-    if isinstance(value, (tuple, list, dict)) and any(isinstance(v, TensorSpec)
-                                                     for v in nest.flatten(value)):
-        return trace_type_of(nest.map_structure(_spec_stand_in, value))
-    return trace_type_of(value)
-
-
-class _SpecStandIn:
-    """Lets a TensorSpec inside a structure type itself as the tensor it describes."""
-
-    def __init__(self, spec: TensorSpec):
-        self.spec = spec
-
-    def __tracing_type__(self, context):
-        return TensorTraceType(self.spec.dtype, self.spec.shape.dims)
-
-
-def _spec_stand_in(leaf):
-    return _SpecStandIn(leaf) if isinstance(leaf, TensorSpec) else leaf
-
-
-def _check_signature(signature, py_signature: inspect.Signature, name: str):
-    if signature is None:
-        return None
-    if not isinstance(signature, (tuple, list)):
-        raise TypeError(f"input_signature of '{name}' must be a list or tuple of "
-                        f"em.TensorSpec, got {signature!r}")
-    for spec in nest.flatten(list(signature)):
-        if not isinstance(spec, TensorSpec):
-            raise TypeError(f"input_signature of '{name}' may only contain em.TensorSpec "
-                            f"(nested in lists/tuples/dicts), got {spec!r}")
-    positional = [p for p in py_signature.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(signature) > len(positional):
-        raise TypeError(f"input_signature of '{name}' has {len(signature)} entries but the "
-                        f"function takes {len(positional)} positional parameters")
-    return tuple(signature)
-
-
-def _differences(signature: inspect.Signature, old: SequenceTraceType,
-                 new: SequenceTraceType) -> tuple:
-    changes = []
-    for name, a, b in zip(new.names, old.components, new.components):
-        if a != b:
-            changes.append((name, a, b))
-    return tuple(changes)
 
 
 def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
@@ -563,7 +378,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
-    _check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
+    check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
 
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,

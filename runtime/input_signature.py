@@ -1,4 +1,5 @@
-"""Whether call arguments fit a Function's `input_signature`, and what differs if not.
+"""A Function's `input_signature`: checking it when the Function is made, the trace type it
+gives the arguments it covers, whether call arguments fit it, and what differs if not.
 
 The message says which argument (`x`, `l[0]`, `d['k']`), and which dtype or dimension
 differs; arguments show as shape and dtype, never their values (TensorFlow prints whole
@@ -7,7 +8,57 @@ arrays, which for a large input buries the one number that matters).
 
 from __future__ import annotations
 
+import inspect
+
+from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
+from ember.frontend.trace_types import TensorTraceType, TraceType, trace_type_of
+
+
+class InputSignatureError(ValueError, TypeError):
+    """Arguments that do not fit a Function's input_signature (both ValueError, as the
+    tf.function guide expects, and TypeError, as current TensorFlow raises)."""
+
+
+def type_of_argument(value) -> TraceType:
+    if isinstance(value, TensorSpec):
+        return TensorTraceType(value.dtype, value.shape.dims)
+    if isinstance(value, (tuple, list, dict)) and any(isinstance(v, TensorSpec)
+                                                     for v in nest.flatten(value)):
+        return trace_type_of(nest.map_structure(_spec_stand_in, value))
+    return trace_type_of(value)
+
+
+class _SpecStandIn:
+    """Lets a TensorSpec inside a structure type itself as the tensor it describes."""
+
+    def __init__(self, spec: TensorSpec):
+        self.spec = spec
+
+    def __tracing_type__(self, context):
+        return TensorTraceType(self.spec.dtype, self.spec.shape.dims)
+
+
+def _spec_stand_in(leaf):
+    return _SpecStandIn(leaf) if isinstance(leaf, TensorSpec) else leaf
+
+
+def check_signature(signature, py_signature: inspect.Signature, name: str):
+    if signature is None:
+        return None
+    if not isinstance(signature, (tuple, list)):
+        raise TypeError(f"input_signature of '{name}' must be a list or tuple of "
+                        f"em.TensorSpec, got {signature!r}")
+    for spec in nest.flatten(list(signature)):
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(f"input_signature of '{name}' may only contain em.TensorSpec "
+                            f"(nested in lists/tuples/dicts), got {spec!r}")
+    positional = [p for p in py_signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(signature) > len(positional):
+        raise TypeError(f"input_signature of '{name}' has {len(signature)} entries but the "
+                        f"function takes {len(positional)} positional parameters")
+    return tuple(signature)
 
 
 def mismatch_message(name: str, names: list, values: list, signature: tuple) -> str:

@@ -140,7 +140,8 @@ def test_warnings_and_errors_are_exported_like_tensorflows():
     from ember.frontend.control_flow import ControlFlowError
     from ember.frontend.tracing import OutOfScopeError
     from ember.runtime.executor import InterpreterFallbackWarning
-    from ember.runtime.function import InputSignatureError, RetracingWarning
+    from ember.runtime.input_signature import InputSignatureError
+    from ember.runtime.retracing import RetracingWarning
     assert em.InterpreterFallbackWarning is InterpreterFallbackWarning
     assert em.RetracingWarning is RetracingWarning
     assert em.OutOfScopeError is OutOfScopeError
