@@ -2,9 +2,11 @@
 
 It owns the traced module (a `func.func` plus the functions it calls), knows how the call's
 arguments map onto the function's parameters (tensors become arguments; Python values are
-fixed at trace time and must be passed again unchanged), and runs the function: eagerly
-through the reference interpreter (the CPU backend replaces this), or, when called while
-another function is being traced, by emitting a `func.call` into that trace.
+fixed at trace time and must be passed again unchanged), and runs the function: through its
+executor (executor.py: compiled code per input shapes, or the reference interpreter when it
+cannot be compiled), or, when called while another function is being traced, by emitting a
+`func.call` into that trace. Its optimisation stages are stages.py, what it keeps of its
+arguments and results structures.py, its fast entry fast_path.py.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import hashlib
 import inspect
 import io
 import threading
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -21,20 +22,20 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember.backends.interpreter import Interpreter
-from ember.passes.pipeline import PassFailure, Pipeline
-from ember.runtime import config
-from ember.runtime.array_pointer import data_pointer
-from ember.runtime.executor import Executor
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
 from ember.frontend import nest
-from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, OutOfScopeError, SymbolicTensor, current_graph
-from ember.frontend.trace_types import WeakrefTraceType, literal_key, trace_type_of
 from ember.frontend.variables import Variable
 from ember.passes.ir_utils import symbol_name
+from ember.passes.pipeline import Pipeline
+from ember.runtime.executor import Executor
+from ember.runtime.fast_path import make_entry
 from ember.runtime.graph_view import GraphView
+from ember.runtime.stages import Optimized, optimize
+from ember.runtime.structures import (WeakValue, describe, hold_weakly, is_result, live,
+                                      same_python_value, spec_of)
 
 
 class ConcreteFunction:
@@ -52,14 +53,14 @@ class ConcreteFunction:
         self._graph = graph
         self._signature = signature
         # parameter -> its trace-time value (placeholders inside); objects the trace is
-        # keyed on by weak reference are held weakly here too (see _WeakValue)
-        self._stored_templates = {n: _hold_weakly(t) for n, t in templates.items()}
-        self._any_weak = any(type(leaf) is _WeakValue for t in self._stored_templates.values()
+        # keyed on by weak reference are held weakly here too (see WeakValue)
+        self._stored_templates = {n: hold_weakly(t) for n, t in templates.items()}
+        self._any_weak = any(type(leaf) is WeakValue for t in self._stored_templates.values()
                              for leaf in nest.flatten(t))
         self._outputs = outputs  # structured outputs, with SymbolicTensors
         self._output_leaves = output_leaves  # per leaf: index into results, or a Python value
         self._pipeline = pipeline
-        self._optimized: tuple | None = None  # (stages, report, module): see _optimize
+        self._optimized: Optimized | None = None  # on first need (stages.py)
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
         self._result_dtypes: list | None = None  # see _wrap_results
@@ -90,23 +91,23 @@ class ConcreteFunction:
     def _templates(self) -> dict:
         if not self._any_weak:
             return self._stored_templates
-        return {n: _live(t) for n, t in self._stored_templates.items()}
+        return {n: live(t) for n, t in self._stored_templates.items()}
 
-    def _ensure_optimized(self) -> tuple:
+    def _ensure_optimized(self) -> Optimized:
         """Runs the pipeline on first need (a compile that misses the caches, the
         interpreter, `mlir("optimized")`, statistics) and keeps the result."""
         if self._optimized is None:
             with self._optimized_lock:
                 if self._optimized is None:
-                    self._optimized = _optimize(self._graph, self._pipeline)
+                    self._optimized = optimize(self._graph, self._pipeline)
         return self._optimized
 
     def _optimized_text(self) -> str:
-        return self._ensure_optimized()[2].operation.get_asm(enable_debug_info=True)
+        return self._ensure_optimized().module.operation.get_asm(enable_debug_info=True)
 
     def _get_interpreter(self) -> Interpreter:
         if self._interpreter is None:
-            module = self._ensure_optimized()[2]
+            module = self._ensure_optimized().module
             self._interpreter = Interpreter(module, callbacks=self._graph.callbacks)
         return self._interpreter
 
@@ -121,7 +122,7 @@ class ConcreteFunction:
         """((positional specs...), {keyword: spec}), tensors shown as TensorSpecs."""
         args, kwargs = [], {}
         for name, param in self._signature.parameters.items():
-            spec = nest.map_structure(lambda leaf, n=name: _spec_of(leaf, n),
+            spec = nest.map_structure(lambda leaf, n=name: spec_of(leaf, n),
                                       self._templates[name])
             if param.kind is param.VAR_POSITIONAL:
                 args.extend(spec)
@@ -149,7 +150,7 @@ class ConcreteFunction:
     def mlir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "traced" (as recorded from Python) or "optimized"
         (after the Function's pipeline, `ember-optimize` by default)."""
-        stages = self._ensure_optimized()[0]
+        stages = self._ensure_optimized().stages
         if stage not in stages:
             raise ValueError(f"unknown stage {stage!r}; available: "
                              f"{', '.join(repr(s) for s in stages)}")
@@ -157,7 +158,7 @@ class ConcreteFunction:
 
     def pass_statistics(self) -> dict[str, dict[str, int]]:
         """Per pass of the optimisation pipeline, its counters (ops folded, hoisted, ...)."""
-        report = self._ensure_optimized()[1]
+        report = self._ensure_optimized().report
         if report is None:
             return {}
         out: dict[str, dict[str, int]] = {}
@@ -169,7 +170,7 @@ class ConcreteFunction:
 
     def pass_timings(self) -> list[tuple[str, float]]:
         """(pass, seconds) for each step of the optimisation pipeline."""
-        report = self._ensure_optimized()[1]
+        report = self._ensure_optimized().report
         return [] if report is None else list(report.timings)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
@@ -186,13 +187,13 @@ class ConcreteFunction:
             leaves = nest.flatten(template)
             if any(isinstance(leaf, SymbolicTensor) for leaf in leaves):
                 params.append(name)
-                arg_lines.append(f"    {name}: {_describe(template)}")
+                arg_lines.append(f"    {name}: {describe(template)}")
             else:
                 params.append(f"{name}={template!r}")
         lines = [f"{self.name}({', '.join(params)})"]
         if arg_lines:
             lines += ["  Args:", *arg_lines]
-        lines += ["  Returns:", f"    {_describe(self._outputs)}"]
+        lines += ["  Returns:", f"    {describe(self._outputs)}"]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -268,47 +269,8 @@ class ConcreteFunction:
         """A callable running exactly these argument types on compiled code with no Python
         work beyond data pointers and output allocation, or None if this call needs the
         general path (keyword or default arguments, variables, interpreter fallback)."""
-        params = list(self._signature.parameters.values())
-        if (len(params) != len(args)
-                or any(kind != "constant" for kind, _ in self._graph.extra_args)
-                or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params)):
-            return None
-        positions, pointers_of, shapes = [], [], []
-        for i, (param, value) in enumerate(zip(params, args)):
-            template = self._templates[param.name]
-            if isinstance(template, SymbolicTensor):
-                if type(value) is Tensor and value._dtype is template.dtype:
-                    pointers_of.append(Tensor._data_pointer)
-                    array = value._value
-                elif (type(value) is np.ndarray and value.dtype == template.dtype.np_dtype
-                      and value.flags.c_contiguous and value.flags.aligned):
-                    pointers_of.append(data_pointer)  # _fast_key checks the layout per call
-                    array = value
-                else:
-                    return None
-                positions.append(i)
-                shapes.append((array.shape, array.dtype.str))
-            elif not _same_python_value(template, value):
-                return None
-        constants = [obj for _, obj in self._graph.extra_args]  # large captured constants
-        shapes += [(c._value.shape, c._value.dtype.str) for c in constants]
-        exe = self._executor.compiled(tuple(shapes))
-        if exe is None or not exe.fast_path:
-            return None
-        call, pack = exe.call_pointers, self._fast_pack()
-        if constants:
-            pointers = [c._data_pointer() for c in constants]  # read-only snapshots
-
-            def entry(call_args):
-                return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]
-                                 + pointers))
-            entry.shapes = tuple(shapes)
-            return entry
-
-        def entry(call_args):
-            return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]))
-        entry.shapes = tuple(shapes)
-        return entry
+        return make_entry(args, list(self._signature.parameters.values()), self._templates,
+                          self._graph.extra_args, self._executor.compiled, self._fast_pack)
 
     def watch_fast_entry(self, entry, dropped: Callable[[], None]) -> None:
         """Calls `dropped()` when the executable behind `entry` (from fast_entry) leaves
@@ -344,7 +306,7 @@ class ConcreteFunction:
             for expected, value in zip(nest.flatten(template), nest.flatten(actual)):
                 if isinstance(expected, SymbolicTensor):
                     flat.append(self._check_tensor(name, len(flat), expected, value))
-                elif not _same_python_value(expected, value):
+                elif not same_python_value(expected, value):
                     raise TypeError(
                         f"ConcreteFunction {self._pretty_name()} was constructed with "
                         f"{type(expected).__name__} value {expected!r} in {name}, but was "
@@ -416,53 +378,6 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self._outputs, leaves)
 
 
-class _WeakValue:
-    """A Python argument the trace is keyed on by weak reference (any object without a
-    trace type of its own): the trace must not keep it alive, or the trace could never be
-    dropped when the object goes (Function drops it then)."""
-
-    __slots__ = ("ref", "kind")
-
-    def __init__(self, obj):
-        self.ref = weakref.ref(obj)
-        self.kind = type(obj).__name__
-
-
-class _Deleted:
-    """Stands for a traced-with object that has since been garbage-collected."""
-
-    def __init__(self, kind: str):
-        self.kind = kind
-
-    def __repr__(self) -> str:
-        return f"<deleted {self.kind} object>"
-
-
-def _hold_weakly(template):
-    def weaken(leaf):
-        if isinstance(leaf, Tensor):
-            return leaf
-        try:
-            ttype = trace_type_of(leaf)
-        except Exception:
-            return leaf
-        return _WeakValue(leaf) if isinstance(ttype, WeakrefTraceType) and ttype.weak \
-            else leaf
-    try:
-        return nest.map_structure(weaken, template)
-    except Exception:  # a container that cannot be rebuilt: keep it as it is
-        return template
-
-
-def _live(template):
-    def strong(leaf):
-        if type(leaf) is not _WeakValue:
-            return leaf
-        obj = leaf.ref()
-        return _Deleted(leaf.kind) if obj is None else obj
-    return nest.map_structure(strong, template)
-
-
 def _constant_digests(graph: FuncGraph) -> str:
     """One line per large captured constant: a hash of its bytes (its type is in the IR)."""
     return "".join(f"\nconstant {hashlib.sha256(obj._value.data).hexdigest()}"
@@ -471,117 +386,6 @@ def _constant_digests(graph: FuncGraph) -> str:
 
 def _has_tensor(template) -> bool:
     return any(isinstance(leaf, SymbolicTensor) for leaf in nest.flatten(template))
-
-
-def _optimize(graph: FuncGraph, pipeline: Pipeline | None):
-    """Runs `pipeline` on a copy of the traced module (the trace itself stays as recorded,
-    for `.graph` and `mlir("traced")`); returns (stage texts, report, module to run)."""
-    if pipeline is None:
-        return _Stages(traced=graph.module, optimized=graph.module), None, graph.module
-    with graph.context, ir.Location.unknown():
-        module = ir.Module.create()
-        with ir.InsertionPoint(module.body):
-            for op in graph.module.body.operations:
-                op.operation.clone()
-    try:
-        report = pipeline.run(module, verify_each=config.verify_passes())
-    except PassFailure as e:
-        raise PassFailure(f"optimising the trace of '{graph.name}' failed ({pipeline}): {e}",
-                          e.diagnostics) from None
-    return _Stages(traced=graph.module, optimized=module), report, module
-
-
-class _Stages(dict):
-    """Stage name -> module text, printed on first request (most traces never need it)."""
-
-    def __init__(self, **modules):
-        super().__init__()
-        self._modules = modules
-
-    def __contains__(self, stage) -> bool:
-        return stage in self._modules
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __getitem__(self, stage: str) -> str:
-        if not super().__contains__(stage):
-            super().__setitem__(stage, str(self._modules[stage]))
-        return super().__getitem__(stage)
-
-
-class _Result(int):
-    """Marks an output leaf that is the i-th function result (not a Python constant)."""
-
-
-def result_index(i: int) -> _Result:
-    return _Result(i)
-
-
-_TENSOR_LIKE = (bool, int, float, str, bytes, np.ndarray, np.generic)
-
-
-def output_leaf(leaf):
-    """A returned value as the function gives it back: variables are read and Python
-    numbers, strings and numpy values become tensors, as tf.function returns them
-    (`return 1 + foo` gives `<ember.Tensor: shape=(), dtype=int32, numpy=2>`); None and
-    other objects are returned as they are."""
-    if isinstance(leaf, Variable):
-        return leaf.read_value()
-    if isinstance(leaf, _TENSOR_LIKE):
-        return convert_to_tensor(leaf)
-    return leaf
-
-
-def is_result(leaf) -> bool:
-    return type(leaf) is _Result
-
-
-_BIT_EXACT = (float, complex)
-
-
-def _same_python_value(expected, value) -> bool:
-    """Whether `value` may stand where the trace saw the Python value `expected`: the same
-    value, or one whose trace type is a subtype of the traced one (a custom
-    `__tracing_type__` can make different objects interchangeable)."""
-    if expected is value:
-        return True
-    if type(expected) in _BIT_EXACT or type(value) in _BIT_EXACT:  # -0.0 != 0.0, nan == nan
-        return literal_key(expected) == literal_key(value)
-    try:
-        if type(expected) is type(value) and bool(expected == value):
-            return True
-    except Exception:
-        pass
-    try:
-        return trace_type_of(value).is_subtype_of(trace_type_of(expected))
-    except Exception:
-        return False
-
-
-def _spec_of(leaf, name: str):
-    if isinstance(leaf, SymbolicTensor):
-        return TensorSpec(leaf.shape, leaf.dtype, name=leaf._name if leaf._name else name)
-    return leaf
-
-
-def _describe(structure) -> str:
-    if isinstance(structure, SymbolicTensor):
-        shape = structure.shape
-        text = "<unknown>" if shape.rank is None else str(shape)
-        return f"{structure.dtype.name} Tensor, shape={text}"
-    kids = nest.flatten(structure)
-    if kids == [structure]:
-        return repr(structure)
-    return repr(nest.map_structure(lambda leaf: _Described(_describe(leaf)), structure))
-
-
-class _Described:
-    def __init__(self, text):
-        self.text = text
-
-    def __repr__(self):
-        return f"<{self.text}>"
 
 
 def _eager_error(t: SymbolicTensor):

@@ -44,7 +44,8 @@ from ember.frontend.tracing import FuncGraph, current_graph, graph_scope
 from ember.frontend.user_code import definition_site
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
-from ember.runtime.concrete import ConcreteFunction, is_result, output_leaf, result_index
+from ember.runtime.concrete import ConcreteFunction
+from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
 from ember.runtime.input_signature import (InputSignatureError, check_signature, fits,
                                            mismatch_message, type_of_argument)
