@@ -53,3 +53,18 @@ def test_the_check_sees_lazy_imports(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from ember.runtime import function\n")
     assert list(_imports(module)) == [(2, "ember.runtime")]
+
+
+def test_every_package_is_listed_for_installation():
+    """pyproject.toml lists the packages by name (the folders are mapped to `ember.*`): a
+    new sub-package left out works in the editable install and is missing from a wheel."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapped = {folder: name for name, folder in config["package-dir"].items()}
+    found = set()
+    for folder, name in mapped.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name,) + parts))
+    assert found - listed == set(), "add these to [tool.setuptools] packages"

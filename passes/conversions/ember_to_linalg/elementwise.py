@@ -145,7 +145,7 @@ _INT_BINARY = {E.AddOp: arith.AddIOp, E.SubOp: arith.SubIOp, E.MulOp: arith.MulI
 def lower_arithmetic(op, lw: Lowering):
     types, out = lw.operand_types, lw.result_types[0]
     spec, d = _spec(op), types[0].dtype
-    if spec is E.PowOp and d.kind == "int":  # message: dialects/ember/elementwise.py _pow
+    if spec is E.PowOp and d.kind == "int":  # message: dialects/ember/elementwise/common.py power
         check(lw, lw.operands[1], types[1],
               lambda y: arith.CmpIOp(arith.CmpIPredicate.slt, y, lw.scalar(0, d)).result,
               lambda y: y < 0, "integers to negative integer powers are not allowed")
@@ -192,7 +192,7 @@ def lower_div(op, lw: Lowering):
 def lower_floor_division(op, lw: Lowering):
     types, out = lw.operand_types, lw.result_types[0]
     spec, d = _spec(op), types[0].dtype
-    if d.is_integer:  # message: dialects/ember/elementwise.py _no_int_zero_division
+    if d.is_integer:  # message: dialects/ember/elementwise/common.py no_int_zero_division
         check(lw, lw.operands[1], types[1],
               lambda y: arith.CmpIOp(arith.CmpIPredicate.eq, y, lw.scalar(0, d)).result,
               lambda y: y == 0, "integer division by zero")
