@@ -3,7 +3,9 @@
 Each function converts its arguments (Python values take the dtype of the tensor they meet,
 as in TensorFlow), turns TensorFlow-style arguments (`axis=None`, negative axes, shapes) into
 the op's attributes and calls `dispatch.execute` with the op spec. Nothing here computes:
-the spec's reference kernel does.
+the spec's reference kernel does. This module holds the reductions, the structural and
+indexing ops and the operators; elementwise ops are math_ops.py, creation ops
+creation_ops.py, nn ops nn_ops.py, slices slicing.py, all re-exported here.
 """
 
 from __future__ import annotations
@@ -21,234 +23,25 @@ from ember.dialects.ember import nn as N
 from ember.dialects.ember import reduction as R
 from ember.dialects.ember import structure as T
 from ember.dialects.ember.base import Op, OpShapeError
+# every op function is reachable from this module (ember/__init__ imports them from here):
+# those of creation_ops, math_ops, nn_ops and slicing are re-exported
+from ember.frontend.creation_ops import (fill, ones, ones_like, range, rank, shape, size,
+                                         stateless_random_normal, stateless_random_uniform, zeros,
+                                         zeros_like)
 from ember.frontend.dispatch import execute
 from ember.frontend.indexing import is_tensor, slice_spec
-from ember.frontend.shape_args import mentions_tensor, shape_argument, trace_time_value
-from ember.frontend.slicing import slice, strided_slice  # noqa: A004 - re-exported
+from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, exp, expm1, floor,
+                                     floordiv, floormod, greater, greater_equal, group, identity,
+                                     is_finite, is_nan, less, less_equal, log, log1p, logical_and,
+                                     logical_not, logical_or, logical_xor, maximum, minimum, mod,
+                                     multiply, negative, not_equal, pow, relu, round, rsqrt,
+                                     sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv,
+                                     where)
+from ember.frontend.nn_ops import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax
 from ember.frontend.shape import TensorShape
+from ember.frontend.shape_args import shape_argument, trace_time_value
+from ember.frontend.slicing import slice, strided_slice  # noqa: A004 - re-exported
 from ember.frontend.tensor import Tensor, convert_to_tensor
-
-
-def _group(*values) -> list[Tensor]:
-    """Converts values that must share a dtype: Python values take the first tensor's dtype
-    (or, when there is none, the first value's)."""
-    hint = next((v.dtype if isinstance(v, Tensor) or hasattr(v, "_as_tensor")
-                 else dtypes.as_dtype(v.dtype) for v in values
-                 if isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "_as_tensor")),
-                None)
-    if hint is None and values:  # only Python values: the first one's dtype leads, as in TF
-        hint = convert_to_tensor(values[0]).dtype
-    return [convert_to_tensor(v, dtype_hint=hint) for v in values]
-
-
-def _unary(spec: type[Op], name: str):
-    def fn(x, name=None):
-        del name
-        return execute(spec, [convert_to_tensor(x)])
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
-    return fn
-
-
-def _binary(spec: type[Op], name: str):
-    def fn(x, y, name=None):
-        del name
-        return execute(spec, _group(x, y))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
-    return fn
-
-
-negative = _unary(E.NegOp, "negative")
-abs = _unary(E.AbsOp, "abs")  # noqa: A001 - TensorFlow's name
-sign = _unary(E.SignOp, "sign")
-exp = _unary(E.ExpOp, "exp")
-expm1 = _unary(E.Expm1Op, "expm1")
-log = _unary(E.LogOp, "log")
-log1p = _unary(E.Log1pOp, "log1p")
-sqrt = _unary(E.SqrtOp, "sqrt")
-rsqrt = _unary(E.RsqrtOp, "rsqrt")
-square = _unary(E.SquareOp, "square")
-tanh = _unary(E.TanhOp, "tanh")
-sigmoid = _unary(E.SigmoidOp, "sigmoid")
-relu = _unary(E.ReluOp, "relu")
-sin = _unary(E.SinOp, "sin")
-cos = _unary(E.CosOp, "cos")
-floor = _unary(E.FloorOp, "floor")
-ceil = _unary(E.CeilOp, "ceil")
-round = _unary(E.RoundOp, "round")  # noqa: A001
-logical_not = _unary(E.LogicalNotOp, "logical_not")
-is_nan = _unary(E.IsNanOp, "is_nan")
-is_finite = _unary(E.IsFiniteOp, "is_finite")
-
-add = _binary(E.AddOp, "add")
-subtract = _binary(E.SubOp, "subtract")
-multiply = _binary(E.MulOp, "multiply")
-divide = _binary(E.DivOp, "divide")
-truediv = divide
-floordiv = _binary(E.FloorDivOp, "floordiv")
-floormod = _binary(E.ModOp, "floormod")
-mod = floormod
-pow = _binary(E.PowOp, "pow")  # noqa: A001
-maximum = _binary(E.MaximumOp, "maximum")
-minimum = _binary(E.MinimumOp, "minimum")
-equal = _binary(E.EqualOp, "equal")
-not_equal = _binary(E.NotEqualOp, "not_equal")
-less = _binary(E.LessOp, "less")
-less_equal = _binary(E.LessEqualOp, "less_equal")
-greater = _binary(E.GreaterOp, "greater")
-greater_equal = _binary(E.GreaterEqualOp, "greater_equal")
-logical_and = _binary(E.LogicalAndOp, "logical_and")
-logical_or = _binary(E.LogicalOrOp, "logical_or")
-
-
-def logical_xor(x, y, name=None):
-    """`x != y` for bool tensors, elementwise with broadcasting (tf.math.logical_xor, which
-    is written the same way: `(x | y) & ~(x & y)`).
-
-    Example:
-      >>> import ember as em
-      >>> em.logical_xor(em.constant([True, False]), True)
-      <ember.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
-    """
-    del name
-    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
-
-
-def where(condition, x, y, name=None):
-    """Elementwise `condition ? x : y` with broadcasting (x and y are required)."""
-    del name
-    c = convert_to_tensor(condition, dtype_hint=dtypes.bool_)
-    return execute(E.SelectOp, [c, *_group(x, y)])
-
-
-def cast(x, dtype, name=None):
-    """Converts `x` to `dtype` (floats to ints truncate toward zero)."""
-    del name
-    return execute(C.CastOp, [convert_to_tensor(x)], {"dtype": dtypes.as_dtype(dtype)})
-
-
-def identity(x, name=None):
-    """Returns `x` as a tensor."""
-    del name
-    return convert_to_tensor(x)
-
-
-# -- creation -----------------------------------------------------------------------------
-
-def _shape_tensor(shape, where: str) -> Tensor:
-    """The shape operand of a fill: known dims as a constant, else the traced tensor."""
-    if isinstance(shape, Tensor) and shape.dtype in (dtypes.int32, dtypes.int64) \
-            and shape.ndim == 1:
-        return shape
-    dims, traced = shape_argument(shape, where)
-    if traced is not None:
-        return traced
-    if mentions_tensor(shape) and None not in dims:  # FillOp checks them, as when traced
-        return Tensor(np.array(dims, dtype=np.int64))
-    shape = TensorShape(dims)
-    if not shape.is_fully_defined():
-        raise ValueError(f"{where}: shape {shape} must be fully defined here")
-    return Tensor(np.array(shape.as_list(), dtype=np.int64))
-
-
-def fill(dims, value, name=None):
-    """A tensor of shape `dims` filled with the scalar `value` (tf.fill). `dims` is a list of
-    ints and scalar integer tensors, or a 1-D integer tensor."""
-    del name
-    return execute(C.FillOp, [_shape_tensor(dims, "em.fill"), convert_to_tensor(value)])
-
-
-def zeros(shape, dtype=dtypes.float32, name=None):
-    """A tensor of zeros (False for bool, "" for string)."""
-    dtype = dtypes.as_dtype(dtype)
-    zero = "" if dtype.is_string else np.zeros((), dtype.np_dtype)
-    return fill(shape, convert_to_tensor(zero, dtype=dtype), name)
-
-
-def ones(shape, dtype=dtypes.float32, name=None):
-    """A tensor of ones (True for bool)."""
-    dtype = dtypes.as_dtype(dtype)
-    one = 1 if dtype.is_string else np.ones((), dtype.np_dtype)  # strings: a TypeError
-    return fill(shape, convert_to_tensor(one, dtype=dtype), name)
-
-
-def zeros_like(x, dtype=None, name=None):
-    """Zeros with the shape (and by default dtype) of `x`."""
-    x = convert_to_tensor(x)
-    return zeros(shape(x), dtype or x.dtype, name)
-
-
-def ones_like(x, dtype=None, name=None):
-    """Ones with the shape (and by default dtype) of `x`."""
-    x = convert_to_tensor(x)
-    return ones(shape(x), dtype or x.dtype, name)
-
-
-def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
-    """start, start + delta, ... below `limit` (`range(n)` counts from 0), as tf.range."""
-    del name
-    if limit is None:
-        start, limit = 0, start
-    values = _group(start, limit, delta) if dtype is None else [
-        convert_to_tensor(v, dtype=dtype) for v in (start, limit, delta)]
-    if len({v.dtype for v in values}) > 1:  # tf.range promotes mixed ints/floats
-        widest = max((v.dtype for v in values), key=lambda d: (d.is_floating, d.bits))
-        values = [cast(v, widest) for v in values]
-    return execute(C.RangeOp, values)
-
-
-def shape(x, out_type=dtypes.int32, name=None):
-    """The shape of `x` as a 1-D int32 (or `out_type`) tensor."""
-    del name
-    return execute(C.ShapeOp, [convert_to_tensor(x)], {"dtype": dtypes.as_dtype(out_type)})
-
-
-def size(x, out_type=dtypes.int32, name=None):
-    """The number of elements of `x`."""
-    return reduce_prod(shape(x, out_type), name=name)
-
-
-def rank(x, name=None):
-    """The rank of `x` as a scalar int32 tensor (computed when the program runs if the rank
-    is unknown while tracing)."""
-    del name
-    x = convert_to_tensor(x)
-    if x.ndim is None:
-        return size(shape(x))
-    return convert_to_tensor(x.ndim, dtype=dtypes.int32)
-
-
-def stateless_random_uniform(shape, seed, minval=0.0, maxval=1.0, dtype=dtypes.float32,
-                             name=None):
-    """Uniform numbers in [minval, maxval), fully determined by the [2] `seed`."""
-    del name
-    attrs = {"dtype": dtype, "minval": minval, "maxval": maxval}
-    return _random(C.RandomUniformOp, C.DynamicRandomUniformOp, shape, seed, attrs,
-                   "em.stateless_random_uniform")
-
-
-def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
-                            name=None):
-    """Normal numbers with `mean` and `stddev`, fully determined by the [2] `seed`."""
-    del name
-    attrs = {"dtype": dtype, "mean": mean, "stddev": stddev}
-    return _random(C.RandomNormalOp, C.DynamicRandomNormalOp, shape, seed, attrs,
-                   "em.stateless_random_normal")
-
-
-def _random(static: type[Op], dynamic: type[Op], shape, seed, attrs: dict, where: str):
-    dims, traced = shape_argument(shape, where)
-    if traced is None and mentions_tensor(shape) and None not in dims:
-        traced = Tensor(np.array(dims, dtype=np.int64))  # checked by the op, as when traced
-    if traced is not None:
-        return execute(dynamic, [_seed(seed), traced], attrs)
-    return execute(static, [_seed(seed)], attrs | {"shape": TensorShape(dims).as_list()})
-
-
-def _seed(seed) -> Tensor:
-    t = convert_to_tensor(seed, dtype_hint=dtypes.int64)
-    return t if t.dtype in (dtypes.int32, dtypes.int64) else cast(t, dtypes.int64)
 
 
 # -- reductions -----------------------------------------------------------------------------
@@ -326,7 +119,7 @@ def argmin(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product over the last two dims (batch dims broadcast)."""
     del name
-    return execute(T.MatmulOp, _group(a, b),
+    return execute(T.MatmulOp, group(a, b),
                    {"transpose_a": transpose_a, "transpose_b": transpose_b})
 
 
@@ -380,7 +173,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 def concat(values: Sequence, axis: int, name=None):
     """Joins tensors along `axis` (negative counts from the end)."""
     del name
-    tensors = _group(*values)
+    tensors = group(*values)
     if not tensors:
         raise ValueError("concat needs at least one tensor")
     rank_ = [_known_rank(t, "concat") for t in tensors][0]
@@ -391,7 +184,7 @@ def concat(values: Sequence, axis: int, name=None):
 
 def stack(values: Sequence, axis: int = 0, name=None):
     """Stacks same-shaped tensors along a new `axis`."""
-    tensors = _group(*values)
+    tensors = group(*values)
     if not tensors:
         raise ValueError("stack needs at least one tensor")
     rank_ = [_known_rank(t, "stack") for t in tensors][0]
@@ -455,57 +248,6 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     flat = [int(p) for p in np.asarray(paddings).reshape(-1)]
     value = convert_to_tensor(constant_values, dtype_hint=x.dtype)
     return execute(I.PadOp, [x, value], {"paddings": flat, "mode": mode.upper()})
-
-
-# -- nn -------------------------------------------------------------------------------------
-
-def _pair(v, what: str) -> list[int]:
-    v = [v] if isinstance(v, int) else list(v)
-    if len(v) == 1:
-        return v * 2
-    if len(v) == 4:  # TensorFlow's NHWC form [1, h, w, 1]
-        return v[1:3]
-    if len(v) != 2:
-        raise ValueError(f"{what} must be an int, a pair or NHWC 4-tuple, got {v}")
-    return v
-
-
-def conv2d(input, filters, strides=1, padding="VALID", dilations=1, name=None):  # noqa: A002
-    """2-D convolution: input NHWC, filters HWIO."""
-    del name
-    attrs = {"strides": _pair(strides, "strides"), "dilations": _pair(dilations, "dilations"),
-             "padding": padding.upper()}
-    return execute(N.Conv2DOp, _group(input, filters), attrs)
-
-
-def max_pool2d(input, ksize, strides, padding="VALID", name=None):  # noqa: A002
-    """Max pooling over NHWC windows."""
-    del name
-    attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"),
-             "padding": padding.upper()}
-    return execute(N.MaxPool2DOp, [convert_to_tensor(input)], attrs)
-
-
-def avg_pool2d(input, ksize, strides, padding="VALID", name=None):  # noqa: A002
-    """Average pooling over NHWC windows (padding not counted)."""
-    del name
-    attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"),
-             "padding": padding.upper()}
-    return execute(N.AvgPool2DOp, [convert_to_tensor(input)], attrs)
-
-
-def softmax(logits, axis=-1, name=None):
-    """Softmax along `axis` (None means the last, as tf.nn.softmax)."""
-    del name
-    axis = -1 if axis is None else int(axis)
-    return execute(N.SoftmaxOp, [convert_to_tensor(logits)], {"axis": axis})
-
-
-def log_softmax(logits, axis=-1, name=None):
-    """Log-softmax along `axis` (None means the last, as tf.nn.log_softmax)."""
-    del name
-    axis = -1 if axis is None else int(axis)
-    return execute(N.LogSoftmaxOp, [convert_to_tensor(logits)], {"axis": axis})
 
 
 # -- Tensor operators -----------------------------------------------------------------------

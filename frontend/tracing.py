@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import os
 import threading
 from typing import Callable, Sequence
 

@@ -14,7 +14,6 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember import structure as S
 from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering, LoweringError,

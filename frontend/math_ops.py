@@ -1,0 +1,120 @@
+"""The elementwise op functions: unary math (`em.exp`, ...), binary arithmetic and
+comparisons with Python values taking the dtype of the tensor they meet (`group`),
+`em.where`, `em.cast`, `em.identity`, `em.logical_xor`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.dialects.ember import creation as C
+from ember.dialects.ember import dtypes
+from ember.dialects.ember import elementwise as E
+from ember.dialects.ember.base import Op
+from ember.frontend.dispatch import execute
+from ember.frontend.tensor import Tensor, convert_to_tensor
+
+
+def group(*values) -> list[Tensor]:
+    """Converts values that must share a dtype: Python values take the first tensor's dtype
+    (or, when there is none, the first value's)."""
+    hint = next((v.dtype if isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+                 else dtypes.as_dtype(v.dtype) for v in values
+                 if isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "_as_tensor")),
+                None)
+    if hint is None and values:  # only Python values: the first one's dtype leads, as in TF
+        hint = convert_to_tensor(values[0]).dtype
+    return [convert_to_tensor(v, dtype_hint=hint) for v in values]
+
+
+def _unary(spec: type[Op], name: str):
+    def fn(x, name=None):
+        del name
+        return execute(spec, [convert_to_tensor(x)])
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
+    return fn
+
+
+def _binary(spec: type[Op], name: str):
+    def fn(x, y, name=None):
+        del name
+        return execute(spec, group(x, y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
+    return fn
+
+
+negative = _unary(E.NegOp, "negative")
+abs = _unary(E.AbsOp, "abs")  # noqa: A001 - TensorFlow's name
+sign = _unary(E.SignOp, "sign")
+exp = _unary(E.ExpOp, "exp")
+expm1 = _unary(E.Expm1Op, "expm1")
+log = _unary(E.LogOp, "log")
+log1p = _unary(E.Log1pOp, "log1p")
+sqrt = _unary(E.SqrtOp, "sqrt")
+rsqrt = _unary(E.RsqrtOp, "rsqrt")
+square = _unary(E.SquareOp, "square")
+tanh = _unary(E.TanhOp, "tanh")
+sigmoid = _unary(E.SigmoidOp, "sigmoid")
+relu = _unary(E.ReluOp, "relu")
+sin = _unary(E.SinOp, "sin")
+cos = _unary(E.CosOp, "cos")
+floor = _unary(E.FloorOp, "floor")
+ceil = _unary(E.CeilOp, "ceil")
+round = _unary(E.RoundOp, "round")  # noqa: A001
+logical_not = _unary(E.LogicalNotOp, "logical_not")
+is_nan = _unary(E.IsNanOp, "is_nan")
+is_finite = _unary(E.IsFiniteOp, "is_finite")
+
+add = _binary(E.AddOp, "add")
+subtract = _binary(E.SubOp, "subtract")
+multiply = _binary(E.MulOp, "multiply")
+divide = _binary(E.DivOp, "divide")
+truediv = divide
+floordiv = _binary(E.FloorDivOp, "floordiv")
+floormod = _binary(E.ModOp, "floormod")
+mod = floormod
+pow = _binary(E.PowOp, "pow")  # noqa: A001
+maximum = _binary(E.MaximumOp, "maximum")
+minimum = _binary(E.MinimumOp, "minimum")
+equal = _binary(E.EqualOp, "equal")
+not_equal = _binary(E.NotEqualOp, "not_equal")
+less = _binary(E.LessOp, "less")
+less_equal = _binary(E.LessEqualOp, "less_equal")
+greater = _binary(E.GreaterOp, "greater")
+greater_equal = _binary(E.GreaterEqualOp, "greater_equal")
+logical_and = _binary(E.LogicalAndOp, "logical_and")
+logical_or = _binary(E.LogicalOrOp, "logical_or")
+
+
+def logical_xor(x, y, name=None):
+    """`x != y` for bool tensors, elementwise with broadcasting (tf.math.logical_xor, which
+    is written the same way: `(x | y) & ~(x & y)`).
+
+    Example:
+      >>> import ember as em
+      >>> em.logical_xor(em.constant([True, False]), True)
+      <ember.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
+    del name
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+def where(condition, x, y, name=None):
+    """Elementwise `condition ? x : y` with broadcasting (x and y are required)."""
+    del name
+    c = convert_to_tensor(condition, dtype_hint=dtypes.bool_)
+    return execute(E.SelectOp, [c, *group(x, y)])
+
+
+def cast(x, dtype, name=None):
+    """Converts `x` to `dtype` (floats to ints truncate toward zero)."""
+    del name
+    return execute(C.CastOp, [convert_to_tensor(x)], {"dtype": dtypes.as_dtype(dtype)})
+
+
+def identity(x, name=None):
+    """Returns `x` as a tensor."""
+    del name
+    return convert_to_tensor(x)
