@@ -126,6 +126,17 @@ def functions(root) -> Iterator[ir.Operation]:
             yield child.operation
 
 
+def until_fixed_point(module, step, max_iterations: int) -> None:
+    """Runs `step(fn)` on every function of `module` (a module or a function), again and
+    again until no call returns True or `max_iterations` rounds ran."""
+    for _ in range(max_iterations):
+        changed = False
+        for fn in functions(module):
+            changed |= bool(step(fn))
+        if not changed:
+            return
+
+
 def count_ops(module: ir.Module) -> int:
     """Operations inside functions, excluding the function ops themselves."""
     return sum(1 for fn in functions(module) for _ in iter_ops(fn))

@@ -32,7 +32,6 @@ import types
 import weakref
 from typing import Any, Callable, Optional
 
-
 from ember.backends import check_backend
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest

@@ -33,8 +33,8 @@ from mlir import ir
 
 from ember.dialects.ember.types import parse_type
 from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, is_splat,
-                                   make_constant, replace_op, same_type)
+from ember.passes.ir_utils import (constant_of, decoded_attrs, is_splat, make_constant,
+                                   replace_op, same_type, until_fixed_point)
 from ember.passes.transforms.dce import erase_dead
 
 
@@ -45,13 +45,11 @@ class CanonicalizePass(Pass):
     max_iterations: int = 16
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        for _ in range(self.max_iterations):
-            changed = False
-            for fn in functions(module):
-                changed |= any([_rewrite(op, stats) for op in _post_order(fn)])
-                erase_dead(fn)
-            if not changed:
-                return
+        def step(fn: ir.Operation) -> bool:
+            changed = any([_rewrite(op, stats) for op in _post_order(fn)])
+            erase_dead(fn)
+            return changed
+        until_fixed_point(module, step, self.max_iterations)
 
 
 def _rewrite(op: ir.Operation, stats: Statistics) -> bool:

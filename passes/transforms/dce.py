@@ -30,7 +30,7 @@ from mlir import ir
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 from ember.passes.analysis.effects import pure_ops
-from ember.passes.ir_utils import STRUCTURAL, functions, has_uses, op_id
+from ember.passes.ir_utils import STRUCTURAL, has_uses, op_id, until_fixed_point
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,19 +40,16 @@ class DcePass(Pass):
     max_iterations: int = 16
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        for _ in range(self.max_iterations):
-            changed = False
-            for fn in functions(module):
-                erased = erase_dead(fn)
-                pure = pure_ops(fn)  # one walk: is_pure of each op of a nest rewalks it
-                ifs = [op for op in iter_ops(fn) if op.name == "scf.if" and op_id(op) in pure]
-                shrunk = sum(_shrink_if(op) for op in reversed(ifs))  # inner ones first
-                for what, n in (("erased", erased), ("results-removed", shrunk)):
-                    if n:
-                        stats.add(what, n)
-                changed |= bool(erased or shrunk)
-            if not changed:
-                return
+        def step(fn: ir.Operation) -> bool:
+            erased = erase_dead(fn)
+            pure = pure_ops(fn)  # one walk: is_pure of each op of a nest rewalks it
+            ifs = [op for op in iter_ops(fn) if op.name == "scf.if" and op_id(op) in pure]
+            shrunk = sum(_shrink_if(op) for op in reversed(ifs))  # inner ones first
+            for what, n in (("erased", erased), ("results-removed", shrunk)):
+                if n:
+                    stats.add(what, n)
+            return bool(erased or shrunk)
+        until_fixed_point(module, step, self.max_iterations)
 
 
 def erase_dead(fn: ir.Operation) -> int:
