@@ -23,11 +23,12 @@ from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, InvalidArgumentError, OpError, Trait
 from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 from ember.passes.ir_utils import symbol_table
 
 
-class InterpreterError(RuntimeError):
+class InterpreterError(EmberError, RuntimeError):
     """The interpreter met IR it cannot run (an unknown op, a missing callee)."""
 
 

@@ -1,9 +1,18 @@
-"""`em.errors`: the exceptions Ember raises, as TensorFlow's `tf.errors`.
+"""`em.errors`: the exceptions and warnings Ember raises, as TensorFlow's `tf.errors`.
+
+Every one derives from `EmberError` (warnings from `EmberWarning`) and from the Python
+error it is a kind of, so `except em.errors.EmberError` catches them all and existing
+`except ValueError` clauses keep working.
 
 `OpError` is the base of every error an op raises, eagerly, traced or from compiled code
 (`InvalidArgumentError` for bad values at run time, as in TensorFlow; `OpTypeError`,
 `OpShapeError` and `OpAttributeError` for operands and attributes an op does not accept).
-The others are raised by the tracer and the runtime.
+The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` and
+`InputSignatureError`; `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
+`PipelineError` and `PassFailure`; the backends `NotCompilable`, `BackendError`, `JitError`,
+`TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`; the
+runtime `InterpreterFallbackError`; parsing and verifying IR `ParseError` and
+`VerificationError`. (The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
   >>> import ember as em
@@ -14,13 +23,31 @@ Example:
   InvalidArgumentError True
 """
 
+from ember.backends.cpu.backend import BackendError
+from ember.backends.cpu.compilable import NotCompilable
+from ember.backends.cpu.host import PrintBindingError
+from ember.backends.cpu.jit import JitError
+from ember.backends.cpu.translate import TranslationError
+from ember.backends.interpreter import InterpreterError
 from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpError,
                                        OpShapeError, OpTypeError)
+from ember.dialects.ember.errors import EmberError, EmberWarning
+from ember.dialects.ember.parsing import ParseError
+from ember.dialects.ember.types import ShapeError
+from ember.dialects.ember.verifier import VerificationError
 from ember.frontend.control_flow import ControlFlowError
-from ember.frontend.tracing import OutOfScopeError
-from ember.runtime.executor import InterpreterFallbackError
+from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
+from ember.passes.bufferizable import PassFailure
+from ember.passes.conversions.ember_to_linalg.common import LoweringError
+from ember.passes.pipeline_syntax import PipelineError
+from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.input_signature import InputSignatureError
+from ember.runtime.retracing import RetracingWarning
 
-__all__ = ["ControlFlowError", "InputSignatureError", "InterpreterFallbackError",
-           "InvalidArgumentError", "OpAttributeError", "OpError", "OpShapeError",
-           "OpTypeError", "OutOfScopeError"]
+__all__ = ["BackendError", "ControlFlowError", "EmberError", "EmberWarning",
+           "InputSignatureError", "InterpreterError", "InterpreterFallbackError",
+           "InterpreterFallbackWarning", "InvalidArgumentError", "JitError", "LoweringError",
+           "NotCompilable", "OpAttributeError", "OpError", "OpShapeError", "OpTypeError",
+           "OutOfScopeError", "ParseError", "PassFailure", "PipelineError", "PrintBindingError",
+           "RetracingWarning", "ShapeError", "SymbolicValueError", 
+           "TranslationError", "VerificationError"]

@@ -17,6 +17,7 @@ from mlir import ir
 from mlir.dialects import scf, tensor
 
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.shape import TensorShape
@@ -25,7 +26,7 @@ from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
 from ember.frontend.user_code import user_location
 
 
-class ControlFlowError(TypeError):
+class ControlFlowError(EmberError, TypeError):
     """Branches or loop bodies that do not fit together (structure, dtype)."""
 
 

@@ -32,6 +32,7 @@ from ember.dialects.ember import creation
 from ember.dialects.ember.base import Op
 from ember.dialects.ember.builder import emit_typed
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.shape import TensorShape
@@ -42,11 +43,11 @@ from ember.frontend.user_code import user_location
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
 
-class OutOfScopeError(TypeError):
+class OutOfScopeError(EmberError, TypeError):
     """A symbolic tensor was used outside the trace (or branch) that created it."""
 
 
-class SymbolicValueError(TypeError, AttributeError):
+class SymbolicValueError(EmberError, TypeError, AttributeError):
     """`.numpy()` of a symbolic tensor, which has no value. Also an AttributeError because
     TensorFlow's graph tensors have no `numpy` attribute (the tf.function guide catches
     AttributeError when it calls `.numpy()` on a leaked tensor)."""

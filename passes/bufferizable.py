@@ -9,9 +9,10 @@ from __future__ import annotations
 from mlir import ir
 
 from ember.dialects.ember import verifier
+from ember.dialects.ember.errors import EmberError
 
 
-class PassFailure(RuntimeError):
+class PassFailure(EmberError, RuntimeError):
     """A pass failed or left the module invalid; the message names the pass.
 
     `diagnostics` holds the located errors behind it, when there are any.

@@ -20,12 +20,13 @@ from typing import Union
 
 from mlir import ir, passmanager
 
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import split_top_level
 from ember.passes import registry
 from ember.passes.base import Pass
 
 
-class PipelineError(ValueError):
+class PipelineError(EmberError, ValueError):
     """A pipeline string that cannot be parsed or names an unknown pass or option."""
 
 

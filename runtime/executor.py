@@ -29,18 +29,16 @@ import numpy as np
 from ember.backends.cpu.compiler import NotCompilable, compile_function
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.types import TensorType
 from ember.frontend.user_code import user_location
 from ember.runtime import config
 
-_QUIET = ("runs on the host",)
-
-
-class InterpreterFallbackWarning(RuntimeWarning):
+class InterpreterFallbackWarning(EmberWarning, RuntimeWarning):
     """A traced function runs on the interpreter because it cannot be compiled."""
 
 
-class InterpreterFallbackError(RuntimeError):
+class InterpreterFallbackError(EmberError, RuntimeError):
     """A traced function cannot be compiled and `em.config.set_fallback("error")` forbids
     running it on the interpreter."""
 
@@ -102,7 +100,7 @@ class Executor:
                 exe = compile_function(self._text, self._symbol, types,
                                        source_key=self._source_key, pipeline=self._pipeline)
             except NotCompilable as e:
-                if not any(q in str(e) for q in _QUIET):
+                if e.reason is not NotCompilable.Reason.HOST_ONLY:  # host work by design: quiet
                     self._check_policy(str(e))
                     self._by_design = False
                     if config.get_fallback() == "warn":

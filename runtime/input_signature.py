@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import inspect
 
+from ember.dialects.ember.errors import EmberError
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.trace_types import TensorTraceType, TraceType, trace_type_of
 
 
-class InputSignatureError(ValueError, TypeError):
+class InputSignatureError(EmberError, ValueError, TypeError):
     """Arguments that do not fit a Function's input_signature (both ValueError, as the
     tf.function guide expects, and TypeError, as current TensorFlow raises)."""
 

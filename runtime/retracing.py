@@ -11,13 +11,14 @@ import threading
 import warnings
 from typing import Optional
 
+from ember.dialects.ember.errors import EmberWarning
 from ember.frontend.trace_types import SequenceTraceType, TensorTraceType, TraceType
 
 RETRACE_WINDOW = 10
 RETRACE_LIMIT = 5
 
 
-class RetracingWarning(UserWarning):
+class RetracingWarning(EmberWarning):
     """An em.function retraced on most of its recent calls."""
 
 

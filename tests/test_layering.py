@@ -68,3 +68,29 @@ def test_every_package_is_listed_for_installation():
             parts = init.parent.relative_to(ROOT / folder).parts
             found.add(".".join((name,) + parts))
     assert found - listed == set(), "add these to [tool.setuptools] packages"
+
+
+def test_every_error_and_warning_is_an_ember_one_and_exported():
+    """Each exception or warning class defined in the library derives from EmberError or
+    EmberWarning and is in em.errors (the command-line tools' ToolError derives from
+    EmberError but stays with the tools)."""
+    import importlib
+    import inspect
+
+    import ember as em
+    exported = {getattr(em.errors, name) for name in em.errors.__all__}
+    found = {}
+    for package in ("dialects", "passes", "backends", "frontend", "runtime"):
+        for path in _modules(package):
+            parts = path.relative_to(ROOT / package).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            module = importlib.import_module(".".join(("ember", package) + parts))
+            for name, obj in vars(module).items():
+                if inspect.isclass(obj) and issubclass(obj, BaseException) \
+                        and obj.__module__ == module.__name__ and not name.startswith("_"):
+                    found[f"{module.__name__}.{name}"] = obj
+    assert found, "no error classes found"
+    for where, cls in found.items():
+        base = em.errors.EmberWarning if issubclass(cls, Warning) else em.errors.EmberError
+        assert issubclass(cls, base), f"{where} does not derive from {base.__name__}"
+        assert cls in exported, f"{where} is not exported from em.errors"

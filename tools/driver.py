@@ -27,6 +27,7 @@ from mlir import ir
 from ember.backends.cpu.backend import BackendError
 from ember.backends.cpu.compiler import NotCompilable
 from ember.backends.cpu.translate import TranslationError
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import ParseError, decode, diagnostics_of
 from ember.dialects.ember.verifier import Diagnostic, VerificationError
 from ember.passes.pipeline import PassFailure, PipelineError
@@ -35,7 +36,7 @@ from ember.tools.diagnostics import display_name
 DEBUG_ENV = "EMBER_DEBUG"
 
 
-class ToolError(Exception):
+class ToolError(EmberError):
     """A problem with the command line or the input that has no location (exit status 1)."""
 
 

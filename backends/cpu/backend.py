@@ -17,6 +17,7 @@ import functools
 import llvmlite.binding as llvm
 from mlir import ir, passmanager
 
+from ember.dialects.ember.errors import EmberError
 from ember.passes.pipeline import check_bufferizable, run_pipeline
 from ember.backends.cpu import blas as cpu_blas
 from ember.backends.cpu import bf16
@@ -194,8 +195,8 @@ _FOLD_TAIL = "#llvm.loop_annotation<vectorize = <predicateEnable = true>>"
 def fold_loop_tails(module: ir.Module) -> int:
     """Asks LLVM to vectorise each loop with masked (predicated) iterations instead of a
     scalar (and a second, narrower vector) copy of the body for the remainder: with AVX-512
-    mask registers the same speed (B: 61 us either way) for a third less code to optimise
-    and generate (B's 50-step body: 190 -> 138 ms in LLVM); `make_llvm` asks only for
+    mask registers the same speed for about a third less code to optimise and generate
+    (bench case B's 50-step body); `make_llvm` asks only for
     targets that have them. Loops are found by their back edges: after scf-to-cf every
     loop's latch branches to a block that comes before it. Returns how many."""
     annotation = ir.Attribute.parse(_FOLD_TAIL)
@@ -224,7 +225,7 @@ def mark_buffers_noalias(module: ir.Module) -> None:
     (jit.OutputBuffers), and variables' new values come back in outputs; inputs are only
     read, so inputs sharing memory break nothing. An AOT caller must keep it too. In
     return LLVM drops the run-time overlap checks and the scalar copy of each loop that
-    they guard (B: 138 -> 108 ms in LLVM, half the machine code, the same speed)."""
+    they guard (bench case B: half the machine code, less time in LLVM, the same speed)."""
     for fn in module.body.operations:
         fn = fn.operation
         if fn.name != "llvm.func" or not fn.regions[0].blocks:
@@ -245,7 +246,7 @@ def mark_buffers_noalias(module: ir.Module) -> None:
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
 
 
-class BackendError(RuntimeError):
+class BackendError(EmberError, RuntimeError):
     """An upstream lowering step failed; carries MLIR's diagnostics in the message."""
 
 

@@ -28,6 +28,7 @@ from mlir import ir
 
 from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
+from ember.backends.cpu.compilable import NotCompilable, check_compilable, function_named
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import (Executable, JitError, entry_wrapper, load_object,
                                     object_code)
@@ -40,9 +41,7 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import parse_module
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type, types_compatible
 from ember.dialects.ember.verifier import iter_ops
-from ember.passes.conversions.ember_to_linalg import unlowerable_ops
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
-from ember.passes.ir_utils import symbol_name, symbol_table
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
 from ember.passes.transforms.shape_refine import retype
 
@@ -61,21 +60,18 @@ def specialize_pipeline(pipeline: str = DEFAULT_PIPELINE) -> str:
                               after=f",{inner}" if inner else "")
 
 
-class NotCompilable(Exception):
-    """The function cannot be compiled for the CPU; the message names the reason and op."""
-
-
 def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
                pipeline: str = DEFAULT_PIPELINE) -> ir.Module:
     """The module with `@symbol`'s arguments fixed to static `arg_types`, shapes propagated
     by `specialize_pipeline(pipeline)` (`pipeline`: the one the module was optimised with)."""
     with default_context():
         module = parse_module(module_text)
-        fn = _function(module, symbol)
+        fn = function_named(module, symbol)
         block = fn.regions[0].blocks[0]
         if len(block.arguments) != len(arg_types):
             raise NotCompilable(f"@{symbol} takes {len(block.arguments)} arguments, "
-                                f"{len(arg_types)} given")
+                                f"{len(arg_types)} given",
+                                NotCompilable.Reason.BAD_ARGUMENTS)
         changed = False
         for i, (arg, t) in enumerate(zip(block.arguments, arg_types)):
             declared = type_from_mlir(arg.type)
@@ -95,9 +91,10 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
         try:
             run_pipeline(module, specialize_pipeline(pipeline), verify_each=False)
         except PassFailure as e:
-            raise NotCompilable(f"specialising @{symbol} failed: {e}") from None
+            raise NotCompilable(f"specialising @{symbol} failed: {e}",
+                                NotCompilable.Reason.FAILED) from None
     with default_context():
-        _static_results(_function(module, symbol))
+        _static_results(function_named(module, symbol))
     return module
 
 
@@ -107,13 +104,15 @@ def _check_argument(symbol: str, i: int, declared, given) -> None:
     held = declared.value if isinstance(declared, ResourceType) else declared
     if not isinstance(given, TensorType) or not types_compatible(given, held):
         raise NotCompilable(f"@{symbol} argument #{i} has type {declared}: {given} is not "
-                            f"a refinement of {held}")
+                            f"a refinement of {held}",
+                            NotCompilable.Reason.BAD_ARGUMENTS)
     count = 1
     for dim in given.shape or ():
         count *= dim if dim is not None else 1
     if count > 2 ** 63 - 1:
         raise NotCompilable(f"@{symbol} argument #{i}: {given} has more elements than int64 "
-                            "can count")
+                            "can count",
+                            NotCompilable.Reason.BAD_ARGUMENTS)
 
 
 def _static_results(fn: ir.Operation) -> None:
@@ -129,122 +128,6 @@ def _static_results(fn: ir.Operation) -> None:
             ret.operands[i] = owner.operands[0]
     fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
         [a.type for a in block.arguments], [v.type for v in ret.operands]))
-
-
-def _function(module: ir.Module, symbol: str) -> ir.Operation:
-    op = symbol_table(module).get(symbol)
-    if op is not None and op.name == "func.func":
-        return op
-    raise NotCompilable(f"no function @{symbol} in the module")
-
-
-def _where(location: ir.Location) -> str:
-    from ember.dialects.ember.verifier import Diagnostic
-    d = Diagnostic.at(location, "")
-    return f"{d.filename}:{d.line}" if d.line else str(location)
-
-
-def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
-    """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
-    way."""
-    fn = _function(module, symbol)
-    _check_no_strings(fn)
-    for op in iter_ops(fn):
-        if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host")
-    _no_giant_tensors(fn)
-    _no_rank_from_values(fn)
-    blocked = unlowerable_ops(module)
-    if blocked:
-        op = blocked[0]
-        raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) has no CPU lowering for "
-                            "these types")
-    results = []
-    for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
-        rt = type_from_mlir(t)
-        if not isinstance(rt, TensorType) or rt.shape is None:
-            raise NotCompilable(f"the rank of result type {rt} depends on run-time values")
-        results.append(rt)
-    return results
-
-
-def _no_rank_from_values(fn: ir.Operation) -> None:
-    """NotCompilable naming the first op whose result rank is unknown until its operands'
-    sizes are: its traced result has `?` dims, but its operand types of this call give a
-    different rank (squeeze of `?` dims, which drops the dims that turn out to be 1). A
-    buffer of unknown rank has no loop nest to fill it, so the interpreter runs it."""
-    from ember.dialects.ember.base import REGISTRY, OpError
-    from ember.passes.ir_utils import decoded_attrs
-    for op in iter_ops(fn):
-        spec = REGISTRY.get(op.name)
-        if spec is None or spec.upstream or all(
-                not isinstance(r.type, ir.RankedTensorType) or r.type.has_static_shape
-                for r in op.results):
-            continue
-        operands = tuple(type_from_mlir(v.type) for v in op.operands)
-        if any(isinstance(t, TensorType) and t.shape is None for t in operands):
-            continue
-        try:
-            inferred = spec.infer_types(operands, decoded_attrs(op))
-        except (OpError, TypeError, ValueError, KeyError):
-            continue  # raised when the op runs (the lowering's checks.fail)
-        for r, t in zip(op.results, inferred):
-            declared = type_from_mlir(r.type)
-            if isinstance(t, TensorType) and isinstance(declared, TensorType) and \
-                    t.shape is not None and declared.shape is not None and \
-                    len(t.shape) != len(declared.shape):
-                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}): the rank of "
-                                    f"its result {declared} depends on run-time values")
-
-
-def _check_no_strings(fn: ir.Operation) -> None:
-    """NotCompilable if any value of `fn` (an op's operand or result, a region's argument,
-    the function's argument or result) is of a string type: buffers of strings have no
-    memref type, whatever op makes them, and a function may hold no op at all (one that
-    returns its string argument). The first op touching a string is named, else the
-    signature's."""
-    for op in iter_ops(fn):
-        if op.name == "func.return":  # the signature below says it better
-            continue
-        values = list(op.operands) + list(op.results) + [
-            a for r in op.regions for b in r.blocks for a in b.arguments]
-        if any(_is_string(v.type) for v in values):
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) works on string "
-                                "tensors, which only the host runs")
-    signature = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    for kind, types in (("argument", signature.inputs), ("result", signature.results)):
-        for i, t in enumerate(types):
-            if _is_string(t):
-                raise NotCompilable(f"{kind} {i} of @{_name(fn)} is a string tensor ({t}); "
-                                    "string tensors run only on the host")
-
-
-def _is_string(t: ir.Type) -> bool:
-    return "!ember.string" in str(t)
-
-
-_name = symbol_name
-
-
-# Byte sizes from here on do not fit the i64 arithmetic of buffer sizes and strides (MLIR
-# asserts on an element count that overflows; a byte count that wraps would allocate too
-# little). No machine can allocate this much: the interpreter raises eager's error instead.
-MAX_TENSOR_BYTES = 1 << 62
-
-
-def _no_giant_tensors(fn: ir.Operation) -> None:
-    """NotCompilable naming the first op whose result has MAX_TENSOR_BYTES or more."""
-    for op in iter_ops(fn):
-        for result in op.results:
-            t = result.type
-            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-                continue
-            count = 1
-            for d in t.shape:
-                count *= d
-            if count * max(getattr(t.element_type, "width", 8) // 8, 1) >= MAX_TENSOR_BYTES:
-                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) makes a {t}, "
-                                    f"of 2**62 bytes or more")
 
 
 def compile_function(module_text: str | Callable[[], str], symbol: str,
@@ -288,7 +171,8 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
             exe = _load((obj, meta), module_text, symbol, arg_types, backend, block, source_key,
                         pipeline)
         except _BadEntry as e:
-            raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}") \
+            raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
+                                NotCompilable.Reason.FAILED) \
                 from None
     memory_cache.put(key, exe)
     return exe
@@ -367,7 +251,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     module = specialize(module_text, symbol, arg_types, pipeline)
     result_types = check_compilable(module, symbol)
     with module.context, ir.Location.unknown():
-        fn = _function(module, symbol)
+        fn = function_named(module, symbol)
         if block is not None:
             retype_rows(fn, *block)
             result_types = _block_types(result_types, block)
@@ -384,7 +268,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
                              "split_args": split_args, "variables": [], "prints": []}
     try:
         backend.make_linalg(module)
-        fn = _function(module, symbol)
+        fn = function_named(module, symbol)
         variables = [int(i) for i in ir.DenseI64ArrayAttr(fn.attributes[VARIABLES_ATTR])] \
             if VARIABLES_ATTR in fn.attributes else []
         with module.context:
@@ -392,7 +276,8 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             errors = error_sites(module)
         llvm_ir = backend.lower(module, "llvmir", start="bufferized")
     except (BackendError, PassFailure, TranslationError) as e:
-        raise NotCompilable(f"lowering @{symbol} failed: {e}") from None
+        raise NotCompilable(f"lowering @{symbol} failed: {e}",
+                            NotCompilable.Reason.FAILED) from None
     result_types = result_types + [arg_types[i] for i in variables]
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
     meta = {"symbol": symbol, "results": [str(t) for t in result_types],

@@ -1,5 +1,6 @@
-"""Workarounds for two MLIR 22 crashes on the tensor -> LLVM path (both abort or segfault the
-interpreter, so they must be avoided before the pipeline runs, not caught after):
+"""Workarounds for four MLIR 22 failures on the tensor -> LLVM path (the first three abort,
+segfault or jump to a null address, so they must be avoided before the pipeline runs, not
+caught after):
 
 - `buffer-results-to-out-params{hoist-static-allocs}` segfaults on `return %1, %1` when %1
   is computed in the function: `copy_repeated_results` returns a copy for each repeat.

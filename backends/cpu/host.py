@@ -25,6 +25,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from mlir import ir
 
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.state import format_value
 from ember.dialects.ember.types import parse_type
 from ember.passes.ir_utils import symbol_name
@@ -86,7 +87,7 @@ def _descriptor(rank: int):
     return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
 
 
-class PrintBindingError(RuntimeError):
+class PrintBindingError(EmberError, RuntimeError):
     """A compiled object names a print symbol that does not match what it prints."""
 
 

@@ -24,9 +24,10 @@ import numpy as np
 from ember.backends.cpu import blas, native
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 
-class JitError(RuntimeError):
+class JitError(EmberError, RuntimeError):
     """Machine-code generation failed (a bug in a lowering; the message says where)."""
 
 
@@ -164,10 +165,10 @@ class OutputBuffers:
     """Output arrays for one executable's calls, large ones recycled.
 
     A fresh large array costs a page fault per page on first write (glibc maps allocations
-    over 32 MiB afresh every time: 2.3 ms for 40 MB here, more than a fused kernel's whole
-    pass over it). So the last output of each large result is kept, and the next call
-    reuses it when nothing else refers to it any more (its reference count shows only this
-    pool: no em.Tensor, numpy view, memoryview or ctypes buffer of it is alive); otherwise
+    over 32 MiB afresh every time), which takes longer than a fused kernel's whole pass over
+    it. So the last output of each large result is kept, and the next call reuses it when
+    nothing else refers to it any more (its reference count shows only this pool: no
+    em.Tensor, numpy view, memoryview or ctypes buffer of it is alive); otherwise
     it allocates afresh. The price is one idle buffer per large result per executable, as
     with the caching allocators of torch and JAX.
     """

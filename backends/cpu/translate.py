@@ -15,8 +15,10 @@ import os
 from mlir import ir
 from mlir._mlir_libs import _mlir
 
+from ember.dialects.ember.errors import EmberError
 
-class TranslationError(RuntimeError):
+
+class TranslationError(EmberError, RuntimeError):
     """The LLVM-dialect module could not be translated (it still has non-LLVM ops)."""
 
 

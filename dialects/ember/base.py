@@ -16,6 +16,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.errors import EmberError, EmberWarning  # noqa: F401 (re-exported)
 from ember.dialects.ember.types import IRType, ResourceType, ShapeError, TensorType
 
 
@@ -42,7 +43,7 @@ class Total(enum.Enum):
     ALWAYS = "always"  # total for any operand types it verified (no dims to agree, no checks)
 
 
-class OpError(Exception):
+class OpError(EmberError):
     """An op was given operands or attributes it does not accept (MLIR-style message)."""
 
     def __init__(self, op_name: str, message: str):

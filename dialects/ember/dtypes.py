@@ -72,6 +72,13 @@ class DType:
 
     @property
     def as_numpy_dtype(self) -> type:
+        """The numpy scalar type, as `tf.DType.as_numpy_dtype` (public API users call).
+
+        Example:
+          >>> import ember as em
+          >>> em.float32.as_numpy_dtype
+          <class 'numpy.float32'>
+        """
         return self.np_dtype.type
 
     @property

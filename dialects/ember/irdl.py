@@ -81,7 +81,7 @@ def _register_python_module() -> None:
 
     When IR is iterated, the bindings import `<prefix>.<dialect>` to find typed op classes;
     a miss is not remembered, so without this every visited ember op cost a failed import
-    search (about 40 us). `ember.dialects.ember` is that module (it has no OpView classes;
+    search, tens of microseconds each. `ember.dialects.ember` is that module (it has no OpView classes;
     ops stay generic `ir.Operation`s).
     """
     from mlir._mlir_libs import _mlir

@@ -30,6 +30,7 @@ import re
 
 from mlir import ir
 
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.verifier import Diagnostic
 
 # Brackets; real IR stays far below. MLIR overflows the stack at a few thousand nested regions.
@@ -56,7 +57,7 @@ _NEGATIVE_CONCAT_DIM = re.compile(
 _ESCAPE = re.compile(r'\\([0-9A-Fa-f]{2}|.)', re.DOTALL)
 
 
-class ParseError(ValueError):
+class ParseError(EmberError, ValueError):
     """IR text that cannot be parsed; `diagnostics` holds the located errors."""
 
     def __init__(self, diagnostics: list[Diagnostic]):

@@ -15,6 +15,7 @@ from typing import Optional, Union
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.dtypes import DType
+from ember.dialects.ember.errors import EmberError
 
 Dim = Optional[int]
 Shape = Optional[tuple]
@@ -22,7 +23,7 @@ Shape = Optional[tuple]
 MAX_BYTES = 2**63 - 1  # numpy's limit, and the largest byte count compiled code computes
 
 
-class ShapeError(ValueError):
+class ShapeError(EmberError, ValueError):
     """A shape no tensor can have: a negative dim, or more bytes than an int64 can count.
 
     Raised before the shape reaches MLIR, whose type code asserts ("integer overflow in size

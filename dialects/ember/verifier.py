@@ -16,6 +16,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import REGISTRY, OpError
 from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import ShapeError, types_compatible
 
@@ -65,7 +66,7 @@ def _file_location(location: ir.Location, depth: int = 0):
     return None
 
 
-class VerificationError(ValueError):
+class VerificationError(EmberError, ValueError):
     """A module failed verification; `diagnostics` lists every error found."""
 
     def __init__(self, diagnostics: list[Diagnostic]):

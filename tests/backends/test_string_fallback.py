@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import pytest
@@ -63,3 +64,24 @@ def test_check_compilable_refuses_any_string_typed_value(body, match):
                                  f"tensor<2x!ember.string> {{\n  {body}\n}}")
         with pytest.raises(NotCompilable, match=match):
             check_compilable(module, "f")
+
+
+def test_not_compilable_says_which_kind_of_reason():
+    """The runtime decides on NotCompilable.reason, never on the message: a host callback
+    runs on the host by design (quietly), a string tensor is not supported yet (it warns),
+    a missing function is a bad call."""
+    from ember.dialects.ember.irdl import default_context
+    with default_context():
+        strings = ir.Module.parse("func.func @f(%s: tensor<2x!ember.string>) -> "
+                                  "tensor<2x!ember.string> {\n  return %s : "
+                                  "tensor<2x!ember.string>\n}")
+        with pytest.raises(NotCompilable) as caught:
+            check_compilable(strings, "f")
+        assert caught.value.reason is NotCompilable.Reason.UNSUPPORTED
+        with pytest.raises(NotCompilable) as caught:
+            check_compilable(strings, "g")
+        assert caught.value.reason is NotCompilable.Reason.BAD_ARGUMENTS
+    f = em.function(lambda x: em.py_function(lambda a: a, [x], em.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # host work by design: no fallback warning
+        assert f(em.constant([1.0])).numpy().tolist() == [1.0]

@@ -20,6 +20,7 @@ from mlir.dialects import arith, linalg, tensor
 
 from ember.dialects.ember.base import Op
 from ember.dialects.ember.dtypes import DType
+from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType, broadcast_shapes
 from ember.passes.ir_utils import as_operation, symbol_table
 
@@ -39,7 +40,7 @@ def lowers(*specs: type[Op]):
     return register
 
 
-class LoweringError(Exception):
+class LoweringError(EmberError):
     """An op that cannot be lowered (e.g. a host-only string op); names the op."""
 
 

@@ -10,7 +10,7 @@ loop, no intermediate tensor. The producer, now unused, is erased.
 
 This is what upstream `linalg-fuse-elementwise-ops` does, built in as the ops are lowered:
 upstream fuses one producer at a time, copying the growing body into each new generic, so a
-chain of n ops costs O(n^2) (a 150-op chain: 230 ms); here each op's body is built once.
+chain of n ops costs O(n^2); here each op's body is built once.
 Broadcast operands, results used twice and results used across a region boundary stay
 separate generics (upstream fusion still runs after, for what is left).
 

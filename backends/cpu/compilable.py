@@ -1,0 +1,151 @@
+"""What the CPU backend can compile: `NotCompilable` (with the kind of its reason), and the
+checks that raise it on a specialised module before anything is lowered: ops that run only
+on the host, ops without a CPU lowering, result ranks that depend on run-time values,
+string tensors, tensors larger than 2**62 bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from mlir import ir
+
+from ember.dialects.ember.errors import EmberError
+from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.conversions.ember_to_linalg import unlowerable_ops
+from ember.passes.ir_utils import symbol_name, symbol_table
+
+
+class NotCompilable(EmberError):
+    """The function cannot be compiled for the CPU; the message names the reason and op,
+    `reason` says which kind of reason (the runtime decides on it, never on the text)."""
+
+    class Reason(enum.Enum):
+        HOST_ONLY = "host-only"  # an op that runs on the host by design (py_function)
+        UNSUPPORTED = "unsupported"  # no CPU lowering for it yet: strings, unknown ranks
+        BAD_ARGUMENTS = "bad-arguments"  # the call's types do not fit the function
+        FAILED = "failed"  # specialising, lowering or loading failed
+
+    def __init__(self, message: str, reason: "NotCompilable.Reason" = Reason.UNSUPPORTED):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _where(location: ir.Location) -> str:
+    from ember.dialects.ember.verifier import Diagnostic
+    d = Diagnostic.at(location, "")
+    return f"{d.filename}:{d.line}" if d.line else str(location)
+
+
+def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
+    """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
+    way."""
+    fn = function_named(module, symbol)
+    _check_no_strings(fn)
+    for op in iter_ops(fn):
+        if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
+            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
+                                NotCompilable.Reason.HOST_ONLY)
+    _no_giant_tensors(fn)
+    _no_rank_from_values(fn)
+    blocked = unlowerable_ops(module)
+    if blocked:
+        op = blocked[0]
+        raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) has no CPU lowering for "
+                            "these types")
+    results = []
+    for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
+        rt = type_from_mlir(t)
+        if not isinstance(rt, TensorType) or rt.shape is None:
+            raise NotCompilable(f"the rank of result type {rt} depends on run-time values")
+        results.append(rt)
+    return results
+
+
+def _no_rank_from_values(fn: ir.Operation) -> None:
+    """NotCompilable naming the first op whose result rank is unknown until its operands'
+    sizes are: its traced result has `?` dims, but its operand types of this call give a
+    different rank (squeeze of `?` dims, which drops the dims that turn out to be 1). A
+    buffer of unknown rank has no loop nest to fill it, so the interpreter runs it."""
+    from ember.dialects.ember.base import REGISTRY, OpError
+    from ember.passes.ir_utils import decoded_attrs
+    for op in iter_ops(fn):
+        spec = REGISTRY.get(op.name)
+        if spec is None or spec.upstream or all(
+                not isinstance(r.type, ir.RankedTensorType) or r.type.has_static_shape
+                for r in op.results):
+            continue
+        operands = tuple(type_from_mlir(v.type) for v in op.operands)
+        if any(isinstance(t, TensorType) and t.shape is None for t in operands):
+            continue
+        try:
+            inferred = spec.infer_types(operands, decoded_attrs(op))
+        except (OpError, TypeError, ValueError, KeyError):
+            continue  # raised when the op runs (the lowering's checks.fail)
+        for r, t in zip(op.results, inferred):
+            declared = type_from_mlir(r.type)
+            if isinstance(t, TensorType) and isinstance(declared, TensorType) and \
+                    t.shape is not None and declared.shape is not None and \
+                    len(t.shape) != len(declared.shape):
+                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}): the rank of "
+                                    f"its result {declared} depends on run-time values")
+
+
+def _check_no_strings(fn: ir.Operation) -> None:
+    """NotCompilable if any value of `fn` (an op's operand or result, a region's argument,
+    the function's argument or result) is of a string type: buffers of strings have no
+    memref type, whatever op makes them, and a function may hold no op at all (one that
+    returns its string argument). The first op touching a string is named, else the
+    signature's."""
+    for op in iter_ops(fn):
+        if op.name == "func.return":  # the signature below says it better
+            continue
+        values = list(op.operands) + list(op.results) + [
+            a for r in op.regions for b in r.blocks for a in b.arguments]
+        if any(_is_string(v.type) for v in values):
+            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) works on string "
+                                "tensors, which only the host runs")
+    signature = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    for kind, types in (("argument", signature.inputs), ("result", signature.results)):
+        for i, t in enumerate(types):
+            if _is_string(t):
+                raise NotCompilable(f"{kind} {i} of @{symbol_name(fn)} is a string tensor ({t}); "
+                                    "string tensors run only on the host")
+
+
+def _is_string(t: ir.Type) -> bool:
+    return "!ember.string" in str(t)
+
+
+
+
+# Byte sizes from here on do not fit the i64 arithmetic of buffer sizes and strides (MLIR
+# asserts on an element count that overflows; a byte count that wraps would allocate too
+# little). No machine can allocate this much: the interpreter raises eager's error instead.
+MAX_TENSOR_BYTES = 1 << 62
+
+
+def _no_giant_tensors(fn: ir.Operation) -> None:
+    """NotCompilable naming the first op whose result has MAX_TENSOR_BYTES or more."""
+    for op in iter_ops(fn):
+        for result in op.results:
+            t = result.type
+            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+                continue
+            count = 1
+            for d in t.shape:
+                count *= d
+            if count * max(getattr(t.element_type, "width", 8) // 8, 1) >= MAX_TENSOR_BYTES:
+                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) makes a {t}, "
+                                    f"of 2**62 bytes or more")
+
+
+def function_named(module: ir.Module, symbol: str) -> ir.Operation:
+    """The function `@symbol` of `module` (NotCompilable if there is none)."""
+    op = symbol_table(module).get(symbol)
+    if op is not None and op.name == "func.func":
+        return op
+    raise NotCompilable(f"no function @{symbol} in the module",
+                        NotCompilable.Reason.BAD_ARGUMENTS)

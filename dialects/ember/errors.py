@@ -1,0 +1,12 @@
+"""The bases of Ember's errors and warnings, in the lowest layer so that every layer's errors
+derive from them; `em.errors` (ember/errors.py) exports each public one.
+"""
+
+
+class EmberError(Exception):
+    """Base of every error Ember raises on purpose (all are in `em.errors`); each also
+    derives from the Python error it is a kind of (ValueError, TypeError, ...)."""
+
+
+class EmberWarning(UserWarning):
+    """Base of Ember's warnings (`em.errors`)."""
