@@ -1,17 +1,30 @@
 """Ember's backends layer: the reference interpreter (interpreter.py) and the CPU backend
-(cpu/), and which backend names `em.function(backend=...)` takes."""
+(cpu/), behind the `Backend` protocol and registry of base.py.
+"""
 
-# Where compiled code can run; `_PLANNED` names backends that are designed but not built.
-BACKENDS = ("cpu",)
-_PLANNED = {"gpu": "the GPU backend is not available yet: issue 17",
-            "cuda": "the CUDA backend is not available yet: issue 17"}
+from ember.backends.base import (Backend, NotCompilable, check_backend, get, names, register,
+                                 unregister)
 
 
-def check_backend(backend) -> str:
-    """`backend` if Ember has it, else a ValueError listing those it has."""
-    if isinstance(backend, str) and backend in BACKENDS:
-        return backend
-    why = _PLANNED.get(backend) if isinstance(backend, str) else None
-    available = ", ".join(repr(b) for b in BACKENDS)
-    raise ValueError(f"em.function: unknown backend {backend!r}"
-                     f"{' (' + why + ')' if why else ''}; available backends: {available}")
+class _Interpreter:
+    """Every trace runs on the reference interpreter (`em.function(backend="interpreter")`,
+    the same as `jit_compile=False`)."""
+    name = "interpreter"
+    compiles = False
+
+    def compile(self, module_text, symbol, arg_types, *, source_key=None,
+                pipeline="ember-optimize"):
+        raise NotCompilable("the interpreter backend compiles nothing",
+                            NotCompilable.Reason.HOST_ONLY)
+
+
+def _cpu() -> Backend:
+    from ember.backends.cpu.compiler import CpuCompiler  # loads llvmlite: on first use
+    return CpuCompiler()
+
+
+register("cpu", _cpu)
+register("interpreter", _Interpreter)
+
+__all__ = ["Backend", "NotCompilable", "check_backend", "get", "names", "register",
+           "unregister"]

@@ -24,7 +24,7 @@ Example:
 """
 
 from ember.backends.cpu.backend import BackendError
-from ember.backends.cpu.compilable import NotCompilable
+from ember.backends.base import NotCompilable
 from ember.backends.cpu.host import PrintBindingError
 from ember.backends.cpu.jit import JitError
 from ember.backends.cpu.translate import TranslationError

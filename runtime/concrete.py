@@ -21,6 +21,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
+from ember import backends
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
@@ -48,7 +49,8 @@ class ConcreteFunction:
 
     def __init__(self, name: str, graph: FuncGraph, signature: inspect.Signature,
                  templates: dict[str, Any], outputs: Any, output_leaves: list,
-                 pipeline: Pipeline | None = None, compile_enabled: bool = True):
+                 pipeline: Pipeline | None = None, compile_enabled: bool = True,
+                 backend: str = "cpu"):
         self.name = name
         self._graph = graph
         self._signature = signature
@@ -85,7 +87,8 @@ class ConcreteFunction:
                 source = f"optimized\n{self._optimized_text()}{constants}"
         self._executor = Executor(name, self._optimized_text, graph.symbol,
                                   self._get_interpreter, compile_enabled, source_key=source,
-                                  pipeline=str(pipeline) if pipeline else "")
+                                  pipeline=str(pipeline) if pipeline else "",
+                                  backend=backends.get(backend))
 
     @property
     def _templates(self) -> dict:

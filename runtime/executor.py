@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ember.backends.cpu.compiler import NotCompilable, compile_function
+from ember.backends import Backend, NotCompilable, get
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError, EmberWarning
@@ -48,16 +48,19 @@ class Executor:
 
     def __init__(self, name: str, module_text: Callable[[], str], symbol: str,
                  interpreter: Callable[[], Interpreter], compile_enabled: bool,
-                 source_key: str | None = None, pipeline: str = "ember-optimize"):
+                 source_key: str | None = None, pipeline: str = "ember-optimize",
+                 backend: Backend | None = None):
         """`module_text()` gives the optimised module and `interpreter()` its interpreter,
         both on first need; `source_key` (the traced module and pipeline) keys the compile
-        cache in place of the optimised text when given (see compile_function); `pipeline`
-        (the Function's, "" for none) is the only optimisation specialisation runs."""
+        cache in place of the optimised text when given (see Backend.compile); `pipeline`
+        (the Function's, "" for none) is the only optimisation specialisation runs;
+        `backend` compiles (the CPU's by default)."""
         self.name = name
         self._text = module_text
         self._source_key = source_key
         self._symbol = symbol
         self._pipeline = pipeline
+        self._backend = backend or get("cpu")
         self._interpreter = interpreter
         self._compiled: collections.OrderedDict = collections.OrderedDict()
         self._watchers: dict = {}  # key -> callbacks run when its executable is evicted
@@ -97,8 +100,9 @@ class Executor:
                 return None
             types = [TensorType(dtypes.as_dtype(a.dtype), a.shape) for a in arrays]
             try:
-                exe = compile_function(self._text, self._symbol, types,
-                                       source_key=self._source_key, pipeline=self._pipeline)
+                exe = self._backend.compile(self._text, self._symbol, types,
+                                            source_key=self._source_key,
+                                            pipeline=self._pipeline)
             except NotCompilable as e:
                 if e.reason is not NotCompilable.Reason.HOST_ONLY:  # host work by design: quiet
                     self._check_policy(str(e))

@@ -32,7 +32,7 @@ import types
 import weakref
 from typing import Any, Callable, Optional
 
-from ember.backends import check_backend
+from ember import backends
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.tensor import Tensor
@@ -70,7 +70,7 @@ class Function:
                  pipeline: Optional[str] = DEFAULT_PIPELINE):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
-        backend = check_backend(backend)
+        backend = backends.check_backend(backend)
         self._pipeline_text = pipeline
         self._pipeline = Pipeline.parse(pipeline) if pipeline else None
         self._python_function = python_function
@@ -339,9 +339,10 @@ class Function:
         final = nest.pack_sequence_as(outputs, [
             graph.wrap(next(returned_values), "Identity") if is_result(leaf) else leaf
             for leaf in leaves])
+        compiles = self._jit_compile and backends.get(self._backend).compiles
         return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
-                                leaves, pipeline=self._pipeline,
-                                compile_enabled=self._backend == "cpu" and self._jit_compile)
+                                leaves, pipeline=self._pipeline, compile_enabled=compiles,
+                                backend=self._backend)
 
 
 def _object_died(function_ref, key, _) -> None:
@@ -361,8 +362,8 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
       input_signature: a list of em.TensorSpec fixing the tensor arguments' types.
       autograph: convert Python control flow on tensors (when AutoGraph is available).
       reduce_retracing: relax shapes to serve more calls with one trace.
-      backend: where compiled code runs: "cpu" (the only backend so far; others are a
-        ValueError listing the available ones).
+      backend: where compiled code runs: "cpu", or "interpreter" (nothing compiled); the
+        registry is ember.backends, and other names are a ValueError listing it.
       jit_compile: compile traces to native code when the backend supports it.
       pipeline: the textual pass pipeline run on each trace (default "ember-optimize";
         "" or None runs none), e.g. "builtin.module(ember-canonicalize,ember-cse)".
@@ -377,7 +378,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
-    check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
+    backends.check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
 
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,

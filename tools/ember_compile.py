@@ -108,8 +108,7 @@ def compile_text(text: str, args) -> str | bytes:
     chain = path_to(args.emit)
     if args.source != "ember":
         chain = chain[chain.index(args.source) + 1:]
-    for stage in chain:
-        value = getattr(backend, f"make_{stage}")(value)
+    value = backend.lower(value, stop=args.emit, start=chain[0])  # the shipped stages
     if args.optimize and args.emit == "llvmir":
         value = str(backend.optimize_llvm(value))
     return value if isinstance(value, (str, bytes)) else str(value)

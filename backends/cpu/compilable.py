@@ -1,36 +1,19 @@
-"""What the CPU backend can compile: `NotCompilable` (with the kind of its reason), and the
-checks that raise it on a specialised module before anything is lowered: ops that run only
+"""What the CPU backend can compile: the checks that raise `NotCompilable` (backends/base.py)
+on a specialised module before anything is lowered: ops that run only
 on the host, ops without a CPU lowering, result ranks that depend on run-time values,
 string tensors, tensors larger than 2**62 bytes.
 """
 
 from __future__ import annotations
 
-import enum
-
 from mlir import ir
 
-from ember.dialects.ember.errors import EmberError
+from ember.backends.base import NotCompilable
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg import unlowerable_ops
 from ember.passes.ir_utils import symbol_name, symbol_table
-
-
-class NotCompilable(EmberError):
-    """The function cannot be compiled for the CPU; the message names the reason and op,
-    `reason` says which kind of reason (the runtime decides on it, never on the text)."""
-
-    class Reason(enum.Enum):
-        HOST_ONLY = "host-only"  # an op that runs on the host by design (py_function)
-        UNSUPPORTED = "unsupported"  # no CPU lowering for it yet: strings, unknown ranks
-        BAD_ARGUMENTS = "bad-arguments"  # the call's types do not fit the function
-        FAILED = "failed"  # specialising, lowering or loading failed
-
-    def __init__(self, message: str, reason: "NotCompilable.Reason" = Reason.UNSUPPORTED):
-        super().__init__(message)
-        self.reason = reason
 
 
 def _where(location: ir.Location) -> str:

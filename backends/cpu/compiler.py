@@ -28,7 +28,8 @@ from mlir import ir
 
 from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
-from ember.backends.cpu.compilable import NotCompilable, check_compilable, function_named
+from ember.backends.base import NotCompilable
+from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import (Executable, JitError, entry_wrapper, load_object,
                                     object_code)
@@ -176,6 +177,18 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
                 from None
     memory_cache.put(key, exe)
     return exe
+
+
+class CpuCompiler:
+    """The CPU backend as the runtime sees it (backends.Backend): compile_function with
+    the options of the environment (CpuOptions, resolved on each compile)."""
+    name = "cpu"
+    compiles = True
+
+    def compile(self, module_text, symbol: str, arg_types: Sequence[TensorType], *,
+                source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE):
+        return compile_function(module_text, symbol, arg_types, source_key=source_key,
+                                pipeline=pipeline)
 
 
 class _BadEntry(Exception):

@@ -10,6 +10,7 @@ working with the library "missing" (EMBER_DISABLE_BLAS=1), with its own cache ke
 """
 
 import itertools
+import re
 import zlib
 
 import numpy as np
@@ -62,7 +63,9 @@ def _compile(text, arg_types, backend=None):
 
 
 def _bufferized(text, arg_types, backend=None) -> str:
-    module = specialize(text, "f", arg_types)
+    # the traced function's symbol: "f", or "f_<n>" when another "f" was traced before
+    symbol = re.search(r"func\.func @(f(_\d+)?)\(", text).group(1)
+    module = specialize(text, symbol, arg_types)
     return str((backend or CpuBackend()).lower(module, "bufferized"))
 
 

@@ -157,3 +157,38 @@ def test_errors_raised_by_ops_are_caught_as_em_errors():
         em.function(lambda a, b: a // b)(em.constant([1]), em.constant([0]))
     with pytest.raises(em.errors.OpError):
         em.constant([1, 2]) + em.constant([1, 2, 3])
+
+
+def test_backends_come_from_one_registry():
+    """em.function, the runtime and ember-compile find backends through
+    ember.backends (Backend protocol): 'interpreter' runs every trace on the reference
+    interpreter, quietly; a registered backend is called to compile; an unknown name lists
+    the registered ones."""
+    import warnings
+
+    from ember import backends
+    assert {"cpu", "interpreter"} <= set(backends.names())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = em.function(lambda x: x * 2.0, backend="interpreter")
+        assert f(em.constant([1.0])).numpy().tolist() == [2.0]
+
+    calls = []
+
+    class Refusing:
+        name, compiles = "refusing", True
+
+        def compile(self, module_text, symbol, arg_types, **options):
+            calls.append((symbol, tuple(str(t) for t in arg_types)))
+            raise backends.NotCompilable("refusing compiles nothing")
+
+    backends.register("refusing", Refusing)
+    try:
+        g = em.function(lambda x: x + 1.0, backend="refusing")
+        with pytest.warns(em.InterpreterFallbackWarning, match="refusing compiles nothing"):
+            assert g(em.constant([1.0])).numpy().tolist() == [2.0]
+        assert calls and calls[0][1] == ("tensor<1xf32>",)
+    finally:
+        backends.unregister("refusing")
+    with pytest.raises(ValueError, match="available backends: 'cpu', 'interpreter'"):
+        em.function(lambda x: x, backend="tpu")

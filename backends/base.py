@@ -1,0 +1,86 @@
+"""What the runtime, `ember-compile` and the tests need of a backend, and the registry of
+backends by name (`em.function(backend=...)`).
+
+A `Backend` compiles one traced function for one set of static argument types and returns
+an executable: called with the argument arrays, it returns the result arrays. What it cannot
+compile it refuses with `NotCompilable`, whose `reason` the runtime decides on: host work by
+design runs on the reference interpreter quietly, anything else with a fallback warning
+(or an error under `em.config.set_fallback("error")`). A backend that compiles nothing
+(`compiles = False`: the interpreter) runs every trace on the interpreter.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Callable, Protocol, Sequence
+
+from ember.dialects.ember.errors import EmberError
+from ember.dialects.ember.types import TensorType
+
+
+class NotCompilable(EmberError):
+    """A backend cannot compile the function; the message names the reason and op,
+    `reason` says which kind of reason (the runtime decides on it, never on the text)."""
+
+    class Reason(enum.Enum):
+        HOST_ONLY = "host-only"  # an op that runs on the host by design (py_function)
+        UNSUPPORTED = "unsupported"  # no CPU lowering for it yet: strings, unknown ranks
+        BAD_ARGUMENTS = "bad-arguments"  # the call's types do not fit the function
+        FAILED = "failed"  # specialising, lowering or loading failed
+
+    def __init__(self, message: str, reason: "NotCompilable.Reason" = Reason.UNSUPPORTED):
+        super().__init__(message)
+        self.reason = reason
+
+
+class Backend(Protocol):
+    name: str
+    compiles: bool  # False: every trace runs on the reference interpreter
+
+    def compile(self, module_text: str | Callable[[], str], symbol: str,
+                arg_types: Sequence[TensorType], *, source_key: str | None = None,
+                pipeline: str = "ember-optimize") -> Callable:
+        """The executable of `@symbol` for `arg_types` (NotCompilable if there is none).
+        `module_text` may be a callable, called only when no cache has the code; then
+        `source_key` keys the caches in its place; `pipeline` optimised the module."""
+
+
+_FACTORIES: dict[str, Callable[[], Backend]] = {}
+_INSTANCES: dict[str, Backend] = {}
+# designed but not built: named in the error
+_PLANNED = {"gpu": "the GPU backend is not available yet: issue 17",
+            "cuda": "the CUDA backend is not available yet: issue 17"}
+
+
+def register(name: str, factory: Callable[[], Backend]) -> None:
+    """Makes `factory()` the backend called `name` (made on first use)."""
+    _FACTORIES[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def unregister(name: str) -> None:
+    """Forgets the backend called `name`."""
+    _FACTORIES.pop(name, None)
+    _INSTANCES.pop(name, None)
+
+
+def names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def get(name: str) -> Backend:
+    """The backend called `name` (see `check_backend` for the error on an unknown one)."""
+    check_backend(name)
+    if name not in _INSTANCES:
+        _INSTANCES[name] = _FACTORIES[name]()
+    return _INSTANCES[name]
+
+
+def check_backend(backend) -> str:
+    """`backend` if Ember has it, else a ValueError listing those it has."""
+    if isinstance(backend, str) and backend in _FACTORIES:
+        return backend
+    why = _PLANNED.get(backend) if isinstance(backend, str) else None
+    available = ", ".join(repr(b) for b in names())
+    raise ValueError(f"em.function: unknown backend {backend!r}"
+                     f"{' (' + why + ')' if why else ''}; available backends: {available}")
