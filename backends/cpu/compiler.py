@@ -19,6 +19,7 @@ LLVM sees constant trip counts. Steps:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import struct
 import sys
@@ -191,6 +192,36 @@ class CpuCompiler:
                                 pipeline=pipeline)
 
 
+@dataclasses.dataclass(frozen=True)
+class EntryMeta:
+    """What an entry of the compile cache holds besides its object code (JSON on disk):
+    the function, its result types (variables' new values last), which arguments are
+    variables, its print sites and error sites; for a function split by rows, the blocks
+    (start, count), the rank and row count they split and which arguments have rows."""
+    symbol: str
+    results: tuple
+    variables: tuple = ()
+    prints: tuple = ()
+    errors: tuple = ()  # (status, site) pairs
+    split: tuple = ()
+    split_rows: tuple = ()
+    split_args: tuple = ()
+
+    def as_json(self) -> dict:
+        return {**dataclasses.asdict(self), "errors": dict(self.errors)}
+
+    @classmethod
+    def from_json(cls, record: dict) -> "EntryMeta":
+        """The metadata of a stored entry; KeyError/TypeError if a field is missing or of
+        the wrong kind (the caller discards such an entry)."""
+        return cls(str(record["symbol"]), tuple(record["results"]),
+                   tuple(int(i) for i in record["variables"]), tuple(record["prints"]),
+                   tuple(dict(record.get("errors", {})).items()),
+                   tuple(tuple(b) for b in record.get("split", ())),
+                   tuple(int(n) for n in record.get("split_rows", ())),
+                   tuple(bool(a) for a in record.get("split_args", ())))
+
+
 class _BadEntry(Exception):
     """A compile-cache entry that passed its checksum but cannot be used as this entry."""
 
@@ -200,25 +231,25 @@ def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backen
     """The executable of a cache entry (object code + metadata). Everything that could
     make it unusable is checked before native code sees it (a truncated object crashes
     the loader): raises _BadEntry naming the problem."""
-    obj, meta = entry
+    obj, record = entry
     try:
-        if meta.get("symbol") != symbol:
-            raise _BadEntry(f"it holds @{meta.get('symbol')}, not @{symbol}")
-        results = [parse_type(t) for t in meta["results"]]
-        if meta.get("split"):
-            rank, rows = meta["split_rows"]
+        meta = EntryMeta.from_json(record)
+        if meta.symbol != symbol:
+            raise _BadEntry(f"it holds @{meta.symbol}, not @{symbol}")
+        results = [parse_type(t) for t in meta.results]
+        if meta.split:
+            rank, rows = meta.split_rows
             blocks = [(compile_function(module_text, symbol, arg_types, backend,
-                                        (int(rank), int(rows), int(count)), source_key,
-                                        pipeline),
-                       int(start)) for start, count in meta["split"]]
-            return SplitExecutable(blocks, arg_types, results, list(meta["split_args"]))
-        variables = [int(i) for i in meta["variables"]]
+                                        (rank, rows, int(count)), source_key, pipeline),
+                       int(start)) for start, count in meta.split]
+            return SplitExecutable(blocks, arg_types, results, list(meta.split_args))
+        variables = list(meta.variables)
         if any(not 0 <= i < len(arg_types) for i in variables):
             raise _BadEntry(f"variable indices {variables} out of range")
         if not object_is_whole(obj):
             raise _BadEntry("the object file is truncated or not an object file")
-        errors = dict(meta.get("errors", {}))
-        prints = [bind_print(p) for p in meta["prints"]]
+        errors = dict(meta.errors)
+        prints = [bind_print(p) for p in meta.prints]
         own_types = _block_types(arg_types, block) if block else arg_types
         exe = Executable(load_object(backend, obj), symbol, own_types, results)
     except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
@@ -276,9 +307,10 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             blocks = plan(rows, row_elements, backend.options.threads)
             if len(blocks) > 1:
                 split_args = [has_rows(t.shape, rank, rows) for t in arg_types]
-                return b"", {"symbol": symbol, "results": [str(t) for t in result_types],
-                             "split": blocks, "split_rows": [rank, rows],
-                             "split_args": split_args, "variables": [], "prints": []}
+                return b"", EntryMeta(symbol, tuple(str(t) for t in result_types),
+                                      split=tuple(tuple(b) for b in blocks),
+                                      split_rows=(rank, rows),
+                                      split_args=tuple(split_args)).as_json()
     try:
         backend.make_linalg(module)
         fn = function_named(module, symbol)
@@ -293,6 +325,6 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
                             NotCompilable.Reason.FAILED) from None
     result_types = result_types + [arg_types[i] for i in variables]
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
-    meta = {"symbol": symbol, "results": [str(t) for t in result_types],
-            "variables": variables, "prints": prints, "errors": errors}
-    return object_code(backend, llvm_ir), meta
+    meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
+                     tuple(prints), tuple(errors.items()))
+    return object_code(backend, llvm_ir), meta.as_json()
