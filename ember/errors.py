@@ -2,7 +2,8 @@
 
 Every one derives from `EmberError` (warnings from `EmberWarning`) and from the Python
 error it is a kind of, so `except em.errors.EmberError` catches them all and existing
-`except ValueError` clauses keep working.
+`except ValueError` clauses keep working. (A bad argument to the API, such as an unknown
+backend name, raises Python's ValueError or TypeError itself, as TensorFlow's does.)
 
 `OpError` is the base of every error an op raises, eagerly, traced or from compiled code
 (`InvalidArgumentError` for bad values at run time, as in TensorFlow; `OpTypeError`,

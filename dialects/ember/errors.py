@@ -4,8 +4,9 @@ derive from them; `em.errors` (ember/errors.py) exports each public one.
 
 
 class EmberError(Exception):
-    """Base of every error Ember raises on purpose (all are in `em.errors`); each also
-    derives from the Python error it is a kind of (ValueError, TypeError, ...)."""
+    """Base of Ember's own error classes (all are in `em.errors`); each also derives from
+    the Python error it is a kind of (ValueError, TypeError, ...). A bad argument to the API
+    raises Python's ValueError or TypeError itself, as TensorFlow's does."""
 
 
 class EmberWarning(UserWarning):

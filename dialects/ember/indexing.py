@@ -239,7 +239,8 @@ class SliceOp(Op):
             room = None if dim is None or start is _UNKNOWN else dim - start
             if length is not _UNKNOWN and (length < -1 or room is not None and length > room
                                            or dim is not None and length > dim):
-                where = (f"dim {k} of {x} has {room} elements from begin[{k}] = {start} on"
+                noun = "element" if room == 1 else "elements"
+                where = (f"dim {k} of {x} has {room} {noun} from begin[{k}] = {start} on"
                          if room is not None else f"dim {k} of {x}")
                 raise OpShapeError(cls.name, f"size[{k}] = {length} is outside [0, "
                                    f"{'n' if dim is None else dim if room is None else room}]: "

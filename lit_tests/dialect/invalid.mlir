@@ -520,7 +520,7 @@ func.func @dynamic_strided_slice_constant_index_out_of_bounds(%a: tensor<4xf32>)
 func.func @slice_size_past_the_end(%a: tensor<4xf32>) {
   %b = "ember.constant"() {value = dense<[3]> : tensor<1xi32>} : () -> tensor<1xi32>
   %n = "ember.constant"() {value = dense<[2]> : tensor<1xi32>} : () -> tensor<1xi32>
-  // expected-error @+1 {{'ember.slice' op size[0] = 2 is outside [0, 1]: dim 0 of tensor<4xf32> has 1 elements from begin[0] = 3 on}}
+  // expected-error @+1 {{'ember.slice' op size[0] = 2 is outside [0, 1]: dim 0 of tensor<4xf32> has 1 element from begin[0] = 3 on}}
   %0 = "ember.slice"(%a, %b, %n) : (tensor<4xf32>, tensor<1xi32>, tensor<1xi32>) -> tensor<2xf32>
   return
 }

@@ -758,7 +758,9 @@ def test_slice_dims_are_the_known_sizes(operands, values, result):
     (SL, (None, (5, 0), None), "begin[0] = 5 is outside [0, 4] for dim 0 of tensor<4x6xf32>"),
     (SL, (None, (-1, 0), None), "begin[0] = -1 is outside [0, 4]"),
     (SL, (None, (3, 0), (2, 6)), "size[0] = 2 is outside [0, 1]: dim 0 of tensor<4x6xf32> has 1 "
-                                "elements from begin[0] = 3 on (a size of -1 takes the rest)"),
+                                "element from begin[0] = 3 on (a size of -1 takes the rest)"),
+    (SL, (None, (1, 0), (4, 6)), "size[0] = 4 is outside [0, 3]: dim 0 of tensor<4x6xf32> has 3 "
+                                "elements from begin[0] = 1 on"),
     (SL, (None, None, (1, 7)), "size[1] = 7 is outside [0, 6]: dim 1 of tensor<4x6xf32>"),
     (SL, (None, None, (-2, 1)), "size[0] = -2 is outside [0, 4]"),
     (("tensor<6xf32>",) + SL[1:], None, "begin and size must have one element per dim of "
