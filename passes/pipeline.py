@@ -9,11 +9,11 @@ after each pass, IR printing (`print_ir_after_all`) and the timing report. An em
 nested under `func.func(...)` runs in a PassManager anchored on `func.func`, on each
 function of the module in turn (what MLIR's nested pass managers do; the bindings cannot
 nest a Python pass in a textual pipeline). Ember-specific checks run inside the same
-PassManager: the ember verifier after each ember pass (`verify_each`), MLIR's verifier
-before each run of upstream passes (they assume valid IR, and this build's assertions abort
-on invalid IR), and, before an upstream bufferization, the check that every tensor can
-become a memref. Each ember pass's
-counters (`Statistics`) and wall time are collected in the `PipelineReport`.
+PassManager: the ember verifier after each ember pass (`verify_each`); MLIR's verifier
+before upstream passes (they assume valid IR, and this build's assertions abort on invalid
+IR): after every pass with `verify_each`, else before each run of upstream elements; and,
+before an upstream bufferization, the check that every tensor can become a memref. Each
+ember pass's counters (`Statistics`) and wall time are collected in the `PipelineReport`.
 """
 
 from __future__ import annotations
