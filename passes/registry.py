@@ -12,12 +12,20 @@ PASSES: dict[str, str] = {
     "convert-ember-to-linalg": "ember.passes.conversions.ember_to_linalg:ConvertEmberToLinalgPass",
     "ember-canonicalize": "ember.passes.transforms.canonicalize:CanonicalizePass",
     "ember-constant-fold": "ember.passes.transforms.constant_fold:ConstantFoldPass",
+    "ember-copies-to-linalg": "ember.passes.transforms.copies_to_linalg:CopiesToLinalgPass",
+    "ember-copy-repeated-results":
+        "ember.passes.transforms.copy_repeated_results:CopyRepeatedResultsPass",
     "ember-cse": "ember.passes.transforms.cse:CsePass",
     "ember-dce": "ember.passes.transforms.dce:DcePass",
+    "ember-drop-empty-concat-operands":
+        "ember.passes.transforms.drop_empty_concat_operands:DropEmptyConcatOperandsPass",
     "ember-inline": "ember.passes.transforms.inline:InlinePass",
     "ember-licm": "ember.passes.transforms.licm:LicmPass",
     "ember-optimize": "ember.passes.transforms.optimize:OptimizePass",
     "ember-shape-refine": "ember.passes.transforms.shape_refine:ShapeRefinePass",
+    "ember-unrank-dynamic-results":
+        "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
+    "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

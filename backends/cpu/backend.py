@@ -23,9 +23,6 @@ from ember.backends.cpu import blas as cpu_blas
 from ember.backends.cpu import bf16
 from ember.backends.cpu import native
 from ember.backends.cpu.parallel import default_threads
-from ember.backends.cpu.fixups import (copies_to_linalg, copy_repeated_results,
-                                       drop_empty_concat_operands, unrank_dynamic_results,
-                                       widen_bool_memrefs)
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
@@ -37,6 +34,9 @@ STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
 _LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
            "linalg-fuse-elementwise-ops,cse)")
 # Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
+# The workarounds bufferization needs, each a registered pass naming the upstream limitation.
+_BEFORE_BUFFERIZE = ("builtin.module(ember-copy-repeated-results,"
+                     "ember-drop-empty-concat-operands,ember-unrank-dynamic-results)")
 _BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="
               "identity-layout-map},"
@@ -112,10 +112,8 @@ class CpuBackend:
         `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
         (transposes of their inputs folded into the calls' flags first; see blas.py)."""
         check_bufferizable(module)
+        run_pipeline(module, _BEFORE_BUFFERIZE, verify_each=False)
         with module.context, ir.Location.unknown():
-            copy_repeated_results(module)
-            drop_empty_concat_operands(module)
-            unrank_dynamic_results(module)
             if self.options.blas:
                 cpu_blas.fold_transposes(module)
                 cpu_blas.own_zero_fills(module)
@@ -133,11 +131,9 @@ class CpuBackend:
         # the clones ownership-based deallocation returns (a result of dynamic shape that
         # aliases an argument) become alloc + copy, before copies become loops
         _run_upstream(module, "builtin.module(convert-bufferization-to-memref)")
-        with module.context, ir.Location.unknown():
-            copies_to_linalg(module)
+        run_pipeline(module, "builtin.module(ember-copies-to-linalg)", verify_each=False)
         _run_upstream(module, _LOOPS)
-        with module.context, ir.Location.unknown():
-            widen_bool_memrefs(module)
+        run_pipeline(module, "builtin.module(ember-widen-bool-memrefs)", verify_each=False)
         _run_upstream(module, bf16.EMULATE)  # bf16 rounded in software: no denormal flush
         with module.context, ir.Location.unknown():
             bf16.round_truncf_to_bf16(module)

@@ -13,7 +13,7 @@ LLVM sees constant trip counts. Steps:
      callbacks, variables not yet lowered), raise NotCompilable naming the op: the runtime
      then interprets it. A result whose dims stay `?` (they depend on values: em.range(n),
      a loop state that grows) is compiled: the code allocates it and returns its sizes
-     (fixups.unrank_dynamic_results, jit.Executable).
+     (ember-unrank-dynamic-results, jit.Executable).
   5. Lower through the backend's stages and JIT the LLVM IR.
 """
 

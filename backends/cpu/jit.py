@@ -66,7 +66,7 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
     A result of dynamic shape has no buffer: `@symbol` returns it unranked
-    (fixups.unrank_dynamic_results) and the entry stores its descriptor's address (malloc'ed:
+    (the ember-unrank-dynamic-results pass) and the entry stores its descriptor's address (malloc'ed:
     the caller frees it and, once done with the data, the buffer) in the result's slot.
 
     It returns a status (native.py): 0, or the failure's status after compiled code

@@ -18,7 +18,8 @@ from mlir.runtime import get_ranked_memref_descriptor
 
 from ember.dialects.ember import dtypes
 from ember.backends.cpu import native
-from ember.backends.cpu.fixups import copy_repeated_results, widen_bool_memrefs
+from ember.passes.transforms.copy_repeated_results import copy_repeated_results
+from ember.passes.transforms.widen_bool_memrefs import widen_bool_memrefs
 from ember.dialects.ember.irdl import make_context
 from ember.passes.pipeline import run_pipeline
 

@@ -1,0 +1,49 @@
+"""ember-copies-to-linalg: rewrite `memref.copy` as `linalg.copy`, which becomes loops.
+
+Works around `finalize-memref-to-llvm` lowering a copy between non-contiguous buffers to a
+call of `memrefCopy`, a function of MLIR's C runner-utils library, which the JIT process does
+not load: the call would jump to address 0 (MLIR 22.1; not an upstream bug). It can go, with
+its step in the CPU backend, if the backend ever links the runner utilities.
+
+Algorithm:
+  1. Collect every `memref.copy`.
+  2. Replace each by `linalg.copy ins(source) outs(target)` at the same place.
+
+Before:
+    memref.copy %a, %b : memref<4xf32, strided<[2]>> to memref<4xf32>
+After:
+    linalg.copy ins(%a : memref<4xf32, strided<[2]>>) outs(%b : memref<4xf32>)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import linalg
+
+from ember.passes.base import Pass, Statistics
+
+
+@dataclasses.dataclass(frozen=True)
+class CopiesToLinalgPass(Pass):
+    name: ClassVar[str] = "ember-copies-to-linalg"
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        with ir.Location.unknown():
+            copies_to_linalg(module)
+
+
+def copies_to_linalg(module: ir.Module) -> None:
+    """Rewrites `memref.copy` as `linalg.copy` (which becomes loops): finalize-memref-to-llvm
+    turns a copy between non-contiguous buffers into a call of the `memrefCopy` runtime
+    function, which no library in this process provides — the JIT would jump to nowhere."""
+    copies = []
+    module.operation.walk(lambda op: (copies.append(op) if op.name == "memref.copy" else None)
+                          or ir.WalkResult.ADVANCE)
+    for op in copies:
+        source, target = op.operands[0], op.operands[1]
+        with ir.InsertionPoint(op), op.location:
+            linalg.copy(source, outs=[target])
+        op.erase()
