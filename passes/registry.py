@@ -21,7 +21,10 @@ PASSES: dict[str, str] = {
         "ember.passes.transforms.drop_empty_concat_operands:DropEmptyConcatOperandsPass",
     "ember-inline": "ember.passes.transforms.inline:InlinePass",
     "ember-licm": "ember.passes.transforms.licm:LicmPass",
+    "ember-linalg-to-blas": "ember.passes.transforms.linalg_to_blas:LinalgToBlasPass",
     "ember-optimize": "ember.passes.transforms.optimize:OptimizePass",
+    "ember-prepare-blas": "ember.passes.transforms.prepare_blas:PrepareBlasPass",
+    "ember-round-to-bf16": "ember.passes.transforms.round_to_bf16:RoundToBf16Pass",
     "ember-shape-refine": "ember.passes.transforms.shape_refine:ShapeRefinePass",
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",

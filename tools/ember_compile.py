@@ -2,11 +2,14 @@
 
     ember-compile FILE [--emit=linalg|bufferized|llvm|llvmir|asm|obj] [--from=STAGE]
                   [--function NAME --arg-types 'tensor<4xf32>,tensor<4xf32>']
-                  [--cpu NAME --features +avx2,...] [-o OUT]
+                  [--cpu NAME --features +avx2,...] [--print-ir-after-all]
+                  [--print-ir-after PASS] [--timing] [-o OUT]
 
 FILE holds ember IR (`--from=ember`, the default), or the output of an earlier stage
 (`--from=linalg|bufferized|llvm` for MLIR text, `--from=llvmir` for LLVM IR), so a compile
-can resume from any dumped stage. `--function/--arg-types` first specialise a function to
+can resume from any dumped stage. Each MLIR stage is one pipeline of upstream and Ember
+passes (backends/cpu/backend.py), which `--print-ir-after-all`, `--print-ir-after` and
+`--timing` instrument as ember-opt's do. `--function/--arg-types` first specialise a function to
 static input types (as the runtime does per call). Input text goes through the same guards
 as ember-opt's (dialects/ember/parsing.py) before MLIR or LLVM parse it; errors print as
 `file:line:col: error: ...` with exit status 1, a bug in Ember as one `internal error` line
@@ -46,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--optimize", action="store_true",
                    help="with --emit=llvmir: print the IR after LLVM's -O3 for the target "
                         "(shows vectorisation)")
+    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
+                   help="print the IR after every pass of every stage (to stderr)")
+    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
+                   help="print the IR after this pass (repeatable)")
+    p.add_argument("--timing", "--mlir-timing", action="store_true",
+                   help="report the time each pass took, per stage (to stderr)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -91,7 +100,10 @@ def check_llvm_ir(text: str) -> None:
 
 def compile_text(text: str, args) -> str | bytes:
     """Runs the stages from `args.source` to `args.emit` on `text`."""
-    backend = CpuBackend(CpuOptions(cpu=args.cpu, features=args.features))
+    backend = CpuBackend(CpuOptions(cpu=args.cpu, features=args.features),
+                         instrument={"print_ir_after_all": args.print_ir_after_all,
+                                     "print_ir_after": tuple(args.print_ir_after),
+                                     "timing": args.timing})
     if args.source == "llvmir":
         check_llvm_ir(text)
         value = text

@@ -15,42 +15,56 @@ import dataclasses
 import functools
 
 import llvmlite.binding as llvm
-from mlir import ir, passmanager
+from mlir import ir
 
-from ember.dialects.ember.errors import EmberError
-from ember.passes.pipeline import check_bufferizable, run_pipeline
-from ember.backends.cpu import blas as cpu_blas
-from ember.backends.cpu import bf16
+from ember.passes.bufferizable import PassFailure
+from ember.passes.pipeline import run_pipeline
+from ember.passes.transforms import linalg_to_blas
+from ember.passes.transforms.round_to_bf16 import EMULATE
+from ember.backends.cpu import blas_library
 from ember.backends.cpu import native
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
 
-# Tensor -> LLVM path checked on this MLIR build (DESIGN.md §10), plus elementwise fusion
-# and math lowering to LLVM intrinsics and libm.
+# Each IR stage is one pipeline of upstream and ember passes (DESIGN.md §10), so
+# `--print-ir-after-all` and `--timing` show every step, the workarounds included (each
+# `ember-*` pass below names the upstream limitation it works around and when it can go).
 # ember-dce first: a dead op whose lowering calls a function (fastmath.call) would otherwise
 # survive as a generic without results, which upstream cannot erase or lower.
-_LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
-           "linalg-fuse-elementwise-ops,cse)")
+LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
+          "linalg-fuse-elementwise-ops,cse)")
 # Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
-# The workarounds bufferization needs, each a registered pass naming the upstream limitation.
-_BEFORE_BUFFERIZE = ("builtin.module(ember-copy-repeated-results,"
-                     "ember-drop-empty-concat-operands,ember-unrank-dynamic-results)")
-_BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+# With BLAS, products are prepared on tensors and become calls after bufferization.
+BUFFERIZED = ("builtin.module(ember-copy-repeated-results,ember-drop-empty-concat-operands,"
+              "ember-unrank-dynamic-results,{prepare}"
+              "one-shot-bufferize{{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="
-              "identity-layout-map},"
-              "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+              "identity-layout-map}},"
+              "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},"
               "canonicalize,ownership-based-buffer-deallocation,canonicalize,"
               "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
-              "canonicalize)")
-_LOOPS = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
-          "lower-affine)")
-# convert-math-to-funcs: integer powers (math.ipowi) become a small function (no libm has one).
-_LLVM = ("builtin.module(convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
-         "convert-math-to-libm,"
-         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-         "reconcile-unrealized-casts)")
+              "canonicalize{blas})")
+_BLAS_CALLS = ",ember-linalg-to-blas{{min-macs={min_macs}}},canonicalize,cse"
+# convert-bufferization-to-memref first: the clones ownership-based deallocation returns (a
+# result of dynamic shape that aliases an argument) become alloc + copy, before copies
+# become loops. bf16 is computed in f32 and rounded in software (no denormal flush).
+# convert-math-to-funcs: integer powers (math.ipowi) become a small function (no libm has
+# one).
+LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
+        "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+        f"ember-widen-bool-memrefs,{EMULATE},ember-round-to-bf16,"
+        "convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
+        "convert-math-to-libm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+        "reconcile-unrealized-casts)")
+
+
+def bufferized_pipeline(blas: bool) -> str:
+    """The bufferized stage's pipeline, with the BLAS passes when `blas`."""
+    return BUFFERIZED.format(prepare="ember-prepare-blas," if blas else "",
+                             blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS)
+                             if blas else "")
 
 
 def path_to(stop: str, start: str = "linalg") -> list[str]:
@@ -70,7 +84,7 @@ def _init_llvm() -> tuple[str, str]:
 @dataclasses.dataclass(frozen=True)
 class CpuOptions:
     """Code-generation options; `None` cpu/features mean the host's. `blas`: float matrix
-    products call the BLAS numpy loaded (blas.py); `None` means whenever one is found and
+    products call the BLAS numpy loaded (blas_library.py); `None` means whenever one is found and
     `EMBER_DISABLE_BLAS` is not set, and asking for it where there is none gives `False`.
     `threads`: how many threads a large elementwise function is split across (parallel.py);
     `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use."""
@@ -86,7 +100,7 @@ class CpuOptions:
         return dataclasses.replace(self, cpu=self.cpu or host_cpu,
                                    features=self.features if self.features is not None
                                    else host_features,
-                                   blas=self.blas is not False and cpu_blas.available(),
+                                   blas=self.blas is not False and blas_library.available(),
                                    threads=self.threads or default_threads())
 
     def key(self) -> tuple:
@@ -98,51 +112,41 @@ class CpuOptions:
 class CpuBackend:
     """Compiles ember modules for this machine's CPU."""
 
-    def __init__(self, options: CpuOptions | None = None):
+    def __init__(self, options: CpuOptions | None = None, instrument: dict | None = None):
         self.options = (options or CpuOptions()).resolved()
+        # MLIR's instrumentation of every stage's pipeline, as Pipeline.run takes it
+        # (print_ir_after_all, print_ir_after, timing): ember-compile's flags
+        self.instrument = dict(instrument or {})
 
     def make_linalg(self, module: ir.Module) -> ir.Module:
         """ember -> linalg/tensor/arith/math on tensors; elementwise chains fused."""
-        run_pipeline(module, _LINALG, verify_each=False)
-        return module
+        return self._run(module, "linalg", LINALG)
 
     def make_bufferized(self, module: ir.Module) -> ir.Module:
         """tensors -> memrefs; results of static shape become caller-allocated output
         arguments, results of dynamic shape are returned unranked (the caller frees). With
         `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
-        (transposes of their inputs folded into the calls' flags first; see blas.py)."""
-        check_bufferizable(module)
-        run_pipeline(module, _BEFORE_BUFFERIZE, verify_each=False)
-        with module.context, ir.Location.unknown():
-            if self.options.blas:
-                cpu_blas.fold_transposes(module)
-                cpu_blas.own_zero_fills(module)
-        _run_upstream(module, _BUFFERIZE)
-        if self.options.blas:
-            with module.context, ir.Location.unknown():
-                calls = cpu_blas.call_blas(module)
-            if calls:
-                _run_upstream(module, "builtin.module(canonicalize,cse)")
-        return module
+        (transposes of their inputs folded into the calls' flags first; blas_library.py)."""
+        return self._run(module, "bufferized", bufferized_pipeline(self.options.blas))
 
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
         runtime by which native code raises errors (native.py)."""
-        # the clones ownership-based deallocation returns (a result of dynamic shape that
-        # aliases an argument) become alloc + copy, before copies become loops
-        _run_upstream(module, "builtin.module(convert-bufferization-to-memref)")
-        run_pipeline(module, "builtin.module(ember-copies-to-linalg)", verify_each=False)
-        _run_upstream(module, _LOOPS)
-        run_pipeline(module, "builtin.module(ember-widen-bool-memrefs)", verify_each=False)
-        _run_upstream(module, bf16.EMULATE)  # bf16 rounded in software: no denormal flush
-        with module.context, ir.Location.unknown():
-            bf16.round_truncf_to_bf16(module)
-        _run_upstream(module, _LLVM)
+        self._run(module, "llvm", LLVM)
         with module.context, ir.Location.unknown():
             native.install(module)  # checked malloc, error sites, what the entry needs
             if "+avx512f" in (self.options.features or "").split(","):
                 fold_loop_tails(module)  # masked tails are cheap with mask registers
             mark_buffers_noalias(module)
+        return module
+
+    def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
+        """Runs `pipeline` on `module` in place, instrumented as `self.instrument` says."""
+        try:
+            run_pipeline(module, pipeline, verify_each=False, **self.instrument)
+        except PassFailure as e:
+            raise BackendError(f"the CPU backend's {stage} stage failed: {e}",
+                               e.diagnostics) from None
         return module
 
     def make_llvmir(self, module: ir.Module) -> str:
@@ -242,24 +246,5 @@ def mark_buffers_noalias(module: ir.Module) -> None:
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
 
 
-class BackendError(EmberError, RuntimeError):
-    """An upstream lowering step failed; carries MLIR's diagnostics in the message."""
-
-
-def _run_upstream(module: ir.Module, pipeline: str) -> None:
-    """Runs an upstream pipeline on `module`, verified first: upstream passes assume valid
-    IR and, with this build's assertions, abort the process on what they cannot handle."""
-    with module.context:
-        try:
-            module.operation.verify()
-        except ir.MLIRError as e:
-            raise BackendError(f"invalid IR before {pipeline}: {_details(e)}") from None
-        pm = passmanager.PassManager.parse(pipeline)
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError as e:
-            raise BackendError(f"{pipeline} failed: {_details(e)}") from None
-
-
-def _details(error: ir.MLIRError) -> str:
-    return "; ".join(f"{d.location}: {d.message}" for d in error.error_diagnostics)
+class BackendError(PassFailure):
+    """A stage of a backend's lowering failed; carries MLIR's diagnostics."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 import llvmlite.binding as llvm
 import numpy as np
 
-from ember.backends.cpu import blas, native
+from ember.backends.cpu import blas_library as blas, native
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
 from ember.dialects.ember.errors import EmberError
@@ -47,9 +47,9 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
 
 
 def _bind_blas(code: str | bytes) -> None:
-    """Binds the BLAS symbols the code may call (blas.py). Code that calls them where no
-    BLAS is available is refused here: MCJIT would abort the process on the unresolved
-    symbol."""
+    """Binds the BLAS symbols the code may call (blas_library.py). Code that calls them
+    where no BLAS is available is refused here: MCJIT would abort the process on the
+    unresolved symbol."""
     if blas.bind():
         return
     for symbol in blas.SYMBOLS.values():

@@ -1,4 +1,5 @@
-// Float matrix products become calls of the BLAS numpy loaded (backends/cpu/blas.py):
+// Float matrix products become calls of the BLAS numpy loaded (ember-prepare-blas and
+// ember-linalg-to-blas in the bufferized stage; backends/cpu/blas_library.py):
 // a call of the private @ember_sgemm declaration, row-major (101), a transposed operand
 // read in place with the TRANS flag (112) instead of a linalg.transpose copy; integer
 // products keep the loop lowering. The zero fill of each product's output (one fill that

@@ -1,4 +1,5 @@
-"""Float matrix products in compiled code call numpy's OpenBLAS (backends/cpu/blas.py).
+"""Float matrix products in compiled code call numpy's OpenBLAS (`ember-linalg-to-blas`,
+backends/cpu/blas_library.py).
 
 Differential: compiled products (BLAS forced for every size) against a float64 numpy
 reference and the interpreter on seeded random shapes: 1xN, Nx1, K=1, batched, broadcast
@@ -18,26 +19,27 @@ import pytest
 from mlir import ir
 
 import ember as em
-from ember.backends.cpu import blas
+from ember.backends.cpu import blas_library
 from ember.backends.cpu.backend import CpuBackend, CpuOptions
 from ember.backends.cpu.compiler import check_compilable, compile_function, specialize
 from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, jit_compile
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import parse_type
+from ember.passes.transforms import linalg_to_blas
 
-needs_blas = pytest.mark.skipif(blas._find() is None,
+needs_blas = pytest.mark.skipif(blas_library._find() is None,
                                 reason="no ILP64 OpenBLAS found next to numpy")
 
 
 @pytest.fixture
 def blas_on(monkeypatch):
-    monkeypatch.delenv(blas.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
 
 
 @pytest.fixture
 def blas_off(monkeypatch):
-    monkeypatch.setenv(blas.DISABLE_ENV, "1")
+    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
 
 
 def _matmul_text(a_shape, b_shape, out_shape, dtype, ta=False, tb=False) -> tuple:
@@ -125,11 +127,11 @@ CASES = [(s, ta, tb) for s in SHAPES + _random_shapes(12, 7)
                               for s, ta, tb in CASES])
 def test_blas_products_match_reference_and_interpreter(shape, ta, tb, dtype, blas_on,
                                                        monkeypatch):
-    monkeypatch.setattr(blas, "MIN_MACS", 0)  # every product a BLAS call
+    monkeypatch.setattr(linalg_to_blas, "MIN_MACS", 0)  # every product a BLAS call
     rng = np.random.default_rng(zlib.crc32(repr((shape, ta, tb, dtype)).encode()))
     text, types, a, b = _case(*shape, ta, tb, dtype, rng)
     exe, llvm_ir = _compile(text, types)
-    symbol = blas.SYMBOLS[dtype]
+    symbol = linalg_to_blas.SYMBOLS[dtype]
     m, k, n = shape[2:]
     assert f"call void @{symbol}(" in llvm_ir, "the product did not become a BLAS call"
     (got,) = exe([a, b])
@@ -232,60 +234,60 @@ def test_small_transposed_products_are_loops_over_the_folded_maps(ta, tb, blas_o
 
 def test_plan_of_row_major_and_transposed_operands():
     # loop dims (m, n, k) = (4, 5, 3); a: 4x3, b: 3x5, c: 4x5, all row-major
-    g = blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 1, 0])
+    g = linalg_to_blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 1, 0])
     assert (g.swap, g.trans_l, g.trans_r, g.m, g.n, g.k, g.ldl, g.ldr, g.ldc, g.batch) == \
         (False, False, False, 4, 5, 3, 3, 5, 5, ())
     # a stored 3x4 (transposed), b stored 5x3 (transposed)
-    g = blas.plan([4, 5, 3], 2, [1, 0, 4], [0, 3, 1], [5, 1, 0])
+    g = linalg_to_blas.plan([4, 5, 3], 2, [1, 0, 4], [0, 3, 1], [5, 1, 0])
     assert (g.trans_l, g.trans_r, g.ldl, g.ldr) == (True, True, 4, 3)
 
 
 def test_plan_of_degenerate_sizes():
-    g = blas.plan([1, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 1, 0])  # m = 1
+    g = linalg_to_blas.plan([1, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 1, 0])  # m = 1
     assert (g.m, g.n, g.k, g.ldl, g.ldc) == (1, 5, 3, 3, 5)
-    g = blas.plan([4, 1, 3], 2, [3, 0, 1], [0, 1, 1], [1, 1, 0])  # n = 1
+    g = linalg_to_blas.plan([4, 1, 3], 2, [3, 0, 1], [0, 1, 1], [1, 1, 0])  # n = 1
     assert (g.m, g.n, g.k, g.ldr, g.ldc) == (4, 1, 3, 1, 1)
-    g = blas.plan([4, 5, 1], 2, [1, 0, 1], [0, 1, 5], [5, 1, 0])  # k = 1
+    g = linalg_to_blas.plan([4, 5, 1], 2, [1, 0, 1], [0, 1, 5], [5, 1, 0])  # k = 1
     assert (g.m, g.n, g.k, g.ldl, g.ldr) == (4, 5, 1, 1, 5)
-    assert blas.plan([4, 0, 3], 2, [3, 0, 1], [0, 1, 0], [0, 1, 0]) is None  # empty
+    assert linalg_to_blas.plan([4, 0, 3], 2, [3, 0, 1], [0, 1, 0], [0, 1, 0]) is None  # empty
 
 
 def test_plan_merges_contiguous_dims_and_loops_over_the_others():
     # (b, m, n, k) = (2, 4, 5, 3): a 2x4x3, b 3x5 (shared): b and m merge into 8 rows
-    g = blas.plan([2, 4, 5, 3], 3, [12, 3, 0, 1], [0, 0, 1, 5], [20, 5, 1, 0])
+    g = linalg_to_blas.plan([2, 4, 5, 3], 3, [12, 3, 0, 1], [0, 0, 1, 5], [20, 5, 1, 0])
     assert (g.m, g.batch) == (8, ())
     # a 2x4x3, b 2x3x5: a batch loop with each operand's stride
-    g = blas.plan([2, 4, 5, 3], 3, [12, 3, 0, 1], [15, 0, 1, 5], [20, 5, 1, 0])
+    g = linalg_to_blas.plan([2, 4, 5, 3], 3, [12, 3, 0, 1], [15, 0, 1, 5], [20, 5, 1, 0])
     assert (g.m, g.batch) == (4, ((2, 12, 15, 20),))
     # a 1x4x3 broadcast against b 2x3x5: stride 0 in the loop
-    g = blas.plan([2, 4, 5, 3], 3, [0, 3, 0, 1], [15, 0, 1, 5], [20, 5, 1, 0])
+    g = linalg_to_blas.plan([2, 4, 5, 3], 3, [0, 3, 0, 1], [15, 0, 1, 5], [20, 5, 1, 0])
     assert g.batch == ((2, 0, 15, 20),)
 
 
 def test_plan_of_a_column_major_output_swaps_the_operands():
-    g = blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [1, 4, 0])  # c stored 5x4
+    g = linalg_to_blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [1, 4, 0])  # c stored 5x4
     assert (g.swap, g.m, g.n, g.ldc) == (True, 5, 4, 4)
     assert (g.trans_l, g.trans_r) == (True, True)  # b^T and a^T read transposed
 
 
 def test_plan_refuses_what_no_gemm_expresses():
-    assert blas.plan([4, 5, 3], 2, [6, 0, 2], [0, 1, 5], [5, 1, 0]) is None  # a stride 2
-    assert blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 0, 0]) is None  # c overlaps
+    assert linalg_to_blas.plan([4, 5, 3], 2, [6, 0, 2], [0, 1, 5], [5, 1, 0]) is None  # a stride 2
+    assert linalg_to_blas.plan([4, 5, 3], 2, [3, 0, 1], [0, 1, 5], [5, 0, 0]) is None  # c overlaps
 
 
 # -- without the library -------------------------------------------------------------------
 
 
 def test_disabled_blas_keeps_loops_and_its_own_cache_key(monkeypatch):
-    monkeypatch.delenv(blas.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
     key_on = CpuOptions().key()
-    monkeypatch.setenv(blas.DISABLE_ENV, "1")
-    assert blas.library() is None and not blas.available()
+    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
+    assert blas_library.library() is None and not blas_library.available()
     assert CpuBackend().options.blas is False
     assert CpuBackend(CpuOptions(blas=True)).options.blas is False  # no error
     key_off = CpuOptions().key()
     assert "loops" in key_off and "blas" not in key_off
-    if blas._find() is not None:
+    if blas_library._find() is not None:
         assert key_on != key_off and "blas" in key_on
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
     out = _bufferized(text, types)
@@ -305,21 +307,21 @@ def test_blas_option_off_keeps_loops(blas_on):
 
 @needs_blas
 def test_code_calling_blas_is_refused_not_aborted_without_the_library(monkeypatch):
-    monkeypatch.delenv(blas.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
     backend = CpuBackend()
     llvm_ir = backend.lower(specialize(text, "f", types), "llvmir")
     assert "@ember_sgemm" in llvm_ir
-    monkeypatch.setenv(blas.DISABLE_ENV, "1")
+    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
     with pytest.raises(JitError, match="ember_sgemm"):
         jit_compile(backend, llvm_ir)
 
 
 @needs_blas
 def test_the_library_is_numpys():
-    lib = blas._find()
+    lib = blas_library._find()
     assert "blas" in lib.path.lower() and all(lib.addresses)
-    assert lib.names in blas.CANDIDATES
+    assert lib.names in blas_library.CANDIDATES
 
 
 # -- views: offsets and leading dimensions --------------------------------------------------
@@ -362,7 +364,7 @@ def test_a_dynamic_offset_is_added_at_run_time(blas_on):
     backend = CpuBackend()
     with default_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
-        assert blas.call_blas(module) == 1
+        assert linalg_to_blas.call_blas(module) == 1
         assert "memref.extract_strided_metadata" in str(module)
     llvm_ir = backend.make_llvmir(backend.make_llvm(module))
     engine = jit_compile(backend, llvm_ir)

@@ -133,9 +133,10 @@ def test_backend_verifies_ir_before_upstream_passes():
     with default_context():
         module = _invalid_module()
         with pytest.raises(cpu_backend.BackendError,
-                           match=r"invalid IR before builtin.module\(one-shot-bufferize.*"
+                           match=r"bufferized stage failed: the IR is invalid before upstream "
+                                 r"pipeline 'one-shot-bufferize.*"
                                  r"func.func' op type of entry block argument #0"):
-            cpu_backend._run_upstream(module, cpu_backend._BUFFERIZE)
+            cpu_backend.CpuBackend().make_bufferized(module)
 
 
 def test_pipeline_verifies_ir_before_upstream_passes():

@@ -1,6 +1,7 @@
-"""What blas.py turns into GEMM calls: recognising float contractions (`linalg.matmul`,
-`batch_matmul`, and the `linalg.generic` `out += a * b` with one reduction dim) and planning
-each as one GEMM, or a nest of loops over batch dims around one, from its buffers' strides.
+"""What `ember-linalg-to-blas` turns into GEMM calls: recognising float contractions
+(`linalg.matmul`, `batch_matmul`, and the `linalg.generic` `out += a * b` with one reduction
+dim), on tensors or memrefs, and planning each as one GEMM, or a nest of loops over batch
+dims around one, from its buffers' strides.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from typing import Optional, Sequence
 
 from mlir import ir
 
-from ember.backends.cpu.blas_library import SYMBOLS
+# The element types a GEMM call takes: sgemm and dgemm.
+ELEMENTS = ("f32", "f64")
+
 
 @dataclasses.dataclass
 class Contraction:
@@ -85,7 +88,7 @@ def contraction(op: ir.Operation) -> Optional[Contraction]:
         return None
     shaped = [ir.ShapedType(t) for t in types]
     element = str(shaped[0].element_type)
-    if element not in SYMBOLS or any(str(s.element_type) != element for s in shaped):
+    if element not in ELEMENTS or any(str(s.element_type) != element for s in shaped):
         return None
     if not all(s.has_static_shape for s in shaped):
         return None

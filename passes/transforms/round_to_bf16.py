@@ -1,38 +1,62 @@
-"""bfloat16 arithmetic that keeps denormals: every bf16 result is rounded from f32 in software.
+"""ember-round-to-bf16: round f32 results to bfloat16 in software, keeping denormals.
 
-LLVM computes `fadd bfloat` (and every other bf16 operation) in f32 and rounds back with
-`fptrunc`; on a CPU with AVX512-BF16 that is `vcvtneps2bf16`, which ignores MXCSR and always
-flushes denormal results (and inputs) to zero, whereas the reference kernels (ml_dtypes)
-keep them: bf16 `1e-40 * 1.0` gave 0.0 compiled. Two steps on the loops, before the LLVM
-dialect:
-
-  1. upstream `arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}` makes
-     the f32 computation explicit: `extf` the operands, compute in f32, `truncf` the result;
-  2. `round_truncf_to_bf16` replaces each `arith.truncf f32 -> bf16` by integer operations
-     that round to nearest even on the bit pattern (a quiet NaN for NaN), exact for
-     denormals and overflow alike, since bf16 has f32's exponent range.
-
+Works around LLVM lowering `fptrunc float to bfloat` on a CPU with AVX512-BF16 to
+`vcvtneps2bf16`, which ignores MXCSR and always flushes denormal results (and inputs) to
+zero, whereas the reference kernels (ml_dtypes) keep them: bf16 `1e-40 * 1.0` gave 0.0
+compiled (LLVM 22; the instruction's documented behaviour, not a bug). It can go when
+bf16 denormals may flush. The CPU backend runs it on the loops, after upstream
+`arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}` made every bf16
+operation an explicit f32 one (`extf` the operands, compute in f32, `truncf` the result).
 `extf bf16 -> f32` is a shift in LLVM (exact, no flush), and stays. Upstream
 `arith-expand{include-bf16}` has the same rounding but also rewrites `arith.maximumf` into a
 compare and select that loses IEEE's -0.0 < +0.0, so it is not used.
+
+Algorithm:
+  1. Drop the `contract` fastmath flag the emulation puts on `arith.extf`/`arith.truncf`.
+  2. Replace each scalar `arith.truncf` f32 -> bf16 by integer operations that round to
+     nearest even on the bit pattern, (bits + 0x7FFF + bit 16) >> 16, with a quiet NaN
+     (of the same sign) for NaN: exact for denormals and overflow alike, since bf16 has
+     f32's exponent range.
+
+Before:
+    %r = arith.truncf %x : f32 to bf16
+After:
+    %bits = arith.bitcast %x : f32 to i32
+    ...                                    (round to nearest even; NaN -> quiet NaN)
+    %r = arith.bitcast %s : i16 to bf16
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import ClassVar
+
 from mlir import ir
 from mlir.dialects import arith
 
-EMULATE = ("builtin.module(func.func(arith-emulate-unsupported-floats{source-types=bf16 "
-           "target-type=f32}))")
+from ember.passes.base import Pass, Statistics
+from ember.passes.ir_utils import as_operation
+
+# The upstream step to run first: every bf16 operation computed in f32 explicitly.
+EMULATE = "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32})"
 
 
-def round_truncf_to_bf16(module: ir.Module) -> int:
+@dataclasses.dataclass(frozen=True)
+class RoundToBf16Pass(Pass):
+    name: ClassVar[str] = "ember-round-to-bf16"
+    per_function: ClassVar[bool] = True
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        stats.add("rounded", round_truncf_to_bf16(module))
+
+
+def round_truncf_to_bf16(root) -> int:
     """Rewrites every scalar `arith.truncf` from f32 to bf16 as integer rounding (and drops
     the `contract` flag the emulation puts on conversions); returns how many it rewrote."""
     found = []
-    module.operation.walk(lambda op: (found.append(op) if op.name in ("arith.truncf",
-                                                                      "arith.extf") else None)
-                          or ir.WalkResult.ADVANCE)
+    conversions = ("arith.truncf", "arith.extf")
+    as_operation(root).walk(lambda op: (found.append(op) if op.name in conversions else None)
+                            or ir.WalkResult.ADVANCE)
     count = 0
     for op in found:
         if "fastmath" in op.attributes:  # the emulation marks its conversions `contract`
