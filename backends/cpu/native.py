@@ -49,9 +49,6 @@ OUTER_OFFSET = JMP_BUF_BYTES + 8 * MAX_VALUES  # the thread's previous context (
 CONTEXT_BYTES = OUTER_OFFSET + 8
 KEY_SYMBOL = "ember_rt_error_key"
 FAIL, MALLOC = "ember_rt_fail", "ember_rt_malloc"
-# `llvm-request-c-wrappers` (MLIR's ExecutionEngine) turns a site's declaration into a
-# wrapper calling this declaration
-C_INTERFACE = "_mlir_ciface_"
 
 # the classes a site may raise (checks.py), by name
 _ERRORS = {e.__name__: e for e in (InvalidArgumentError, OpShapeError, OpTypeError,
@@ -158,9 +155,8 @@ def install(module: ir.Module) -> None:
         return  # installed already
     text = list(_DECLARATIONS.values()) + [_FAIL, _MALLOC]
     for name, op in list(symbols.items()):
-        site = name[len(C_INTERFACE):] if name.startswith(C_INTERFACE) else name
-        if site.startswith(ERROR_PREFIX) and not op.regions[0].blocks:
-            status = FIRST_SITE + int(site[len(ERROR_PREFIX):])
+        if name.startswith(ERROR_PREFIX) and not op.regions[0].blocks:
+            status = FIRST_SITE + int(name[len(ERROR_PREFIX):])
             count = _arity(op)
             text.append(_SITE.format(name=name, status=status, fail=FAIL) if count == 1
                         else _site_of_many(name, status, count))

@@ -1,39 +1,28 @@
-"""Compile-and-run for lowering tests: ember IR -> linalg -> LLVM -> MLIR's ExecutionEngine.
+"""Compile-and-run for lowering tests: ember IR -> `convert-ember-to-linalg` -> the shipped
+CPU backend (its bufferized, llvm and llvmir stages, then the llvmlite JIT).
 
-The lowered module goes through the tensor -> LLVM pipeline of DESIGN.md §10 and runs in
-process, so tests can compare compiled numerics with the numpy reference kernels without the
-CPU backend. Shapes must be static: results become out-parameters (allocated here).
+The lowered module goes through `CpuBackend.lower(..., start="bufferized")` and runs as the
+runtime runs compiled code (`jit.Executable` through an entry wrapper), so tests compare
+the conversion's numerics with the numpy reference kernels on the path users get, without
+the fusion and clean-up of the backend's linalg stage. Arguments may be declared with
+dynamic sizes: the entry is built for the shapes of the arrays a call passes (one JIT per
+function and input types).
 
     results = run_ember(TEXT, [x, y])          # list of numpy arrays, one per result
 """
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
-from mlir import ir, passmanager
-from mlir.execution_engine import ExecutionEngine
-from mlir.runtime import get_ranked_memref_descriptor
+from mlir import ir
 
-from ember.dialects.ember import dtypes
-from ember.backends.cpu import native
-from ember.passes.transforms.copy_repeated_results import copy_repeated_results
-from ember.passes.transforms.widen_bool_memrefs import widen_bool_memrefs
+from ember.backends.cpu.backend import CpuBackend
+from ember.backends.cpu.jit import Executable, entry_wrapper, jit_compile
+from ember.backends.cpu.native import error_sites
 from ember.dialects.ember.irdl import make_context
+from ember.dialects.ember.types import TensorType, parse_type
+from ember.passes.ir_utils import functions, symbol_name
 from ember.passes.pipeline import run_pipeline
-
-# DESIGN.md §10's pipeline, cut in two: `widen_bool_memrefs` runs between the halves.
-TO_LOOPS = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map},"
-            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-            "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine)")
-LOOPS_TO_LLVM = ("builtin.module(finalize-memref-to-llvm,convert-math-to-llvm,"
-                 "convert-math-to-libm,convert-arith-to-llvm,"
-                 "func.func(llvm-request-c-wrappers),convert-func-to-llvm,convert-cf-to-llvm,"
-                 "reconcile-unrealized-casts)")
-# Same-size integer views for element types whose numpy dtype has no plain ctype.
-_VIEW = {1: np.uint8, 2: np.uint16}
 
 
 def lower(text: str, context: ir.Context | None = None) -> ir.Module:
@@ -46,67 +35,64 @@ def lower(text: str, context: ir.Context | None = None) -> ir.Module:
     return module
 
 
-def _result_dtypes(fn: ir.Operation) -> list[tuple[np.dtype, tuple]]:
+def _signature(fn: ir.Operation) -> tuple[list[TensorType], list[TensorType]]:
     ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    out = []
-    for t in ftype.results:
-        shaped = ir.RankedTensorType(t)
-        if not shaped.has_static_shape:
-            raise ValueError(f"result type {t} must be static to run in the harness")
-        out.append((dtypes.from_mlir(str(shaped.element_type)).np_dtype, tuple(shaped.shape)))
-    return out
+    return [parse_type(str(t)) for t in ftype.inputs], [parse_type(str(t))
+                                                        for t in ftype.results]
 
 
 class Compiled:
-    """A lowered module compiled to native code; call `run(name, inputs)`."""
+    """A lowered (linalg on tensors) module, compiled by the CPU backend for the input
+    shapes of each call; `run(name, inputs)`."""
 
-    def __init__(self, linalg: ir.Module):
+    def __init__(self, linalg: ir.Module, backend: CpuBackend | None = None):
         self.linalg_text = str(linalg)
-        self._signatures = {}
-        for op in linalg.body.operations:
-            if op.operation.name == "func.func" and op.operation.regions[0].blocks:
-                name = ir.StringAttr(op.operation.attributes["sym_name"]).value
-                self._signatures[name] = _result_dtypes(op.operation)
-        with linalg.context, ir.Location.unknown():
-            copy_repeated_results(linalg)
-        passmanager.PassManager.parse(TO_LOOPS, linalg.context).run(linalg.operation)
-        with linalg.context, ir.Location.unknown():
-            widen_bool_memrefs(linalg)
-        passmanager.PassManager.parse(LOOPS_TO_LLVM, linalg.context).run(linalg.operation)
-        with linalg.context, ir.Location.unknown():
-            native.install(linalg)  # defines the run-time checks' error sites
-        self.module = linalg  # the engine needs the module alive
-        self.engine = ExecutionEngine(linalg, opt_level=2)
-        self._callbacks = []
+        self._backend = backend or CpuBackend()
+        self._signatures = {symbol_name(fn): _signature(fn) for fn in functions(linalg)
+                            if fn.regions[0].blocks}
+        self._executables: dict = {}
 
-    def register(self, name: str, callback) -> None:
-        """Binds the external function `name` (C interface) to a ctypes callback."""
-        self._callbacks.append(callback)
-        self.engine.register_runtime(name, callback)
+    def _executable(self, name: str, arg_types: list[TensorType]) -> Executable:
+        key = (name, tuple(arg_types))
+        if key not in self._executables:
+            _, results = self._signatures[name]
+            with make_context():
+                module = ir.Module.parse(self.linalg_text)
+                errors = error_sites(module)
+                llvm_ir = self._backend.lower(module, "llvmir", start="bufferized")
+            llvm_ir += entry_wrapper(name, arg_types + results)
+            exe = Executable(jit_compile(self._backend, llvm_ir), name, arg_types, results)
+            exe.errors = errors
+            self._executables[key] = exe
+        return self._executables[key]
 
     def run(self, name: str, inputs: list) -> list[np.ndarray]:
-        """Calls function `name`; returns its results as numpy arrays (ui8 reads as int8)."""
-        inputs = [np.ascontiguousarray(x) for x in inputs]
-        outputs = [np.zeros(shape, dtype) for dtype, shape in self._signatures[name]]
-        args = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(_plain(a))))
-                for a in inputs + outputs]
-        self.engine.invoke(name, *args)
-        return outputs
+        """Calls function `name` on numpy `inputs`; returns its results as numpy arrays
+        of the lowered types (linalg's integers are signless: ui8 reads as int8)."""
+        declared, _ = self._signatures[name]
+        arg_types = [TensorType(t.dtype, tuple(np.shape(x))) for t, x in zip(declared, inputs)]
+        arrays = [_as(np.array(x, order="C", copy=None), t.dtype.np_dtype, name)
+                  for x, t in zip(inputs, arg_types)]
+        return self._executable(name, arg_types)(arrays)
 
 
-def _plain(a: np.ndarray) -> np.ndarray:
-    """A view ctypes can describe: bool, f16 and bf16 as unsigned ints of the same size."""
-    if a.dtype == np.bool_ or a.dtype.kind == "V" or a.dtype == np.float16 or \
-            a.dtype == dtypes.bfloat16.np_dtype:
-        return a.view(_VIEW[a.dtype.itemsize])
-    return a
+def _as(x: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
+    """`x` viewed as `dtype`: an unsigned array where the lowered type is signless."""
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind in "iu" and np.dtype(dtype).kind in "iu" and \
+            x.dtype.itemsize == np.dtype(dtype).itemsize:
+        return x.view(dtype)
+    raise TypeError(f"@{name}: an argument of element type {np.dtype(dtype)} given as a "
+                    f"{x.dtype} array")
 
 
 def compile_ember(text: str, context: ir.Context | None = None) -> Compiled:
-    """Lowers ember IR text to linalg, then to LLVM, and JIT-compiles it."""
+    """Lowers ember IR text to linalg; it compiles for each call's input shapes."""
     return Compiled(lower(text, context))
 
 
 def run_ember(text: str, inputs: list, name: str = "main") -> list[np.ndarray]:
     """Compiles ember IR text and runs function `name` once on numpy `inputs`."""
     return compile_ember(text).run(name, inputs)
+

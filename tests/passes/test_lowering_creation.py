@@ -1,7 +1,7 @@
 """Compiled creation and random ops against the interpreter (the numpy reference kernels).
 
-Each case lowers with `convert-ember-to-linalg`, compiles through MLIR's tensor -> LLVM
-pipeline and runs with the ExecutionEngine (lowering_harness). Constants, fills, ranges,
+Each case lowers with `convert-ember-to-linalg`, compiles with the CPU backend's later
+stages and runs as the runtime does (lowering_harness). Constants, fills, ranges,
 shapes and uniform random numbers agree bit for bit; normal random numbers to one ulp plus
 1e-13 (libm's `log`/`cos` against numpy's, magnified by cancellation near zero).
 """

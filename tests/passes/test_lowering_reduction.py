@@ -1,7 +1,7 @@
 """Compiled reductions against the interpreter (the numpy reference kernels).
 
-Each case lowers one reduction with `convert-ember-to-linalg`, compiles it through MLIR's
-tensor -> LLVM pipeline and runs it with the ExecutionEngine (lowering_harness) on random
+Each case lowers one reduction with `convert-ember-to-linalg`, compiles it with the CPU
+backend's later stages and runs it as the runtime does (lowering_harness) on random
 inputs with NaNs, infinities, ties and empty dims. Integers, booleans, max/min and
 argmax/argmin agree bit for bit; float sums, products and means to a few ulps (the loop adds
 in order, numpy pairwise).

@@ -8,8 +8,6 @@ tolerance per dtype (f32 sums run in loop order, half floats round once from f32
 to its static type, so the rules' dynamic-shape paths run too.
 """
 
-import ctypes
-import itertools
 
 import numpy as np
 import pytest
@@ -22,36 +20,9 @@ from ember.dialects.ember.builder import build_function, emit
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.types import TensorType
-from lowering_harness import compile_ember, lower
+from lowering_harness import lower, run_ember
 
 TOLERANCE = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
-
-
-class _Unranked(ctypes.Structure):
-    _fields_ = [("rank", ctypes.c_int64), ("descriptor", ctypes.c_void_p)]
-
-
-@ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.POINTER(_Unranked), ctypes.POINTER(_Unranked))
-def _memref_copy(elem_size, src, dst):
-    """MLIR's runtime `memrefCopy` (strided copies), which the bindings do not ship."""
-    def view(u):
-        words = (ctypes.c_int64 * (3 + 2 * u.rank)).from_address(u.descriptor)
-        rank = u.rank
-        return words[1] + words[2] * elem_size, words[3:3 + rank], words[3 + rank:]
-    (s_base, sizes, s_strides), (d_base, _, d_strides) = view(src.contents), view(dst.contents)
-    for index in itertools.product(*[range(n) for n in sizes]):
-        s = s_base + elem_size * sum(i * k for i, k in zip(index, s_strides))
-        d = d_base + elem_size * sum(i * k for i, k in zip(index, d_strides))
-        ctypes.memmove(d, s, elem_size)
-
-
-def run_ember(text: str, inputs: list) -> list:
-    """`lowering_harness.run_ember`, with `memrefCopy` bound: a result that is a strided view
-    (a strided_slice of an argument) is copied out through that runtime function."""
-    compiled = compile_ember(text)
-    compiled.engine.raw_register_runtime("memrefCopy",
-                                         ctypes.cast(_memref_copy, ctypes.c_void_p))
-    return compiled.run("main", inputs)
 
 
 def random_array(rng, shape, dtype: str) -> np.ndarray:
