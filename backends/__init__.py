@@ -2,8 +2,8 @@
 (cpu/), behind the `Backend` protocol and registry of base.py.
 """
 
-from ember.backends.base import (Backend, NotCompilable, check_backend, get, names, register,
-                                 unregister)
+from ember.backends.base import (Backend, Lowering, NotCompilable, check_backend, get, names,
+                                 register, unregister)
 
 
 class _Interpreter:
@@ -17,6 +17,10 @@ class _Interpreter:
         raise NotCompilable("the interpreter backend compiles nothing",
                             NotCompilable.Reason.HOST_ONLY)
 
+    def stages(self, instrument=None, **options):
+        raise NotCompilable("the interpreter backend compiles nothing: it has no stages",
+                            NotCompilable.Reason.HOST_ONLY)
+
 
 def _cpu() -> Backend:
     from ember.backends.cpu.compiler import CpuCompiler  # loads llvmlite: on first use
@@ -26,5 +30,5 @@ def _cpu() -> Backend:
 register("cpu", _cpu)
 register("interpreter", _Interpreter)
 
-__all__ = ["Backend", "NotCompilable", "check_backend", "get", "names", "register",
+__all__ = ["Backend", "Lowering", "NotCompilable", "check_backend", "get", "names", "register",
            "unregister"]

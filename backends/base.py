@@ -2,7 +2,9 @@
 backends by name (`em.function(backend=...)`).
 
 A `Backend` compiles one traced function for one set of static argument types and returns
-an executable: called with the argument arrays, it returns the result arrays. What it cannot
+an executable: called with the argument arrays, it returns the result arrays. Its
+`stages()` is the same compiler as named stages (a `Lowering`), for `ember-compile` and
+the lowering tests, so they run the code the runtime runs. What it cannot
 compile it refuses with `NotCompilable`, whose `reason` the runtime decides on: host work by
 design runs on the reference interpreter quietly, anything else with a fallback warning
 (or an error under `em.config.set_fallback("error")`). A backend that compiles nothing
@@ -33,9 +35,27 @@ class NotCompilable(EmberError):
         self.reason = reason
 
 
+class Lowering(Protocol):
+    """A backend's compiler as an ordered list of named stages, each printable: MLIR
+    stages return the `ir.Module` (rewritten in place), later ones text or bytes."""
+    STAGES: tuple[str, ...]
+
+    def path_to(self, stop: str, start: str) -> list[str]:
+        """The stages run to reach `stop` from `start` (empty if `start` comes after)."""
+
+    def lower(self, module, stop: str, start: str):
+        """Runs the stages from `start` up to and including `stop` on `module`."""
+
+
 class Backend(Protocol):
     name: str
     compiles: bool  # False: every trace runs on the reference interpreter
+
+    def stages(self, instrument: dict | None = None, **options) -> Lowering:
+        """The backend's lowering with these code-generation options (the CPU's: the
+        fields of CpuOptions) and `instrument` (Pipeline.run's MLIR instrumentation:
+        print_ir_after_all, print_ir_after, timing). NotCompilable if the backend
+        compiles nothing."""
 
     def compile(self, module_text: str | Callable[[], str], symbol: str,
                 arg_types: Sequence[TensorType], *, source_key: str | None = None,

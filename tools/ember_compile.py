@@ -1,16 +1,16 @@
-"""`ember-compile`: run the CPU backend's stages on a file and stop at any of them.
+"""`ember-compile`: run a backend's stages (the CPU's) on a file and stop at any of them.
 
     ember-compile FILE [--emit=linalg|bufferized|llvm|llvmir|asm|obj] [--from=STAGE]
                   [--function NAME --arg-types 'tensor<4xf32>,tensor<4xf32>']
-                  [--cpu NAME --features +avx2,...] [--print-ir-after-all]
+                  [--backend cpu] [--cpu NAME --features +avx2,...] [--print-ir-after-all]
                   [--print-ir-after PASS] [--timing] [-o OUT]
 
 FILE holds ember IR (`--from=ember`, the default), or the output of an earlier stage
 (`--from=linalg|bufferized|llvm` for MLIR text, `--from=llvmir` for LLVM IR), so a compile
 can resume from any dumped stage. Each MLIR stage is one pipeline of upstream and Ember
 passes (backends/cpu/backend.py), which `--print-ir-after-all`, `--print-ir-after` and
-`--timing` instrument as ember-opt's do. `--function/--arg-types` first specialise a function to
-static input types (as the runtime does per call). Input text goes through the same guards
+`--timing` instrument as ember-opt's do. `--function/--arg-types` first specialise a
+function to static input types (as the runtime does per call). Input text goes through the same guards
 as ember-opt's (dialects/ember/parsing.py) before MLIR or LLVM parse it; errors print as
 `file:line:col: error: ...` with exit status 1, a bug in Ember as one `internal error` line
 with exit status 2 (tools/driver.py), never a traceback without `--debug`.
@@ -24,7 +24,8 @@ import sys
 
 import llvmlite.binding as llvm
 
-from ember.backends.cpu.backend import STAGES, CpuBackend, CpuOptions, path_to
+from ember import backends
+from ember.backends.cpu.backend import STAGES
 from ember.backends.cpu.compiler import specialize
 from ember.dialects.ember import verifier
 from ember.dialects.ember.irdl import default_context
@@ -44,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the stage the input file is at")
     p.add_argument("--function", help="function to specialise to --arg-types")
     p.add_argument("--arg-types", help="comma-separated static tensor types")
+    p.add_argument("--backend", default="cpu", choices=backends.names(),
+                   help="the backend whose stages run (default: cpu)")
     p.add_argument("--cpu", help="target CPU (default: this host's)")
     p.add_argument("--features", help="target features, e.g. +avx2,+fma (default: host's)")
     p.add_argument("--optimize", action="store_true",
@@ -98,12 +101,8 @@ def check_llvm_ir(text: str) -> None:
                          ) from None
 
 
-def compile_text(text: str, args) -> str | bytes:
-    """Runs the stages from `args.source` to `args.emit` on `text`."""
-    backend = CpuBackend(CpuOptions(cpu=args.cpu, features=args.features),
-                         instrument={"print_ir_after_all": args.print_ir_after_all,
-                                     "print_ir_after": tuple(args.print_ir_after),
-                                     "timing": args.timing})
+def compile_text(text: str, args, lowering) -> str | bytes:
+    """Runs the stages of `lowering` from `args.source` to `args.emit` on `text`."""
     if args.source == "llvmir":
         check_llvm_ir(text)
         value = text
@@ -117,21 +116,34 @@ def compile_text(text: str, args) -> str | bytes:
                 raise ToolError("--function needs --arg-types")
             module = specialize(str(module), args.function, _arg_types(args.arg_types))
         value = module
-    chain = path_to(args.emit)
+    chain = lowering.path_to(args.emit, lowering.STAGES[0])
     if args.source != "ember":
         chain = chain[chain.index(args.source) + 1:]
-    value = backend.lower(value, stop=args.emit, start=chain[0])  # the shipped stages
+    value = lowering.lower(value, stop=args.emit, start=chain[0])  # the shipped stages
     if args.optimize and args.emit == "llvmir":
-        value = str(backend.optimize_llvm(value))
+        value = str(lowering.optimize_llvm(value))
     return value if isinstance(value, (str, bytes)) else str(value)
 
 
+def _lowering(args):
+    """The stages of `args.backend` (backends.Backend.stages), with the options given."""
+    try:
+        return backends.get(args.backend).stages(
+            cpu=args.cpu, features=args.features,
+            instrument={"print_ir_after_all": args.print_ir_after_all,
+                        "print_ir_after": tuple(args.print_ir_after), "timing": args.timing})
+    except backends.NotCompilable as e:
+        raise ToolError(f"--backend={args.backend}: {e}") from None
+
+
 def run(args) -> int:
-    if args.source != "ember" and args.source not in path_to(args.emit)[:-1]:
+    lowering = _lowering(args)
+    if args.source != "ember" and \
+            args.source not in lowering.path_to(args.emit, lowering.STAGES[0])[:-1]:
         raise ToolError(f"--emit={args.emit} comes before --from={args.source}")
     if args.arg_types and not args.function:
         raise ToolError("--arg-types needs --function")
-    write_output(args.output, compile_text(read_input(args.input), args))
+    write_output(args.output, compile_text(read_input(args.input), args, lowering))
     return 0
 
 

@@ -67,13 +67,6 @@ def bufferized_pipeline(blas: bool) -> str:
                              if blas else "")
 
 
-def path_to(stop: str, start: str = "linalg") -> list[str]:
-    """The stages run to reach `stop` from `start` (asm and obj both come from llvmir)."""
-    chain = list(STAGES[:4]) + [stop] if stop in ("asm", "obj") else list(STAGES[:4])
-    chain = chain[:chain.index(stop) + 1]
-    return chain[chain.index(start):] if start in chain else []
-
-
 @functools.lru_cache(maxsize=1)
 def _init_llvm() -> tuple[str, str]:
     llvm.initialize_native_target()
@@ -117,6 +110,16 @@ class CpuBackend:
         # MLIR's instrumentation of every stage's pipeline, as Pipeline.run takes it
         # (print_ir_after_all, print_ir_after, timing): ember-compile's flags
         self.instrument = dict(instrument or {})
+
+    STAGES = STAGES
+
+    @staticmethod
+    def path_to(stop: str, start: str = "linalg") -> list[str]:
+        """The stages run to reach `stop` from `start` (asm and obj both come from
+        llvmir)."""
+        chain = list(STAGES[:4]) + [stop] if stop in ("asm", "obj") else list(STAGES[:4])
+        chain = chain[:chain.index(stop) + 1]
+        return chain[chain.index(start):] if start in chain else []
 
     def make_linalg(self, module: ir.Module) -> ir.Module:
         """ember -> linalg/tensor/arith/math on tensors; elementwise chains fused."""
@@ -184,7 +187,7 @@ class CpuBackend:
         if stop not in STAGES:
             raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
         value = module
-        for stage in path_to(stop, start):
+        for stage in self.path_to(stop, start):
             value = getattr(self, f"make_{stage}")(value)
         return value
 

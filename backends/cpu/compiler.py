@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 from mlir import ir
 
-from ember.backends.cpu.backend import BackendError, CpuBackend
+from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
@@ -190,6 +190,9 @@ class CpuCompiler:
                 source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE):
         return compile_function(module_text, symbol, arg_types, source_key=source_key,
                                 pipeline=pipeline)
+
+    def stages(self, instrument: dict | None = None, **options) -> CpuBackend:
+        return CpuBackend(CpuOptions(**options), instrument)
 
 
 @dataclasses.dataclass(frozen=True)

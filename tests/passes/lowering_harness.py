@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from ember import backends
 from ember.backends.cpu.backend import CpuBackend
 from ember.backends.cpu.jit import Executable, entry_wrapper, jit_compile
 from ember.backends.cpu.native import error_sites
@@ -47,7 +48,7 @@ class Compiled:
 
     def __init__(self, linalg: ir.Module, backend: CpuBackend | None = None):
         self.linalg_text = str(linalg)
-        self._backend = backend or CpuBackend()
+        self._backend = backend or backends.get("cpu").stages()  # as ember-compile
         self._signatures = {symbol_name(fn): _signature(fn) for fn in functions(linalg)
                             if fn.regions[0].blocks}
         self._executables: dict = {}

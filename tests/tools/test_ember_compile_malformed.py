@@ -203,6 +203,8 @@ def test_a_chain_of_5000_ops_compiles(tmp_path):
      "@f takes 1 arguments, 2 given"),
     (["--from=llvm", "--emit=linalg"], "--emit=linalg comes before --from=llvm"),
     (["-o", "{dir}/missing/out.ll"], "cannot write"),
+    (["--backend=interpreter"], "--backend=interpreter: the interpreter backend compiles "
+                                "nothing: it has no stages"),
 ])
 def test_bad_command_lines_are_errors(args, message, tmp_path):
     (tmp_path / "in.mlir").write_bytes(VALID)
