@@ -16,6 +16,7 @@ prints a stack dump only for crashes.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -38,6 +39,22 @@ DEBUG_ENV = "EMBER_DEBUG"
 
 class ToolError(EmberError):
     """A problem with the command line or the input that has no location (exit status 1)."""
+
+
+def add_instrumentation_flags(p: argparse.ArgumentParser, where: str = "") -> None:
+    """MLIR's pass instrumentation, the same flags in every tool that runs pipelines."""
+    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
+                   help=f"print the IR after every pass{where} (to stderr)")
+    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
+                   help="print the IR after this pass (repeatable)")
+    p.add_argument("--timing", "--mlir-timing", action="store_true",
+                   help=f"report the time each pass took{where} (to stderr)")
+
+
+def instrumentation(args: argparse.Namespace) -> dict:
+    """Those flags as Pipeline.run's keyword arguments."""
+    return {"print_ir_after_all": args.print_ir_after_all,
+            "print_ir_after": tuple(args.print_ir_after), "timing": args.timing}
 
 
 def read_input(name: str) -> str:

@@ -32,7 +32,8 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import ParseError, nesting_problem, parse_module
 from ember.dialects.ember.types import parse_type
 from ember.dialects.ember.verifier import Diagnostic
-from ember.tools.driver import ToolError, read_input, run_tool, write_output
+from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
+                                read_input, run_tool, write_output)
 
 INPUTS = ("ember",) + STAGES[:4]
 
@@ -52,12 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--optimize", action="store_true",
                    help="with --emit=llvmir: print the IR after LLVM's -O3 for the target "
                         "(shows vectorisation)")
-    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
-                   help="print the IR after every pass of every stage (to stderr)")
-    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
-                   help="print the IR after this pass (repeatable)")
-    p.add_argument("--timing", "--mlir-timing", action="store_true",
-                   help="report the time each pass took, per stage (to stderr)")
+    add_instrumentation_flags(p, " of every stage")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -129,9 +125,7 @@ def _lowering(args):
     """The stages of `args.backend` (backends.Backend.stages), with the options given."""
     try:
         return backends.get(args.backend).stages(
-            cpu=args.cpu, features=args.features,
-            instrument={"print_ir_after_all": args.print_ir_after_all,
-                        "print_ir_after": tuple(args.print_ir_after), "timing": args.timing})
+            cpu=args.cpu, features=args.features, instrument=instrumentation(args))
     except backends.NotCompilable as e:
         raise ToolError(f"--backend={args.backend}: {e}") from None
 

@@ -27,7 +27,8 @@ from ember.dialects.ember.parsing import MAX_NESTING, ParseError, parse_module
 from ember.dialects.ember.verifier import Diagnostic
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
 from ember.tools import diagnostics as expect
-from ember.tools.driver import read_input, run_tool, write_output
+from ember.tools.driver import (add_instrumentation_flags, instrumentation, read_input,
+                                run_tool, write_output)
 
 __all__ = ["MAX_NESTING", "main"]
 
@@ -44,12 +45,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"process each chunk between '{SPLIT_MARKER}' lines on its own")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check emitted diagnostics against expected-error/... comments")
-    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
-                   help="print the IR after every pass (to stderr)")
-    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
-                   help="print the IR after this pass (repeatable)")
-    p.add_argument("--timing", "--mlir-timing", action="store_true",
-                   help="report the time each pass took (to stderr)")
+    add_instrumentation_flags(p)
     p.add_argument("--pass-statistics", "--mlir-pass-statistics", action="store_true",
                    help="report each pass's statistics (to stderr)")
     p.add_argument("--mlir-print-op-generic", action="store_true",
@@ -100,8 +96,7 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
         return m.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                    enable_debug_info=args.mlir_print_debuginfo)
     try:
-        report = pipeline.run(module, verify_each=True, print_ir_after_all=args.print_ir_after_all,
-                              print_ir_after=tuple(args.print_ir_after), timing=args.timing,
+        report = pipeline.run(module, verify_each=True, **instrumentation(args),
                               stream=sys.stderr, printer=printer,
                               print_options={"print_generic_op_form": args.mlir_print_op_generic,
                                              "enable_debug_info": args.mlir_print_debuginfo})
