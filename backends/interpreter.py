@@ -21,7 +21,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from mlir import ir
 
-from ember.dialects.ember.base import REGISTRY, InvalidArgumentError, OpError, Trait
+from ember.dialects.ember.base import (REGISTRY, AssertionFailedError, InvalidArgumentError,
+                                       OpError, Trait)
 from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
@@ -155,6 +156,12 @@ class Interpreter:
             def read(env):
                 env[results[0]] = env[operands[0]].value
             return read
+        if spec.name == "ember.assert":
+            def check(env):
+                if not kernel(env[operands[0]], **attrs):
+                    raise AssertionFailedError(spec.name, f"{attrs['message']} "
+                                                          f"(at {_where(op)})")
+            return check
         if spec.name == "ember.print":
             def show(env):
                 stream = self.streams.get(attrs["stream"]) or getattr(sys, attrs["stream"])

@@ -6,10 +6,13 @@ error it is a kind of, so `except em.errors.EmberError` catches them all and exi
 backend name, raises Python's ValueError or TypeError itself, as TensorFlow's does.)
 
 `OpError` is the base of every error an op raises, eagerly, traced or from compiled code
-(`InvalidArgumentError` for bad values at run time, as in TensorFlow; `OpTypeError`,
-`OpShapeError` and `OpAttributeError` for operands and attributes an op does not accept).
+(`InvalidArgumentError` for bad values at run time, as in TensorFlow, and its kind
+`AssertionFailedError`, also an `AssertionError`, for a failed `assert` on a tensor;
+`OpTypeError`, `OpShapeError` and `OpAttributeError` for operands and attributes an op does
+not accept).
 The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` and
-`InputSignatureError`; `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
+`InputSignatureError`, and warns `AutoGraphWarning` for a function it cannot convert;
+`ShapeError` is an impossible shape (`TensorSpec`); the passes raise
 `PipelineError` and `PassFailure`; the backends `NotCompilable`, `BackendError`, `JitError`,
 `TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`; the
 runtime `InterpreterFallbackError`; parsing and verifying IR `ParseError` and
@@ -30,12 +33,13 @@ from ember.backends.cpu.host import PrintBindingError
 from ember.backends.cpu.jit import JitError
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.interpreter import InterpreterError
-from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpError,
-                                       OpShapeError, OpTypeError)
+from ember.dialects.ember.base import (AssertionFailedError, InvalidArgumentError,
+                                       OpAttributeError, OpError, OpShapeError, OpTypeError)
 from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.parsing import ParseError
 from ember.dialects.ember.types import ShapeError
 from ember.dialects.ember.verifier import VerificationError
+from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
@@ -45,7 +49,8 @@ from ember.runtime.executor import InterpreterFallbackError, InterpreterFallback
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 
-__all__ = ["BackendError", "ControlFlowError", "EmberError", "EmberWarning",
+__all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
+           "EmberError", "EmberWarning",
            "InputSignatureError", "InterpreterError", "InterpreterFallbackError",
            "InterpreterFallbackWarning", "InvalidArgumentError", "JitError", "LoweringError",
            "NotCompilable", "OpAttributeError", "OpError", "OpShapeError", "OpTypeError",

@@ -1,12 +1,10 @@
-"""Functional control flow: `em.cond` -> `scf.if`, `em.while_loop` -> `scf.while`.
+"""Functional control flow: `em.cond` -> `scf.if` (`em.while_loop` is while_loop.py).
 
-Eagerly they are plain Python `if`/`while`. While tracing, each branch or body is traced once
-into its own region (Python side effects in it happen once, at trace time), and the op picks
-at run time. Branch outputs must have the same structure and dtypes; where shapes differ the
+Eagerly it is a plain Python `if`. While tracing, each branch is traced once into its own
+region (Python side effects in it happen once, at trace time), and the op picks at run
+time. Branch outputs must have the same structure and dtypes; where shapes differ the
 result gets the most specific common shape (`tensor<2xf32>` and `tensor<3xf32>` give
-`tensor<?xf32>`, via `tensor.cast`). A loop variable keeps its shape across iterations, as in
-TensorFlow: one whose shape changes in the body is an error, unless `shape_invariants` gives it
-a less specific shape (`em.TensorShape([None])`), which the loop then carries.
+`tensor<?xf32>`, via `tensor.cast`).
 """
 
 from __future__ import annotations
@@ -20,10 +18,9 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
-from ember.frontend.shape import TensorShape
+from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
-from ember.frontend.user_code import user_location
 
 
 class ControlFlowError(EmberError, TypeError):
@@ -75,17 +72,37 @@ def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
     graph = current_graph()
     if graph is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if bool(pred) else false_fn()
-    condition = _predicate(graph, pred, "em.cond")
+    return trace_cond(pred, true_fn, false_fn)
+
+
+def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
+               reconcile: Callable | None = None, what: str = "em.cond"):
+    """`cond` on a symbolic `pred`: both branches traced into an `scf.if`. AutoGraph's
+    `reconcile(outs, enter)` may rewrite the branches' outputs before they are merged:
+    `outs` is [true output, false output], `enter(i)` re-enters branch i's region (to
+    create values there); it returns the outputs to merge."""
+    graph = current_graph()
+    condition = _predicate(graph, pred, what)
     with graph.context:
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
-    blocks, outs = [], []
-    for i, (fn, what) in enumerate(((true_fn, "the true branch"), (false_fn, "the false branch"))):
+    blocks, scopes, outs = [], [], []
+    for i, (fn, branch) in enumerate(((true_fn, "the true branch"),
+                                      (false_fn, "the false branch"))):
         block = ir.Block.create_at_start(owner.regions[i], [])
-        with graph.region(block, f"{what} of em.cond"):
-            out = fn()
-            outs.append((out, _leaf_values(graph, nest.flatten(out))))
+        with graph.region(block, f"{branch} of {what}") as scope:
+            outs.append(fn())
         blocks.append(block)
-    return _merge_branches(graph, condition, outs, blocks)
+        scopes.append(scope)
+
+    def enter(i: int):
+        return graph.region(blocks[i], "", scopes[i])
+    if reconcile is not None:
+        outs = reconcile(outs, enter)
+    merged = []
+    for i, out in enumerate(outs):
+        with enter(i):
+            merged.append((out, _leaf_values(graph, nest.flatten(out))))
+    return _merge_branches(graph, condition, merged, blocks)
 
 
 def cond_effects(pred, true_fn: Callable, false_fn: Callable) -> None:
@@ -132,227 +149,26 @@ def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks):
     return nest.pack_sequence_as(t_out, leaves)
 
 
+def trial_trace(fn: Callable, args: list):
+    """`fn(*args)` traced into a region that is then dropped: its output with each tensor
+    replaced by its `TensorSpec`. Tensors in `args` enter as the region's arguments (as a
+    loop body's variables do). For what must be known before the real trace (the type a
+    loop body gives a value it has none of yet); `fn`'s trace-time side effects happen."""
+    from ember.dialects.ember.convert import type_to_mlir
+    graph = current_graph()
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    with graph.context, ir.Location.unknown():
+        trial = ir.Operation.create("scf.execute_region", regions=1)
+        block = ir.Block.create_at_start(trial.regions[0], [
+            type_to_mlir(TensorType(t.dtype, t.shape.dims)) for t in tensors])
+    params = iter(block.arguments)
+    with graph.region(block, "a trial trace"):
+        out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, Tensor) else a
+                   for a in args])
+        return nest.map_structure(
+            lambda v: TensorSpec.from_tensor(v) if isinstance(v, Tensor) else v, out)
+
+
 def _ttype(value: ir.Value) -> TensorType:
     from ember.dialects.ember.convert import type_from_mlir
     return type_from_mlir(value.type)
-
-
-def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
-               maximum_iterations=None, name=None):
-    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (tf.while_loop).
-
-    While tracing, each loop variable must keep its shape across an iteration; a variable
-    whose shape changes needs a less specific shape in `shape_invariants` (a structure like
-    `loop_vars` of `em.TensorShape`s, e.g. `em.TensorShape([None])`).
-
-    Example:
-      >>> import ember as em
-      >>> em.while_loop(lambda i: i < 10, lambda i: (i * 2,), (em.constant(1),))
-      (<ember.Tensor: shape=(), dtype=int32, numpy=16>,)
-    """
-    del name
-    graph = current_graph()
-    if graph is None:
-        return _eager_while(cond, body, loop_vars, maximum_iterations)
-    return _traced_while(graph, cond, body, loop_vars, shape_invariants, maximum_iterations)
-
-
-def _call(fn, structure):
-    if isinstance(structure, (tuple, list)) and not hasattr(type(structure), "_fields"):
-        return fn(*structure)
-    return fn(structure)
-
-
-def _eager_while(cond, body, loop_vars, maximum_iterations):
-    count = 0
-    while bool(_call(cond, loop_vars)):
-        if maximum_iterations is not None and count >= int(maximum_iterations):
-            break
-        out = _call(body, loop_vars)
-        loop_vars = _like(loop_vars, out)
-        count += 1
-    return loop_vars
-
-
-def _like(loop_vars, out):
-    """The body's result `out` in the structure of `loop_vars` (tuples and lists may stand
-    for each other, as in TensorFlow); a ControlFlowError saying both structures if `out`
-    does not have one value per loop variable in that structure."""
-    if _same_structure(loop_vars, out):
-        pass
-    elif _is_sequence(loop_vars) and len(loop_vars) == 1 and _same_structure(loop_vars[0],
-                                                                              out):
-        out = (out,)  # a body may return a lone value for a single loop variable
-    elif not _is_sequence(loop_vars) and _is_sequence(out) and len(out) == 1:
-        out = out[0]  # or a 1-tuple for a loop variable given bare
-    if not _same_structure(loop_vars, out):
-        filename, line = user_location()
-        raise ControlFlowError(
-            f"the body of em.while_loop at {filename}:{line} returned "
-            f"{_count(out)} value(s) structured as {_structure_text(out)}, but the loop has "
-            f"{_count(loop_vars)} loop variable(s) structured as "
-            f"{_structure_text(loop_vars)}; the body must return one value per loop "
-            "variable, in the structure of loop_vars")
-    return nest.pack_sequence_as(loop_vars, nest.flatten(out))
-
-
-def _is_sequence(value) -> bool:
-    return isinstance(value, (tuple, list))
-
-
-def _same_structure(a, b) -> bool:
-    """Whether `a` and `b` nest alike (a tuple, list or namedtuple matches any of them with
-    as many elements; dicts need the same keys, dataclasses the same type)."""
-    if _is_sequence(a) or _is_sequence(b):
-        return (_is_sequence(a) and _is_sequence(b) and len(a) == len(b)
-                and all(_same_structure(x, y) for x, y in zip(a, b)))
-    if isinstance(a, dict) or isinstance(b, dict):
-        return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
-                and all(_same_structure(a[k], b[k]) for k in a))
-    kids_a, kids_b = nest._children(a), nest._children(b)
-    if kids_a is None or kids_b is None:
-        return kids_a is None and kids_b is None
-    return type(a) is type(b) and all(_same_structure(x, y) for x, y in zip(kids_a, kids_b))
-
-
-def _count(value) -> int:
-    return len(nest.flatten(value))
-
-
-def _structure_text(value) -> str:
-    """`value`'s nesting with each leaf shown as its kind: `(int32 tensor, [float32 tensor])`."""
-    if nest._is_namedtuple(value):
-        fields = ", ".join(f"{f}={_structure_text(v)}" for f, v in zip(value._fields, value))
-        return f"{type(value).__name__}({fields})"
-    if _is_sequence(value):
-        inner = ", ".join(_structure_text(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {_structure_text(v)}" for k, v in value.items()) + "}"
-    if nest._children(value) is not None:  # a dataclass
-        return f"{type(value).__name__}(...)"
-    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
-        return f"{value.dtype.name} tensor"
-    return type(value).__name__
-
-
-def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,
-                  maximum_iterations):
-    if maximum_iterations is not None:
-        limit = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
-        wrapped_vars = (loop_vars, convert_to_tensor(0, dtype=limit.dtype))
-        if shape_invariants is not None:
-            shape_invariants = (shape_invariants, TensorShape([]))
-
-        def counted_cond(inner, i):
-            from ember.frontend import ops
-            return ops.logical_and(_call(cond, inner), i < limit)
-
-        def counted_body(inner, i):
-            return (_like(inner, _call(body, inner)), i + 1)
-        return _traced_while(graph, counted_cond, counted_body, wrapped_vars,
-                             shape_invariants, None)[0]
-    inits = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
-    types = [TensorType(t.dtype, t.shape.dims) for t in inits]
-    if shape_invariants is not None:
-        types = _invariant_types(loop_vars, shape_invariants, types)
-    return _trace_while_once(graph, cond, body, loop_vars, inits, types,
-                             shape_invariants is not None)
-
-
-def _invariant_types(loop_vars, shape_invariants, types: list[TensorType]) -> list[TensorType]:
-    """The loop variables' types with the shapes `shape_invariants` gives them."""
-    shapes: list[TensorShape] = []
-
-    def walk(var, inv):
-        kids, inv_kids = nest._children(var), nest._children(inv)
-        if kids is None:
-            shapes.append(TensorShape(inv))
-            return
-        if inv_kids is None or len(inv_kids) != len(kids):
-            raise ControlFlowError(f"shape_invariants {shape_invariants!r} of em.while_loop do "
-                                   f"not match the structure of its loop_vars {loop_vars!r}")
-        for k, i in zip(kids, inv_kids):
-            walk(k, i)
-    try:
-        walk(loop_vars, shape_invariants)
-    except TypeError as e:
-        raise ControlFlowError(f"em.while_loop: shape_invariants must hold an em.TensorShape "
-                               f"per loop variable: {e}") from None
-    out = []
-    for i, (t, shape) in enumerate(zip(types, shapes)):
-        if not _allows(shape.dims, t.shape):
-            raise ControlFlowError(f"loop variable {i} of em.while_loop enters the loop with "
-                                   f"shape {TensorShape(t.shape)}, which its shape invariant "
-                                   f"{shape} does not allow; give it an invariant that does "
-                                   f"(None for a dimension that varies)")
-        out.append(TensorType(t.dtype, shape.dims))
-    return out
-
-
-def _allows(invariant: tuple | None, shape: tuple | None) -> bool:
-    """Whether a value of `shape` fits a loop variable of shape `invariant`."""
-    if invariant is None:
-        return True
-    if shape is None or len(shape) != len(invariant):
-        return False
-    return all(s is None or s == d for s, d in zip(invariant, shape))
-
-
-def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool):
-    mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]
-    with graph.context:
-        owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
-        locs = [ir.Location.unknown()] * len(types)
-        before = ir.Block.create_at_start(owner.regions[0], mlir_types, locs)
-        after = ir.Block.create_at_start(owner.regions[1], mlir_types, locs)
-    with graph.region(before, "the condition of em.while_loop"):
-        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
-                                                 before.arguments])
-        keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
-        with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
-            scf.ConditionOp(keep_going, list(before.arguments))
-    with graph.region(after, "the body of em.while_loop"):
-        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
-                                                 after.arguments])
-        out = _like(loop_vars, _call(body, args))
-        flat = [convert_to_tensor(v) for v in nest.flatten(out)]
-        if len(flat) != len(types):
-            raise ControlFlowError(f"em.while_loop body returned {len(flat)} values for "
-                                   f"{len(types)} loop variables")
-        values = [graph.resolve(v) for v in flat]
-    for i, (t, v) in enumerate(zip(types, values)):
-        got = _ttype(v)
-        if got.dtype is not t.dtype:
-            raise ControlFlowError(f"loop variable {i} of em.while_loop enters as "
-                                   f"{t.dtype.name} and leaves the body as {got.dtype.name}")
-        if not _allows(t.shape, got.shape):
-            where = "its shape invariant" if declared else "the shape it enters the loop with"
-            raise ControlFlowError(
-                f"loop variable {i} of em.while_loop ({_describe(loop_vars, i)}) has shape "
-                f"{TensorShape(t.shape)} ({where}) but shape {TensorShape(got.shape)} after "
-                f"one iteration; to let its shape vary across iterations, pass "
-                f"shape_invariants with a less specific shape for it, e.g. "
-                f"em.TensorShape({_relaxed(t.shape, got.shape)})")
-    with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
-        scf.YieldOp([_cast(graph, v, t) for v, t in zip(values, types)])
-    with graph.context, graph.insertion_point(), graph.location():
-        # the casts of the initial values go before the loop, in the block it is built in
-        init_values = [_cast(graph, graph.resolve(v), t) for v, t in zip(inits, types)]
-        loop = ir.Operation.create("scf.while", results=mlir_types, operands=init_values,
-                                   regions=2)
-    before.append_to(loop.regions[0])
-    after.append_to(loop.regions[1])
-    results = [graph.wrap(r, "while") for r in loop.results]
-    return nest.pack_sequence_as(loop_vars, results)
-
-
-def _describe(loop_vars, index: int) -> str:
-    leaf = nest.flatten(loop_vars)[index]
-    return f"initial value {leaf!r}"
-
-
-def _relaxed(a: tuple | None, b: tuple | None) -> str:
-    if a is None or b is None or len(a) != len(b):
-        return "None"
-    return "[" + ", ".join("None" if x != y else str(x) for x, y in zip(a, b)) + "]"

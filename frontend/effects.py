@@ -1,4 +1,5 @@
-"""Effects that run on every call of a traced function: `em.print` and `em.py_function`.
+"""Effects that run on every call of a traced function: `em.print`, `em.py_function` and
+`em.debugging.assert_true` (an `ember.assert` op: a run-time check).
 
 `em.print` to stdout/stderr becomes `ember.print` ops (one per tensor, with the text around
 it in the op's `format`/`end`). Printing to any other stream, and `em.py_function`, call back
@@ -17,11 +18,11 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember.dialects.ember import dtypes, state
-from ember.dialects.ember.base import InvalidArgumentError
+from ember.dialects.ember.base import AssertionFailedError, InvalidArgumentError
 from ember.dialects.ember.convert import type_to_mlir
 from ember.dialects.ember.types import TensorType
 from ember.frontend.tensor import Tensor, _is_python_value, convert_to_tensor
-from ember.frontend.tracing import FuncGraph, current_graph, init_scope
+from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, init_scope
 
 _callback_ids = itertools.count()
 
@@ -51,6 +52,29 @@ def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=Non
         _emit_prints(graph, inputs, "stdout" if stream is sys.stdout else "stderr", sep, end)
     else:
         _print_via_callback(graph, inputs, stream, sep, end)
+
+
+def assert_true(condition, message: str = "assertion failed", name=None) -> None:
+    """Raises `AssertionFailedError(message)` (an `InvalidArgumentError` and an
+    `AssertionError`) where the bool tensor `condition` has a false element: at once
+    eagerly, when the traced function runs otherwise (compiled code raises it as eager
+    does). AutoGraph turns `assert` on a tensor into this.
+
+    Example:
+      >>> import ember as em
+      >>> em.debugging.assert_true(em.constant([True, True]), "all fine")
+    """
+    del name
+    condition = convert_to_tensor(condition)
+    if not condition.dtype.is_bool:
+        raise TypeError(f"em.debugging.assert_true needs a bool tensor, got {condition!r}")
+    message = str(message)
+    graph = current_graph()
+    if graph is None or not isinstance(condition, SymbolicTensor):
+        if not state.AssertOp.reference(condition._value, message=message):
+            raise AssertionFailedError(state.AssertOp.name, message)
+        return
+    graph.apply(state.AssertOp, [condition], {"message": message})
 
 
 def _render(inputs, sep: str) -> str:

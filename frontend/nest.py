@@ -1,6 +1,9 @@
 """Flattening nested Python structures (tuple, list, dict, namedtuple, dataclass) and back.
 
 Like `tf.nest`: dicts flatten in sorted-key order, anything that is not a container is a leaf.
+A class may take part as a container (as TensorFlow's composite tensors do) by defining
+`__ember_components__()` (its tensors, in order) and `__ember_rebuild__(parts)` (a copy
+holding `parts` instead): `em.TensorArray` does, so it can be a loop variable.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ def _is_namedtuple(value) -> bool:
 
 
 def _children(value) -> list | None:
+    if hasattr(type(value), "__ember_components__"):  # e.g. em.TensorArray
+        return list(value.__ember_components__())
     if _is_namedtuple(value) or isinstance(value, (tuple, list)):
         return list(value)
     if isinstance(value, dict):
@@ -35,6 +40,8 @@ def flatten(structure) -> list:
 
 
 def _rebuild(template, parts: list):
+    if hasattr(type(template), "__ember_components__"):
+        return template.__ember_rebuild__(parts)
     if _is_namedtuple(template):
         return type(template)(*parts)
     if isinstance(template, (tuple, list)):

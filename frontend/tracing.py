@@ -331,12 +331,13 @@ class FuncGraph:
         return self.wrap(out[0], base, out_types[0], origin)
 
     @contextlib.contextmanager
-    def region(self, block: ir.Block, what: str):
-        """Traces into `block` (a branch or loop body) for the duration of the block."""
+    def region(self, block: ir.Block, what: str, scope: Scope | None = None):
+        """Traces into `block` (a branch or loop body) for the duration of the block;
+        yields its scope, which a later `region(block, what, scope)` enters again."""
         self._blocks.append(block)
-        outer, self.scope = self.scope, Scope(self.scope, what)
+        outer, self.scope = self.scope, scope or Scope(self.scope, what)
         try:
-            yield
+            yield self.scope
         finally:
             self._blocks.pop()
             self.scope = outer

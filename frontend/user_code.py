@@ -22,19 +22,29 @@ _SKIP = (contextlib.__file__, threading.__file__)
 def user_frame():
     """The innermost stack frame outside Ember (the user's code), or None."""
     frame = sys._getframe(1)
-    internal = _internal_files
     while frame is not None:
-        name = frame.f_code.co_filename
-        is_internal = internal.get(name)
-        if is_internal is None:
-            is_internal = internal[name] = name.startswith(_INTERNAL) or name in _SKIP
-        if not is_internal:
+        if not _is_internal(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
 
 
 _internal_files: dict[str, bool] = {}
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning raised by the caller point at the user's code."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _is_internal(name: str) -> bool:
+    is_internal = _internal_files.get(name)
+    if is_internal is None:
+        is_internal = _internal_files[name] = name.startswith(_INTERNAL) or name in _SKIP
+    return is_internal
 
 
 def user_location() -> tuple[str, int]:

@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional
 from ember import backends
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
+from ember.frontend.autograph import convert as convert_control_flow
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
                                         TraceType, weak_referents)
@@ -321,7 +322,9 @@ class Function:
         call = inspect.BoundArguments(self._signature, templates)
         with graph_scope(graph):
             try:
-                outputs = self._python_function(*call.args, **call.kwargs)
+                traced = convert_control_flow(self._python_function) if self._autograph \
+                    else self._python_function
+                outputs = traced(*call.args, **call.kwargs)
                 # inside the trace: a returned variable is read when the function runs
                 outputs = nest.map_structure(output_leaf, outputs)
             except BaseException:
@@ -360,7 +363,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     Args:
       func: the Python function (or method) to trace.
       input_signature: a list of em.TensorSpec fixing the tensor arguments' types.
-      autograph: convert Python control flow on tensors (when AutoGraph is available).
+      autograph: convert Python control flow on tensors (AutoGraph; the guide's rules).
       reduce_retracing: relax shapes to serve more calls with one trace.
       backend: where compiled code runs: "cpu", or "interpreter" (nothing compiled); the
         registry is ember.backends, and other names are a ValueError listing it.

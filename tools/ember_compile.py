@@ -10,10 +10,10 @@ FILE holds ember IR (`--from=ember`, the default), or the output of an earlier s
 can resume from any dumped stage. Each MLIR stage is one pipeline of upstream and Ember
 passes (backends/cpu/backend.py), which `--print-ir-after-all`, `--print-ir-after` and
 `--timing` instrument as ember-opt's do. `--function/--arg-types` first specialise a
-function to static input types (as the runtime does per call). Input text goes through the same guards
-as ember-opt's (dialects/ember/parsing.py) before MLIR or LLVM parse it; errors print as
-`file:line:col: error: ...` with exit status 1, a bug in Ember as one `internal error` line
-with exit status 2 (tools/driver.py), never a traceback without `--debug`.
+function to static input types (as the runtime does per call). Input text goes through the
+same guards as ember-opt's (dialects/ember/parsing.py) before MLIR or LLVM parse it; errors
+print as `file:line:col: error: ...` with exit status 1, a bug in Ember as one `internal
+error` line with exit status 2 (tools/driver.py), never a traceback without `--debug`.
 """
 
 from __future__ import annotations

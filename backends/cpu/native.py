@@ -34,8 +34,8 @@ import threading
 
 from mlir import ir
 
-from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, OpShapeError,
-                                      OpTypeError)
+from ember.dialects.ember.base import (AssertionFailedError, InvalidArgumentError,
+                                       OpAttributeError, OpShapeError, OpTypeError)
 from ember.passes.conversions.ember_to_linalg.checks import (ERROR_PREFIX, SHAPE_ATTRS,
                                                             SITE_ATTRS, VALUED_ATTR,
                                                             shape_error)
@@ -51,8 +51,8 @@ KEY_SYMBOL = "ember_rt_error_key"
 FAIL, MALLOC = "ember_rt_fail", "ember_rt_malloc"
 
 # the classes a site may raise (checks.py), by name
-_ERRORS = {e.__name__: e for e in (InvalidArgumentError, OpShapeError, OpTypeError,
-                                   OpAttributeError)}
+_ERRORS = {e.__name__: e for e in (AssertionFailedError, InvalidArgumentError, OpShapeError,
+                                   OpTypeError, OpAttributeError)}
 
 _DECLARATIONS = {
     "_setjmp": 'llvm.func @_setjmp(!llvm.ptr) -> i32 attributes {passthrough = '

@@ -68,7 +68,14 @@ class InvalidArgumentError(OpError, ValueError):
     """An op's kernel rejected its input values (integer division by zero, index out of range)."""
 
 
-for _error in (OpError, OpTypeError, OpShapeError, OpAttributeError, InvalidArgumentError):
+class AssertionFailedError(InvalidArgumentError, AssertionError):
+    """An `ember.assert` found a false element (AutoGraph's `assert` on a tensor): an
+    `InvalidArgumentError`, as in TensorFlow, and an `AssertionError`, as the same
+    `assert` raises in Python."""
+
+
+for _error in (OpError, OpTypeError, OpShapeError, OpAttributeError, InvalidArgumentError,
+               AssertionFailedError):
     _error.__module__ = "ember"  # public as em.OpTypeError etc.; tracebacks show that name
 
 _REQUIRED = object()

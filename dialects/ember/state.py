@@ -1,8 +1,10 @@
-"""Stateful and effectful ops: variable reads and writes on `!ember.resource`, and print.
+"""Stateful and effectful ops: variable reads and writes on `!ember.resource`, print and
+assert.
 
 These carry `SIDE_EFFECTING`: passes keep their order and never merge, hoist or erase them.
 Their reference kernels are the pure state transitions (the interpreter owns the state):
-`assign_add_variable(old, delta) -> old + delta`; `print(x) -> the text to write`.
+`assign_add_variable(old, delta) -> old + delta`; `print(x) -> the text to write`;
+`assert(c) -> whether it holds`.
 Upstream equivalents: `memref.load`/`memref.store` after bufferization; `vector.print`.
 """
 
@@ -200,3 +202,32 @@ class PrintOp(Op):
             return format + end
         head, tail = format.split("{}")
         return head + format_value(x) + tail + end
+
+
+@register
+class AssertOp(Op):
+    """Raises `InvalidArgumentError` with `message` where `condition` (a bool tensor) has a
+    false element (tf.debugging.Assert; AutoGraph's `assert` on a tensor). The reference
+    kernel says whether the assertion holds; the interpreter and compiled code raise.
+
+    Example:
+      "ember.assert"(%c) {message = "x must be positive"} : (tensor<i1>) -> ()
+    """
+
+    name = "ember.assert"
+    operands = ("condition",)
+    results = ()
+    attrs = {"message": Attr("str", "assertion failed")}
+    traits = _EFFECT
+    family = "state"
+    total_when = Total.NEVER
+
+    @classmethod
+    def infer(cls, condition: TensorType, *, message):
+        if not condition.dtype.is_bool:
+            raise OpTypeError(cls.name, f"condition must be a bool tensor, got {condition}")
+        return ()
+
+    @staticmethod
+    def reference(condition, *, message):
+        return bool(np.all(condition))

@@ -1,6 +1,6 @@
 // Round trip of the stateful ops on `!ember.resource<tensor<...>>` function arguments
-// (read_variable, assign_variable, assign_add_variable, assign_sub_variable) and of ember.print
-// (format with one `{}`, `end`, stream stderr or stdout). These ops have side effects: the
+// (read_variable, assign_variable, assign_add_variable, assign_sub_variable), of ember.print
+// (format with one `{}`, `end`, stream stderr or stdout) and of ember.assert. These ops have side effects: the
 // output keeps every one of them, in order.
 
 // RUN: ember-opt %s | FileCheck %s
@@ -125,5 +125,18 @@ func.func @print(%x: tensor<3xi32>, %d: tensor<?x2xf32>, %s: tensor<!ember.strin
   "ember.print"(%d) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
   "ember.print"(%s) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout"} : (tensor<!ember.string>) -> ()
   "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
+  return
+}
+
+// ember.assert checks a bool tensor of any shape; it has an effect: it stays, in order.
+// CHECK-LABEL: func.func @assert(
+// CHECK-SAME:    %[[C:.*]]: tensor<i1>, %[[V:.*]]: tensor<?xi1>)
+// CHECK:       "ember.assert"(%[[C]]) {message = "x must be positive"} : (tensor<i1>) -> ()
+// CHECK:       "ember.assert"(%[[V]]) {message = "all \22ok\22"} : (tensor<?xi1>) -> ()
+// GENERIC-LABEL: sym_name = "assert"
+// GENERIC:       "ember.assert"({{.*}}) {message = "x must be positive"} : (tensor<i1>) -> ()
+func.func @assert(%c: tensor<i1>, %v: tensor<?xi1>) {
+  "ember.assert"(%c) {message = "x must be positive"} : (tensor<i1>) -> ()
+  "ember.assert"(%v) {message = "all \22ok\22"} : (tensor<?xi1>) -> ()
   return
 }

@@ -31,9 +31,11 @@ from ember.frontend.tensor import Tensor
 sys.path.insert(0, __file__.rsplit("/tests/", 1)[0] + "/tests/dialects")
 from test_eager_vs_numpy import ROWS  # noqa: E402
 
-# Not compiled, by design: printing has no result to compare (tests/backends/
-# test_compiled_effects.py checks its output).
-SKIP = {"ember.print": "no result; see test_compiled_effects.py"}
+# Not compiled here, by design: printing and asserting have no result to compare
+# (tests/backends/test_compiled_effects.py checks what print writes; tests/autograph/
+# test_errors.py what a failing assert raises, compiled and on the interpreter).
+SKIP = {"ember.print": "no result; see test_compiled_effects.py",
+        "ember.assert": "no result; see tests/autograph/test_errors.py"}
 NAMES = sorted(n for n in ROWS if n not in SKIP)
 
 

@@ -254,6 +254,8 @@ ROWS = {
                                                                     axis)).astype(np.float32)),
     # print (no results): its kernel renders the text
     "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
+    # assert (no results): its kernel says whether the condition holds
+    "ember.assert": ([np.array([True, True])], {"message": "fine"}, None),
 }
 
 # state ops: operands after the resource, (old value, *operands) -> new state
@@ -320,6 +322,13 @@ def test_eager_print_renders_its_format():
     assert out is None
     spec = REGISTRY["ember.print"]
     assert spec.reference(*arrays, **spec.normalize_attrs(attrs)) == "x=[1 2]\n"
+
+
+def test_assert_kernel_says_whether_every_element_holds():
+    spec = REGISTRY["ember.assert"]
+    assert spec.reference(np.array([True, True]), message="m") is True
+    assert spec.reference(np.array([True, False]), message="m") is False
+    assert spec.reference(np.zeros((0,), bool), message="m") is True  # nothing to fail
 
 
 @pytest.mark.parametrize("name", sorted(STATE_ROWS))

@@ -731,6 +731,10 @@ STATE = [
      (OpAttributeError, "format must contain at most one {}, got '{} {}'")),
     ("ember.print", ["tensor<2xf32>"], {"stream": "file"},
      (OpAttributeError, "stream must be \"stderr\" or \"stdout\", got 'file'")),
+    ("ember.assert", ["tensor<i1>"], {}, []),
+    ("ember.assert", ["tensor<*xi1>"], {"message": "x > 0"}, []),
+    ("ember.assert", ["tensor<2xf32>"], {},
+     (OpTypeError, "condition must be a bool tensor, got tensor<2xf32>")),
 ]
 
 

@@ -26,7 +26,7 @@ After:
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import func
+from mlir.dialects import arith, func
 
 from ember.dialects.ember import state as S
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR  # noqa: F401
@@ -41,6 +41,22 @@ def lower_state(op, lw: Lowering):
     raise LoweringError("variable reads and writes are threaded through their function "
                         "before lowering (variables.py), which needs the variable to be an "
                         "argument of that function: inline nested functions first")
+
+
+@lowers(S.AssertOp)
+def lower_assert(op, lw: Lowering):
+    """A run-time check (checks.py) that raises AssertionFailedError (an
+    InvalidArgumentError) with the message where the condition has a false element."""
+    from ember.passes.conversions.ember_to_linalg.checks import check
+    (t,) = lw.operand_types
+    message = lw.attrs["message"].replace("{}", "{ }")  # `{}` would stand for a value
+    check(lw, lw.operands[0], t, lambda x: arith.XOrIOp(x, _true()).result,
+          lambda a: ~a.astype(bool), message, "AssertionFailedError")
+    return []
+
+
+def _true() -> ir.Value:
+    return arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
 
 
 @lowers(S.PrintOp)

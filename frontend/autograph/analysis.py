@@ -1,0 +1,148 @@
+"""What AutoGraph needs to know about names: which a block of statements writes, which it
+may read before writing them, and which are live after a statement.
+
+The analysis is flow-sensitive only where it is cheap and safe: straight-line code kills
+a name once every path through a statement writes it (`if` with both branches writing,
+plain assignments); loops may not run, so they kill nothing. Reads are over-approximated
+(a nested function reads every name it mentions), so a name is never wrongly dead: the
+cost of over-approximation is only an extra loop or branch variable.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _names(node: ast.AST, ctx: type) -> set[str]:
+    """Names loaded (ctx=ast.Load) or stored (ast.Store, ast.Del) anywhere in `node`,
+    not descending into nested scopes for stores (their stores are their own)."""
+    found: set[str] = set()
+
+    def visit(n: ast.AST, nested: bool) -> None:
+        if ctx is ast.Load and _is_state_load(n):  # ag__.ld(locals(), ('a', 'b'))
+            found.update(e.value for e in n.args[1].elts)
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ctx) and (ctx is ast.Load or not nested):
+                found.add(n.id)
+            return
+        if ctx is not ast.Load and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                  ast.ClassDef)) and not nested:
+            found.add(n.name)  # a def writes its name
+        if ctx is not ast.Load and isinstance(n, ast.NamedExpr) and not nested:
+            found.add(n.target.id)
+        if ctx is not ast.Load and isinstance(n, (ast.Import, ast.ImportFrom)) and not nested:
+            found.update((a.asname or a.name).split(".")[0] for a in n.names)
+        inner = nested or isinstance(n, _SCOPES)  # what a def's body stores is its own
+        for child in ast.iter_child_nodes(n):
+            visit(child, inner)
+    visit(node, False)
+    return found
+
+
+def _is_state_load(n: ast.AST) -> bool:
+    """Converted code's read of its state by name (analysis.py runs on it again when an
+    enclosing statement is converted)."""
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "ld" and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "ag__" and len(n.args) == 2
+            and isinstance(n.args[1], ast.Tuple))
+
+
+def reads(node: ast.AST) -> set[str]:
+    return _names(node, ast.Load)
+
+
+def writes(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names the statements may write (assignments, `for` targets, defs, imports)."""
+    out: set[str] = set()
+    for n in nodes:
+        out |= _names(n, ast.Store)
+        out |= _names(n, ast.Del)
+    return out
+
+
+def definite_writes(stmts: list[ast.stmt]) -> set[str]:
+    """Names every path through `stmts` writes (that reach their end)."""
+    out: set[str] = set()
+    for s in stmts:
+        out |= _definite(s)
+    return out
+
+
+def _definite(s: ast.stmt) -> set[str]:
+    if isinstance(s, ast.If):
+        return definite_writes(s.body) & definite_writes(s.orelse)
+    if isinstance(s, (ast.For, ast.While, ast.AsyncFor, ast.Try, ast.With, ast.AsyncWith,
+                      ast.Match)):
+        return set()  # may not run (or may be left early): kills nothing
+    return writes([s])
+
+
+def reads_before_writes(stmts: list[ast.stmt]) -> set[str]:
+    """Names some path through `stmts` may read before writing them."""
+    written: set[str] = set()
+    out: set[str] = set()
+    for s in stmts:
+        out |= _exposed(s) - written
+        written |= _definite(s)
+    return out
+
+
+def _exposed(s: ast.stmt) -> set[str]:
+    """Names `s` may read before it writes them."""
+    if isinstance(s, ast.If):
+        return reads(s.test) | reads_before_writes(s.body) | reads_before_writes(s.orelse)
+    if isinstance(s, ast.While):
+        return reads(s.test) | reads_before_writes(s.body) | reads_before_writes(s.orelse)
+    if isinstance(s, ast.For):
+        body = reads_before_writes(s.body) - _names(s.target, ast.Store)
+        return reads(s.iter) | body | reads_before_writes(s.orelse)
+    if isinstance(s, ast.AugAssign):
+        return reads(s) | _names(s.target, ast.Store)
+    return reads(s)
+
+
+def live_after(function: ast.AST, target: ast.stmt, names: set[str]) -> set[str]:
+    """Those of `names` that some path after `target` (a statement inside `function`) may
+    read before writing: what follows it in each enclosing block, and, inside a loop, the
+    loop's next iteration."""
+    path = _path_to(function, target)
+    live: set[str] = set()
+    pending = set(names)
+    for owner, block, index in reversed(path):
+        rest = block[index + 1:]
+        live |= pending & reads_before_writes(rest)
+        pending -= definite_writes(rest) | live
+        if isinstance(owner, (ast.While, ast.For)) and block is owner.body and pending:
+            again = reads_before_writes(owner.body) | reads(getattr(owner, "test", None)
+                                                          or owner.iter)
+            live |= pending & again
+            pending -= live
+    return live
+
+
+def _path_to(root: ast.AST, target: ast.stmt) -> list[tuple[ast.AST, list, int]]:
+    """(owner, statement list, index) from `root`'s body down to `target`."""
+    def search(owner: ast.AST) -> list | None:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, s in enumerate(block):
+                if s is target:
+                    return [(owner, block, i)]
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                found = search(s)
+                if found is not None:
+                    return [(owner, block, i)] + found
+        for handler in getattr(owner, "handlers", []) or []:
+            found = search(handler)
+            if found is not None:
+                return found
+        return None
+    return search(root) or []

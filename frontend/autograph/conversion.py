@@ -1,0 +1,186 @@
+"""Converting a Python function: its source -> AST -> the converters -> a new function.
+
+The converted function is compiled with the user's file name and the original line numbers
+(the AST keeps them; generated statements take the line of the statement they replace), so
+tracebacks, op locations and error messages point at the user's code. It is built from the
+original's globals, defaults and closure cells (a closure variable the caller rebinds
+later is seen by both), plus one more cell, `ag__`, the operators. Conversions are cached
+per function object.
+
+What cannot be converted runs as written: functions without source (the REPL, `exec`),
+lambdas, builtins, generators' callers aside; a function whose source is missing warns
+once. Ember's own functions, the standard library's and other installed packages' are
+never converted, nor is anything marked with `do_not_convert`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import inspect
+import linecache
+import os
+import sys
+import textwrap
+import types
+import warnings
+import weakref
+
+from ember.dialects.ember.errors import EmberWarning
+from ember.frontend.autograph import operators
+from ember.frontend.autograph.ast_util import Namer
+from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
+                                                 continue_statements, control_flow,
+                                                 logical_expressions, return_statements)
+from ember.frontend.tracing import SymbolicTensor
+from ember.frontend.user_code import user_stacklevel
+
+_LIBRARY_DIRS = ("site-packages", "dist-packages")
+_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_sources: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_warned: set = set()
+
+
+class AutoGraphWarning(EmberWarning):
+    """A function runs unconverted: Python control flow on tensors in it will fail."""
+
+
+def do_not_convert(fn):
+    """Marks `fn` to run as written when converted code calls it (tf.autograph's)."""
+    fn.__ag_do_not_convert__ = True
+    return fn
+
+
+def is_user_function(fn) -> bool:
+    """Whether `fn` is the user's own Python function (converted when called)."""
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+        return False
+    if getattr(fn, "__ag_do_not_convert__", False) or getattr(fn, "__ag_converted__", False):
+        return False
+    top = (getattr(fn, "__module__", None) or "").split(".")[0]
+    if top == "ember" or top in sys.stdlib_module_names:
+        return False
+    return not any(d in fn.__code__.co_filename.split(os.sep) for d in _LIBRARY_DIRS)
+
+
+def convert(fn):
+    """`fn` converted (bound methods and `functools.partial`s too); `fn` itself where it
+    cannot be."""
+    if isinstance(fn, functools.partial):
+        return functools.partial(convert(fn.func), *fn.args, **fn.keywords)
+    if isinstance(fn, types.MethodType):
+        inner = convert(fn.__func__)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    if not is_user_function(fn):
+        return fn
+    if fn not in _cache:
+        _cache[fn] = _convert(fn)
+    return _cache[fn]
+
+
+def to_code(fn) -> str:
+    """The converted source of `fn` (tf.autograph.to_code)."""
+    fn = getattr(fn, "python_function", fn)
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if isinstance(fn, functools.partial):
+        fn = fn.func
+    tree = _converted_tree(fn)
+    if tree is None:
+        raise ValueError(f"the source of {fn!r} is not available: it cannot be converted")
+    return ast.unparse(tree) + "\n"
+
+
+def converted_call(f, /, *args, **kwargs):
+    """A call in converted code: `f` converted first when it is user code; the builtins
+    `range` and `len` on symbolic tensors stage (em.range, the first dimension)."""
+    if f is builtins.range and any(isinstance(a, SymbolicTensor) for a in args):
+        from ember.frontend.ops import range as em_range
+        return em_range(*args, **kwargs)
+    if f is builtins.len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
+        return _length(args[0])
+    return convert(f)(*args, **kwargs)
+
+
+def _length(t: SymbolicTensor):
+    """A tensor's first dimension: a tensor where it is known only at run time."""
+    if not t.shape.rank or t.shape[0] is not None:
+        return len(t)  # a Python int, or Tensor's own error (a scalar, an unknown rank)
+    from ember.frontend.ops import shape
+    return shape(t)[0]
+
+
+AG = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__},
+                           converted_call=converted_call)
+
+
+def _converted_tree(fn) -> ast.FunctionDef | None:
+    if fn in _sources:
+        return _sources[fn]
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+    tree = ast.parse(textwrap.dedent(source))
+    node = tree.body[0]
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)  # (its decorators' line)
+    node.decorator_list = []
+    namer = Namer(node)
+    asserts.transform(node)
+    return_statements.transform(node, namer)
+    break_statements.transform(node, namer)
+    continue_statements.transform(node, namer)
+    control_flow.transform(node, namer)
+    logical_expressions.transform(node)
+    call_trees.transform(node)
+    ast.fix_missing_locations(tree)
+    _sources[fn] = node
+    return node
+
+
+def _convert(fn):
+    node = _converted_tree(fn)
+    if node is None:
+        _warn_once(fn)
+        return fn
+    freevars = fn.__code__.co_freevars
+    factory = ast.FunctionDef(
+        name="__ag_factory", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(n) for n in ("ag__",) + freevars], kwonlyargs=[],
+            kw_defaults=[], defaults=[]),
+        body=[node, ast.Return(ast.Name(node.name, ast.Load()))], decorator_list=[])
+    module = ast.Module([factory], type_ignores=[])
+    ast.copy_location(factory, node)
+    ast.fix_missing_locations(module)
+    code = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType)
+                 and c.co_name == node.name)
+    cells = dict(zip(freevars, fn.__closure__ or ()))
+    cells["ag__"] = types.CellType(AG)
+    itself = cells.setdefault(node.name, types.CellType())  # a recursive call, if any
+    closure = tuple(cells[name] for name in inner.co_freevars)
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    if node.name not in freevars:
+        itself.cell_contents = new
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    new.__dict__.update(fn.__dict__)
+    new.__ag_converted__ = True
+    linecache.checkcache(fn.__code__.co_filename)
+    return new
+
+
+def _warn_once(fn) -> None:
+    key = (fn.__code__.co_filename, fn.__code__.co_firstlineno)
+    if key in _warned:
+        return
+    _warned.add(key)
+    warnings.warn(f"AutoGraph could not convert {fn.__qualname__} "
+                  f"({fn.__code__.co_filename}:{fn.__code__.co_firstlineno}): its source is "
+                  f"not available, so it runs as written; Python `if`/`while`/`for` on "
+                  f"tensors in it will fail. Define it in a file to have it converted.",
+                  AutoGraphWarning, stacklevel=user_stacklevel())

@@ -1,0 +1,154 @@
+"""`if`, `while` and `for` -> `ag__.if_stmt`, `while_stmt`, `for_stmt` over functions of
+the statement's state: the variables it may change that are read in it before being
+written or may be read after it (analysis.py). Inner statements are converted first.
+
+    if x > 0:                        def if_body(x):
+        x = x * x                        x = x * x
+    else:                    ->          return (x,)
+        x = 0                        def else_body(x):
+                                         x = 0
+                                         return (x,)
+                                     (x,) = ag__.if_stmt(x > 0, if_body, else_body,
+                                                         ag__.ld(locals(), ('x',)), ('x',), 2)
+
+A statement whose body holds `yield` or `try` stays Python: its test is wrapped in
+`ag__.python_only`, which raises a located error if it turns out to be a tensor.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ember.frontend.autograph import analysis
+from ember.frontend.autograph.ast_util import (Namer, contains, expr, generated, is_opaque,
+                                               name_tuple, stmts, target_tuple)
+
+_PYTHON_ONLY = ((ast.Yield, ast.YieldFrom), "`yield`"), ((ast.Try,), "a `try` statement")
+
+
+class _ControlFlow:
+    def __init__(self, fn: ast.FunctionDef, namer: Namer):
+        self.fn = fn
+        self.namer = namer
+        declared = [n for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal))]
+        self.globals = {name for d in declared if isinstance(d, ast.Global) for name in d.names}
+        self.nonlocals = {name for d in declared if isinstance(d, ast.Nonlocal)
+                          for name in d.names}
+
+    def block(self, block: list[ast.stmt]) -> None:
+        """Converts the statements of `block` in place, inner ones first."""
+        i = 0
+        while i < len(block):
+            s = block[i]
+            if is_opaque(s):
+                i += 1
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    self.block(inner)
+            for handler in getattr(s, "handlers", []) or []:
+                self.block(handler.body)
+            new = self.convert(s) if isinstance(s, (ast.If, ast.While, ast.For)) else None
+            if new is None:
+                i += 1
+                continue
+            block[i:i + 1] = new
+            i += len(new)
+
+    def convert(self, s) -> list[ast.stmt] | None:
+        for kinds, what in _PYTHON_ONLY:
+            if contains(s.body + s.orelse, kinds):
+                return self._python_only(s, what)
+        if isinstance(s, ast.If):
+            return self._if(s)
+        if isinstance(s, ast.While):
+            return self._while(s)
+        return self._for(s)
+
+    def _python_only(self, s, what: str) -> None:
+        attr = "iter" if isinstance(s, ast.For) else "test"
+        setattr(s, attr, expr(f"ag__.python_only(__t, {what!r}, {s.lineno})", s,
+                              __t=getattr(s, attr)))
+        return None
+
+    def _state(self, s, body: list[ast.stmt], extra_reads: set[str]) -> list[str]:
+        changed = analysis.writes(body) - self.globals - self.nonlocals
+        needed = analysis.reads_before_writes(body) | extra_reads
+        needed |= analysis.live_after(self.fn, s, changed - needed)
+        return sorted(changed & needed)
+
+    def _def(self, base: str, params: list[str], body: list[ast.stmt], at) -> ast.stmt:
+        name = self.namer.new(base)
+        declare = []
+        written = analysis.writes(body)
+        if self.globals & written:
+            declare += stmts("global " + ", ".join(sorted(self.globals & written)), at)
+        if self.nonlocals & written:
+            declare += stmts("nonlocal " + ", ".join(sorted(self.nonlocals & written)), at)
+        (fn,) = stmts(f"def {name}({', '.join(params)}):\n    __body", at,
+                      __body=declare + (body or [ast.Pass()]))
+        return generated(fn)
+
+    def _if(self, s: ast.If) -> list[ast.stmt]:
+        state = self._state(s, s.body + s.orelse, set())
+        ret = stmts(f"return {target_tuple(state)}", s)
+        then = self._def("if_body", state, s.body + ret, s)
+        other = self._def("else_body", state, s.orelse + ret, s)
+        call = (f"ag__.if_stmt(__test, {then.name}, {other.name}, "
+                f"ag__.ld(locals(), {name_tuple(state)}), {name_tuple(state)}, {s.lineno})")
+        line = f"{target_tuple(state)} = {call}" if state else call
+        return [then, other] + stmts(line, s, __test=s.test)
+
+    def _while(self, s: ast.While) -> list[ast.stmt]:
+        state = self._state(s, s.body, analysis.reads(s.test))
+        opts, body = _loop_options(s.body)
+        ret = stmts(f"return {target_tuple(state)}", s)
+        test = self._def("loop_test", state, stmts("return __t", s, __t=s.test), s)
+        loop = self._def("loop_body", state, body + ret, s)
+        call = (f"ag__.while_stmt({test.name}, {loop.name}, "
+                f"ag__.ld(locals(), {name_tuple(state)}), {name_tuple(state)}, {s.lineno}, "
+                f"__opts)")
+        line = f"{target_tuple(state)} = {call}" if state else call
+        return [test, loop] + stmts(line, s, __opts=opts) + s.orelse
+
+    def _for(self, s: ast.For) -> list[ast.stmt]:
+        itr = self.namer.new("itr")
+        bind = stmts("__target = __item", s, __target=s.target,
+                     __item=ast.Name(itr, ast.Load()))
+        extra = getattr(s, "_ag_extra_tests", [])
+        extra_reads = set().union(*(analysis.reads(t) for t in extra)) if extra else set()
+        state = self._state(s, bind + s.body, extra_reads)
+        opts, body = _loop_options(s.body)
+        ret = stmts(f"return {target_tuple(state)}", s)
+        loop = self._def("loop_body", [itr] + state, bind + body + ret, s)
+        defs = [loop]
+        extra_name = "None"
+        if extra:
+            test = extra[0] if len(extra) == 1 else ast.BoolOp(ast.And(), extra)
+            check = self._def("extra_test", state, stmts("return __t", s, __t=test), s)
+            defs.append(check)
+            extra_name = check.name
+        call = (f"ag__.for_stmt(__iterable, {loop.name}, ag__.ld(locals(), "
+                f"{name_tuple(state)}), {name_tuple(state)}, {s.lineno}, {extra_name}, "
+                "__opts)")
+        line = f"{target_tuple(state)} = {call}" if state else call
+        return defs + stmts(line, s, __iterable=s.iter, __opts=opts) + s.orelse
+
+
+def _loop_options(body: list[ast.stmt]) -> tuple[ast.expr, list[ast.stmt]]:
+    """The keywords of a `set_loop_options(...)` call among the body's statements, as a
+    `dict(...)` evaluated before the loop (None if there is none), and the body without
+    it."""
+    for i, s in enumerate(body):
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            f = s.value.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if name == "set_loop_options":
+                call = ast.Call(ast.Name("dict", ast.Load()), [], s.value.keywords)
+                return ast.copy_location(call, s), body[:i] + body[i + 1:]
+    return ast.Constant(None), body
+
+
+def transform(fn: ast.FunctionDef, namer: Namer) -> None:
+    _ControlFlow(fn, namer).block(fn.body)

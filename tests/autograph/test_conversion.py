@@ -1,0 +1,180 @@
+"""What gets converted, and how: the user's functions called from converted code (methods,
+closures, nested functions, decorated functions, functools.partial), never Ember's own or
+library code; lambdas and code without source run as written; `autograph=False`."""
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.frontend.autograph import conversion
+
+
+def relu_if(x):
+    if x > 0:
+        return x
+    return 0 * x
+
+
+def calls_a_helper(x):
+    return relu_if(x) + relu_if(-x)
+
+
+def test_helpers_called_from_converted_code_are_converted():
+    f = em.function(calls_a_helper)
+    assert f(em.constant(3)).numpy() == 3 and f(em.constant(-2)).numpy() == 2
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def clip(self, x):
+        if x > self.scale:
+            x = self.scale
+        return x
+
+    @em.function
+    def __call__(self, x):
+        return self.clip(x) * 2
+
+
+def test_methods_are_converted_bound_to_their_instance():
+    m = Model(em.constant(5))
+    assert m(em.constant(9)).numpy() == 10 and m(em.constant(2)).numpy() == 4
+
+
+def make_counter(limit):
+    step = 2
+
+    def count(x):
+        n = 0
+        while x < limit:
+            x += step
+            n += 1
+        return n
+    return count
+
+
+def test_closures_see_their_cells():
+    count = make_counter(em.constant(10))
+    assert em.function(count)(em.constant(1)).numpy() == 5
+
+
+def test_a_closure_variable_rebound_later_is_seen():
+    limit = em.constant(3)
+
+    def below(x):
+        if x < limit:
+            x = x * 0
+        return x
+    f = conversion.convert(below)
+    limit = em.constant(100)
+    assert em.function(f)(em.constant(50)).numpy() == 0
+
+
+def outer(x):
+    def inner(y):
+        if y > 0:
+            y = y * 10
+        return y
+    return inner(x) + 1
+
+
+def test_nested_functions_are_converted_when_called():
+    assert em.function(outer)(em.constant(2)).numpy() == 21
+    assert em.function(outer)(em.constant(-2)).numpy() == -1
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+
+
+@logged
+def decorated(x):
+    if x > 0:
+        x = -x
+    return x
+
+
+def uses_partial(x):
+    scaled = functools.partial(power_if, exponent=3)
+    return scaled(x)
+
+
+def power_if(x, exponent):
+    if x > 1:
+        x = x ** exponent
+    return x
+
+
+def test_decorated_functions_and_partials_are_converted():
+    assert em.function(decorated)(em.constant(4)).numpy() == -4
+    assert em.function(uses_partial)(em.constant(2)).numpy() == 8
+    assert em.function(functools.partial(power_if, exponent=2))(em.constant(3)).numpy() == 9
+
+
+def test_lambdas_run_as_written():
+    f = em.function(lambda x: em.cond(x > 0, lambda: x, lambda: -x))
+    assert f(em.constant(-4)).numpy() == 4
+
+
+def test_ember_and_library_functions_are_not_converted():
+    assert not conversion.is_user_function(em.reduce_sum)
+    assert not conversion.is_user_function(np.sum)
+    assert not conversion.is_user_function(functools.reduce)
+    assert conversion.is_user_function(relu_if)
+    assert conversion.convert(em.tanh) is em.tanh
+
+
+def test_do_not_convert_keeps_a_function_as_written():
+    @em.autograph.experimental.do_not_convert
+    def plain(x):
+        return x + 1
+    assert conversion.convert(plain) is plain
+
+
+def test_code_without_source_runs_unconverted_with_one_warning():
+    namespace = {"em": em}
+    exec("def made(x):\n    return x * 2\n", namespace)
+    made = namespace["made"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = em.function(made)
+        assert f(em.constant(3)).numpy() == 6
+        assert em.function(made)(em.constant(4)).numpy() == 8
+    messages = [w for w in caught if issubclass(w.category, em.errors.AutoGraphWarning)]
+    assert len(messages) == 1 and "could not convert made" in str(messages[0].message)
+
+
+def branchy(x):
+    if x > 0:
+        x = x + 1
+    return x
+
+
+def test_autograph_false_turns_conversion_off():
+    with pytest.raises(TypeError, match="symbolic"):
+        em.function(branchy, autograph=False)(em.constant(1))
+    assert em.function(branchy)(em.constant(1)).numpy() == 2
+
+
+def loop_with_invariant(x, w):
+    total = em.zeros([3])
+    for i in em.range(4):
+        total = total + em.tanh(w) * em.cast(i, em.float32)
+    return total
+
+
+def test_licm_hoists_out_of_converted_loops():
+    f = em.function(loop_with_invariant)
+    x, w = em.constant([1.0, 2.0, 3.0]), em.constant([0.5, 0.5, 0.5])
+    np.testing.assert_allclose(f(x, w).numpy(), np.tanh(0.5) * 6 * np.ones(3), rtol=1e-6)
+    optimized = f.get_concrete_function(x, w).mlir("optimized")
+    before_loop = optimized.split("scf.while")[0]
+    assert "ember.tanh" in before_loop  # the invariant tanh was hoisted out of the loop

@@ -1,0 +1,104 @@
+"""em.TensorArray and map_fn/scan/foldl/foldr: eager and compiled agree; the guide's
+dynamic_rnn (tf-function-guide-2020: 在循环中累积值) compiles, with no fallback."""
+
+import numpy as np
+import pytest
+
+import ember as em
+
+
+def rnn_step(inp, state):
+    return inp + state
+
+
+@em.function
+def dynamic_rnn(rnn_step, input_data, initial_state):
+    # [batch, time, features] -> [time, batch, features]
+    input_data = em.transpose(input_data, [1, 0, 2])
+    max_seq_len = input_data.shape[0]
+
+    states = em.TensorArray(em.float32, size=max_seq_len)
+    state = initial_state
+    for i in em.range(max_seq_len):
+        state = rnn_step(input_data[i], state)
+        states = states.write(i, state)
+    return em.transpose(states.stack(), [1, 0, 2])
+
+
+def test_the_guides_dynamic_rnn_accumulates_states():
+    batch_size, seq_len, feature_size = 2, 3, 4
+    x = np.random.default_rng(0).uniform(size=(batch_size, seq_len, feature_size))
+    x = x.astype(np.float32)
+    out = dynamic_rnn(rnn_step, em.constant(x), em.zeros([batch_size, feature_size]))
+    assert out.shape == (2, 3, 4)
+    np.testing.assert_allclose(out.numpy(), np.cumsum(x, axis=1), rtol=1e-6)
+
+
+def squares(n):
+    ta = em.TensorArray(em.int32, size=0, dynamic_size=True)
+    for i in range(n):
+        ta = ta.write(i, i * i)
+    return ta.stack(), ta.size()
+
+
+@pytest.mark.parametrize("n", [1, 5, 11])
+def test_a_dynamic_array_grows_eagerly_and_compiled(n):
+    expected = np.arange(n) ** 2
+    got, size = squares(em.constant(n))
+    np.testing.assert_array_equal(got.numpy(), expected)
+    got, size = em.function(squares)(em.constant(n))
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert size.numpy() == n
+
+
+def all_ops(x):
+    ta = em.TensorArray(em.float32, size=4)
+    ta = ta.unstack(x)
+    ta = ta.write(1, ta.read(2) * 10.0)
+    ta = ta.scatter(em.constant([0, 3]), em.stack([ta.read(1), ta.read(1)]))
+    return ta.stack(), ta.gather(em.constant([3, 1])), ta.concat(), ta.size()
+
+
+def test_read_write_unstack_scatter_gather_concat_agree():
+    x = em.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    eager = all_ops(x)
+    compiled = em.function(all_ops)(x)
+    for e, c in zip(eager, compiled):
+        np.testing.assert_array_equal(c.numpy(), e.numpy())
+    np.testing.assert_array_equal(eager[0].numpy(), [[40, 50], [40, 50], [4, 5], [40, 50]])
+
+
+def write_at(i):
+    ta = em.TensorArray(em.float32, size=3)
+    return ta.write(i, 1.0).stack()
+
+
+def test_a_write_outside_the_array_is_an_error_eagerly_and_compiled():
+    with pytest.raises(em.errors.InvalidArgumentError, match="index out of range"):
+        write_at(em.constant(3))
+    with pytest.raises(em.errors.InvalidArgumentError, match="index out of range"):
+        em.function(write_at)(em.constant(3))
+    np.testing.assert_array_equal(em.function(write_at)(em.constant(2)).numpy(), [0, 0, 1])
+
+
+def functional(x, m):
+    return (em.map_fn(lambda v: v * v, x), em.scan(lambda a, v: a + v, x),
+            em.foldl(lambda a, v: a * v, x), em.foldr(lambda a, v: a - v, x),
+            em.scan(lambda a, v: a + v, x, reverse=True),
+            em.scan(lambda a, v: a + v, x, initializer=em.constant(10)),
+            em.map_fn(lambda row: em.reduce_sum(row) * 2.0, m),
+            em.map_fn(lambda pair: (pair[0] + pair[1], pair[0] * pair[1]), (x, x)))
+
+
+def test_map_fn_scan_and_folds_agree_eagerly_and_compiled():
+    x = em.constant([1, 2, 3, 4])
+    m = em.constant(np.arange(6, dtype=np.float32).reshape(3, 2))
+    eager = functional(x, m)
+    compiled = em.function(functional)(x, m)
+    expected = [[1, 4, 9, 16], [1, 3, 6, 10], 24, -2, [10, 9, 7, 4], [11, 13, 16, 20],
+                [2, 10, 18]]
+    for e, c, want in zip(eager, compiled, expected):
+        np.testing.assert_array_equal(e.numpy(), want)
+        np.testing.assert_array_equal(c.numpy(), want)
+    for e, c in zip(eager[-1], compiled[-1]):
+        np.testing.assert_array_equal(c.numpy(), e.numpy())
