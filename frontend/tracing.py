@@ -269,7 +269,9 @@ class FuncGraph:
                 raise OutOfScopeError(
                     f"{t!r} was created inside {t._scope.what} (at {t.where()}) and is used "
                     "outside it. Values leave a branch or loop body only as its outputs: "
-                    "return it from the branch/body function instead.")
+                    "return it from the branch/body function; in a Python `if`/`for`/"
+                    "`while` on a tensor, assign it to a variable (a Python list appended "
+                    "to in a loop cannot carry it out: collect with em.TensorArray).")
             return t._ir
         if t._graph.finalized or t._graph not in active_graphs():
             raise _out_of_scope(t)

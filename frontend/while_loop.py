@@ -125,17 +125,18 @@ def _structure_text(value) -> str:
 
 def trace_while(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                 labels: list[str] | None = None, relax: Callable | None = None,
-                maximum_iterations=None):
+                maximum_iterations=None, what: str = "em.while_loop"):
     """`while_loop` while tracing, for AutoGraph: `labels` names each (flattened) loop
     variable in errors, e.g. "loop variable 'x' of the while loop at f.py:3";
-    `relax(i, shape)` says how to let variable i's shape vary (shape: a relaxed one)."""
+    `relax(i, shape)` says how to let variable i's shape vary (shape: a relaxed one);
+    `what` names the loop in errors ("the for loop at f.py:3")."""
     return _traced_while(current_graph(), cond, body, loop_vars, shape_invariants,
-                         maximum_iterations, labels, relax)
+                         maximum_iterations, labels, relax, what)
 
 
 def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,
                   maximum_iterations, labels: list[str] | None = None,
-                  relax: Callable | None = None):
+                  relax: Callable | None = None, what: str = "em.while_loop"):
     if maximum_iterations is not None:
         limit = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
         wrapped_vars = (loop_vars, convert_to_tensor(0, dtype=limit.dtype))
@@ -150,13 +151,13 @@ def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,
             return (_like(inner, _call(body, inner)), i + 1)
         counted = None if labels is None else labels + ["the iteration count"]
         return _traced_while(graph, counted_cond, counted_body, wrapped_vars,
-                             shape_invariants, None, counted, relax)[0]
+                             shape_invariants, None, counted, relax, what)[0]
     inits = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
     types = [TensorType(t.dtype, t.shape.dims) for t in inits]
     if shape_invariants is not None:
         types = _invariant_types(loop_vars, shape_invariants, types)
     return _trace_while_once(graph, cond, body, loop_vars, inits, types,
-                             shape_invariants is not None, labels, relax)
+                             shape_invariants is not None, labels, relax, what)
 
 
 def _invariant_types(loop_vars, shape_invariants, types: list[TensorType]) -> list[TensorType]:
@@ -199,7 +200,8 @@ def _allows(invariant: tuple | None, shape: tuple | None) -> bool:
 
 
 def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool,
-                      labels: list[str] | None = None, relax: Callable | None = None):
+                      labels: list[str] | None = None, relax: Callable | None = None,
+                      what: str = "em.while_loop"):
     def label(i: int) -> str:
         return labels[i] if labels else f"loop variable {i} of em.while_loop"
     mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]
@@ -208,13 +210,13 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
         locs = [ir.Location.unknown()] * len(types)
         before = ir.Block.create_at_start(owner.regions[0], mlir_types, locs)
         after = ir.Block.create_at_start(owner.regions[1], mlir_types, locs)
-    with graph.region(before, "the condition of em.while_loop"):
+    with graph.region(before, f"the condition of {what}"):
         args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
                                                  before.arguments])
         keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
         with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
             scf.ConditionOp(keep_going, list(before.arguments))
-    with graph.region(after, "the body of em.while_loop"):
+    with graph.region(after, f"the body of {what}"):
         args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
                                                  after.arguments])
         out = _like(loop_vars, _call(body, args))

@@ -69,8 +69,11 @@ def if_exp(test, body, orelse, lineno: int):
     """`body() if test else orelse()`."""
     if not staged(test):
         return body() if test else orelse()
-    return trace_cond(test, body, orelse, None, "the conditional expression at " +
-                      _where(lineno))
+    where = _where(lineno)
+
+    def reconcile(outs, enter):
+        return list(_reconcile_one("the value", outs[0], outs[1], enter, where))
+    return trace_cond(test, body, orelse, reconcile, "the conditional expression at " + where)
 
 
 def _reconciler(names: tuple, where: str):
@@ -214,7 +217,7 @@ def _staged_loop(test, body, state: tuple, names: tuple, where: str, kind: str,
                 f"statement")
     out = trace_while(lambda *s: test(*s), lambda *s: tuple(body(*s)), state,
                       _shape_invariants(opts, names, state), labels, relax,
-                      opts.get("maximum_iterations"))
+                      opts.get("maximum_iterations"), f"the {kind} loop at {where}")
     return tuple(out)
 
 
@@ -260,8 +263,8 @@ class _ZerosOf:
 def _loop_value(name: str, value, where: str, kind: str):
     if isinstance(value, Undefined):
         raise ControlFlowError(
-            f"'{name}' is assigned in the {kind} loop at {where}, whose condition is a "
-            f"tensor, and used after it or in its next iteration, but has no value before "
+            f"'{name}' is assigned in the {kind} loop at {where}, whose {_driver(kind)} "
+            f"is a tensor, and used after it or in its next iteration, but has no value before "
             f"the loop; a staged loop carries its variables from one iteration to the "
             f"next, so give '{name}' a value (of the dtype and shape it will have) before "
             f"the loop")
@@ -269,12 +272,16 @@ def _loop_value(name: str, value, where: str, kind: str):
     for leaf in leaves:
         if not (_is_tensorlike(leaf) or _is_number(leaf)):
             raise ControlFlowError(
-                f"'{name}' changes in the {kind} loop at {where}, whose condition is a "
-                f"tensor, but holds the Python {type(leaf).__name__} {leaf!r}: a staged "
+                f"'{name}' changes in the {kind} loop at {where}, whose {_driver(kind)} is "
+                f"a tensor, but holds the Python {type(leaf).__name__} {leaf!r}: a staged "
                 f"loop can only carry tensors (and Python numbers, which become tensors); "
                 f"collect values in an em.TensorArray or a tensor instead")
     return nest.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v),
                               value)
+
+
+def _driver(kind: str) -> str:
+    return "iterable" if kind == "for" else "condition"
 
 
 def _shape_invariants(opts: dict, names: tuple, state: tuple):

@@ -185,3 +185,18 @@ def test_assert_on_a_tensor_is_checked_when_the_compiled_code_runs():
 def test_assert_on_the_interpreter_raises_the_same_error():
     with pytest.raises(em.errors.AssertionFailedError, match="x must be positive"):
         em.function(checked, jit_compile=False)(em.constant(-3))
+
+
+def appends_in_a_staged_loop(x):
+    out = []
+    for v in x:
+        out.append(v * 2)
+    return em.stack(out)
+
+
+def test_a_list_appended_in_a_staged_loop_says_to_use_a_tensor_array():
+    line = _line_of(appends_in_a_staged_loop, "for v in x")
+    with pytest.raises(em.errors.OutOfScopeError) as e:
+        em.function(appends_in_a_staged_loop)(em.constant([1, 2, 3]))
+    assert f"the body of the for loop at {HERE}:{line}" in str(e.value)
+    assert "em.TensorArray" in str(e.value)
