@@ -9,13 +9,11 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
                                        OpShapeError, OpTypeError)
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
-import types as _types
-
-from ember import config, errors, passes, types
+from ember import config, debugging, errors, linalg, math, nn, passes, types
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
 from ember.frontend.while_loop import while_loop
-from ember.frontend.effects import assert_true as _assert_true, print, py_function
+from ember.frontend.effects import print, py_function
 from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,
                                 ceil, concat, conv2d, cos, divide, equal, exp, expand_dims,
                                 expm1, fill, floor, floordiv, floormod, gather, greater,
@@ -35,6 +33,9 @@ from ember.frontend.shape import TensorShape, TensorSpec
 from ember.frontend.tensor import Tensor, constant, convert_to_tensor
 from ember.frontend.tensor_array import TensorArray
 from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
+from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
+                                             roll, split, tile, unstack)
+from ember.frontend.math_composites import clip_by_norm, clip_by_value
 from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
@@ -44,7 +45,6 @@ from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
-debugging = _types.SimpleNamespace(assert_true=_assert_true)
 newaxis = None
 
 __version__ = "0.1.0"

@@ -1,0 +1,24 @@
+"""`em.math`: math ops with tf.math's names and signatures (the ops are in
+`ember.frontend`; this module only re-exports)."""
+
+from ember.frontend.math_composites import (count_nonzero, is_inf, reduce_logsumexp,
+                                            reduce_std, reduce_variance, squared_difference,
+                                            truncatediv, xlogy)
+from ember.frontend.nn_composites import softplus
+from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, exp, expm1, floor,
+                                floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
+                                less_equal, log, log1p, log_softmax, logical_and, logical_not,
+                                logical_or, logical_xor, maximum, minimum, multiply, negative,
+                                not_equal, pow, reduce_all, reduce_any, reduce_max,
+                                reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
+                                sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
+
+__all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "expm1",
+           "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
+           "is_nan", "less", "less_equal", "log", "log1p", "log_softmax", "logical_and",
+           "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply",
+           "negative", "not_equal", "pow", "reduce_all", "reduce_any", "reduce_logsumexp",
+           "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",
+           "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin",
+           "softplus", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
+           "truncatediv", "xlogy"]

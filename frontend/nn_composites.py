@@ -1,0 +1,146 @@
+"""`em.nn` functions that are compositions of other ops, as in TensorFlow's Python layer:
+activations, normalisation, moments and the cross-entropy losses. Each follows
+tf.nn's formula (the numerically stable one where TensorFlow uses one), so eager and
+compiled agree and the dtype rules are those of the ops it is made of (floats)."""
+
+from __future__ import annotations
+
+from ember.frontend import ops
+from ember.frontend.tensor import convert_to_tensor
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+def _float(x, what: str):
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"em.nn.{what} needs a floating-point tensor, got {x!r}")
+    return x
+
+
+def _const(value, like):
+    return convert_to_tensor(value, dtype=like.dtype)
+
+
+def relu6(features, name=None):
+    """min(max(x, 0), 6)."""
+    x = _float(features, "relu6")
+    return ops.minimum(ops.maximum(x, _const(0, x)), _const(6, x))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """x where x > 0, else alpha * x.
+
+    Example:
+      >>> import ember as em
+      >>> em.nn.leaky_relu(em.constant([-1.0, 2.0]))
+      <ember.Tensor: shape=(2,), dtype=float32, numpy=array([-0.2,  2. ], dtype=float32)>
+    """
+    x = _float(features, "leaky_relu")
+    return ops.where(x > _const(0, x), x, x * _const(alpha, x))
+
+
+def elu(features, name=None):
+    """x where x > 0, else exp(x) - 1."""
+    x = _float(features, "elu")
+    return ops.where(x > _const(0, x), x, ops.expm1(x))
+
+
+def selu(features, name=None):
+    """scale * (x where x > 0, else alpha * (exp(x) - 1)), TensorFlow's constants."""
+    x = _float(features, "selu")
+    negative = _const(_SELU_ALPHA, x) * ops.expm1(x)
+    return _const(_SELU_SCALE, x) * ops.where(x > _const(0, x), x, negative)
+
+
+def silu(features, beta=1.0, name=None):
+    """x * sigmoid(beta * x) (swish)."""
+    x = _float(features, "silu")
+    return x * ops.sigmoid(x * _const(beta, x))
+
+
+swish = silu
+
+
+def softplus(features, name=None):
+    """log(exp(x) + 1), computed as max(x, 0) + log1p(exp(-|x|)) (no overflow)."""
+    x = _float(features, "softplus")
+    return ops.maximum(x, _const(0, x)) + ops.log1p(ops.exp(-ops.abs(x)))
+
+
+def softsign(features, name=None):
+    """x / (|x| + 1)."""
+    x = _float(features, "softsign")
+    return x / (ops.abs(x) + _const(1, x))
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """value + bias along the channel dim: the last (NHWC, the default) or dim 1 (NC...)."""
+    value, bias = convert_to_tensor(value), convert_to_tensor(bias)
+    if bias.shape.rank != 1:
+        raise ValueError(f"em.nn.bias_add: bias must be 1-D, got {bias!r}")
+    if data_format is not None and data_format.upper().startswith("NC"):
+        rank = value.shape.rank
+        if rank is None:
+            raise ValueError("em.nn.bias_add with data_format NC... needs a known rank")
+        return value + ops.reshape(bias, [-1] + [1] * (rank - 2))
+    return value + bias
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
+    """x / sqrt(max(sum(x**2, axis), epsilon))."""
+    x = _float(x, "l2_normalize")
+    squared = ops.reduce_sum(ops.square(x), axis=axis, keepdims=True)
+    return x * ops.rsqrt(ops.maximum(squared, _const(epsilon, x)))
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of x over `axes`."""
+    del shift
+    x = _float(x, "moments")
+    mean = ops.reduce_mean(x, axis=axes, keepdims=True)
+    variance = ops.reduce_mean(ops.square(x - mean), axis=axes, keepdims=True)
+    if not keepdims:
+        mean = ops.squeeze(mean, axes)
+        variance = ops.squeeze(variance, axes)
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset, scale may be None)."""
+    x = _float(x, "batch_normalization")
+    inv = ops.rsqrt(variance + _const(variance_epsilon, x))
+    if scale is not None:
+        inv = inv * scale
+    shifted = -mean * inv if offset is None else offset - mean * inv
+    return x * inv + shifted
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """max(x, 0) - x * z + log1p(exp(-|x|)) for logits x and labels z."""
+    x = _float(logits, "sigmoid_cross_entropy_with_logits")
+    z = convert_to_tensor(labels, dtype=x.dtype)
+    return ops.maximum(x, _const(0, x)) - x * z + ops.log1p(ops.exp(-ops.abs(x)))
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """-sum(labels * log_softmax(logits), axis)."""
+    x = _float(logits, "softmax_cross_entropy_with_logits")
+    z = convert_to_tensor(labels, dtype=x.dtype)
+    return -ops.reduce_sum(z * ops.log_softmax(x, axis), axis=axis)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """-log_softmax(logits)[..., label] for integer labels of one dim fewer."""
+    x = _float(logits, "sparse_softmax_cross_entropy_with_logits")
+    labels = convert_to_tensor(labels)
+    if not labels.dtype.is_integer:
+        raise TypeError(f"labels must be integers, got {labels!r}")
+    depth = x.shape[-1] if x.shape.rank is not None and x.shape[-1] is not None else \
+        ops.shape(x)[-1]
+    from ember.frontend.effects import assert_true
+    assert_true(ops.reduce_all(ops.logical_and(labels >= 0, labels < depth)),
+                "sparse_softmax_cross_entropy_with_logits: a label is outside [0, classes)")
+    picked = ops.one_hot(labels, depth, dtype=x.dtype) * ops.log_softmax(x, -1)
+    return -ops.reduce_sum(picked, axis=-1)
