@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import functools
 import inspect
-import linecache
 import os
 import sys
 import textwrap
@@ -37,8 +37,11 @@ from ember.frontend.tracing import SymbolicTensor
 from ember.frontend.user_code import user_stacklevel
 
 _LIBRARY_DIRS = ("site-packages", "dist-packages")
-_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_sources: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> converted
+# per code object (not weakly referenceable), the most recently used ones
+_CACHED_CODE = 4096
+_trees: collections.OrderedDict = collections.OrderedDict()
+_codes: collections.OrderedDict = collections.OrderedDict()
 _warned: set = set()
 
 
@@ -116,8 +119,12 @@ AG = types.SimpleNamespace(**{name: getattr(operators, name) for name in operato
 
 
 def _converted_tree(fn) -> ast.FunctionDef | None:
-    if fn in _sources:
-        return _sources[fn]
+    """The converted AST of `fn`'s source (cached per code object: the closures one `def`
+    makes share it), or None where there is no source."""
+    code = fn.__code__
+    if code in _trees:
+        _trees.move_to_end(code)
+        return _trees[code]
     try:
         source = inspect.getsource(fn)
     except (OSError, TypeError):
@@ -126,7 +133,7 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         return None
-    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)  # (its decorators' line)
+    ast.increment_lineno(tree, code.co_firstlineno - 1)  # (its decorators' line)
     node.decorator_list = []
     namer = Namer(node)
     asserts.transform(node)
@@ -137,40 +144,56 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     logical_expressions.transform(node)
     call_trees.transform(node)
     ast.fix_missing_locations(tree)
-    _sources[fn] = node
+    _trees[code] = node
+    if len(_trees) > _CACHED_CODE:
+        _trees.popitem(last=False)
     return node
 
 
-def _convert(fn):
+def _converted_code(fn) -> types.CodeType | None:
+    """The code object of `fn` converted (cached per code object), or None."""
+    code = fn.__code__
+    if code in _codes:
+        _codes.move_to_end(code)
+        return _codes[code]
     node = _converted_tree(fn)
     if node is None:
-        _warn_once(fn)
-        return fn
-    freevars = fn.__code__.co_freevars
+        return None
     factory = ast.FunctionDef(
         name="__ag_factory", args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(n) for n in ("ag__",) + freevars], kwonlyargs=[],
-            kw_defaults=[], defaults=[]),
+            posonlyargs=[], args=[ast.arg(n) for n in ("ag__",) + code.co_freevars],
+            kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[node, ast.Return(ast.Name(node.name, ast.Load()))], decorator_list=[])
     module = ast.Module([factory], type_ignores=[])
     ast.copy_location(factory, node)
     ast.fix_missing_locations(module)
-    code = compile(module, fn.__code__.co_filename, "exec", dont_inherit=True)
-    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    compiled = compile(module, code.co_filename, "exec", dont_inherit=True)
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType)
                  and c.co_name == node.name)
+    _codes[code] = inner
+    if len(_codes) > _CACHED_CODE:
+        _codes.popitem(last=False)
+    return inner
+
+
+def _convert(fn):
+    inner = _converted_code(fn)
+    if inner is None:
+        _warn_once(fn)
+        return fn
+    freevars = fn.__code__.co_freevars
     cells = dict(zip(freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(AG)
-    itself = cells.setdefault(node.name, types.CellType())  # a recursive call, if any
+    itself = cells.setdefault(fn.__code__.co_name, types.CellType())  # a recursive call
     closure = tuple(cells[name] for name in inner.co_freevars)
     new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, closure)
-    if node.name not in freevars:
+    if fn.__code__.co_name not in freevars:
         itself.cell_contents = new
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
     new.__dict__.update(fn.__dict__)
     new.__ag_converted__ = True
-    linecache.checkcache(fn.__code__.co_filename)
     return new
 
 
