@@ -118,8 +118,11 @@ def live_after(function: ast.AST, target: ast.stmt, names: set[str]) -> set[str]
         live |= pending & reads_before_writes(rest)
         pending -= definite_writes(rest) | live
         if isinstance(owner, (ast.While, ast.For)) and block is owner.body and pending:
-            again = reads_before_writes(owner.body) | reads(getattr(owner, "test", None)
-                                                          or owner.iter)
+            # the next iteration: its test (a `for` loop's extra tests, for break and
+            # return flags) and its body
+            tests = [owner.test] if isinstance(owner, ast.While) else \
+                getattr(owner, "_ag_extra_tests", [])
+            again = reads_before_writes(owner.body).union(*(reads(t) for t in tests))
             live |= pending & again
             pending -= live
     return live

@@ -109,7 +109,12 @@ def _reconcile_one(name: str, a, b, enter, where: str):
         return a, b
     if _is_number(a) and _is_number(b):  # different Python numbers: a tensor at run time
         return _in_branch(a, 0, enter), _in_branch(b, 1, enter)
-    return a, b  # structures: em.cond compares them leaf by leaf
+    if nest.structure(a) == nest.structure(b) and nest.structure(a) != "*":
+        pairs = [_reconcile_one(name, x, y, enter, where)
+                 for x, y in zip(nest.flatten(a), nest.flatten(b))]
+        return (nest.pack_sequence_as(a, [x for x, _ in pairs]),
+                nest.pack_sequence_as(b, [y for _, y in pairs]))
+    return a, b  # different structures: em.cond says how they differ
 
 
 def _is_tensorlike(v) -> bool:
@@ -200,6 +205,9 @@ def _staged_loop(test, body, state: tuple, names: tuple, where: str, kind: str,
                   for n, v in zip(names, state))
     if not all(_is_set(v) for v in state):
         state = _fill_unset(body, state)
+    kept = [k for k, v in enumerate(state) if _is_set(v)]
+    if len(kept) < len(state):  # a return the body never reaches: not carried
+        return _without(test, body, state, names, kept, where, kind, opts)
     labels, leaf_names = [], []
     for name, value in zip(names, state):
         count = len(nest.flatten(value))
@@ -219,6 +227,26 @@ def _staged_loop(test, body, state: tuple, names: tuple, where: str, kind: str,
                       _shape_invariants(opts, names, state), labels, relax,
                       opts.get("maximum_iterations"), f"the {kind} loop at {where}")
     return tuple(out)
+
+
+def _without(test, body, state: tuple, names: tuple, kept: list, where, kind, opts):
+    """The loop carrying only the variables at `kept`; the others (a return value that no
+    `return` in the body sets, as its trial trace found) pass through unchanged."""
+    def full(carried):
+        values = list(state)
+        for k, v in zip(kept, carried):
+            values[k] = v
+        return values
+
+    def inner_test(*carried):
+        return test(*full(carried))
+
+    def inner_body(*carried):
+        out = tuple(body(*full(carried)))
+        return tuple(out[k] for k in kept)
+    out = _staged_loop(inner_test, inner_body, tuple(state[k] for k in kept),
+                       tuple(names[k] for k in kept), where, kind, opts)
+    return tuple(full(out))
 
 
 def _fill_unset(body, state: tuple) -> tuple:

@@ -553,6 +553,34 @@ def python_bound_tensor_step(x):
     return x
 
 
+def break_from_a_staged_for(a, n):
+    c = 1
+    for i in range(n):
+        a = (a + i) % 97
+        c = a + 1
+        if c > a:
+            break
+    return a, c
+
+
+def read_in_one_branch_written_in_both(a, b, d):
+    if b * 3 >= 50:
+        a = b
+    elif 7 < d < 54:
+        if (d - a) == 2:
+            a += a
+        a = d
+    return b + d
+
+
+def return_in_a_loop_never_taken(a, n):
+    for i in range(n):
+        a = (a + i) % 97
+        if 1 % 3 == 0:
+            return -1
+    return a
+
+
 PROGRAMS = [
     (absolute, [(-4,), (7,)]), (clip, [(5, 0, 3), (-2, 0, 3), (2, 0, 3)]),
     (sign, [(3,), (-3,), (0,)]), (sum_to, [(10,), (0,)]), (sum_range, [(6,), (1,)]),
@@ -584,4 +612,8 @@ PROGRAMS = [
     (float_while, [(10.0,), (0.5,)]), (break_in_nested_if, [(10,), (3,)]),
     (two_returns_in_loop, [(6,), (20,), (2,)]), (logical_not_loop, [(5,), (1,)]),
     (arg_min_of_quadratic, [(12,), (3,)]), (python_bound_tensor_step, [(7,), (16,)]),
+    # found by tests/fuzz/autograph_fuzz.py
+    (break_from_a_staged_for, [(81, 4), (3, 0)]),
+    (read_in_one_branch_written_in_both, [(4, 10, 12), (1, 20, 60)]),
+    (return_in_a_loop_never_taken, [(5, 3), (5, 0)]),
 ]

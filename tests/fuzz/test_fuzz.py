@@ -4,6 +4,8 @@
 - 500 random programs, eager vs compiled (program_gen.py, program_fuzz.py);
 - 500 random dynamic programs, eager vs interpreter vs compiled (dynamic_gen.py,
   dynamic_fuzz.py);
+- 300 random programs with Python control flow, plain Python vs eager vs compiled by
+  AutoGraph (autograph_gen.py, autograph_fuzz.py);
 
 each in pool.py's worker subprocesses, so an abort or a hang is counted and the run goes on.
 Seeds are fixed: the same inputs every run. The counts are printed (`pytest -s` or `-rA`
@@ -18,6 +20,7 @@ import pathlib
 
 import pytest
 
+import autograph_fuzz
 import dynamic_fuzz
 import ir_fuzz
 import pool
@@ -26,6 +29,7 @@ import program_fuzz
 SCALE = int(os.environ.get("EMBER_FUZZ_SCALE", "1"))
 IR_INPUTS = 2000 * SCALE
 PROGRAMS = 500 * SCALE
+AUTOGRAPH_PROGRAMS = 300 * SCALE
 WORKERS = int(os.environ.get("EMBER_FUZZ_WORKERS", "2"))
 TIMEOUT_S = 60.0  # per input: a hang, not a slow compile on a busy 2-core machine
 
@@ -85,3 +89,13 @@ def test_random_dynamic_programs_agree_eager_interpreter_compiled(out_dir):
     _record(report, out_dir, "dynamic_programs")
     _check(report, PROGRAMS)
     assert report.counts.get(pool.OK, 0) > PROGRAMS // 2, report.summary()
+
+
+def test_random_control_flow_agrees_python_eager_compiled(out_dir):
+    inputs = autograph_fuzz.generate(AUTOGRAPH_PROGRAMS, seed=3_000_000)
+    report = pool.run("autograph_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
+                      out_dir=out_dir / "autograph", describe=autograph_fuzz.describe,
+                      size=lambda item: len(item["source"]),
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+    _record(report, out_dir, "autograph_programs")
+    _check(report, AUTOGRAPH_PROGRAMS)

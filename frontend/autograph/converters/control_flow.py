@@ -72,9 +72,12 @@ class _ControlFlow:
                               __t=getattr(s, attr)))
         return None
 
-    def _state(self, s, body: list[ast.stmt], extra_reads: set[str]) -> list[str]:
-        changed = analysis.writes(body) - self.globals - self.nonlocals
-        needed = analysis.reads_before_writes(body) | extra_reads
+    def _state(self, s, blocks: list[list[ast.stmt]], extra_reads: set[str]) -> list[str]:
+        """The variables `s` may change that it reads before writing them (on any path:
+        each of `blocks` is one, as an `if`'s branches) or that may be read after it."""
+        changed = set().union(*(analysis.writes(b) for b in blocks)) - self.globals - \
+            self.nonlocals
+        needed = set().union(*(analysis.reads_before_writes(b) for b in blocks)) | extra_reads
         needed |= analysis.live_after(self.fn, s, changed - needed)
         return sorted(changed & needed)
 
@@ -91,7 +94,7 @@ class _ControlFlow:
         return generated(fn)
 
     def _if(self, s: ast.If) -> list[ast.stmt]:
-        state = self._state(s, s.body + s.orelse, set())
+        state = self._state(s, [s.body, s.orelse], set())
         ret = stmts(f"return {target_tuple(state)}", s)
         then = self._def("if_body", state, s.body + ret, s)
         other = self._def("else_body", state, s.orelse + ret, s)
@@ -101,7 +104,7 @@ class _ControlFlow:
         return [then, other] + stmts(line, s, __test=s.test)
 
     def _while(self, s: ast.While) -> list[ast.stmt]:
-        state = self._state(s, s.body, analysis.reads(s.test))
+        state = self._state(s, [s.body], analysis.reads(s.test))
         opts, body = _loop_options(s.body)
         ret = stmts(f"return {target_tuple(state)}", s)
         test = self._def("loop_test", state, stmts("return __t", s, __t=s.test), s)
@@ -118,14 +121,15 @@ class _ControlFlow:
                      __item=ast.Name(itr, ast.Load()))
         extra = getattr(s, "_ag_extra_tests", [])
         extra_reads = set().union(*(analysis.reads(t) for t in extra)) if extra else set()
-        state = self._state(s, bind + s.body, extra_reads)
+        state = self._state(s, [bind + s.body], extra_reads)
         opts, body = _loop_options(s.body)
         ret = stmts(f"return {target_tuple(state)}", s)
         loop = self._def("loop_body", [itr] + state, bind + body + ret, s)
         defs = [loop]
         extra_name = "None"
         if extra:
-            test = extra[0] if len(extra) == 1 else ast.BoolOp(ast.And(), extra)
+            test = extra[0] if len(extra) == 1 else \
+                ast.copy_location(ast.BoolOp(ast.And(), extra), extra[0])
             check = self._def("extra_test", state, stmts("return __t", s, __t=test), s)
             defs.append(check)
             extra_name = check.name
