@@ -33,6 +33,7 @@ from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
                                                  logical_expressions, return_statements)
+from ember.frontend.tensor import Tensor
 from ember.frontend.tracing import SymbolicTensor
 from ember.frontend.user_code import user_stacklevel
 
@@ -97,12 +98,20 @@ def to_code(fn) -> str:
 
 def converted_call(f, /, *args, **kwargs):
     """A call in converted code: `f` converted first when it is user code; the builtins
-    `range` and `len` on symbolic tensors stage (em.range, the first dimension)."""
+    `range`, `len`, `enumerate` and `zip` on symbolic tensors stage (em.range, the first
+    dimension, a staged `for` over index and rows, over rows of each)."""
     if f is builtins.range and any(isinstance(a, SymbolicTensor) for a in args):
         from ember.frontend.ops import range as em_range
         return em_range(*args, **kwargs)
     if f is builtins.len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
         return _length(args[0])
+    if f is builtins.enumerate and args and isinstance(args[0], SymbolicTensor):
+        return operators.StagedIterable("enumerate", [args[0]], *args[1:2],
+                                        **({"start": kwargs["start"]} if "start" in kwargs
+                                           else {}))
+    if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
+            all(isinstance(a, Tensor) for a in args) and not kwargs:
+        return operators.StagedIterable("zip", list(args))
     return convert(f)(*args, **kwargs)
 
 

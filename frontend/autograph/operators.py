@@ -23,7 +23,7 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import SymbolicTensor
 
-__all__ = ["ControlFlowError", "Undefined", "UndefinedReturnValue", "and_", "assert_stmt",
+__all__ = ["ControlFlowError", "StagedIterable", "Undefined", "UndefinedReturnValue", "and_", "assert_stmt",
            "for_stmt", "if_exp", "if_stmt", "ld", "not_", "or_", "python_only", "retval",
            "while_stmt"]
 
@@ -161,7 +161,8 @@ def for_stmt(iterable, body, state: tuple, names: tuple, lineno: int, extra_test
              opts: dict | None = None):
     """`for target in iterable: state = body(target, *state)`, stopping early when
     `extra_test(*state)` (break, return) is false."""
-    if staged(iterable):
+    if staged(iterable) or isinstance(iterable, StagedIterable) and \
+            any(staged(t) for t in iterable.tensors):
         return _staged_for(iterable, body, state, names, _where(lineno), extra_test, opts)
     for item in iterable:
         if extra_test is not None:
@@ -176,14 +177,41 @@ def for_stmt(iterable, body, state: tuple, names: tuple, lineno: int, extra_test
     return state
 
 
-def _staged_for(iterable: SymbolicTensor, body, state, names, where, extra_test, opts):
-    from ember.frontend.ops import shape
-    if iterable.shape.rank == 0:
-        raise ControlFlowError(f"the `for` loop at {where} iterates over a scalar tensor "
-                               f"{iterable!r}; iterate over a tensor with at least one "
-                               f"dimension, or over em.range(n)")
-    n = iterable.shape[0] if iterable.shape[0] is not None else shape(iterable)[0]
+class StagedIterable:
+    """`enumerate(t)` or `zip(t, u, ...)` over tensors of which one is symbolic: what a
+    staged `for` iterates, item by item (converted_call makes it)."""
+
+    def __init__(self, kind: str, tensors: list, start=0):
+        self.kind, self.tensors, self.start = kind, tensors, start
+
+    def __iter__(self):  # eagerly (all tensors eager): Python's own
+        if self.kind == "enumerate":
+            return enumerate(self.tensors[0], self.start)
+        return zip(*self.tensors)
+
+    def item(self, i):
+        if self.kind == "enumerate":
+            return (i + self.start, self.tensors[0][i])
+        return tuple(t[i] for t in self.tensors)
+
+
+def _staged_for(iterable, body, state, names, where, extra_test, opts):
+    from ember.frontend.ops import minimum, shape
+    tensors = iterable.tensors if isinstance(iterable, StagedIterable) else [iterable]
+    sizes = []
+    for t in tensors:
+        t = convert_to_tensor(t)
+        if t.shape.rank == 0:
+            raise ControlFlowError(f"the `for` loop at {where} iterates over a scalar tensor "
+                                   f"{t!r}; iterate over a tensor with at least one "
+                                   f"dimension, or over em.range(n)")
+        known = t.shape[0] if t.shape.rank is not None else None
+        sizes.append(known if known is not None else shape(t)[0])
+    n = sizes[0]
+    for size in sizes[1:]:  # zip stops at the shortest
+        n = min(n, size) if isinstance(n, int) and isinstance(size, int) else minimum(n, size)
     index = convert_to_tensor(0, dtype=dtypes.int32)
+    item = iterable.item if isinstance(iterable, StagedIterable) else iterable.__getitem__
 
     def test(i, *s):
         more = i < n
@@ -192,7 +220,7 @@ def _staged_for(iterable: SymbolicTensor, body, state, names, where, extra_test,
         return and_(lambda: more, lambda: extra_test(*s))
 
     def step(i, *s):
-        return (i + 1,) + tuple(body(iterable[i], *s))
+        return (i + 1,) + tuple(body(item(i), *s))
     out = _staged_loop(test, step, (index,) + tuple(state), ("<index>",) + tuple(names),
                        where, "for", opts)
     return tuple(out[1:])

@@ -178,3 +178,25 @@ def test_licm_hoists_out_of_converted_loops():
     optimized = f.get_concrete_function(x, w).mlir("optimized")
     before_loop = optimized.split("scf.while")[0]
     assert "ember.tanh" in before_loop  # the invariant tanh was hoisted out of the loop
+
+
+def weighted_and_gaps(x, y):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s += em.cast(i, em.float32) * v
+    t = 0.0
+    for a, b in zip(x, y):
+        if a > b:
+            t += a - b
+    return s, t
+
+
+def test_enumerate_and_zip_over_tensors_are_staged_loops():
+    x, y = em.constant([1.0, 5.0, 2.0]), em.constant([0.0, 6.0, 1.0, 9.0])
+    spec = [em.TensorSpec([None]), em.TensorSpec([None])]
+    for f in (em.function(weighted_and_gaps),
+              em.function(weighted_and_gaps, input_signature=spec)):
+        s, t = f(x, y)
+        assert (s.numpy(), t.numpy()) == (1 + 10 + 6, 2.0)
+    code = em.autograph.to_code(weighted_and_gaps)
+    assert "ag__.converted_call(enumerate, x, 1)" in code and "ag__.for_stmt(" in code
