@@ -3,8 +3,9 @@ tensors (tf.map_fn and friends), built on `em.while_loop` and `em.TensorArray`.
 
 `elems` may be a tensor or a nested structure of tensors with the same first dimension;
 `fn` gets the matching structure of slices. Eagerly the loops are Python loops; in a trace
-each is one `scf.while` whose body holds `fn` once, its results written into a
-TensorArray per output tensor, so they compile. A trace learns the type of `fn`'s output
+each is one `scf.while` whose body holds `fn` once (converted by AutoGraph, as
+TensorFlow's are), its results written into a TensorArray per output tensor, so they
+compile. A trace learns the type of `fn`'s output
 from a trial trace of `fn` on the first slices (its trace-time side effects happen twice).
 """
 
@@ -54,6 +55,7 @@ def map_fn(fn, elems, dtype=None, fn_output_signature=None, name=None):
       <ember.Tensor: shape=(3,), dtype=int32, numpy=array([1, 4, 9], dtype=int32)>
     """
     del dtype, fn_output_signature, name
+    fn = _converted(fn)
     flat, n = _leading(elems)
     if current_graph() is None:
         from ember.frontend.ops import stack
@@ -108,6 +110,7 @@ def foldr(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,
 
 def _fold(fn, elems, initializer, reverse: bool, keep_all: bool):
     from ember.frontend import ops
+    fn = _converted(fn)
     flat, n = _leading(elems)
     n = convert_to_tensor(n, dtype=dtypes.int32)
     start = 0 if initializer is not None else 1
@@ -146,6 +149,14 @@ def _fold(fn, elems, initializer, reverse: bool, keep_all: bool):
     _, _, arrays = while_loop(lambda i, *_: i < n, body,
                               (convert_to_tensor(start, dtype=dtypes.int32), acc, arrays))
     return nest.pack_sequence_as(acc, [t.stack() for t in arrays])
+
+
+def _converted(fn):
+    """`fn` as AutoGraph converts it while tracing (as tf.map_fn's is), else `fn`."""
+    if current_graph() is None:
+        return fn
+    from ember.frontend.autograph.conversion import convert
+    return convert(fn)
 
 
 def _spec(value) -> TensorSpec:

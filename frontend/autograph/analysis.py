@@ -34,6 +34,11 @@ def _names(node: ast.AST, ctx: type) -> set[str]:
             found.add(n.name)  # a def writes its name
         if ctx is not ast.Load and isinstance(n, ast.NamedExpr) and not nested:
             found.add(n.target.id)
+        if ctx is not ast.Load and isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name \
+                and not nested:
+            found.add(n.name)  # a `case` pattern's capture
+        if ctx is not ast.Load and isinstance(n, ast.MatchMapping) and n.rest and not nested:
+            found.add(n.rest)
         if ctx is not ast.Load and isinstance(n, (ast.Import, ast.ImportFrom)) and not nested:
             found.update((a.asname or a.name).split(".")[0] for a in n.names)
         inner = nested or isinstance(n, _SCOPES)  # what a def's body stores is its own
@@ -114,7 +119,7 @@ def live_after(function: ast.AST, target: ast.stmt, names: set[str]) -> set[str]
     live: set[str] = set()
     pending = set(names)
     for owner, block, index in reversed(path):
-        rest = block[index + 1:]
+        rest = block[index + 1:] + _after_block(owner, block)
         live |= pending & reads_before_writes(rest)
         pending -= definite_writes(rest) | live
         if isinstance(owner, (ast.While, ast.For)) and block is owner.body and pending:
@@ -126,6 +131,23 @@ def live_after(function: ast.AST, target: ast.stmt, names: set[str]) -> set[str]
             live |= pending & again
             pending -= live
     return live
+
+
+def _after_block(owner: ast.AST, block: list) -> list[ast.stmt]:
+    """What may run after `block` of `owner` before the statements that follow `owner`: a
+    loop's `else:` after its body, a `try`'s `else:` and `finally:` after its body (and
+    `finally:` after a handler or the `else:`). Reads there count; as a branch, its
+    writes do not kill (definite_writes of a loop or try is empty)."""
+    if isinstance(owner, (ast.For, ast.While)) and block is owner.body and owner.orelse:
+        return [ast.If(ast.Constant(True), owner.orelse, [])]  # (may run: kills nothing)
+    if isinstance(owner, ast.Try):
+        after = owner.orelse if block is owner.body else []
+        return [ast.If(ast.Constant(True), after + owner.finalbody, [])] if \
+            after or owner.finalbody else []
+    if isinstance(owner, ast.ExceptHandler) and getattr(owner, "_ag_try", None) is not None:
+        finalbody = owner._ag_try.finalbody
+        return [ast.If(ast.Constant(True), finalbody, [])] if finalbody else []
+    return []
 
 
 def _path_to(root: ast.AST, target: ast.stmt) -> list[tuple[ast.AST, list, int]]:
@@ -144,7 +166,12 @@ def _path_to(root: ast.AST, target: ast.stmt) -> list[tuple[ast.AST, list, int]]
                 if found is not None:
                     return [(owner, block, i)] + found
         for handler in getattr(owner, "handlers", []) or []:
+            handler._ag_try = owner
             found = search(handler)
+            if found is not None:
+                return found
+        for case in getattr(owner, "cases", []) or []:
+            found = search(case)
             if found is not None:
                 return found
         return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import copy
 import functools
 import inspect
 import os
@@ -41,6 +42,7 @@ _LIBRARY_DIRS = ("site-packages", "dist-packages")
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> converted
 # per code object (not weakly referenceable), the most recently used ones
 _CACHED_CODE = 4096
+_INNER = "__ag_converted"
 _trees: collections.OrderedDict = collections.OrderedDict()
 _codes: collections.OrderedDict = collections.OrderedDict()
 _warned: set = set()
@@ -134,8 +136,8 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     if code in _trees:
         _trees.move_to_end(code)
         return _trees[code]
-    try:
-        source = inspect.getsource(fn)
+    try:  # the code's own source: inspect.getsource(fn) would follow fn.__wrapped__
+        source = inspect.getsource(code)
     except (OSError, TypeError):
         return None
     tree = ast.parse(textwrap.dedent(source))
@@ -168,18 +170,23 @@ def _converted_code(fn) -> types.CodeType | None:
     node = _converted_tree(fn)
     if node is None:
         return None
+    # Defined under a private name: under its own, the factory's binding of the name would
+    # make the function's references to it (a global, or a recursive call) a closure cell.
+    inner_def = copy.copy(node)
+    inner_def.name = _INNER
     factory = ast.FunctionDef(
         name="__ag_factory", args=ast.arguments(
             posonlyargs=[], args=[ast.arg(n) for n in ("ag__",) + code.co_freevars],
             kwonlyargs=[], kw_defaults=[], defaults=[]),
-        body=[node, ast.Return(ast.Name(node.name, ast.Load()))], decorator_list=[])
+        body=[inner_def, ast.Return(ast.Name(_INNER, ast.Load()))], decorator_list=[])
     module = ast.Module([factory], type_ignores=[])
     ast.copy_location(factory, node)
     ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec", dont_inherit=True)
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType)
-                 and c.co_name == node.name)
+                 and c.co_name == _INNER)
+    inner = inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     _codes[code] = inner
     if len(_codes) > _CACHED_CODE:
         _codes.popitem(last=False)
@@ -191,14 +198,10 @@ def _convert(fn):
     if inner is None:
         _warn_once(fn)
         return fn
-    freevars = fn.__code__.co_freevars
-    cells = dict(zip(freevars, fn.__closure__ or ()))
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(AG)
-    itself = cells.setdefault(fn.__code__.co_name, types.CellType())  # a recursive call
     closure = tuple(cells[name] for name in inner.co_freevars)
     new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, closure)
-    if fn.__code__.co_name not in freevars:
-        itself.cell_contents = new
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
     new.__dict__.update(fn.__dict__)

@@ -23,9 +23,9 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import SymbolicTensor
 
-__all__ = ["ControlFlowError", "StagedIterable", "Undefined", "UndefinedReturnValue", "and_", "assert_stmt",
-           "for_stmt", "if_exp", "if_stmt", "ld", "not_", "or_", "python_only", "retval",
-           "while_stmt"]
+__all__ = ["ControlFlowError", "StagedIterable", "Undefined", "UndefinedReturnValue", "and_",
+           "assert_stmt", "compare_chain", "for_stmt", "if_exp", "if_stmt", "ld", "not_",
+           "or_", "python_only", "retval", "while_stmt"]
 
 
 def _where(lineno: int) -> str:
@@ -118,7 +118,7 @@ def _reconcile_one(name: str, a, b, enter, where: str):
 
 
 def _is_tensorlike(v) -> bool:
-    return isinstance(v, Tensor) or hasattr(v, "_as_tensor") and not isinstance(v, Undefined)
+    return isinstance(v, Tensor) or (hasattr(v, "_as_tensor") and not isinstance(v, Undefined))
 
 
 def _is_number(v) -> bool:
@@ -377,6 +377,33 @@ def or_(a_fn, b_fn):
     if not staged(a):
         return a or b_fn()
     return trace_cond(a, lambda: a, lambda: convert_to_tensor(b_fn()), None, "`or`")
+
+
+_COMPARE = {"Lt": lambda a, b: a < b, "LtE": lambda a, b: a <= b, "Gt": lambda a, b: a > b,
+            "GtE": lambda a, b: a >= b, "Eq": lambda a, b: a == b, "NotEq": lambda a, b: a != b,
+            "Is": lambda a, b: a is b, "IsNot": lambda a, b: a is not b,
+            "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
+
+
+def compare_chain(first, *rest):
+    """`first op1 b op2 c ...` (rest: (op name, lambda giving the operand)): each operand
+    evaluated once, left to right; Python stops at the first false comparison, a tensor
+    comparison combines the rest with logical_and (as `and` does on tensors)."""
+    from ember.frontend.ops import logical_and
+    left, result = first, None
+    for op, operand in rest:
+        right = operand()
+        current = _COMPARE[op](left, right)
+        if result is None:
+            result = current
+        elif staged(result) or staged(current):
+            result = logical_and(convert_to_tensor(result), convert_to_tensor(current))
+        else:
+            result = result and current
+        if not staged(result) and not result:
+            return result
+        left = right
+    return result
 
 
 def not_(a):

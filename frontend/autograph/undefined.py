@@ -41,6 +41,8 @@ class Undefined:
     __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = _raise
     __lt__ = __le__ = __gt__ = __ge__ = __and__ = __rand__ = __or__ = __ror__ = _raise
     __xor__ = __rxor__ = __invert__ = __int__ = __float__ = __index__ = _raise
+    __str__ = __format__ = __eq__ = __ne__ = __contains__ = _raise
+    __hash__ = object.__hash__  # (identity: an Undefined may be kept in a set or dict)
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):  # protocols probed by copy, pickle, numpy: not uses

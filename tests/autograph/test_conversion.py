@@ -200,3 +200,120 @@ def test_enumerate_and_zip_over_tensors_are_staged_loops():
         assert (s.numpy(), t.numpy()) == (1 + 10 + 6, 2.0)
     code = em.autograph.to_code(weighted_and_gaps)
     assert "ag__.converted_call(enumerate, x, 1)" in code and "ag__.for_stmt(" in code
+
+
+# -- found by a review: each ran differently converted than as Python ---------------------
+
+
+def _twice(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return fn(x) * 2
+    return wrapper
+
+
+@_twice
+def add_one(x):
+    if x > 0:
+        x = x + 1
+    return x
+
+
+@_twice
+def sub_one(x):
+    if x > 0:
+        x = x - 1
+    return x
+
+
+def test_functools_wraps_wrappers_keep_their_own_bodies():
+    x = em.constant(5)
+    assert (em.function(add_one)(x).numpy(), em.function(sub_one)(x).numpy()) == (12, 8)
+
+
+def forward(x):
+    return x + 1
+
+
+class Layer:
+    def forward(self, x):
+        if x > 0:
+            x = forward(x)  # the module's function, not this method
+        return x
+
+
+def test_a_functions_own_name_is_looked_up_as_python_does():
+    assert em.function(Layer().forward)(em.constant(3)).numpy() == 4
+
+
+def for_else_with_return(x, n):
+    for i in range(n):
+        if i == 2:
+            return x * 10
+    else:
+        x = -x
+    return x
+
+
+def test_a_return_inside_a_loop_skips_its_else():
+    for n, want in ((5, 30), (1, -3)):
+        assert em.function(for_else_with_return)(em.constant(3), em.constant(n)).numpy() == want
+
+
+def read_in_finally(x):
+    y = 0
+    try:
+        if x > 0:
+            y = 1
+    finally:
+        z = y
+    return z
+
+
+def read_in_loop_else(x, n):
+    y = 0
+    for i in range(n):
+        if x > 0:
+            y = 2
+    else:
+        y = y * 1
+    return y
+
+
+def test_reads_in_finally_and_loop_else_keep_a_variable_live():
+    assert em.function(read_in_finally)(em.constant(4)).numpy() == 1
+    assert em.function(read_in_loop_else)(em.constant(4), em.constant(2)).numpy() == 2
+
+
+def map_with_if(v):
+    if v > 1:
+        v = v * 10
+    return v
+
+
+def test_functions_given_to_map_fn_are_converted():
+    got = em.function(lambda x: em.map_fn(map_with_if, x))(em.constant([1, 2, 3]))
+    np.testing.assert_array_equal(got.numpy(), [1, 20, 30])
+
+
+def match_in_branch(x, pair):
+    match pair:
+        case [a, b]:
+            if x > 0:
+                x = x + a + b
+    return x
+
+
+def test_match_cases_are_converted_and_capture_names_count():
+    assert em.function(match_in_branch)(em.constant(1), [2, 3]).numpy() == 6
+
+
+def uses_undefined(x):
+    if x > 0:
+        y = 1
+    return len(str(y))
+
+
+def test_an_undefined_variable_is_an_error_whatever_the_use():
+    with pytest.raises(em.errors.ControlFlowError, match="'y' is assigned only in the true"):
+        em.function(uses_undefined)(em.constant(1))

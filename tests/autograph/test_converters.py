@@ -134,10 +134,14 @@ def test_logical_expressions_are_lazy():
     assert _run(fn, 0) is True and _run(fn, 2) == 0.5
 
 
-def test_chained_comparisons_become_and():
+def test_chained_comparisons_evaluate_each_operand_once():
     fn = _fn_converted(logical_expressions, "def f(x):\n    return 0 < x < 10")
-    assert "ag__.and_(lambda: 0 < x, lambda: x < 10)" in ast.unparse(fn)
+    assert "ag__.compare_chain(0, ('Lt', lambda: x), ('Lt', lambda: 10))" in ast.unparse(fn)
     assert [_run(fn, x) for x in (-1, 5, 10)] == [False, True, False]
+    calls = []
+    fn = _fn_converted(logical_expressions, "def f(g, n):\n    return 0 < g() < n")
+    assert _run(fn, lambda: calls.append(1) or 3, 5) is True and calls == [1]
+    assert _run(fn, lambda: calls.append(1) or -3, 5) is False and calls == [1, 1]
 
 
 def test_calls_go_through_converted_call_but_frame_builtins_do_not():

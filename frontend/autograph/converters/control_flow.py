@@ -21,7 +21,7 @@ import ast
 
 from ember.frontend.autograph import analysis
 from ember.frontend.autograph.ast_util import (Namer, contains, expr, generated, is_opaque,
-                                               name_tuple, stmts, target_tuple)
+                                               name_tuple, stmts, target_tuple, walk_local)
 
 _PYTHON_ONLY = ((ast.Yield, ast.YieldFrom), "`yield`"), ((ast.Try,), "a `try` statement")
 
@@ -30,7 +30,7 @@ class _ControlFlow:
     def __init__(self, fn: ast.FunctionDef, namer: Namer):
         self.fn = fn
         self.namer = namer
-        declared = [n for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal))]
+        declared = [n for n in walk_local(fn) if isinstance(n, (ast.Global, ast.Nonlocal))]
         self.globals = {name for d in declared if isinstance(d, ast.Global) for name in d.names}
         self.nonlocals = {name for d in declared if isinstance(d, ast.Nonlocal)
                           for name in d.names}
@@ -49,6 +49,8 @@ class _ControlFlow:
                     self.block(inner)
             for handler in getattr(s, "handlers", []) or []:
                 self.block(handler.body)
+            for case in getattr(s, "cases", []) or []:
+                self.block(case.body)
             new = self.convert(s) if isinstance(s, (ast.If, ast.While, ast.For)) else None
             if new is None:
                 i += 1
@@ -67,6 +69,8 @@ class _ControlFlow:
         return self._for(s)
 
     def _python_only(self, s, what: str) -> None:
+        """Leaves `s` as Python, its test checked by `ag__.python_only` (returns None: no
+        replacement)."""
         attr = "iter" if isinstance(s, ast.For) else "test"
         setattr(s, attr, expr(f"ag__.python_only(__t, {what!r}, {s.lineno})", s,
                               __t=getattr(s, attr)))

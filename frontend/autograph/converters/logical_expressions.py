@@ -7,7 +7,7 @@ branches of an `scf.if`.
 
     x > 0 and y > 0      ->   ag__.and_(lambda: x > 0, lambda: y > 0)
     not done             ->   ag__.not_(done)
-    0 < x < 10           ->   ag__.and_(lambda: 0 < x, lambda: x < 10)
+    0 < x < 10           ->   ag__.compare_chain(0, ('Lt', lambda: x), ('Lt', lambda: 10))
 """
 
 from __future__ import annotations
@@ -33,13 +33,16 @@ class _Logical(LocalTransformer):
         return expr("ag__.not_(__a)", node, __a=node.operand)
 
     def visit_Compare(self, node: ast.Compare):
-        """`a < b < c` -> `a < b and b < c` (as tf.autograph: `b` is evaluated twice)."""
+        """`a < b < c` -> `ag__.compare_chain(a, ('<', lambda: b), ('<', lambda: c))`:
+        each operand evaluated once, left to right, as Python does."""
         self.generic_visit(node)
         if len(node.ops) == 1:
             return node
-        parts = [ast.copy_location(ast.Compare(left, [op], [right]), node) for left, op, right
-                 in zip([node.left] + node.comparators[:-1], node.ops, node.comparators)]
-        return self.visit_BoolOp(ast.copy_location(ast.BoolOp(ast.And(), parts), node))
+        rest = ", ".join(f"({type(op).__name__!r}, lambda: __c{i})"
+                         for i, op in enumerate(node.ops))
+        holes = {f"__c{i}": c for i, c in enumerate(node.comparators)}
+        return _mark(expr(f"ag__.compare_chain(__first, {rest})", node, __first=node.left,
+                          **holes))
 
     def visit_IfExp(self, node: ast.IfExp):
         self.generic_visit(node)

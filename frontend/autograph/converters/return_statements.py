@@ -52,9 +52,13 @@ def _leave_loops(block: list[ast.stmt], flag: str) -> None:
                     n.test = ast.copy_location(ast.BoolOp(ast.And(), [test, n.test]), n.test)
                 else:
                     n._ag_extra_tests = getattr(n, "_ag_extra_tests", []) + [test]
+                if n.orelse:  # a loop left by a return skips its `else:`
+                    n.orelse = stmts(f"if not {flag}:\n    __rest", n.orelse[0],
+                                     __rest=n.orelse)
 
 
 def _sets(loop: ast.AST, flag: str) -> bool:
+    """Whether the loop's body may set `flag` (a return inside it)."""
     return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == flag
                                                  for t in n.targets)
-               for body in (loop.body,) for s in body for n in walk_local(s))
+               for s in loop.body for n in walk_local(s))
