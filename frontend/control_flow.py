@@ -1,6 +1,7 @@
 """Functional control flow: `em.cond` -> `scf.if` (`em.while_loop` is while_loop.py).
 
-Eagerly it is a plain Python `if`. While tracing, each branch is traced once into its own
+Eagerly it is a plain Python `if`. While tracing, each branch (converted by AutoGraph, as
+TensorFlow converts the functions given to tf.cond) is traced once into its own
 region (Python side effects in it happen once, at trace time), and the op picks at run
 time. Branch outputs must have the same structure and dtypes; where shapes differ the
 result gets the most specific common shape (`tensor<2xf32>` and `tensor<3xf32>` give
@@ -72,7 +73,8 @@ def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
     graph = current_graph()
     if graph is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if bool(pred) else false_fn()
-    return trace_cond(pred, true_fn, false_fn)
+    from ember.frontend.autograph.conversion import convert  # (it imports this module)
+    return trace_cond(pred, convert(true_fn), convert(false_fn))
 
 
 def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,

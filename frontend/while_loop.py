@@ -1,7 +1,8 @@
 """`em.while_loop` -> `scf.while`.
 
-Eagerly it is a plain Python `while`. While tracing, the condition and the body are each
-traced once into their own region (Python side effects in them happen once, at trace
+Eagerly it is a plain Python `while`. While tracing, the condition and the body (converted
+by AutoGraph, as TensorFlow converts those given to tf.while_loop) are each traced once into
+their own region (Python side effects in them happen once, at trace
 time). A loop variable keeps its shape across iterations, as in TensorFlow: one whose
 shape changes in the body is an error, unless `shape_invariants` gives it a less specific
 shape (`em.TensorShape([None])`), which the loop then carries.
@@ -41,7 +42,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     graph = current_graph()
     if graph is None:
         return _eager_while(cond, body, loop_vars, maximum_iterations)
-    return _traced_while(graph, cond, body, loop_vars, shape_invariants, maximum_iterations)
+    from ember.frontend.autograph.conversion import convert
+    return _traced_while(graph, convert(cond), convert(body), loop_vars, shape_invariants,
+                         maximum_iterations)
 
 
 def _call(fn, structure):

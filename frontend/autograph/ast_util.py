@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-# Statements and expressions the converters do not look into: the user's nested functions,
-# lambdas and classes are converted (or not) on their own when they are called.
-OPAQUE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# What the converters do not look into: the user's nested functions and classes are
+# converted (or not) on their own when they are called. A lambda's body is an expression
+# of the function it is in: its calls and `and`/`or` are converted with it.
+OPAQUE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 AG = "ag__"
 
 

@@ -317,3 +317,30 @@ def uses_undefined(x):
 def test_an_undefined_variable_is_an_error_whatever_the_use():
     with pytest.raises(em.errors.ControlFlowError, match="'y' is assigned only in the true"):
         em.function(uses_undefined)(em.constant(1))
+
+
+def branch_with_if(x):
+    if x > 5:
+        x = x - 5
+    return x
+
+
+def body_with_if(i, s):
+    if i % 2 == 0:
+        s = s + i
+    return i + 1, s
+
+
+def uses_cond(x):
+    return em.cond(x > 0, lambda: branch_with_if(x), lambda: -x)
+
+
+def uses_while_loop(n):
+    return em.while_loop(lambda i, s: i < n, body_with_if, (em.constant(0), em.constant(0)))[1]
+
+
+def test_functions_given_to_cond_and_while_loop_are_converted():
+    assert em.function(uses_cond)(em.constant(8)).numpy() == 3
+    assert em.function(uses_while_loop)(em.constant(5)).numpy() == 0 + 2 + 4
+    # calls inside a lambda go through converted_call too
+    assert "lambda: ag__.converted_call(branch_with_if, x)" in em.autograph.to_code(uses_cond)
