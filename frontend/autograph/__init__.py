@@ -3,8 +3,8 @@
 
 `em.function` converts the function it traces (`autograph=False` turns it off), and the
 user's functions it calls, by rewriting their source (conversion.py, the converters in
-converters/ and what their output calls in operators.py). On Python values and eager
-tensors converted code does what Python does.
+converters/ and what their output calls in operators.py and loops.py). On Python values
+and eager tensors converted code does what Python does.
 
     em.autograph.to_code(f)        the converted source of f
     em.autograph.experimental.set_loop_options(shape_invariants=[(x, em.TensorShape([None]))])

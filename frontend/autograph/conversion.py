@@ -29,7 +29,7 @@ import warnings
 import weakref
 
 from ember.dialects.ember.errors import EmberWarning
-from ember.frontend.autograph import operators
+from ember.frontend.autograph import loops, operators
 from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
@@ -108,12 +108,12 @@ def converted_call(f, /, *args, **kwargs):
     if f is builtins.len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
         return _length(args[0])
     if f is builtins.enumerate and args and isinstance(args[0], SymbolicTensor):
-        return operators.StagedIterable("enumerate", [args[0]], *args[1:2],
+        return loops.StagedIterable("enumerate", [args[0]], *args[1:2],
                                         **({"start": kwargs["start"]} if "start" in kwargs
                                            else {}))
     if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
             all(isinstance(a, Tensor) for a in args) and not kwargs:
-        return operators.StagedIterable("zip", list(args))
+        return loops.StagedIterable("zip", list(args))
     return convert(f)(*args, **kwargs)
 
 
@@ -125,8 +125,8 @@ def _length(t: SymbolicTensor):
     return shape(t)[0]
 
 
-AG = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__},
-                           converted_call=converted_call)
+AG = types.SimpleNamespace(**{name: getattr(module, name) for module in (operators, loops)
+                              for name in module.__all__}, converted_call=converted_call)
 
 
 def _converted_tree(fn) -> ast.FunctionDef | None:
