@@ -5,7 +5,7 @@ from ember.frontend.math_composites import (count_nonzero, is_inf, reduce_logsum
                                             reduce_std, reduce_variance, squared_difference,
                                             truncatediv, xlogy)
 from ember.frontend.nn_composites import softplus
-from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, exp, expm1, floor,
+from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, exp, expm1, floor,
                                 floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
                                 less_equal, log, log1p, log_softmax, logical_and, logical_not,
                                 logical_or, logical_xor, maximum, minimum, multiply, negative,
@@ -13,7 +13,8 @@ from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, exp, expm1, 
                                 reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
                                 sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
 
-__all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "expm1",
+__all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf", "erfc", "exp",
+           "expm1",
            "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
            "is_nan", "less", "less_equal", "log", "log1p", "log_softmax", "logical_and",
            "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply",

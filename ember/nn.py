@@ -1,7 +1,7 @@
 """`em.nn`: neural-network ops with tf.nn's names and signatures (the ops are in
 `ember.frontend`; this module only re-exports)."""
 
-from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, l2_normalize,
+from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, gelu, l2_normalize,
                                           leaky_relu, moments, relu6, selu,
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
                                           softmax_cross_entropy_with_logits, softsign,
@@ -9,7 +9,8 @@ from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, l2
 from ember.frontend.ops import (avg_pool2d, conv2d, log_softmax, max_pool2d, relu, sigmoid,
                                 softmax, tanh)
 
-__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "l2_normalize",
+__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "gelu",
+           "l2_normalize",
            "leaky_relu", "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu",
            "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign",

@@ -75,6 +75,16 @@ def softsign(features, name=None):
     return x / (ops.abs(x) + _const(1, x))
 
 
+def gelu(features, approximate=False, name=None):
+    """x * P(X <= x) for standard normal X: 0.5 * x * (1 + erf(x / sqrt(2))), or with
+    `approximate` the tanh form 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x**3)))."""
+    x = _float(features, "gelu")
+    if approximate:
+        inner = _const(0.7978845608028654, x) * (x + _const(0.044715, x) * x * x * x)
+        return _const(0.5, x) * x * (_const(1, x) + ops.tanh(inner))
+    return _const(0.5, x) * x * (_const(1, x) + ops.erf(x * _const(0.7071067811865476, x)))
+
+
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias along the channel dim: the last (NHWC, the default) or dim 1 (NC...)."""
     value, bias = convert_to_tensor(value), convert_to_tensor(bias)

@@ -30,7 +30,8 @@ from ember.frontend.creation_ops import (fill, ones, ones_like, range, rank, sha
                                          zeros_like)
 from ember.frontend.dispatch import execute
 from ember.frontend.indexing import is_tensor, slice_spec
-from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, exp, expm1, floor,
+from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, erf, erfc, exp,
+                                     expm1, floor,
                                      floordiv, floormod, greater, greater_equal, group, identity,
                                      is_finite, is_nan, less, less_equal, log, log1p, logical_and,
                                      logical_not, logical_or, logical_xor, maximum, minimum, mod,

@@ -347,3 +347,17 @@ func.func @unranked(%a: tensor<*xf32>) -> (tensor<*xf32>, tensor<3xf32>) {
   %1 = "ember.tanh"(%a) : (tensor<*xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<*xf32>, tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @erf(
+// CHECK-SAME:    %[[S:.*]]: tensor<4xf32>, %[[D:.*]]: tensor<?xf64>)
+// CHECK:       %[[V0:.*]] = "ember.erf"(%[[S]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK:       %[[V1:.*]] = "ember.erfc"(%[[D]]) : (tensor<?xf64>) -> tensor<?xf64>
+// CHECK:       return %[[V0]], %[[V1]] : tensor<4xf32>, tensor<?xf64>
+// GENERIC-LABEL: sym_name = "erf"
+// GENERIC:       "ember.erf"({{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC:       "ember.erfc"({{.*}}) : (tensor<?xf64>) -> tensor<?xf64>
+func.func @erf(%s: tensor<4xf32>, %d: tensor<?xf64>) -> (tensor<4xf32>, tensor<?xf64>) {
+  %0 = "ember.erf"(%s) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "ember.erfc"(%d) : (tensor<?xf64>) -> tensor<?xf64>
+  return %0, %1 : tensor<4xf32>, tensor<?xf64>
+}

@@ -132,6 +132,8 @@ ROWS = {
     "ember.sqrt": ([F], {}, f64(np.sqrt)),
     "ember.rsqrt": ([P], {}, f64(lambda x: 1 / np.sqrt(x))),
     "ember.tanh": ([F], {}, f64(np.tanh)),
+    "ember.erf": ([F], {}, f64(np.vectorize(math.erf, otypes=[np.float64]))),
+    "ember.erfc": ([F], {}, f64(np.vectorize(math.erfc, otypes=[np.float64]))),
     "ember.sigmoid": ([F], {}, f64(lambda x: 1 / (1 + np.exp(-x)))),
     "ember.sin": ([F], {}, f64(np.sin)),
     "ember.cos": ([F], {}, f64(np.cos)),

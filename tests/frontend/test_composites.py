@@ -145,3 +145,23 @@ def test_debugging_checks_raise_eagerly_and_compiled(no_fallback):
             run(em.constant([3.0, 2.0]), em.constant([2.0, 3.0]))
         with pytest.raises(em.errors.InvalidArgumentError, match="ratio: Tensor had Inf"):
             run(em.constant([-1.0, 2.0]), em.constant([0.0, 3.0]))
+
+
+def test_erf_erfc_and_exact_gelu(no_fallback):
+    import math
+    x = np.array([-3.0, -0.7, 0.0, 1e-3, 0.4, 2.5], np.float64)
+    erf = np.vectorize(math.erf)(x)
+    for dtype, rtol in ((np.float32, 2e-6), (np.float64, 1e-14)):
+        t = em.constant(x.astype(dtype))
+        np.testing.assert_allclose(em.math.erf(t).numpy(), erf, rtol=rtol, atol=1e-7)
+        np.testing.assert_allclose(em.math.erfc(t).numpy(), np.vectorize(math.erfc)(x),
+                                   rtol=rtol)
+        gelu = 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2)))
+        np.testing.assert_allclose(em.nn.gelu(t).numpy(), gelu, rtol=rtol, atol=1e-7)
+        compiled = em.function(lambda v: (em.math.erf(v), em.math.erfc(v), em.nn.gelu(v)))(t)
+        np.testing.assert_allclose(compiled[0].numpy(), erf, rtol=rtol, atol=1e-7)
+        np.testing.assert_allclose(compiled[1].numpy(), np.vectorize(math.erfc)(x), rtol=1e-6)
+        np.testing.assert_allclose(compiled[2].numpy(), gelu, rtol=rtol, atol=1e-7)
+    approx = em.nn.gelu(em.constant(x), approximate=True).numpy()
+    np.testing.assert_allclose(approx, 0.5 * x * (1 + np.tanh(0.7978845608028654 * (
+        x + 0.044715 * x ** 3))), rtol=1e-12)

@@ -15,9 +15,10 @@ answer on a tie of zeros depends on the order and the dtype).
 """
 
 from ember.dialects.ember.elementwise.common import maximum, minimum
-from ember.dialects.ember.elementwise.unary import (AbsOp, CeilOp, CosOp, Expm1Op, ExpOp,
-                                                    FloatUnaryOp, FloorOp, IsFiniteOp, IsNanOp,
-                                                    Log1pOp, LogicalNotOp, LogOp, NegOp, ReluOp,
+from ember.dialects.ember.elementwise.unary import (AbsOp, CeilOp, CosOp, ErfcOp, ErfOp,
+                                                    Expm1Op, ExpOp, FloatUnaryOp, FloorOp,
+                                                    IsFiniteOp, IsNanOp, Log1pOp, LogicalNotOp,
+                                                    LogOp, NegOp, ReluOp,
                                                     RoundOp, RsqrtOp, SigmoidOp, SignOp, SinOp,
                                                     SqrtOp, SquareOp, TanhOp, UnaryOp)
 from ember.dialects.ember.elementwise.binary import (AddOp, BinaryOp, DivOp, FloorDivOp, MaximumOp,
@@ -29,7 +30,7 @@ from ember.dialects.ember.elementwise.compare import (CompareOp, EqualityOp, Equ
                                                       NotEqualOp, OrderedCompareOp, SelectOp)
 
 __all__ = ["AbsOp", "AddOp", "BinaryOp", "CeilOp", "CompareOp", "CosOp", "DivOp", "EqualOp",
-           "EqualityOp", "ExpOp", "Expm1Op", "FloatUnaryOp", "FloorDivOp", "FloorOp",
+           "EqualityOp", "ErfOp", "ErfcOp", "ExpOp", "Expm1Op", "FloatUnaryOp", "FloorDivOp", "FloorOp",
            "GreaterEqualOp", "GreaterOp", "IsFiniteOp", "IsNanOp", "LessEqualOp", "LessOp",
            "Log1pOp", "LogOp", "LogicalAndOp", "LogicalNotOp", "LogicalOp", "LogicalOrOp",
            "MaximumOp", "MinimumOp", "ModOp", "MulOp", "NegOp", "NotEqualOp", "OrderedCompareOp",

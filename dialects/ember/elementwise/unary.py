@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.dialects.ember import dtypes
@@ -175,6 +177,40 @@ class TanhOp(FloatUnaryOp):
 
     name = "ember.tanh"
     reference = staticmethod(via_f32(np.tanh))
+
+
+def _libm(fn):
+    """A float kernel from a scalar function of Python's math module (numpy has no erf):
+    evaluated in float64 and rounded once to the input's dtype."""
+    vector = np.vectorize(fn, otypes=[np.float64])
+
+    def kernel(x):
+        return vector(x.astype(np.float64)).astype(x.dtype)
+    return kernel
+
+
+@register
+class ErfOp(FloatUnaryOp):
+    """Elementwise error function, 2/sqrt(pi) * integral from 0 to x of exp(-t**2) dt.
+
+    Example:
+      %y = "ember.erf"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    name = "ember.erf"
+    reference = staticmethod(_libm(math.erf))
+
+
+@register
+class ErfcOp(FloatUnaryOp):
+    """Elementwise complementary error function, 1 - erf(x) without its cancellation.
+
+    Example:
+      %y = "ember.erfc"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+    """
+
+    name = "ember.erfc"
+    reference = staticmethod(_libm(math.erfc))
 
 
 @register

@@ -43,6 +43,7 @@ _FLOAT_MATH = {
     E.Log1pOp: math.Log1pOp, E.SqrtOp: math.SqrtOp, E.RsqrtOp: math.RsqrtOp,
     E.TanhOp: math.TanhOp, E.SinOp: math.SinOp, E.CosOp: math.CosOp,
     E.FloorOp: math.FloorOp, E.CeilOp: math.CeilOp, E.RoundOp: math.RoundEvenOp,
+    E.ErfOp: math.ErfOp, E.ErfcOp: math.ErfcOp,  # libm's erff/erf, erfcf/erfc
 }
 # Transcendentals built from arith by fastmath.py (vectorisable; libm calls are not) for
 # the element types it supports; the others keep the math op (libm).
