@@ -1,6 +1,8 @@
 """The tf.function guide's AutoGraph examples, written with `em.`, give the guide's output
 (../shared/guides/tf-function-guide.zh.txt: AutoGraph 转换, 条件语句, 循环; the tf.wiki
-page's square_if_positive), compiled: a fallback to the interpreter is an error."""
+page's square_if_positive), compiled: a fallback to the interpreter is an error. The
+guide's `train(num_steps)` (retracing for Python ints, not for tensors) is in
+tests/runtime/test_guide_examples.py with the guide's other tracing examples."""
 
 import re
 
@@ -69,36 +71,6 @@ def test_fizzbuzz_traces_each_branch_once_and_prints_at_run_time(capfd):
     assert out.count("Tracing") == 5  # the second call reuses the trace
     assert err.split() == ("1 2 fizz 4 buzz 1 2 fizz 4 buzz fizz 7 8 fizz buzz 11 fizz 13 "
                            "14 fizzbuzz 16 17 fizz 19 buzz").split()
-
-
-def train_one_step():
-    pass
-
-
-@em.function
-def train(num_steps):
-    print("Tracing with num_steps = ", num_steps)
-    em.print("Executing with num_steps = ", num_steps)
-    for _ in em.range(num_steps):
-        train_one_step()
-
-
-def test_train_retraces_for_python_ints_and_not_for_tensors(capfd):
-    train(num_steps=10)
-    train(num_steps=20)
-    train(num_steps=em.constant(10))
-    train(num_steps=em.constant(20))
-    out, err = capfd.readouterr()
-    assert out.splitlines() == ["Tracing with num_steps =  10", "Tracing with num_steps =  20",
-                                "Tracing with num_steps =  " + str(_tensor_repr())]
-    assert err.splitlines() == [f"Executing with num_steps =  {n}" for n in (10, 20, 10, 20)]
-    assert train.experimental_get_tracing_count() == 3
-
-
-def _tensor_repr():
-    captured = []
-    em.function(lambda num_steps: captured.append(str(num_steps)))(em.constant(1))
-    return captured[0]
 
 
 @em.function

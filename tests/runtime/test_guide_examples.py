@@ -329,17 +329,21 @@ def test_python_arguments_retrace_but_tensor_arguments_do_not(capsys):
     def train(num_steps):
         print("Tracing with num_steps = ", num_steps)
         em.print("Executing with num_steps = ", num_steps)
-        # The guide's `for _ in em.range(num_steps)` needs AutoGraph; the same loop:
-        em.while_loop(lambda i: i < num_steps,
-                      lambda i: (train_one_step(), i + 1)[1], (em.constant(0),))
+        for _ in em.range(num_steps):  # a staged loop (AutoGraph)
+            train_one_step()
 
-    print("Retracing occurs for different Python arguments.")
-    train(num_steps=10)
-    train(num_steps=20)
-    print()
-    print("Traces are reused for Tensor arguments.")
-    train(num_steps=em.constant(10))
-    train(num_steps=em.constant(20))
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")  # every trace compiles
+    try:
+        print("Retracing occurs for different Python arguments.")
+        train(num_steps=10)
+        train(num_steps=20)
+        print()
+        print("Traces are reused for Tensor arguments.")
+        train(num_steps=em.constant(10))
+        train(num_steps=em.constant(20))
+    finally:
+        em.config.set_fallback(previous)
     out, err = capsys.readouterr()
     assert out == ("Retracing occurs for different Python arguments.\n"
                    "Tracing with num_steps =  10\n"
