@@ -385,6 +385,20 @@ def _out_of_scope(t: SymbolicTensor) -> OutOfScopeError:
         "in an em.Variable.")
 
 
+# C library functions compiled code calls or may call (libm through convert-math-to-libm,
+# the runtime's allocation and unwinding): a traced function of one of these names (a
+# Function of em.sin, say) would be taken for it, so its symbol gets a "_fn" suffix.
+_RESERVED = frozenset(
+    f + suffix for f in ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt",
+                         "ceil", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2",
+                         "expm1", "fabs", "floor", "fma", "fmod", "hypot", "log", "log10",
+                         "log1p", "log2", "pow", "round", "roundeven", "rsqrt", "sin",
+                         "sinh", "sqrt", "tan", "tanh", "trunc") for suffix in ("", "f")) | {
+    "malloc", "free", "calloc", "realloc", "abort", "exit", "longjmp", "_setjmp", "setjmp",
+    "memcpy", "memmove", "memset", "pthread_getspecific", "pthread_setspecific",
+    "pthread_key_create", "printf", "puts", "fprintf"}
+
+
 def _sanitize(name: str) -> str:
-    clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return clean or "fn"
+    clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+    return clean + "_fn" if clean in _RESERVED else clean

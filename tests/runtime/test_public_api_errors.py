@@ -192,3 +192,12 @@ def test_backends_come_from_one_registry():
         backends.unregister("refusing")
     with pytest.raises(ValueError, match="available backends: 'cpu', 'interpreter'"):
         em.function(lambda x: x, backend="tpu")
+
+
+def test_a_function_named_like_a_libm_function_compiles():
+    """em.function(em.sin) traces a function called `sin`; compiled code also calls libm's
+    sin (float64): the traced symbol must not be taken for it (it was: a crash)."""
+    x = em.constant([0.5, 1.0], dtype=em.float64)
+    np.testing.assert_allclose(em.function(em.sin)(x).numpy(), np.sin([0.5, 1.0]))
+    np.testing.assert_allclose(em.function(em.math.erf)(x).numpy(), [0.5204998778130465,
+                                                                    0.8427007929497149])
