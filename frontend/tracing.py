@@ -38,6 +38,7 @@ from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import TensorTraceType
+from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
@@ -188,12 +189,6 @@ def init_scope():
     return graph_scope(None)
 
 
-def _unique(counter: collections.Counter, base: str) -> str:
-    n = counter[base]
-    counter[base] += 1
-    return base if n == 0 else f"{base}_{n}"
-
-
 class FuncGraph:
     """One function being traced: a `func.func` in its own module, built op by op."""
 
@@ -204,7 +199,7 @@ class FuncGraph:
                  checking_variables: bool = False):
         self.name = name
         with FuncGraph._symbol_lock:
-            self.symbol = _unique(FuncGraph._symbols, _sanitize(name))
+            self.symbol = unique_name(FuncGraph._symbols, symbol_for(name))
         self.context = default_context()
         self.allow_variable_creation = allow_variable_creation
         # the second trace of a first call that created variables, made only to check that
@@ -242,7 +237,7 @@ class FuncGraph:
     def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None,
              origin: tuple[str, int] | None = None) -> SymbolicTensor:
         return SymbolicTensor(self, value, ttype or type_from_mlir(value.type),
-                              _unique(self.names, name), origin)
+                              unique_name(self.names, name), origin)
 
     def add_input(self, ttype: IRType, name: str,
                   origin: tuple[str, int] | None = None) -> ir.Value:
@@ -383,22 +378,3 @@ def _out_of_scope(t: SymbolicTensor) -> OutOfScopeError:
         f"{t.where()}) and that trace has finished. A tensor made inside an em.function "
         "cannot be kept and used later: return it from the function instead, or keep state "
         "in an em.Variable.")
-
-
-# C library functions compiled code calls or may call (libm through convert-math-to-libm,
-# the runtime's allocation and unwinding): a traced function of one of these names (a
-# Function of em.sin, say) would be taken for it, so its symbol gets a "_fn" suffix.
-_RESERVED = frozenset(
-    f + suffix for f in ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt",
-                         "ceil", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2",
-                         "expm1", "fabs", "floor", "fma", "fmod", "hypot", "log", "log10",
-                         "log1p", "log2", "pow", "round", "roundeven", "rsqrt", "sin",
-                         "sinh", "sqrt", "tan", "tanh", "trunc") for suffix in ("", "f")) | {
-    "malloc", "free", "calloc", "realloc", "abort", "exit", "longjmp", "_setjmp", "setjmp",
-    "memcpy", "memmove", "memset", "pthread_getspecific", "pthread_setspecific",
-    "pthread_key_create", "printf", "puts", "fprintf"}
-
-
-def _sanitize(name: str) -> str:
-    clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
-    return clean + "_fn" if clean in _RESERVED else clean

@@ -19,20 +19,18 @@ from ember.frontend.autograph.ast_util import Namer, expr, stmts
 from ember.frontend.autograph.converters.guards import LoopJumps
 
 
-class _Breaks(LoopJumps):
-    kind, base = ast.Break, "break_"
-
-    def finish(self, node, flag: str):
-        test = expr(f"not {flag}", node)
-        if isinstance(node, ast.While):
-            node.test = ast.copy_location(ast.BoolOp(ast.And(), [test, node.test]), node.test)
-        else:
-            node._ag_extra_tests = getattr(node, "_ag_extra_tests", []) + [test]
-        after = stmts(f"if not {flag}:\n    __rest", node, __rest=node.orelse) if node.orelse \
-            else []
-        node.orelse = []
-        return stmts(f"{flag} = False", node) + [node] + after
+def _finish(node, flag: str):
+    """`not flag` joins the loop's test; its `else:` runs only if no break happened."""
+    test = expr(f"not {flag}", node)
+    if isinstance(node, ast.While):
+        node.test = ast.copy_location(ast.BoolOp(ast.And(), [test, node.test]), node.test)
+    else:
+        node._ag_extra_tests = getattr(node, "_ag_extra_tests", []) + [test]
+    after = stmts(f"if not {flag}:\n    __rest", node, __rest=node.orelse) if node.orelse \
+        else []
+    node.orelse = []
+    return stmts(f"{flag} = False", node) + [node] + after
 
 
 def transform(fn: ast.FunctionDef, namer: Namer) -> None:
-    _Breaks(namer).transform(fn)
+    LoopJumps(namer, ast.Break, "break_", _finish).transform(fn)

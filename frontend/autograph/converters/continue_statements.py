@@ -17,13 +17,10 @@ from ember.frontend.autograph.ast_util import Namer, stmts
 from ember.frontend.autograph.converters.guards import LoopJumps
 
 
-class _Continues(LoopJumps):
-    kind, base = ast.Continue, "continue_"
-
-    def finish(self, node, flag: str):
-        node.body = stmts(f"{flag} = False", node.body[0]) + node.body
-        return node
+def _finish(node, flag: str):
+    node.body = stmts(f"{flag} = False", node.body[0]) + node.body
+    return node
 
 
 def transform(fn: ast.FunctionDef, namer: Namer) -> None:
-    _Continues(namer).transform(fn)
+    LoopJumps(namer, ast.Continue, "continue_", _finish).transform(fn)

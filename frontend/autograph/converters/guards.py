@@ -14,14 +14,12 @@ _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 
 class LoopJumps(LocalTransformer):
     """Rewrites the `kind` jumps (`break`, `continue`) of each loop, inner loops first,
-    into a fresh flag `<base>` set to True; `finish(loop, flag)` completes the rewrite
-    and returns the statements that replace the loop."""
+    into a fresh flag named after `base` set to True; `finish(loop, flag)` completes the
+    rewrite and returns what replaces the loop."""
 
-    kind: type = ast.Break
-    base = "break_"
-
-    def __init__(self, namer: Namer):
-        self.namer = namer
+    def __init__(self, namer: Namer, kind: type, base: str,
+                 finish: Callable[[ast.AST, str], object]):
+        self.namer, self.kind, self.base, self.finish = namer, kind, base, finish
 
     def _loop(self, node):
         self.generic_visit(node)  # inner loops first: their jumps are their own
@@ -32,9 +30,6 @@ class LoopJumps(LocalTransformer):
                                 lambda jump: stmts(f"{flag} = True", jump), flag,
                                 into_loops=False)
         return self.finish(node, flag)
-
-    def finish(self, node, flag: str):
-        raise NotImplementedError
 
     visit_While = visit_For = _loop
 
