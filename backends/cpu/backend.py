@@ -41,7 +41,7 @@ BUFFERIZED = ("builtin.module(ember-copy-repeated-results,ember-drop-empty-conca
               "ember-unrank-dynamic-results,{prepare}"
               "one-shot-bufferize{{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="
-              "identity-layout-map}},"
+              "identity-layout-map}},ember-copy-repeated-results,"
               "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},"
               "canonicalize,ownership-based-buffer-deallocation,canonicalize,"
               "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
