@@ -18,7 +18,7 @@ from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError,
                                        Total, register, require_dtype, same_dtype)
 from ember.dialects.ember.types import TensorType, shapes_compatible
 
-SCATTER_MODES = ("update", "add", "sub", "max", "min")
+SCATTER_MODES = ("update", "add", "sub", "mul", "max", "min")
 # values, in order: the flattened row of indices, its column, the index, the dim's size,
 # the column again (a compiled error site reports a list of i64 values: backends/cpu/native)
 OUT_OF_RANGE = "indices[{}, {}] = {} is out of range [0, {}) for dim {} of the tensor"
@@ -41,12 +41,13 @@ def scatter_rows(indices: np.ndarray, shape: tuple) -> np.ndarray:
 @register
 class TensorScatterOp(Op):
     """Combines slices of `updates` into a copy of `tensor` at `indices`
-    (tf.tensor_scatter_nd_update / _add / _sub / _max / _min, by `mode`).
+    (tf.tensor_scatter_nd_update / _add / _sub / _max / _min, by `mode`; `mul` multiplies,
+    for em.math.unsorted_segment_prod).
 
     `indices` has shape [..., k] (k static, k <= rank of `tensor`): each row of k ints
     indexes a slice `tensor[i0, ..., ik-1]` of shape tensor.shape[k:]; `updates` has shape
     indices.shape[:-1] + tensor.shape[k:]. Rows are applied in row-major order: duplicates
-    accumulate for add/sub/max/min, and for update the last row wins (TensorFlow leaves
+    accumulate for add/sub/mul/max/min, and for update the last row wins (TensorFlow leaves
     that order unspecified; ember fixes it). An index outside [0, dim) is an
     InvalidArgumentError, as on TensorFlow's CPU. max/min propagate NaN as em.maximum.
 
@@ -99,7 +100,8 @@ class TensorScatterOp(Op):
             for row, value in zip(rows, slices):
                 out[tuple(row)] = value
             return out
-        ufunc = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}[mode]
+        ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum,
+                 "min": np.minimum}[mode]
         with np.errstate(all="ignore"):
             ufunc.at(out, tuple(rows.T), slices)
         return out

@@ -32,10 +32,10 @@ from ember.passes.conversions.ember_to_linalg.checks import _declare_site
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              element_type, lowers)
 
-_FLOAT = {"add": arith.AddFOp, "sub": arith.SubFOp, "max": arith.MaximumFOp,
-          "min": arith.MinimumFOp}
-_SIGNED = {"add": arith.AddIOp, "sub": arith.SubIOp, "max": arith.MaxSIOp,
-           "min": arith.MinSIOp}
+_FLOAT = {"add": arith.AddFOp, "sub": arith.SubFOp, "mul": arith.MulFOp,
+          "max": arith.MaximumFOp, "min": arith.MinimumFOp}
+_SIGNED = {"add": arith.AddIOp, "sub": arith.SubIOp, "mul": arith.MulIOp,
+           "max": arith.MaxSIOp, "min": arith.MinSIOp}
 _UNSIGNED = _SIGNED | {"max": arith.MaxUIOp, "min": arith.MinUIOp}
 
 
