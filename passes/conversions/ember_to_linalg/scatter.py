@@ -76,7 +76,7 @@ def _rows(lw: Lowering, value, t, et, lead: int):
         groups = [[0, 1]] + [[i + 1] for i in range(1, len(shape))] if shape else []
         return expand(value, [1] + sizes_of(lw, value, t), et, groups), 1
     groups = [list(range(lead))] + [[i] for i in range(lead, len(shape))]
-    rows = collapse(value, shape, et, groups)
+    rows = value if lead == 1 else collapse(value, shape, et, groups)
     lead_shape = shape[:lead]
     if None not in lead_shape:
         return rows, math.prod(lead_shape)
