@@ -12,8 +12,6 @@ max/min the lowest/highest representable value for the unsorted family (-FLT_MAX
 
 from __future__ import annotations
 
-import numpy as np
-
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import scatter as S
 from ember.frontend import ops
@@ -31,8 +29,7 @@ def _identity(kind: str, dtype: dtypes.DType):
         return 0
     if kind == "prod":
         return 1
-    info = np.finfo(dtype.np_dtype) if dtype.is_floating else np.iinfo(dtype.np_dtype)
-    return info.min if kind == "max" else info.max
+    return dtype.min if kind == "max" else dtype.max
 
 
 def _ids(segment_ids, what: str):
@@ -87,6 +84,8 @@ def _unsorted(kind: str, name: str):
         del name
         x, ids = convert_to_tensor(data), _ids(segment_ids, fn.__name__)
         num = ops.cast(convert_to_tensor(num_segments), dtypes.int64)
+        assert_true(ops.reduce_all(ids < num), f"em.math.{fn.__name__}: segment ids must "
+                    "be < num_segments")
         if kind == "mean":
             return _mean(x, ids, num, fn.__name__)
         return _reduce(kind, x, ids, num, fn.__name__)
@@ -96,7 +95,7 @@ def _unsorted(kind: str, name: str):
     fn.__doc__ = (f"The {kind} of the rows of `data` in each of `num_segments` segments "
                   f"(tf.math.{name}).\n\n`segment_ids` (any order) match the leading dims of "
                   f"`data`; negative ids are dropped; an id >= num_segments is an "
-                  f"InvalidArgumentError. An empty segment holds {empty}.")
+                  f"InvalidArgumentError (as on TensorFlow's CPU). An empty segment holds {empty}.")
     return fn
 
 
