@@ -23,6 +23,8 @@ SCATTER_MODES = ("update", "add", "sub", "mul", "max", "min")
 # the column again (a compiled error site reports a list of i64 values: backends/cpu/native)
 OUT_OF_RANGE = "indices[{}, {}] = {} is out of range [0, {}) for dim {} of the tensor"
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+_COMBINE = {"update": lambda old, new: new, "add": np.add, "sub": np.subtract,
+            "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
 def scatter_rows(indices: np.ndarray, shape: tuple) -> np.ndarray:
@@ -30,7 +32,7 @@ def scatter_rows(indices: np.ndarray, shape: tuple) -> np.ndarray:
     IndexError (eager's InvalidArgumentError) names the first component out of range,
     in row-major order, as compiled code does."""
     k = indices.shape[-1]
-    rows = indices.reshape(-1, k).astype(np.int64)
+    rows = indices.reshape(int(np.prod(indices.shape[:-1])), k).astype(np.int64)
     bad = (rows < 0) | (rows >= np.array(shape[:k], np.int64))
     if bad.any():
         r, j = (int(v) for v in np.argwhere(bad)[0])
@@ -96,14 +98,14 @@ class TensorScatterOp(Op):
         k = indices.shape[-1]
         out = t.copy()
         slices = updates.reshape((rows.shape[0],) + t.shape[k:])
-        if mode == "update":  # in order: the last duplicate wins
+        if mode == "update" or k == 0:  # in order: the last duplicate wins
+            combine = _COMBINE[mode]
             for row, value in zip(rows, slices):
-                out[tuple(row)] = value
+                with np.errstate(all="ignore"):
+                    out[tuple(row)] = combine(out[tuple(row)], value)
             return out
-        ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum,
-                 "min": np.minimum}[mode]
         with np.errstate(all="ignore"):
-            ufunc.at(out, tuple(rows.T), slices)
+            _COMBINE[mode].at(out, tuple(rows.T), slices)
         return out
 
 

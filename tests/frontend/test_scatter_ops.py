@@ -74,6 +74,12 @@ CASES = {
                             [F, ELEM_IDX.reshape(3, 1, 2), ELEM_UPD.reshape(3, 1)], {1}),
     "update_no_rows": (em.tensor_scatter_nd_update, lambda t, i, u: t,
                        [F, np.zeros((0, 1), np.int32), np.zeros((0, 3), np.float32)], {1}),
+    "add_one_index": (em.tensor_scatter_nd_add,  # indices [k]: one row, one element
+                      lambda t, i, u: scatter_loops(t, i, u, lambda a, b: a + b),
+                      [F, np.array([3, 1], np.int32), np.float32(2.5)], {1}),
+    "add_depth_zero": (em.tensor_scatter_nd_add,  # k = 0: each row updates everything
+                       lambda t, i, u: t + u.sum(0),
+                       [F, np.zeros((2, 0), np.int32), np.ones((2, 4, 3), np.float32)], {1}),
     "scatter_nd": (lambda i, u: em.scatter_nd(i, u, [4, 3]),
                    lambda i, u: scatter_loops(np.zeros((4, 3), np.float32), i, u,
                                               lambda a, b: a + b),

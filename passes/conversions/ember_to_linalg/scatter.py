@@ -28,7 +28,7 @@ from ember.dialects.ember import scatter as S
 from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, check_equal, collapse,
                                                                expand,                                                                fitted, generic, ranked,
                                                                signless, sizes_of)
-from ember.passes.conversions.ember_to_linalg.checks import _declare_site
+from ember.passes.conversions.ember_to_linalg.checks import declare_site
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              element_type, lowers)
 
@@ -111,7 +111,7 @@ def lower_tensor_scatter(op, lw: Lowering):
     tsizes = sizes_of(lw, t, tt)
     slice_sizes = tsizes[k:]
     combine = _combiner(lw.attrs["mode"], tt.dtype)
-    site = _declare_site(lw, "InvalidArgumentError", S.OUT_OF_RANGE, 5)
+    site = declare_site(lw, "InvalidArgumentError", S.OUT_OF_RANGE, 5)
     zero, one = lw.index(0), lw.index(1)
     loop = scf.ForOp(zero, n if not isinstance(n, int) else lw.index(n), one, [t])
     with ir.InsertionPoint(loop.body):
