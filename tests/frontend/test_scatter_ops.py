@@ -318,3 +318,52 @@ def test_errors_are_the_same_eagerly_and_compiled(name, dynamic):
             run()
         seen.append((type(info.value), str(info.value).split(" (at ")[0]))
     assert seen[0] == seen[1]
+
+
+# -- random programs: compiled against eager ---------------------------------------------
+
+def _random_program(seed: int):
+    """A seeded random use of one of the functions above on random shapes, dtypes and
+    indices (duplicates likely, all in range): (function, arguments)."""
+    rng = np.random.default_rng(seed)
+    dtype = rng.choice([np.int32, np.int64, np.float32, np.float64, np.uint8])
+    rows, width = int(rng.integers(0, 6)), int(rng.integers(1, 4))
+    data = (rng.standard_normal((rows + 2, width)) * 5).astype(dtype)
+    ids = np.sort(rng.integers(0, 4, rows + 2)).astype(rng.choice([np.int32, np.int64]))
+    kind = seed % 6
+    if kind == 0:
+        mode = str(rng.choice(["update", "add", "sub", "max", "min"]))
+        k = int(rng.integers(1, 3))
+        index = np.stack([rng.integers(0, d, rows) for d in data.shape[:k]], -1)
+        updates = (rng.standard_normal((rows,) + data.shape[k:]) * 5).astype(dtype)
+        return getattr(em, f"tensor_scatter_nd_{mode}"), [data, index.astype(np.int32),
+                                                          updates]
+    if kind == 1:
+        index = np.stack([rng.integers(0, d, (rows, 2)) for d in data.shape], -1)
+        return em.gather_nd, [data, index.astype(np.int64)]
+    if kind == 2:
+        fn = getattr(em.math, f"segment_{rng.choice(['sum', 'mean', 'max', 'min', 'prod'])}")
+        return fn, [data, ids]
+    if kind == 3:
+        name = str(rng.choice(["sum", "mean", "max", "min", "prod"]))
+        num = int(rng.integers(4, 7))
+        shuffled = rng.permutation(ids) - (rng.random(len(ids)) < 0.2)  # some dropped (< 0)
+        return (lambda d, s: getattr(em.math, f"unsorted_segment_{name}")(d, s, num),
+                [data, shuffled.astype(ids.dtype)])
+    if kind == 4:
+        minlength = int(rng.integers(0, 6))
+        return (lambda a: em.math.bincount(a, minlength=minlength)), [
+            np.abs(data.astype(np.int32))]
+    return em.boolean_mask, [data, rng.random(data.shape[0]) < 0.5]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_program_compiled_matches_eager(seed):
+    fn, args = _random_program(seed)
+    want = _eager(fn, args).numpy()
+    dynamic = _dynamic_signature(args, {1} if seed % 6 in (0, 1) else set())
+    for signature in (None, dynamic):
+        got = np.asarray(_compiled(fn, args, signature))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                   rtol=1e-6, equal_nan=True, err_msg=f"seed {seed}")
