@@ -172,6 +172,11 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     if weights is None:
         counts = ops.ones(ops.shape(flat, dtypes.int64), dtypes.as_dtype(dtype))
     else:
-        counts = ops.reshape(convert_to_tensor(weights), [-1])
+        w = convert_to_tensor(weights)
+        if w.shape.rank is not None and values.shape.rank is not None and \
+                not w.shape.is_compatible_with(values.shape):
+            raise ValueError(f"em.math.bincount: weights of shape {w.shape} must have the "
+                             f"shape of arr, {values.shape}")
+        counts = ops.reshape(w, [-1])
     ids = ops.where(flat >= size, ops.fill(ops.shape(flat, dtypes.int64), size), flat)
     return _reduce("sum", counts, ids, size, "bincount")

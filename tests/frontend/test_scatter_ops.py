@@ -367,3 +367,24 @@ def test_random_program_compiled_matches_eager(seed):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
                                    rtol=1e-6, equal_nan=True, err_msg=f"seed {seed}")
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: em.gather_nd(F, [[0]], batch_dims=2), ValueError,
+     "batch_dims=2 and index depth 1 do not fit params of rank 2 and indices of rank 2"),
+    (lambda: em.gather_nd(F, np.array([[0.5]])), TypeError, "indices must be int32 or int64"),
+    (lambda: em.boolean_mask(F, [True, False]), ValueError,
+     r"mask shape \(2,\) does not match dims 0..0"),
+    (lambda: em.boolean_mask(F, [1, 0, 1, 1]), TypeError, "mask must be bool"),
+    (lambda: em.math.bincount([1, 2], weights=[1.0, 2.0, 3.0]), ValueError,
+     r"weights of shape \(3,\) must have the shape of arr, \(2,\)"),
+    (lambda: em.math.segment_sum(F, [[0, 0], [1, 1]]), ValueError,
+     "segment_ids must be 1-D"),
+    (lambda: em.math.unsorted_segment_sum(F, [0.0, 1.0, 1.0, 2.0], 3), TypeError,
+     "segment_ids must be int32 or int64"),
+    (lambda: em.tensor_scatter_nd_add(F, [[0]], [[1.0, 2.0]]), em.OpShapeError,
+     r"must have shape indices.shape\[:-1\] \+ tensor.shape\[1:\] = \[1x3\]"),
+])
+def test_bad_arguments_say_what_is_wrong(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
