@@ -22,12 +22,13 @@ from __future__ import annotations
 import math
 
 from mlir import ir
-from mlir.dialects import arith, func, linalg, scf, tensor
+from mlir.dialects import arith, func, scf, tensor
 
 from ember.dialects.ember import scatter as S
 from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, check_equal, collapse,
-                                                               expand,                                                                fitted, generic, ranked,
-                                                               signless, sizes_of)
+                                                               expand, fitted, generic,
+                                                               ranked, signless, sizes_of,
+                                                               tensor_of)
 from ember.passes.conversions.ember_to_linalg.checks import declare_site
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              element_type, lowers)
@@ -47,10 +48,6 @@ def _combiner(mode: str, dtype):
     return lambda old, new: table[mode](old, new).result
 
 
-def _slice_type(sizes, et) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get([s if isinstance(s, int) else DYNAMIC for s in sizes], et)
-
-
 def _split(values):
     """(SSA values, static list with DYNAMIC) of a mixed list of ints and values."""
     return ([v for v in values if not isinstance(v, int)],
@@ -59,7 +56,7 @@ def _split(values):
 
 def _extract_slice(source, offsets, sizes, kept, et) -> ir.Value:
     (do, so), (ds, ss) = _split(offsets), _split(sizes)
-    return tensor.ExtractSliceOp(_slice_type(kept, et), source, do, ds, [], so, ss,
+    return tensor.ExtractSliceOp(tensor_of(kept, et), source, do, ds, [], so, ss,
                                  [1] * len(sizes)).result
 
 
