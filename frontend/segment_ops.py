@@ -142,13 +142,15 @@ segment_mean = _sorted("mean", "segment_mean")
 
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32,
-             name=None):
+             name=None, axis=None, binary_output=False):
     """How often each value 0, 1, ... occurs in the int32 `arr` (tf.math.bincount), or the
     sum of its `weights` (then of their dtype).
 
     The length is max(arr) + 1 (0 for an empty arr), at least `minlength` and at most
     `maxlength`; values at or above it are skipped. A negative value is an
-    InvalidArgumentError, as TensorFlow's.
+    InvalidArgumentError, as TensorFlow's. `axis` None or 0 counts every element; -1
+    counts each row of a 2-D `arr` apart ([rows, length]). `binary_output` gives 1 where
+    a value occurs (no weights then).
 
     Example:
       >>> import ember as em
@@ -160,6 +162,12 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     if values.dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"em.math.bincount: arr must be int32 or int64, got "
                         f"{values.dtype.name}")
+    if axis not in (None, 0, -1):
+        raise ValueError(f"em.math.bincount: axis must be None, 0 or -1, got {axis!r}")
+    if axis == -1 and values.shape.rank != 2:
+        raise ValueError(f"em.math.bincount: axis=-1 needs a 2-D arr, got {values!r}")
+    if binary_output and weights is not None:
+        raise ValueError("em.math.bincount: binary_output and weights are mutually exclusive")
     flat = ops.cast(ops.reshape(values, [-1]), dtypes.int64)
     assert_true(ops.reduce_all(flat >= 0), "em.math.bincount: Input arr must be "
                 "non-negative!")
@@ -170,13 +178,32 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     if maxlength is not None:
         size = ops.minimum(size, ops.cast(convert_to_tensor(maxlength), dtypes.int64))
     if weights is None:
-        counts = ops.ones(ops.shape(flat, dtypes.int64), dtypes.as_dtype(dtype))
+        counts = ops.ones(ops.shape(values, dtypes.int64), dtypes.as_dtype(dtype))
     else:
-        w = convert_to_tensor(weights)
-        if w.shape.rank is not None and values.shape.rank is not None and \
-                not w.shape.is_compatible_with(values.shape):
-            raise ValueError(f"em.math.bincount: weights of shape {w.shape} must have the "
-                             f"shape of arr, {values.shape}")
-        counts = ops.reshape(w, [-1])
-    ids = ops.where(flat >= size, ops.fill(ops.shape(flat, dtypes.int64), size), flat)
-    return _reduce("sum", counts, ids, size, "bincount")
+        counts = convert_to_tensor(weights)
+        if counts.shape.rank is not None and values.shape.rank is not None and \
+                not counts.shape.is_compatible_with(values.shape):
+            raise ValueError(f"em.math.bincount: weights of shape {counts.shape} must have "
+                             f"the shape of arr, {values.shape}")
+    ids = ops.cast(values, dtypes.int64)
+    ids = ops.where(ids >= size, ops.fill(ops.shape(ids, dtypes.int64), size), ids)
+    if axis == -1:
+        out = _count_rows(counts, ids, size)
+    else:
+        out = _reduce("sum", ops.reshape(counts, [-1]), ops.reshape(ids, [-1]), size,
+                      "bincount")
+    return ops.cast(ops.greater(out, ops.zeros_like(out)), out.dtype) if binary_output \
+        else out
+
+
+def _count_rows(counts, ids, size):
+    """Per row of the 2-D `ids` (each < size, or size to drop), the sum of `counts` at each
+    value: [rows, size]."""
+    shape = ops.shape(ids, dtypes.int64)
+    rows = ops.broadcast_to(ops.expand_dims(ops.range(shape[0], dtype=dtypes.int64), 1),
+                            shape)
+    zero = convert_to_tensor(0, dtype=counts.dtype)
+    init = ops.fill(ops.stack([shape[0], size + 1]), zero)
+    out = execute(S.TensorScatterOp, [init, ops.stack([rows, ids], -1), counts],
+                  {"mode": "add"})
+    return out[:, :size]

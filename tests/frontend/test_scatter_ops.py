@@ -156,6 +156,12 @@ CASES = {
     "bincount_weights": (em.math.bincount, lambda a, w: np.bincount(
         a.ravel(), w.ravel()).astype(np.float32), [ARR, np.array([[.5, 1], [2, 4]],
                                                                  np.float32)], set()),
+    "bincount_rows": (lambda a: em.math.bincount(a, axis=-1, maxlength=5),
+                      lambda a: np.array([np.bincount(r, minlength=6)[:5] for r in a],
+                                         np.int32), [ARR], set()),
+    "bincount_binary": (lambda a: em.math.bincount(a, binary_output=True, dtype=em.float32),
+                        lambda a: (np.bincount(a.ravel()) > 0).astype(np.float32), [ARR],
+                        set()),
     "bincount_empty": (em.math.bincount, lambda a: np.zeros((0,), np.int32),
                        [np.zeros((0,), np.int32)], set()),
 }
