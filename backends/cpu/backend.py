@@ -37,8 +37,9 @@ LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
           "linalg-fuse-elementwise-ops,cse)")
 # Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
 # With BLAS, products are prepared on tensors and become calls after bufferization.
+# Arguments are the caller's arrays: read-only (an in-place update copies them first).
 BUFFERIZED = ("builtin.module(ember-copy-repeated-results,ember-drop-empty-concat-operands,"
-              "ember-unrank-dynamic-results,{prepare}"
+              "ember-unrank-dynamic-results,ember-readonly-arguments,{prepare}"
               "one-shot-bufferize{{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="
               "identity-layout-map}},ember-copy-repeated-results,"

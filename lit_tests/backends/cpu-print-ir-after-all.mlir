@@ -14,6 +14,7 @@
 // CHECK: IR Dump After ember-copy-repeated-results
 // CHECK: IR Dump After ember-drop-empty-concat-operands
 // CHECK: IR Dump After ember-unrank-dynamic-results
+// CHECK: IR Dump After ember-readonly-arguments
 // CHECK: IR Dump After ember-prepare-blas
 // CHECK: IR Dump After ember-check-bufferizable
 // CHECK: IR Dump After OneShotBufferizePass (one-shot-bufferize)
