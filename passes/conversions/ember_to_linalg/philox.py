@@ -1,0 +1,279 @@
+"""Lowering of `ember.philox_random` and `ember.philox_uniform_int` to one `linalg.generic`.
+
+Each element recomputes its group's Philox-4x32-10 block (dialects/ember/philox.py) in i32
+`arith` from its row-major flat index n (group g = n / G, position j = n % G, G outputs per
+block): the 128-bit counter is the state's plus g (an i64 add with its carry), each of the
+ten rounds two 32x32->64 multiplies (`arith.mului_extended`), the key bumped by the Weyl
+constants. Then the word(s) for position j are converted as TensorFlow converts them:
+
+    uniform f32   bitcast((w & 0x7fffff) | 0x3f800000) - 1        (f16: 10 bits, bf16: 7)
+    uniform f64   bitcast(((w0 & 0xfffff) << 32 | w1) | 1023 << 52) - 1
+    normal        Box-Muller over the word pair: sqrt(-2 log max(u1, 1e-7)) * sin|cos(2 pi u2)
+                  (f32: each libm function in f64, rounded once, as the reference)
+    int           minval + bits % (maxval - minval)                (unsigned remainder)
+
+A truncated normal element runs an `scf.while` over the blocks of its group (starting at
+`counter + g * 256 * G / 4`), counting accepted values (|z| < 2) until the j-th. Uniform
+floats and integers are bit-exact with the reference; normal values agree up to the last
+bits of `log`/`sin`/`cos` against numpy's (f32 ones go through f64, rounded once, so they
+agree bit for bit but for rare roundings). Upstream has no counter-based RNG op.
+
+Before:
+    %r = "ember.philox_random"(%state, %s) {distribution = "uniform", dtype = f32}
+           : (tensor<3xi64>, tensor<1xi64>) -> tensor<8xf32>
+After:
+    %c0 = tensor.extract %state[%i0] ...
+    %r = linalg.generic {iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+      %n = linalg.index 0 ... %lo, %hi = arith.mului_extended %c, %m : i32 ... (10 rounds)
+      %f = arith.bitcast %bits : i32 to f32 ... linalg.yield %u : f32
+    }
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+import numpy as np
+
+from mlir import ir
+from mlir.dialects import arith, linalg, math, scf, tensor
+
+from ember.dialects.ember import philox as P
+from ember.dialects.ember.base import InvalidArgumentError
+from ember.dialects.ember import dtypes
+from ember.passes.conversions.ember_to_linalg.checks import check
+from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
+                                                             LoweringError, element_type,
+                                                             lowers, tensor_type)
+from ember.passes.conversions.ember_to_linalg.creation import check_dims, narrow_f64
+from ember.passes.conversions.ember_to_linalg.random import _flat_index
+
+
+def _int(bits: int, value: int) -> ir.Value:
+    """A signless constant of the `bits`-wide pattern `value`."""
+    t = ir.IntegerType.get_signless(bits)
+    value &= (1 << bits) - 1
+    return arith.ConstantOp(t, value - (1 << bits) if value >> (bits - 1) else value).result
+
+
+def _float(t: ir.Type, value: float) -> ir.Value:
+    return arith.ConstantOp(t, ir.FloatAttr.get(t, value)).result
+
+
+def _i32(x: ir.Value) -> ir.Value:
+    return arith.TruncIOp(ir.IntegerType.get_signless(32), x).result
+
+
+def _u64(x: ir.Value) -> ir.Value:
+    return arith.ExtUIOp(ir.IntegerType.get_signless(64), x).result
+
+
+def _block(state: list, offset: ir.Value) -> list:
+    """The four i32 words of Philox-4x32-10 at counter state + `offset` (i64)."""
+    low = arith.AddIOp(state[0], offset).result
+    carry = arith.CmpIOp(arith.CmpIPredicate.ult, low, offset).result
+    high = arith.AddIOp(state[1], _u64(carry)).result
+    c = [_i32(low), _i32(arith.ShRUIOp(low, _int(64, 32)).result),
+         _i32(high), _i32(arith.ShRUIOp(high, _int(64, 32)).result)]
+    k = [_i32(state[2]), _i32(arith.ShRUIOp(state[2], _int(64, 32)).result)]
+    for r in range(P.ROUNDS):
+        lo0, hi0 = arith.MulUIExtendedOp(_int(32, P.ROUND_A), c[0]).results
+        lo1, hi1 = arith.MulUIExtendedOp(_int(32, P.ROUND_B), c[2]).results
+        xor = arith.XOrIOp
+        c = [xor(xor(hi1, c[1]).result, k[0]).result, lo1,
+             xor(xor(hi0, c[3]).result, k[1]).result, lo0]
+        if r + 1 < P.ROUNDS:
+            k = [arith.AddIOp(k[0], _int(32, P.WEYL_A)).result,
+                 arith.AddIOp(k[1], _int(32, P.WEYL_B)).result]
+    return c
+
+
+def _pick(index: ir.Value, values: list) -> ir.Value:
+    """values[index] for an i64 `index` in range (a select chain)."""
+    out = values[-1]
+    for i in range(len(values) - 2, -1, -1):
+        at = arith.CmpIOp(arith.CmpIPredicate.eq, index, _int(64, i)).result
+        out = arith.SelectOp(at, values[i], out).result
+    return out
+
+
+def _unit32(w: ir.Value, bits: int = 23) -> ir.Value:
+    """[0, 1) as f32 from the low `bits` bits of w: exponent 127, minus 1."""
+    f32 = ir.F32Type.get()
+    man = arith.AndIOp(w, _int(32, (1 << bits) - 1)).result
+    if bits != 23:
+        man = arith.ShLIOp(man, _int(32, 23 - bits)).result
+    one = arith.OrIOp(man, _int(32, 0x3F800000)).result
+    return arith.SubFOp(arith.BitcastOp(f32, one).result, _float(f32, 1.0)).result
+
+
+def _unit64(hi: ir.Value, lo: ir.Value) -> ir.Value:
+    f64 = ir.F64Type.get()
+    top = arith.ShLIOp(_u64(arith.AndIOp(hi, _int(32, 0xFFFFF)).result), _int(64, 32)).result
+    bits = arith.OrIOp(arith.OrIOp(top, _u64(lo)).result, _int(64, 1023 << 52)).result
+    return arith.SubFOp(arith.BitcastOp(f64, bits).result, _float(f64, 1.0)).result
+
+
+def _box_muller(words: list, second: ir.Value, wide: bool) -> ir.Value:
+    """The first (sin) or, where `second`, the second (cos) normal of a Box-Muller pair:
+    words x0, x1 (f32) or x0..x3 (f64), computed as TensorFlow's BoxMullerFloat/Double."""
+    f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+    if wide:
+        t, u1, u2 = f64, _unit64(words[0], words[1]), _unit64(words[2], words[3])
+        v1 = arith.MulFOp(_float(f64, 2 * pymath.pi), u2).result
+    else:
+        t, u1 = f32, _unit32(words[0])
+        # 2.0f * M_PI is a double product, rounded to float once
+        v1 = arith.TruncFOp(f32, arith.MulFOp(_float(f64, 2 * pymath.pi), arith.ExtFOp(
+            f64, _unit32(words[1])).result).result).result
+    eps = _float(t, 1e-7)
+    u1 = arith.SelectOp(arith.CmpFOp(arith.CmpFPredicate.OLT, u1, eps).result, eps, u1).result
+    r = _libm(math.SqrtOp, arith.MulFOp(_float(t, -2.0), _libm(math.LogOp, u1)).result)
+    trig = arith.SelectOp(second, _libm(math.CosOp, v1), _libm(math.SinOp, v1)).result
+    return arith.MulFOp(trig, r).result
+
+
+def _libm(op, x: ir.Value) -> ir.Value:
+    """op(x); for f32 through f64, rounded once (glibc's logf/sinf/cosf results in all but
+    rare cases, and what the reference computes)."""
+    if x.type != ir.F32Type.get():
+        return op(x).result
+    wide = op(arith.ExtFOp(ir.F64Type.get(), x).result).result
+    return arith.TruncFOp(ir.F32Type.get(), wide).result
+
+
+def _value(words: list, j: ir.Value, distribution: str, dtype) -> ir.Value:
+    """Output j of a group from its block's four words (before narrowing to dtype)."""
+    wide = dtype.bits == 64
+    if distribution == "bits" and not wide:
+        return _pick(j, words)
+    if wide and distribution in ("bits", "uniform"):
+        first = arith.CmpIOp(arith.CmpIPredicate.eq, j, _int(64, 0)).result
+        hi = arith.SelectOp(first, words[0], words[2]).result
+        lo = arith.SelectOp(first, words[1], words[3]).result
+        if distribution == "uniform":
+            return _unit64(hi, lo)
+        return arith.OrIOp(_u64(hi), arith.ShLIOp(_u64(lo), _int(64, 32)).result).result
+    if distribution == "uniform":
+        bits = {dtypes.float16: 10, dtypes.bfloat16: 7}.get(dtype, 23)
+        return _unit32(_pick(j, words), bits)
+    odd = _i1(arith.RemUIOp(j, _int(64, 2)).result)
+    if wide:
+        return _box_muller(words, odd, True)
+    pair = arith.CmpIOp(arith.CmpIPredicate.ult, j, _int(64, 2)).result
+    x0 = arith.SelectOp(pair, words[0], words[2]).result
+    x1 = arith.SelectOp(pair, words[1], words[3]).result
+    return _box_muller([x0, x1], odd, False)
+
+
+def _add(a: ir.Value, b: ir.Value) -> ir.Value:
+    return arith.AddIOp(a, b).result
+
+
+def _i1(x: ir.Value) -> ir.Value:
+    return arith.TruncIOp(ir.IntegerType.get_signless(1), x).result
+
+
+def _truncated(state: list, group: ir.Value, j: ir.Value, dtype) -> ir.Value:
+    """The j-th value with |z| < 2 among the normals of the group's blocks, in order."""
+    g = P.group_size("truncated_normal", dtype)
+    wide = dtype.bits == 64
+    ft = ir.F64Type.get() if wide else ir.F32Type.get()
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    base = arith.MulIOp(group, _int(64, P.RESERVED * g // 4)).result
+    loop = scf.WhileOp([i64, i64, i1, ft], [_int(64, 0), j, _int(1, 0), _float(ft, 0.0)])
+    before = loop.before.blocks.append(i64, i64, i1, ft)
+    with ir.InsertionPoint(before):
+        more = arith.XOrIOp(before.arguments[2], _int(1, 1)).result
+        scf.ConditionOp(more, list(before.arguments))
+    after = loop.after.blocks.append(i64, i64, i1, ft)
+    with ir.InsertionPoint(after):
+        k, need, found, value = after.arguments
+        words = _block(state, _add(base, k))
+        true, false = _int(1, 1), _int(1, 0)
+        if wide:
+            candidates = [_box_muller(words, b, True) for b in (false, true)]
+        else:
+            candidates = [_box_muller(words[p:p + 2], b, False)
+                          for p in (0, 2) for b in (false, true)]
+        for z in candidates:
+            ok = arith.CmpFOp(arith.CmpFPredicate.OLT, math.AbsFOp(z).result,
+                              _float(ft, P.TRUNCATE)).result
+            first = arith.CmpIOp(arith.CmpIPredicate.eq, need, _int(64, 0)).result
+            take = arith.AndIOp(arith.AndIOp(ok, first).result,
+                                arith.XOrIOp(found, true).result).result
+            value = arith.SelectOp(take, z, value).result
+            found = arith.OrIOp(found, take).result
+            need = arith.SubIOp(need, _u64(ok)).result
+        scf.YieldOp([_add(k, _int(64, 1)), need, found, value])
+    return loop.results[3]
+
+
+def _sizes(lw: Lowering) -> tuple:
+    """The result sizes: static dims as ints, `?` dims read from the shape operand (after
+    eager's check that none is negative)."""
+    out, shape, shape_type = lw.result_types[0], lw.operands[1], lw.operand_types[1]
+    if out.shape is None:
+        raise LoweringError(f"result {out} needs a known rank")
+    if not out.is_static:
+        check_dims(lw, shape, shape_type)
+    return tuple(d if d is not None else arith.IndexCastOp(ir.IndexType.get(), tensor.ExtractOp(
+        shape, [lw.index(i)]).result).result for i, d in enumerate(out.shape))
+
+
+def _generic(lw: Lowering, element) -> ir.Value:
+    """A generic over the result whose element at flat index n is `element(state, g, j)`."""
+    out = lw.result_types[0]
+    sizes = _sizes(lw)
+    if lw.operand_types[0].shape != (3,):
+        raise LoweringError(f"state of type {lw.operand_types[0]} must have the static "
+                            "shape [3]")
+    state = [tensor.ExtractOp(lw.operands[0], [lw.index(i)]).result for i in range(3)]
+    dist = lw.attrs.get("distribution", "bits")
+    g = P.group_size(dist, out.dtype)
+    et = element_type(out.dtype)
+    rank = len(sizes)
+    generic = linalg.GenericOp(
+        [tensor_type(out)], [], [tensor.EmptyOp(list(sizes), et).result],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
+        ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)] * rank))
+    block = generic.regions[0].blocks.append(et)
+    with ir.InsertionPoint(block):
+        n = _flat_index(sizes)
+        group = arith.DivUIOp(n, _int(64, g)).result
+        j = arith.RemUIOp(n, _int(64, g)).result
+        linalg.YieldOp([element(state, group, j, et)])
+    return generic.result
+
+
+@lowers(P.PhiloxRandomOp)
+def lower_philox_random(op, lw: Lowering):
+    dist, dtype = lw.attrs["distribution"], lw.result_types[0].dtype
+
+    def element(state, group, j, et):
+        if dist == "truncated_normal":
+            value = _truncated(state, group, j, dtype)
+        else:
+            value = _value(_block(state, group), j, dist, dtype)
+        if not dtype.is_floating:
+            return value
+        wide = value if dtype.bits == 64 else arith.ExtFOp(ir.F64Type.get(), value).result
+        return narrow_f64(wide, et)
+    return [_generic(lw, element)]
+
+
+@lowers(P.PhiloxUniformIntOp)
+def lower_philox_uniform_int(op, lw: Lowering):
+    """minval + bits % (maxval - minval), after eager's check that minval < maxval."""
+    dtype = lw.result_types[0].dtype
+    low, high = (tensor.ExtractOp(v, []).result for v in lw.operands[2:4])
+    check(lw, lw.operands[2], lw.operand_types[2],
+          lambda x: arith.CmpIOp(arith.CmpIPredicate.sge, x, high).result,
+          lambda a: np.ones(np.shape(a), bool), P.RANGE_ERROR,
+          error=InvalidArgumentError.__name__)
+    span = arith.SubIOp(high, low).result
+
+    def element(state, group, j, et):
+        bits = _value(_block(state, group), j, "bits", dtype)
+        return arith.AddIOp(low, arith.RemUIOp(bits, span).result).result
+    return [_generic(lw, element)]
