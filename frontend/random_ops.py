@@ -18,6 +18,7 @@ from ember.dialects.ember import philox as P
 from ember.frontend import ops
 from ember.frontend.creation_ops import _shape_tensor
 from ember.frontend.dispatch import execute
+from ember.frontend.effects import assert_true
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
@@ -42,9 +43,15 @@ def draw(state, shape: Tensor, distribution: str, dtype) -> Tensor:
                    {"distribution": distribution, "dtype": dtypes.as_dtype(dtype)})
 
 
-def draw_int(state, shape: Tensor, minval, maxval, dtype) -> Tensor:
-    """Uniform integers in [minval, maxval) for the [3] int64 `state`."""
+def draw_int(state, shape: Tensor, minval, maxval, dtype, where: str) -> Tensor:
+    """Uniform integers in [minval, maxval) for the [3] int64 `state`, after checking
+    minval < maxval (eagerly at once, compiled when it runs), as TensorFlow's kernel."""
     low, high = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
+    for t in (low, high):
+        if t.shape.rank not in (0, None):
+            raise ValueError(f"{where}: minval and maxval must be scalars, got shape "
+                             f"{t.shape}")
+    assert_true(ops.less(low, high), f"{where}: needs minval < maxval")
     return execute(P.PhiloxUniformIntOp, [state, shape, low, high])
 
 
@@ -106,7 +113,7 @@ def uniform_from(state, shape, minval, maxval, dtype, where: str) -> Tensor:
                              f"minval={minval!r}, maxval={maxval!r}: pass maxval")
         if minval is None:
             return draw(state, shape, "bits", dtype)
-        return draw_int(state, shape, minval, maxval, dtype)
+        return draw_int(state, shape, minval, maxval, dtype, where)
     minval = 0 if minval is None else minval
     maxval = 1 if maxval is None else maxval
     low, high = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))

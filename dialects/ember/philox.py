@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, InvalidArgumentError, Op, OpAttributeError,
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError,
                                        OpTypeError, Trait, all_static, register,
                                        require_dtype)
 from ember.dialects.ember.creation import shape_operand, static_or_none
@@ -34,8 +34,6 @@ ROUNDS = 10
 TRUNCATE = 2.0  # truncated normal keeps |z| < 2 (TensorFlow's kTruncateValue)
 RESERVED = 256  # TensorFlow reserves 256 samples per output (kReservedSamplesPerOutput)
 DISTRIBUTIONS = ("bits", "uniform", "normal", "truncated_normal")
-# one value in the message: compiled code raises it too (checks.py formats one value)
-RANGE_ERROR = "needs minval < maxval, got minval {} not below maxval"
 _M32 = np.uint64(0xFFFFFFFF)
 
 
@@ -206,8 +204,9 @@ class PhiloxRandomOp(Op):
 @register
 class PhiloxUniformIntOp(Op):
     """Uniform integers in [minval, maxval) of `shape` from a TensorFlow Philox `state`:
-    `minval + bits % (maxval - minval)` (unsigned), bits one word (i32) or two (i64) per
-    output. Fails when minval >= maxval, as TensorFlow's kernel.
+    `minval + bits % (maxval - minval)` (unsigned, wrapping), bits one word (i32) or two
+    (i64) per output. Callers check minval < maxval first, as TensorFlow's kernel does
+    (`em.random` raises); the op itself is total: equal bounds give minval.
 
     Example:
       %r = "ember.philox_uniform_int"(%state, %shape, %lo, %hi) : (tensor<3xi64>, tensor<1xi64>, tensor<i32>, tensor<i32>) -> tensor<?xi32>
@@ -229,35 +228,24 @@ class PhiloxUniformIntOp(Op):
         if maxval.dtype is not minval.dtype:
             raise OpTypeError(cls.name, f"minval {minval} and maxval {maxval} must have the "
                               "same element type")
-        if values[2] is not None and values[3] is not None:
-            cls.check_range(values[2], values[3])
         return TensorType(minval.dtype, _dims(cls, shape, values[1]))
 
     @classmethod
-    def check_range(cls, minval, maxval) -> None:
-        low, high = int(np.asarray(minval)), int(np.asarray(maxval))
-        if low >= high:
-            raise InvalidArgumentError(cls.name, RANGE_ERROR.format(low))
-
-    @classmethod
     def total(cls, operand_types, attrs, values) -> bool:
-        """Total when constants give the shape and both bounds (inference checked them)."""
-        return all(v is not None and not isinstance(v, tuple) for v in values[1:]) \
+        """Total when a constant gives the shape (inference checked it)."""
+        return values[1] is not None and not isinstance(values[1], tuple) \
             and all_static(operand_types)
 
     @staticmethod
     def reference(state, shape, minval, maxval):
-        PhiloxUniformIntOp.check_range(minval, maxval)
         dims = tuple(int(d) for d in shape)
         count = int(np.prod(dims, dtype=np.int64))
         dt = dtypes.as_dtype(minval.dtype)
-        bits = philox_values(state, count, "bits", dt).view(np.uint64 if dt.bits == 64
-                                                            else np.uint32)
-        span = np.uint64(int(maxval) - int(minval))
-        low = np.asarray(minval).astype(np.int64).view(np.uint64)
-        out = low + bits.astype(np.uint64) % span  # wraps, as TensorFlow's SignedAdd
-        if dt.bits == 64:
-            return out.view(np.int64).reshape(dims)
-        return (out & _M32).astype(np.uint32).view(np.int32).reshape(dims)
-
-
+        unsigned = np.uint64 if dt.bits == 64 else np.uint32
+        bits = philox_values(state, count, "bits", dt).view(unsigned).astype(np.uint64)
+        mod = 1 << dt.bits
+        span = (int(maxval) - int(minval)) % mod or 1
+        low = np.uint64(int(minval) % mod)
+        # wraps, as TensorFlow's SignedAdd
+        out = ((low + bits % np.uint64(span)) & np.uint64(mod - 1)).astype(unsigned)
+        return out.view(dt.np_dtype).reshape(dims)

@@ -33,15 +33,11 @@ from __future__ import annotations
 
 import math as pymath
 
-import numpy as np
-
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
 from ember.dialects.ember import philox as P
-from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember import dtypes
-from ember.passes.conversions.ember_to_linalg.checks import check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -255,23 +251,20 @@ def lower_philox_random(op, lw: Lowering):
             value = _truncated(state, group, j, dtype)
         else:
             value = _value(_block(state, group), j, dist, dtype)
-        if not dtype.is_floating:
+        if not dtype.is_floating or value.type == et:
             return value
-        wide = value if dtype.bits == 64 else arith.ExtFOp(ir.F64Type.get(), value).result
-        return narrow_f64(wide, et)
+        return narrow_f64(arith.ExtFOp(ir.F64Type.get(), value).result, et)  # exact
     return [_generic(lw, element)]
 
 
 @lowers(P.PhiloxUniformIntOp)
 def lower_philox_uniform_int(op, lw: Lowering):
-    """minval + bits % (maxval - minval), after eager's check that minval < maxval."""
+    """minval + bits % (maxval - minval), unsigned; a zero span (equal bounds) as 1."""
     dtype = lw.result_types[0].dtype
     low, high = (tensor.ExtractOp(v, []).result for v in lw.operands[2:4])
-    check(lw, lw.operands[2], lw.operand_types[2],
-          lambda x: arith.CmpIOp(arith.CmpIPredicate.sge, x, high).result,
-          lambda a: np.ones(np.shape(a), bool), P.RANGE_ERROR,
-          error=InvalidArgumentError.__name__)
     span = arith.SubIOp(high, low).result
+    zero = arith.CmpIOp(arith.CmpIPredicate.eq, span, _int(dtype.bits, 0)).result
+    span = arith.SelectOp(zero, _int(dtype.bits, 1), span).result
 
     def element(state, group, j, et):
         bits = _value(_block(state, group), j, "bits", dtype)
