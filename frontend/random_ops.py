@@ -34,6 +34,10 @@ def shape_operand(shape, where: str) -> Tensor:
     1-D integer tensor the Philox ops take."""
     if hasattr(shape, "as_list") and not isinstance(shape, Tensor):
         shape = shape.as_list()
+    if isinstance(shape, (list, tuple)):
+        bad = [d for d in shape if isinstance(d, (int, np.integer)) and d < 0]
+        if bad:
+            raise ValueError(f"{where}: shape {list(shape)} has a negative dimension {bad[0]}")
     return _shape_tensor(shape, where)
 
 
