@@ -133,7 +133,18 @@ def _dropout(x, rate, noise_shape, uniform_fn, where: str):
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each element of `x` with probability `rate` and scales the rest by
-    1 / (1 - rate) (tf.nn.dropout). `noise_shape` must broadcast to x's shape."""
+    1 / (1 - rate) (tf.nn.dropout). `noise_shape` must broadcast to x's shape.
+
+    Raises:
+      ValueError: a Python `rate` outside [0, 1), or a non-scalar rate.
+      TypeError: `x` is not floating-point.
+
+    Example:
+      >>> em.random.set_seed(0)
+      >>> y = em.nn.dropout(em.ones([1000]), rate=0.5).numpy()
+      >>> sorted(set(y.tolist()))
+      [0.0, 2.0]
+    """
     del name
     gen = G.generator_for(seed)
     return _dropout(x, rate, noise_shape, lambda s, dt: gen.uniform(s, dtype=dt),

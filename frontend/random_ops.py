@@ -138,7 +138,18 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
                       alg="auto_select"):
     """Uniform numbers in [minval, maxval) determined by the [2] `seed`
     (tf.random.stateless_uniform; Philox). Integer dtypes need `maxval` (both bounds None:
-    the full range)."""
+    the full range).
+
+    Raises:
+      ValueError: an integer dtype with only one bound, or a bad shape or seed.
+      InvalidArgumentError: integer bounds with minval >= maxval (when it runs, compiled).
+
+    Example:
+      >>> em.random.stateless_uniform([3], seed=[1, 2]).numpy()
+      array([0.8440604 , 0.19204533, 0.9962232 ], dtype=float32)
+      >>> em.random.stateless_uniform([4], seed=[1, 2], minval=0, maxval=10, dtype=em.int32)
+      <ember.Tensor: shape=(4,), dtype=int32, numpy=array([0, 9, 4, 9], dtype=int32)>
+    """
     del name, alg
     return uniform_from(seed_state(seed, "em.random.stateless_uniform"), shape, minval,
                         maxval, dtype, "em.random.stateless_uniform")
@@ -146,7 +157,14 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                      alg="auto_select"):
-    """Normal numbers determined by the [2] `seed` (tf.random.stateless_normal)."""
+    """Normal numbers determined by the [2] `seed` (tf.random.stateless_normal): the
+    numbers TensorFlow prints in its random-numbers guide, to an ulp or two.
+
+    Example:
+      >>> em.random.stateless_normal([2, 3], seed=[1, 2]).numpy()
+      array([[ 0.5441101 ,  0.20738031,  0.07356432],
+             [ 0.04643455, -1.3015898 , -0.9538565 ]], dtype=float32)
+    """
     del name, alg
     return normal_from(seed_state(seed, "em.random.stateless_normal"), shape, mean, stddev,
                        dtype, "em.random.stateless_normal")
