@@ -162,7 +162,7 @@ class Generator:
         (`maxval` required; both bounds None gives the full range)."""
         del name
         where = "em.random.Generator.uniform"
-        _check_uniform_args(minval, maxval, dtype, where)
+        R.check_uniform_args(minval, maxval, dtype, where)  # before the state is read
         return self._draw(shape, where, lambda s, sh: R.uniform_from(
             s, sh, minval, maxval, dtype, where))
 
@@ -197,20 +197,12 @@ class Generator:
         return ops.stack([keys, ops.zeros_like(keys)])
 
     def split(self, count=1) -> list:
-        """`count` new generators whose keys this one draws (state [0, 0, key])."""
+        """`count` new generators whose keys this one draws (state [0, 0, key]). It makes
+        Variables: inside an em.function only on its first call, as TensorFlow."""
         keys = self.uniform_full_int([count], dtypes.int64)
         zero = convert_to_tensor(0, dtype=dtypes.int64)
         return [Generator(state=ops.stack([zero, zero, keys[i]]), alg=self._alg)
                 for i in range(int(count))]
-
-
-def _check_uniform_args(minval, maxval, dtype, where: str) -> None:
-    """The argument errors of `uniform`, raised before the state is read."""
-    dtype = R.check_dtype(dtype, R.FLOATS + R.INTS, where)
-    if dtype.is_integer and (minval is None) != (maxval is None):
-        raise ValueError(f"{where}: for integer dtype {dtype.name}, minval and maxval must be "
-                         f"both None (the full range) or both given; got minval={minval!r}, "
-                         f"maxval={maxval!r}: pass maxval")
 
 
 def _checked_state(state) -> Tensor:

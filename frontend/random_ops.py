@@ -105,16 +105,22 @@ def check_dtype(dtype, allowed, where: str):
     return dtype
 
 
+def check_uniform_args(minval, maxval, dtype, where: str):
+    """The dtype of a uniform draw, after TensorFlow's argument checks."""
+    dtype = check_dtype(dtype, FLOATS + INTS, where)
+    if dtype.is_integer and (minval is None) != (maxval is None):
+        raise ValueError(f"{where}: for integer dtype {dtype.name}, minval and maxval must be "
+                         f"both None (the full range) or both given; got minval={minval!r}, "
+                         f"maxval={maxval!r}: pass maxval")
+    return dtype
+
+
 def uniform_from(state, shape, minval, maxval, dtype, where: str) -> Tensor:
     """TensorFlow's uniform: floats `u * (maxval - minval) + minval` (in `dtype`), integers
     in [minval, maxval), or full-range integers when both bounds are None."""
-    dtype = check_dtype(dtype, FLOATS + INTS, where)
+    dtype = check_uniform_args(minval, maxval, dtype, where)
     shape = shape_operand(shape, where)
     if dtype.is_integer:
-        if (minval is None) != (maxval is None):
-            raise ValueError(f"{where}: for integer dtype {dtype.name}, minval and maxval "
-                             "must be both None (the full range) or both given; got "
-                             f"minval={minval!r}, maxval={maxval!r}: pass maxval")
         if minval is None:
             return draw(state, shape, "bits", dtype)
         return draw_int(state, shape, minval, maxval, dtype, where)

@@ -55,9 +55,8 @@ def philox_blocks(state: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.stack(c)
 
 
-def group_size(distribution: str, dtype: dtypes.DType) -> int:
+def group_size(dtype: dtypes.DType) -> int:
     """Outputs per Philox block: 4 for 32-bit and narrower results, 2 for 64-bit ones."""
-    del distribution
     return 2 if dtype.bits == 64 else 4
 
 
@@ -120,7 +119,7 @@ def convert(words: np.ndarray, distribution: str, dtype: dtypes.DType) -> np.nda
 
 def philox_values(state, count: int, distribution: str, dtype: dtypes.DType) -> np.ndarray:
     """The first `count` outputs of `distribution`, flat, before the cast to `dtype`."""
-    g = group_size(distribution, dtype)
+    g = group_size(dtype)
     groups = -(-count // g)
     if distribution != "truncated_normal":
         out = convert(philox_blocks(state, np.arange(groups, dtype=np.uint64)),

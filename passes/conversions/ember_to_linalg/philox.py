@@ -172,7 +172,7 @@ def _i1(x: ir.Value) -> ir.Value:
 
 def _truncated(state: list, group: ir.Value, j: ir.Value, dtype) -> ir.Value:
     """The j-th value with |z| < 2 among the normals of the group's blocks, in order."""
-    g = P.group_size("truncated_normal", dtype)
+    g = P.group_size(dtype)
     wide = dtype.bits == 64
     ft = ir.F64Type.get() if wide else ir.F32Type.get()
     i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
@@ -225,8 +225,7 @@ def _generic(lw: Lowering, element) -> ir.Value:
         raise LoweringError(f"state of type {lw.operand_types[0]} must have the static "
                             "shape [3]")
     state = [tensor.ExtractOp(lw.operands[0], [lw.index(i)]).result for i in range(3)]
-    dist = lw.attrs.get("distribution", "bits")
-    g = P.group_size(dist, out.dtype)
+    g = P.group_size(out.dtype)
     et = element_type(out.dtype)
     rank = len(sizes)
     generic = linalg.GenericOp(
