@@ -126,9 +126,15 @@ def uniform_from(state, shape, minval, maxval, dtype, where: str) -> Tensor:
         return draw_int(state, shape, minval, maxval, dtype, where)
     minval = 0 if minval is None else minval
     maxval = 1 if maxval is None else maxval
-    low, high = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
     rnd = draw(state, shape, "uniform", dtype)
+    if _is_number(minval, 0) and _is_number(maxval, 1):
+        return rnd  # rnd * 1 + 0 is rnd: skip two passes over it
+    low, high = (convert_to_tensor(v, dtype=dtype) for v in (minval, maxval))
     return ops.add(ops.multiply(rnd, ops.subtract(high, low)), low)
+
+
+def _is_number(value, number) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == number
 
 
 def normal_from(state, shape, mean, stddev, dtype, where: str,

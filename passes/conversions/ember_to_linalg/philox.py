@@ -1,37 +1,43 @@
-"""Lowering of `ember.philox_random` and `ember.philox_uniform_int` to one `linalg.generic`.
+"""Lowering of `ember.philox_random` and `ember.philox_uniform_int` to two `linalg.generic`s.
 
-Each element recomputes its group's Philox-4x32-10 block (dialects/ember/philox.py) in i32
-`arith` from its row-major flat index n (group g = n / G, position j = n % G, G outputs per
-block): the 128-bit counter is the state's plus g (an i64 add with its carry), each of the
-ten rounds two 32x32->64 multiplies (`arith.mului_extended`), the key bumped by the Weyl
-constants. Then the word(s) for position j are converted as TensorFlow converts them:
+The first runs over the groups (G outputs per Philox block: 4, or 2 for 64-bit dtypes) and
+computes group g's Philox-4x32-10 block (dialects/ember/philox.py) once, in i32 `arith`: the
+128-bit counter is the state's plus g (an i64 add with its carry), each of the ten rounds
+two 32x32->64 multiplies (`arith.mului_extended`), the key bumped by the Weyl constants. It
+converts the words as TensorFlow does and yields the group's G outputs into G tensors:
 
     uniform f32   bitcast((w & 0x7fffff) | 0x3f800000) - 1        (f16: 10 bits, bf16: 7)
     uniform f64   bitcast(((w0 & 0xfffff) << 32 | w1) | 1023 << 52) - 1
-    normal        Box-Muller over the word pair: sqrt(-2 log max(u1, 1e-7)) * sin|cos(2 pi u2)
+    normal        Box-Muller over word pairs: sqrt(-2 log max(u1, 1e-7)) * (sin, cos)(2 pi u2)
                   (f32: each libm function in f64, rounded once, as the reference)
     int           minval + bits % (maxval - minval)                (unsigned remainder)
 
-A truncated normal element runs an `scf.while` over the blocks of its group (starting at
-`counter + g * 256 * G / 4`), counting accepted values (|z| < 2) until the j-th. Uniform
-floats and integers are bit-exact with the reference; normal values agree up to the last
-bits of `log`/`sin`/`cos` against numpy's (f32 ones go through f64, rounded once, so they
-agree bit for bit but for rare roundings). Upstream has no counter-based RNG op.
+A truncated normal group runs an `scf.while` over the blocks from `counter + g * 256 * G / 4`,
+filling its G slots in order with the normals of |z| < 2. The second generic writes result
+element n (row-major) from slot n % G of group n / G. Uniform floats and integers are
+bit-exact with the reference; normal values agree up to the last bits of `log`/`sin`/`cos`
+against numpy's (f32 ones go through f64, rounded once: bit for bit but for rare roundings).
+Upstream has no counter-based RNG op.
 
 Before:
     %r = "ember.philox_random"(%state, %s) {distribution = "uniform", dtype = f32}
            : (tensor<3xi64>, tensor<1xi64>) -> tensor<8xf32>
 After:
     %c0 = tensor.extract %state[%i0] ...
+    %p:4 = linalg.generic {iterator_types = ["parallel"]} outs(... : tensor<2xf32>, ...) {
+      %g = linalg.index 0 ... %lo, %hi = arith.mului_extended %c, %m : i32 ... (10 rounds)
+      %f = arith.bitcast %bits : i32 to f32 ... linalg.yield %u0, %u1, %u2, %u3 : f32, ...
+    }
     %r = linalg.generic {iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
-      %n = linalg.index 0 ... %lo, %hi = arith.mului_extended %c, %m : i32 ... (10 rounds)
-      %f = arith.bitcast %bits : i32 to f32 ... linalg.yield %u : f32
+      ... %v = tensor.extract %p#0[%group] ... linalg.yield (slot n % 4) : f32
     }
 """
 
 from __future__ import annotations
 
 import math as pymath
+
+import numpy as np
 
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
@@ -110,9 +116,9 @@ def _unit64(hi: ir.Value, lo: ir.Value) -> ir.Value:
     return arith.SubFOp(arith.BitcastOp(f64, bits).result, _float(f64, 1.0)).result
 
 
-def _box_muller(words: list, second: ir.Value, wide: bool) -> ir.Value:
-    """The first (sin) or, where `second`, the second (cos) normal of a Box-Muller pair:
-    words x0, x1 (f32) or x0..x3 (f64), computed as TensorFlow's BoxMullerFloat/Double."""
+def _box_muller(words: list, wide: bool) -> list:
+    """The two normals (sin, cos) of a Box-Muller pair of words x0, x1 (f32) or x0..x3
+    (f64), computed as TensorFlow's BoxMullerFloat/Double."""
     f32, f64 = ir.F32Type.get(), ir.F64Type.get()
     if wide:
         t, u1, u2 = f64, _unit64(words[0], words[1]), _unit64(words[2], words[3])
@@ -125,8 +131,7 @@ def _box_muller(words: list, second: ir.Value, wide: bool) -> ir.Value:
     eps = _float(t, 1e-7)
     u1 = arith.SelectOp(arith.CmpFOp(arith.CmpFPredicate.OLT, u1, eps).result, eps, u1).result
     r = _libm(math.SqrtOp, arith.MulFOp(_float(t, -2.0), _libm(math.LogOp, u1)).result)
-    trig = arith.SelectOp(second, _libm(math.CosOp, v1), _libm(math.SinOp, v1)).result
-    return arith.MulFOp(trig, r).result
+    return [arith.MulFOp(_libm(op, v1), r).result for op in (math.SinOp, math.CosOp)]
 
 
 def _libm(op, x: ir.Value) -> ir.Value:
@@ -138,71 +143,54 @@ def _libm(op, x: ir.Value) -> ir.Value:
     return arith.TruncFOp(ir.F32Type.get(), wide).result
 
 
-def _value(words: list, j: ir.Value, distribution: str, dtype) -> ir.Value:
-    """Output j of a group from its block's four words (before narrowing to dtype)."""
+def _group(words: list, distribution: str, dtype) -> list:
+    """The outputs of a group (4, or 2 for 64-bit dtypes) from its block's four words,
+    before narrowing to dtype."""
     wide = dtype.bits == 64
-    if distribution == "bits" and not wide:
-        return _pick(j, words)
-    if wide and distribution in ("bits", "uniform"):
-        first = arith.CmpIOp(arith.CmpIPredicate.eq, j, _int(64, 0)).result
-        hi = arith.SelectOp(first, words[0], words[2]).result
-        lo = arith.SelectOp(first, words[1], words[3]).result
-        if distribution == "uniform":
-            return _unit64(hi, lo)
-        return arith.OrIOp(_u64(hi), arith.ShLIOp(_u64(lo), _int(64, 32)).result).result
+    if distribution == "bits":
+        if not wide:
+            return words
+        return [arith.OrIOp(_u64(words[i]), arith.ShLIOp(_u64(words[i + 1]), _int(64, 32))
+                            .result).result for i in (0, 2)]
     if distribution == "uniform":
+        if wide:
+            return [_unit64(words[0], words[1]), _unit64(words[2], words[3])]
         bits = {dtypes.float16: 10, dtypes.bfloat16: 7}.get(dtype, 23)
-        return _unit32(_pick(j, words), bits)
-    odd = _i1(arith.RemUIOp(j, _int(64, 2)).result)
+        return [_unit32(w, bits) for w in words]
     if wide:
-        return _box_muller(words, odd, True)
-    pair = arith.CmpIOp(arith.CmpIPredicate.ult, j, _int(64, 2)).result
-    x0 = arith.SelectOp(pair, words[0], words[2]).result
-    x1 = arith.SelectOp(pair, words[1], words[3]).result
-    return _box_muller([x0, x1], odd, False)
+        return _box_muller(words, True)
+    return _box_muller(words[:2], False) + _box_muller(words[2:], False)
 
 
 def _add(a: ir.Value, b: ir.Value) -> ir.Value:
     return arith.AddIOp(a, b).result
 
 
-def _i1(x: ir.Value) -> ir.Value:
-    return arith.TruncIOp(ir.IntegerType.get_signless(1), x).result
-
-
-def _truncated(state: list, group: ir.Value, j: ir.Value, dtype) -> ir.Value:
-    """The j-th value with |z| < 2 among the normals of the group's blocks, in order."""
+def _truncated(state: list, group: ir.Value, dtype) -> list:
+    """The first G normals with |z| < 2 of the blocks from the group's start, in order."""
     g = P.group_size(dtype)
-    wide = dtype.bits == 64
-    ft = ir.F64Type.get() if wide else ir.F32Type.get()
-    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    ft = ir.F64Type.get() if dtype.bits == 64 else ir.F32Type.get()
+    i64 = ir.IntegerType.get_signless(64)
     base = arith.MulIOp(group, _int(64, P.RESERVED * g // 4)).result
-    loop = scf.WhileOp([i64, i64, i1, ft], [_int(64, 0), j, _int(1, 0), _float(ft, 0.0)])
-    before = loop.before.blocks.append(i64, i64, i1, ft)
+    types = [i64, i64] + [ft] * g
+    loop = scf.WhileOp(types, [_int(64, 0), _int(64, 0)] + [_float(ft, 0.0)] * g)
+    before = loop.before.blocks.append(*types)
     with ir.InsertionPoint(before):
-        more = arith.XOrIOp(before.arguments[2], _int(1, 1)).result
+        more = arith.CmpIOp(arith.CmpIPredicate.slt, before.arguments[1], _int(64, g)).result
         scf.ConditionOp(more, list(before.arguments))
-    after = loop.after.blocks.append(i64, i64, i1, ft)
+    after = loop.after.blocks.append(*types)
     with ir.InsertionPoint(after):
-        k, need, found, value = after.arguments
-        words = _block(state, _add(base, k))
-        true, false = _int(1, 1), _int(1, 0)
-        if wide:
-            candidates = [_box_muller(words, b, True) for b in (false, true)]
-        else:
-            candidates = [_box_muller(words[p:p + 2], b, False)
-                          for p in (0, 2) for b in (false, true)]
-        for z in candidates:
+        k, filled, *slots = after.arguments
+        for z in _group(_block(state, _add(base, k)), "normal", dtype):
             ok = arith.CmpFOp(arith.CmpFPredicate.OLT, math.AbsFOp(z).result,
                               _float(ft, P.TRUNCATE)).result
-            first = arith.CmpIOp(arith.CmpIPredicate.eq, need, _int(64, 0)).result
-            take = arith.AndIOp(arith.AndIOp(ok, first).result,
-                                arith.XOrIOp(found, true).result).result
-            value = arith.SelectOp(take, z, value).result
-            found = arith.OrIOp(found, take).result
-            need = arith.SubIOp(need, _u64(ok)).result
-        scf.YieldOp([_add(k, _int(64, 1)), need, found, value])
-    return loop.results[3]
+            for i in range(g):
+                here = arith.CmpIOp(arith.CmpIPredicate.eq, filled, _int(64, i)).result
+                take = arith.AndIOp(ok, here).result
+                slots[i] = arith.SelectOp(take, z, slots[i]).result
+            filled = _add(filled, _u64(ok))  # past g once full: no slot matches
+        scf.YieldOp([_add(k, _int(64, 1)), filled] + slots)
+    return list(loop.results[2:])
 
 
 def _sizes(lw: Lowering) -> tuple:
@@ -217,8 +205,10 @@ def _sizes(lw: Lowering) -> tuple:
         shape, [lw.index(i)]).result).result for i, d in enumerate(out.shape))
 
 
-def _generic(lw: Lowering, element) -> ir.Value:
-    """A generic over the result whose element at flat index n is `element(state, g, j)`."""
+def _generic(lw: Lowering, group_values) -> ir.Value:
+    """The result: one generic computes each group's outputs (`group_values(state, g)`, G
+    values of the element type) into G tensors of ceil(n / G) elements, once per Philox
+    block; a second fills the result, element n taking output n % G of group n / G."""
     out = lw.result_types[0]
     sizes = _sizes(lw)
     if lw.operand_types[0].shape != (3,):
@@ -227,33 +217,58 @@ def _generic(lw: Lowering, element) -> ir.Value:
     state = [tensor.ExtractOp(lw.operands[0], [lw.index(i)]).result for i in range(3)]
     g = P.group_size(out.dtype)
     et = element_type(out.dtype)
+    groups = _groups(sizes, g)
+    static = groups if isinstance(groups, int) else ir.ShapedType.get_dynamic_size()
+    part = ir.RankedTensorType.get([static], et)
+    first = linalg.GenericOp(
+        [part] * g, [], [tensor.EmptyOp([groups], et).result for _ in range(g)],
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(1))] * g),
+        ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)]))
+    block = first.regions[0].blocks.append(*[et] * g)
+    with ir.InsertionPoint(block):
+        index = arith.IndexCastOp(ir.IntegerType.get_signless(64), linalg.IndexOp(0).result)
+        linalg.YieldOp(group_values(state, index.result))
+    parts = list(first.results)
     rank = len(sizes)
-    generic = linalg.GenericOp(
+    second = linalg.GenericOp(
         [tensor_type(out)], [], [tensor.EmptyOp(list(sizes), et).result],
         ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
         ir.ArrayAttr.get([ir.Attribute.parse(PARALLEL)] * rank))
-    block = generic.regions[0].blocks.append(et)
+    block = second.regions[0].blocks.append(et)
     with ir.InsertionPoint(block):
         n = _flat_index(sizes)
-        group = arith.DivUIOp(n, _int(64, g)).result
+        at = arith.IndexCastOp(ir.IndexType.get(), arith.DivUIOp(n, _int(64, g)).result)
         j = arith.RemUIOp(n, _int(64, g)).result
-        linalg.YieldOp([element(state, group, j, et)])
-    return generic.result
+        linalg.YieldOp([_pick(j, [tensor.ExtractOp(p, [at.result]).result for p in parts])])
+    return second.result
+
+
+def _groups(sizes: tuple, g: int):
+    """ceil(number of elements / g): an int for static sizes, else an index value."""
+    if all(isinstance(d, int) for d in sizes):
+        return -(-int(np.prod(sizes, dtype=np.int64)) // g)
+    index = ir.IndexType.get()
+    n = arith.ConstantOp(index, 1).result
+    for d in sizes:
+        d = arith.ConstantOp(index, d).result if isinstance(d, int) else d
+        n = arith.MulIOp(n, d).result
+    return arith.DivUIOp(arith.AddIOp(n, arith.ConstantOp(index, g - 1).result).result,
+                         arith.ConstantOp(index, g).result).result
 
 
 @lowers(P.PhiloxRandomOp)
 def lower_philox_random(op, lw: Lowering):
     dist, dtype = lw.attrs["distribution"], lw.result_types[0].dtype
+    et = element_type(dtype)
 
-    def element(state, group, j, et):
+    def group_values(state, group):
         if dist == "truncated_normal":
-            value = _truncated(state, group, j, dtype)
+            values = _truncated(state, group, dtype)
         else:
-            value = _value(_block(state, group), j, dist, dtype)
-        if not dtype.is_floating or value.type == et:
-            return value
-        return narrow_f64(arith.ExtFOp(ir.F64Type.get(), value).result, et)  # exact
-    return [_generic(lw, element)]
+            values = _group(_block(state, group), dist, dtype)
+        return [v if v.type == et else narrow_f64(arith.ExtFOp(ir.F64Type.get(), v).result,
+                                                   et) for v in values]  # exact
+    return [_generic(lw, group_values)]
 
 
 @lowers(P.PhiloxUniformIntOp)
@@ -265,7 +280,7 @@ def lower_philox_uniform_int(op, lw: Lowering):
     zero = arith.CmpIOp(arith.CmpIPredicate.eq, span, _int(dtype.bits, 0)).result
     span = arith.SelectOp(zero, _int(dtype.bits, 1), span).result
 
-    def element(state, group, j, et):
-        bits = _value(_block(state, group), j, "bits", dtype)
-        return arith.AddIOp(low, arith.RemUIOp(bits, span).result).result
-    return [_generic(lw, element)]
+    def group_values(state, group):
+        return [arith.AddIOp(low, arith.RemUIOp(bits, span).result).result
+                for bits in _group(_block(state, group), "bits", dtype)]
+    return [_generic(lw, group_values)]
