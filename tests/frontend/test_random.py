@@ -451,3 +451,17 @@ def test_random_philox_programs_compiled_match_eager(seed):
             np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-15)  # libm's last bit
         else:
             np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_generator_constructors_and_state_accessors():
+    g = em.random.Generator.from_key_counter(key=[9], counter=[4, 5], alg="philox")
+    np.testing.assert_array_equal(g.state.numpy(), [4, 5, 9])
+    assert g.key.numpy() == 9 and g.algorithm == em.random.Algorithm.PHILOX.value
+    copy = em.random.Generator(copy_from=g)
+    np.testing.assert_array_equal(copy.uniform([3]).numpy(), g.uniform([3]).numpy())
+    g.reset([1, 2, 3])
+    np.testing.assert_array_equal(g.state.numpy(), [1, 2, 3])
+    g.reset_from_key_counter([7], [0, 1])
+    np.testing.assert_array_equal(g.state.numpy(), [0, 1, 7])
+    with pytest.raises(TypeError, match="needs a Generator"):
+        em.random.set_global_generator(3)
