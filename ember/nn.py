@@ -8,6 +8,9 @@ from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, ge
                                           sparse_softmax_cross_entropy_with_logits, swish)
 from ember.frontend.ops import (avg_pool2d, conv2d, log_softmax, max_pool2d, relu, sigmoid,
                                 softmax, tanh)
+from ember.frontend.nn_conv import (avg_pool, avg_pool1d, conv1d, conv2d_transpose, max_pool,
+                                    max_pool1d)
+from ember.frontend.nn_ops import depthwise_conv2d
 
 __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "gelu",
            "l2_normalize",
@@ -15,3 +18,5 @@ __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "ge
            "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign",
            "sparse_softmax_cross_entropy_with_logits", "swish", "tanh"]
+__all__ += ["avg_pool", "avg_pool1d", "conv1d", "conv2d_transpose", "depthwise_conv2d",
+            "max_pool", "max_pool1d"]

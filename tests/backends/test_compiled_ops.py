@@ -43,6 +43,7 @@ NAMES = sorted(n for n in ROWS if n not in SKIP)
 # dynamic variant): conv2d's filter window, the random ops' 2-element seed.
 STATIC_OPERANDS = {"ember.conv2d": {1}, "ember.random_uniform": {0},
                    "ember.random_normal": {0}}
+STATIC_OPERANDS["ember.depthwise_conv2d"] = {1}
 # With `?` dims, which dims squeeze drops is only known at run time: the runtime interprets
 # it (NotCompilable names the reason), as TensorFlow needs known dims to squeeze.
 DYNAMIC_NOT_COMPILABLE = {"ember.squeeze": "rank of its result .* depends on run-time values"}
