@@ -27,17 +27,23 @@ from ember.frontend.nn_ops import (avg_pool2d, channels_first, conv2d, max_pool2
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
 
+def _describe(x) -> str:
+    """A tensor in an error message: its shape and dtype (not its values)."""
+    return f"a {x.dtype.name} tensor of shape {x.shape}"
+
+
 def _rank(x, rank: int, layout: str, what: str):
     if x.shape.rank != rank:
-        raise ValueError(f"em.nn.{what} needs a rank-{rank} input ({layout}), got {x!r}")
+        raise ValueError(f"em.nn.{what} needs a rank-{rank} input ({layout}), "
+                         f"got {_describe(x)}")
     return x
 
 
 def _static(x, dims, what: str) -> list[int]:
     sizes = [x.shape[d] for d in dims]
     if None in sizes:
-        raise ValueError(f"em.nn.{what} needs the spatial and channel dims of {x!r} known "
-                         "while tracing (give them static sizes in the input_signature)")
+        raise ValueError(f"em.nn.{what} needs the spatial and channel dims of {_describe(x)} "
+                         "known while tracing (give them static sizes in the input_signature)")
     return sizes
 
 
@@ -51,7 +57,8 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     x = _rank(to_last(convert_to_tensor(input), first), 3, "NWC", "conv1d")
     f = convert_to_tensor(filters)
     if f.shape.rank != 3:
-        raise ValueError(f"em.nn.conv1d: filters must be rank 3 [width, in, out], got {f!r}")
+        raise ValueError("em.nn.conv1d: filters must be rank 3 [width, in, out], "
+                         f"got {_describe(f)}")
     mode, pairs = padding_arg(padding, 1, "conv1d", first)
     pad2 = mode if pairs is None else [[0, 0], [0, 0], pairs[0], [0, 0]]
     y = conv2d(ops.expand_dims(x, 1), ops.expand_dims(f, 0),
@@ -60,17 +67,28 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     return to_first(ops.squeeze(y, [1]), first)
 
 
-def _output_shape(output_shape, what: str) -> list[int]:
+def _output_shape(output_shape, what: str) -> list:
+    """The 4 entries of `output_shape`: ints, except that the batch entry may be a scalar
+    tensor (`em.shape(x)[0]` for a dynamic batch; the batch comes from the input)."""
     if isinstance(output_shape, Tensor):
         if output_shape._value is None:
-            raise ValueError(f"em.nn.{what}: output_shape must be known while tracing (a list "
-                             "of ints or a constant), got the symbolic {output_shape!r}")
-        output_shape = output_shape.numpy()
-    try:
-        return [int(d) for d in np.asarray(output_shape).reshape(-1)]
-    except (TypeError, ValueError):
-        raise ValueError(f"em.nn.{what}: output_shape must be a list of ints, "
-                         f"got {output_shape!r}") from None
+            raise ValueError(f"em.nn.{what}: output_shape must be known while tracing: a list "
+                             "of ints (the batch entry may be a scalar tensor), got the "
+                             f"symbolic {output_shape!r}")
+        output_shape = output_shape.numpy().tolist()
+    if not isinstance(output_shape, (list, tuple)) or len(output_shape) != 4:
+        raise ValueError(f"em.nn.{what}: output_shape must have 4 entries, got {output_shape!r}")
+    out = []
+    for i, d in enumerate(output_shape):
+        if isinstance(d, Tensor) and d._value is None and i == 0:
+            out.append(None)
+            continue
+        try:
+            out.append(int(d))
+        except (TypeError, ValueError):
+            raise ValueError(f"em.nn.{what}: output_shape entry {i} must be an int known while "
+                             f"tracing, got {d!r}") from None
+    return out
 
 
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
@@ -85,18 +103,16 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     f = convert_to_tensor(filters)
     if f.shape.rank != 4 or None in f.shape.as_list():
         raise ValueError(f"em.nn.{what}: filters must be a static rank-4 [height, width, out, "
-                         f"in] tensor, got {f!r}")
+                         f"in] tensor, got {_describe(f)}")
     kh, kw, out_c, in_c = f.shape.as_list()
     out = _output_shape(output_shape, what)
-    if len(out) != 4:
-        raise ValueError(f"em.nn.{what}: output_shape must have 4 entries, got {out}")
     if first:
         out = [out[0], out[2], out[3], out[1]]
     h, w, c = _static(x, [1, 2, 3], what)
-    if c != in_c or out[3] != out_c or (x.shape[0] is not None and x.shape[0] != out[0]):
-        raise ValueError(f"em.nn.{what}: input {x!r} (channels last) must have {in_c} channels "
-                         f"(the filter's last dim) and output_shape {out} (channels last) "
-                         f"{out_c} channels and the input's batch size")
+    if c != in_c or out[3] != out_c or None not in (x.shape[0], out[0]) and x.shape[0] != out[0]:
+        raise ValueError(f"em.nn.{what}: input {_describe(x)} (channels last) must have "
+                         f"{in_c} channels (the filter's last dim), and output_shape {out} "
+                         f"(channels last) {out_c} channels and the input's batch size")
     strides = window_arg(strides, 2, "strides", first)
     dilations = window_arg(dilations, 2, "dilations", first)
     mode, pairs = padding_arg(padding, 2, what, first)
@@ -114,8 +130,8 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
             fwd = (total - eff) // strides[i] + 1 if total >= eff else 0
         if fwd != size:
             raise ValueError(f"em.nn.{what}: output_shape {out} does not match the input "
-                             f"{x!r}: conv2d of that shape gives size {fwd}, not {size}, in "
-                             f"spatial dim {i}")
+                             f"{_describe(x)}: conv2d of that shape gives size {fwd}, not "
+                             f"{size}, in spatial dim {i}")
         pads.append((eff - 1 - before, out[1 + i] + before - (size - 1) * strides[i] - 1))
     y = _dilated(x, strides, [h, w, c])
     # y holds the stride-dilated input plus (stride - 1) trailing zeros in each spatial dim;
@@ -152,7 +168,7 @@ def _pool(kind: str, input, ksize, strides, padding, data_format, what):  # noqa
         rank = len(data_format)
     if rank not in (3, 4, 5):
         raise ValueError(f"em.nn.{what} needs an input of rank 3, 4 or 5 (N, 1 to 3 spatial "
-                         f"dims, C), got {x!r}")
+                         f"dims, C), got {_describe(x)}")
     spatial = rank - 2
     first = channels_first(data_format, spatial, what)
     ksize = window_arg(ksize, spatial, "ksize", first)

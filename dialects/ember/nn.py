@@ -1,9 +1,11 @@
-"""Neural-network ops: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d (NHWC), softmax, log_softmax.
+"""Neural-network ops: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d (NHWC), softmax,
+log_softmax.
 
 Windows follow TensorFlow: `VALID` keeps only full windows; `SAME` gives ceil(size / stride)
 outputs, padding the total shortfall with the smaller half before. avg_pool2d divides by the
 number of real (unpadded) elements in each window. Upstream equivalents:
-`linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nhwc_hwcm`, `linalg.pooling_nhwc_max`/`_sum`, `linalg.softmax`.
+`linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nhwc_hwcm`, `linalg.pooling_nhwc_max`/
+`_sum`, `linalg.softmax`.
 """
 
 from __future__ import annotations

@@ -31,8 +31,9 @@ from mlir.dialects import arith, linalg, math
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import nn as N
 from ember.dialects.ember.dtypes import DType
-from ember.passes.conversions.ember_to_linalg.builders import (amap, collapse, filled, fitted, generic,
-                                                               is_half, map_values, new_tensor,
+from ember.passes.conversions.ember_to_linalg.builders import (amap, collapse, filled, fitted,
+                                                               generic, is_half, map_values,
+                                                               new_tensor,
                                                                ranked, signless, size_of, sizes_of,
                                                                truncated)
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
