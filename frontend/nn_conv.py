@@ -39,6 +39,13 @@ def _rank(x, rank: int, layout: str, what: str):
     return x
 
 
+def _positive(values: list[int], name: str, what: str) -> list[int]:
+    """Checked here, before a unit dim is added: the 2-D op would name the wrong dims."""
+    if any(v <= 0 for v in values):
+        raise ValueError(f"em.nn.{what}: {name} must be positive, got {values}")
+    return values
+
+
 def _static(x, dims, what: str) -> list[int]:
     sizes = [x.shape[d] for d in dims]
     if None in sizes:
@@ -62,8 +69,10 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     mode, pairs = padding_arg(padding, 1, "conv1d", first)
     pad2 = mode if pairs is None else [[0, 0], [0, 0], pairs[0], [0, 0]]
     y = conv2d(ops.expand_dims(x, 1), ops.expand_dims(f, 0),
-               strides=[1] + window_arg(stride, 1, "stride", first), padding=pad2,
-               dilations=[1] + window_arg(dilations, 1, "dilations", first))
+               strides=[1] + _positive(window_arg(stride, 1, "stride", first), "stride",
+                                       "conv1d"), padding=pad2,
+               dilations=[1] + _positive(window_arg(dilations, 1, "dilations", first),
+                                         "dilations", "conv1d"))
     return to_first(ops.squeeze(y, [1]), first)
 
 
@@ -116,10 +125,10 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     strides = window_arg(strides, 2, "strides", first)
     dilations = window_arg(dilations, 2, "dilations", first)
     mode, pairs = padding_arg(padding, 2, what, first)
-    if min(strides + dilations) <= 0 or mode not in ("SAME", "VALID", "EXPLICIT"):
-        raise ValueError(f"em.nn.{what}: strides and dilations must be positive and padding "
-                         f"'SAME', 'VALID' or explicit pairs, got {strides}, {dilations}, "
-                         f"{padding!r}")
+    _positive(strides, "strides", what), _positive(dilations, "dilations", what)
+    if mode not in ("SAME", "VALID", "EXPLICIT"):
+        raise ValueError(f"em.nn.{what}: padding must be 'SAME', 'VALID' or explicit pairs, "
+                         f"got {padding!r}")
     pads = []
     for i, (size, k) in enumerate(zip((h, w), (kh, kw))):
         eff = (k - 1) * dilations[i] + 1
@@ -164,15 +173,13 @@ def _dilated(x, strides, hwc):
 def _pool(kind: str, input, ksize, strides, padding, data_format, what):  # noqa: A002
     x = convert_to_tensor(input)
     rank = x.shape.rank
-    if rank is None and data_format is not None:
-        rank = len(data_format)
     if rank not in (3, 4, 5):
         raise ValueError(f"em.nn.{what} needs an input of rank 3, 4 or 5 (N, 1 to 3 spatial "
                          f"dims, C), got {_describe(x)}")
     spatial = rank - 2
     first = channels_first(data_format, spatial, what)
-    ksize = window_arg(ksize, spatial, "ksize", first)
-    strides = window_arg(strides, spatial, "strides", first)
+    ksize = _positive(window_arg(ksize, spatial, "ksize", first), "ksize", what)
+    strides = _positive(window_arg(strides, spatial, "strides", first), "strides", what)
     pool2d = max_pool2d if kind == "max" else avg_pool2d
     x = _rank(to_last(x, first), rank, "channels last", what)
     if spatial == 1:

@@ -34,6 +34,10 @@ def to_last(x, first: bool):
         return x
     from ember.frontend.ops import transpose
     rank = x.shape.rank
+    if rank is None:
+        raise ValueError(f"a channels-first data_format needs an input of known rank, got a "
+                         f"{x.dtype.name} tensor of unknown rank; give it a rank (e.g. in the "
+                         "input_signature) or pass channels-last data")
     return transpose(x, [0] + list(range(2, rank)) + [1])
 
 

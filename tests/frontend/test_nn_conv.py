@@ -224,7 +224,9 @@ def test_conv2d_transpose_nchw_and_tensor_output_shape(rng):
     (((1, 3, 3, 2), (2, 2, 1, 2), [1, 6, 6, 2], 2, "SAME"), "1 channels"),
     (((1, 3, 3, 2), (2, 2, 1, 2), [6, 6, 1], 2, "SAME"), "output_shape must have 4 entries"),
     (((2, 3, 3, 2), (2, 2, 1, 2), [1, 6, 6, 1], 2, "SAME"), "the input's batch size"),
-    (((1, 3, 3, 2), (2, 2, 1, 2), [1, 6, 6, 1], 2, "FULL"), "padding 'SAME', 'VALID'"),
+    (((1, 3, 3, 2), (2, 2, 1, 2), [1, 6, 6, 1], 2, "FULL"), "padding must be 'SAME', 'VALID'"),
+    (((1, 3, 3, 2), (2, 2, 1, 2), [1, 6, 6, 1], [2, 0], "SAME"), r"strides must be positive, "
+                                                                 r"got \[2, 0\]"),
 ])
 def test_conv2d_transpose_rejects_bad_shapes(args, match):
     xs, fs, out, strides, padding = args
@@ -346,6 +348,12 @@ def test_avg_pool3d_of_integers_truncates_once():
      "padding must be 'SAME' or 'VALID'"),
     (lambda: em.nn.conv1d(em.zeros([1, 4, 1]), em.zeros([2, 1, 1, 1]), 1, "SAME"), ValueError,
      "filters must be rank 3"),
+    (lambda: em.nn.conv1d(em.zeros([1, 4, 1]), em.zeros([2, 1, 1]), 0, "SAME"), ValueError,
+     r"conv1d: stride must be positive, got \[0\]"),
+    (lambda: em.nn.max_pool1d(em.zeros([1, 4, 1]), 0, 1, "SAME"), ValueError,
+     r"max_pool1d: ksize must be positive, got \[0\]"),
+    (lambda: em.nn.avg_pool(em.zeros([1, 4, 4, 4, 1]), 2, [1, -1, 1], "SAME"), ValueError,
+     r"avg_pool: strides must be positive, got \[1, -1, 1\]"),
 ])
 def test_bad_arguments_raise_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
@@ -398,6 +406,16 @@ def test_compiled_matches_eager(name, batch, dtype, rng, no_fallback):
     got = em.function(fn, input_signature=signature)(*args)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=TOL[dtype], atol=TOL[dtype])
+
+
+def test_unknown_rank_errors_are_clear():
+    def run(fn):
+        with pytest.raises(ValueError) as info:
+            em.function(fn, input_signature=[em.TensorSpec(None)])(em.zeros([1, 1, 4, 4]))
+        return str(info.value)
+    assert "needs an input of known rank" in run(
+        lambda x: em.nn.conv2d(x, em.zeros([2, 2, 1, 1]), 1, "SAME", "NCHW"))
+    assert "rank 3, 4 or 5" in run(lambda x: em.nn.max_pool(x, 2, 2, "SAME"))
 
 
 def test_compiled_half_precision_depthwise_and_transpose(rng, no_fallback):
