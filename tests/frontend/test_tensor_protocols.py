@@ -45,6 +45,16 @@ def test_array_dtype_conversion_needs_a_copy():
         t.__array__(np.int64, copy=False)
 
 
+def test_variables_follow_the_same_array_rules():
+    v = em.Variable([1.0, 2.0])
+    copied = np.array(v, copy=True)
+    copied[0] = 5.0
+    assert v.numpy().tolist() == [1.0, 2.0]
+    assert not np.asarray(v).flags.writeable
+    with pytest.raises(ValueError, match="needs a copy"):
+        np.asarray(v, dtype=np.float64, copy=False)
+
+
 # -- DLPack export ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", NUMERIC)
