@@ -156,17 +156,24 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     return to_first(conv2d(y, flipped, 1, "VALID", dilations=dilations), first)
 
 
+def _batch(x, times: int = 1):
+    """x's batch size (times `times`) for a reshape: an int when known while tracing, else a
+    scalar tensor (not -1, which cannot be solved when another dim is 0)."""
+    n = x.shape[0]
+    return n * times if n is not None else ops.shape(x)[0] * times
+
+
 def _dilated(x, strides, hwc):
     """x [N, H, W, C] with (stride - 1) zeros after every element of H and W."""
     h, w, c = hwc
     if strides[0] > 1:
         x = ops.pad(ops.expand_dims(x, 2), [[0, 0], [0, 0], [0, strides[0] - 1], [0, 0],
                                             [0, 0]])
-        x = ops.reshape(x, [-1, h * strides[0], w, c])
+        x = ops.reshape(x, [_batch(x), h * strides[0], w, c])
     if strides[1] > 1:
         x = ops.pad(ops.expand_dims(x, 3), [[0, 0], [0, 0], [0, 0], [0, strides[1] - 1],
                                             [0, 0]])
-        x = ops.reshape(x, [-1, h * strides[0], w * strides[1], c])
+        x = ops.reshape(x, [_batch(x), h * strides[0], w * strides[1], c])
     return x
 
 
@@ -196,11 +203,11 @@ def _pool3d(pool2d, x, ksize, strides, padding, what):
     dtype = x.dtype
     if pool2d is avg_pool2d and dtype.is_integer:
         x = ops.cast(x, dtypes.float64)
-    planes = pool2d(ops.reshape(x, [-1, h, w, c]), ksize[1:], strides[1:], padding)
+    planes = pool2d(ops.reshape(x, [_batch(x, d), h, w, c]), ksize[1:], strides[1:], padding)
     oh, ow = planes.shape[1], planes.shape[2]
-    y = pool2d(ops.reshape(planes, [-1, d, oh * ow, c]), [ksize[0], 1], [strides[0], 1],
-               padding)
-    y = ops.reshape(y, [-1, y.shape[1], oh, ow, c])
+    y = pool2d(ops.reshape(planes, [_batch(x), d, oh * ow, c]), [ksize[0], 1],
+               [strides[0], 1], padding)
+    y = ops.reshape(y, [_batch(x), y.shape[1], oh, ow, c])
     return ops.cast(y, dtype) if y.dtype is not dtype else y
 
 
