@@ -125,7 +125,8 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     strides = window_arg(strides, 2, "strides", first)
     dilations = window_arg(dilations, 2, "dilations", first)
     mode, pairs = padding_arg(padding, 2, what, first)
-    _positive(strides, "strides", what), _positive(dilations, "dilations", what)
+    _positive(strides, "strides", what)
+    _positive(dilations, "dilations", what)
     if mode not in ("SAME", "VALID", "EXPLICIT"):
         raise ValueError(f"em.nn.{what}: padding must be 'SAME', 'VALID' or explicit pairs, "
                          f"got {padding!r}")
