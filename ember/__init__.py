@@ -11,6 +11,7 @@ from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
 from ember import random
+from ember import experimental
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
 from ember.frontend.while_loop import while_loop

@@ -237,6 +237,20 @@ func.func @conv2d_channel_mismatch(%x: tensor<1x5x5x4xf32>, %f: tensor<3x3x3x8xf
 }
 
 // -----
+func.func @depthwise_conv2d_channel_mismatch(%x: tensor<1x5x5x4xf32>, %f: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{'ember.depthwise_conv2d' op input channels of tensor<1x5x5x4xf32> (4) differ from filter channels of tensor<3x3x3x2xf32> (3)}}
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<1x5x5x4xf32>, tensor<3x3x3x2xf32>) -> tensor<1x3x3x6xf32>
+  return
+}
+
+// -----
+func.func @depthwise_conv2d_wrong_result(%x: tensor<1x5x5x3xf32>, %f: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{'ember.depthwise_conv2d' op result #0 has type tensor<1x3x3x3xf32> but the operands give tensor<1x3x3x6xf32>}}
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
 func.func @max_pool2d_zero_stride(%x: tensor<1x4x4x3xf32>) {
   // expected-error @+1 {{'ember.max_pool2d' op strides must be two positive ints (height, width), got [0, 2]}}
   %0 = "ember.max_pool2d"(%x) {ksize = array<i64: 2, 2>, padding = "VALID", strides = array<i64: 0, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>

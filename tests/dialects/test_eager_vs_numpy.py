@@ -90,6 +90,16 @@ def scatter_loops(t, indices, updates, *, mode):
     return out.astype(t.dtype)
 
 
+def depthwise_loops(x, f, *, strides, dilations, padding):
+    """Depthwise conv as per-channel conv_loops: channel c with filter [:, :, c, m] gives
+    output channel c * M + m."""
+    c, m = f.shape[2], f.shape[3]
+    cols = [conv_loops(x[..., ch:ch + 1], f[:, :, ch:ch + 1, k:k + 1], strides=strides,
+                       dilations=dilations, padding=padding)
+            for ch in range(c) for k in range(m)]
+    return np.concatenate(cols, axis=-1)
+
+
 def pool_loops(x, reduce, *, ksize, strides, padding):
     n, h, w, ch = x.shape
     def geo(size, k, s):
@@ -314,6 +324,9 @@ ROWS = {
     # nn
     "ember.conv2d": ([IMG, FLT[:, :, :, :2].transpose(0, 1, 3, 2).copy()],
                      {"strides": [2, 1], "dilations": [1, 2], "padding": "SAME"}, conv_loops),
+    "ember.depthwise_conv2d": ([IMG, FLT[:, :, :, :2].copy()],
+                               {"strides": [1, 2], "dilations": [2, 1], "padding": "SAME"},
+                               depthwise_loops),
     "ember.max_pool2d": ([IMG], {"ksize": [3, 2], "strides": [2, 2], "padding": "SAME"},
                          lambda x, **kw: pool_loops(x, np.max, **kw)),
     "ember.avg_pool2d": ([IMG], {"ksize": [3, 3], "strides": [1, 2], "padding": "SAME"},
