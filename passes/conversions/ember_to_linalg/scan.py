@@ -86,12 +86,13 @@ def lower_cumulative(op, lw: Lowering):
     n = _as_index(lw, sizes[axis])
     one = lw.index(1)
     start = filled(part, lw.scalar(spec.identity, t.dtype))
+    last = arith.SubIOp(n, one).result if reverse else None
     loop = scf.ForOp(lw.index(0), n, one, [new_tensor(sizes, et), start])
     with ir.InsertionPoint(loop.body):
         out, acc = loop.inner_iter_args
         k = loop.induction_variable
         if reverse:  # k runs n-1 .. 0
-            k = arith.SubIOp(arith.SubIOp(n, one).result, k).result
+            k = arith.SubIOp(last, k).result
         if exclusive:
             out = _insert_at(acc, out, k, axis, part)
         rank = len(part)

@@ -24,7 +24,8 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.elementwise.special import (PSI_SERIES, PSI_SHIFT, DigammaOp,
                                                       LgammaOp)
 from ember.passes.conversions.ember_to_linalg import fastmath
-from ember.passes.conversions.ember_to_linalg.common import Lowering, element_type, lowers
+from ember.passes.conversions.ember_to_linalg.common import (Lowering, LoweringError,
+                                                             element_type, lowers)
 from ember.passes.ir_utils import as_operation
 
 
@@ -34,9 +35,14 @@ def _libm(symbol: str, x: ir.Value) -> ir.Value:
     while module.name != "builtin.module":
         module = module.parent
     module = as_operation(module)
-    if symbol not in ir.SymbolTable(module):
+    table = ir.SymbolTable(module)
+    if symbol not in table:
         with ir.InsertionPoint(module.regions[0].blocks[0]):
             func.FuncOp(symbol, ([x.type], [x.type]), visibility="private")
+    elif len(table[symbol].regions[0].blocks) or \
+            str(table[symbol].attributes["function_type"]) != f"({x.type}) -> {x.type}":
+        raise LoweringError(f"the module defines its own @{symbol}, which hides libm's: "
+                            "rename that function")
     return func.CallOp([x.type], ir.FlatSymbolRefAttr.get(symbol), [x]).result
 
 
