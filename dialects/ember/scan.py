@@ -133,7 +133,7 @@ class SearchSortedOp(Op):
         if side not in _SIDES:
             raise OpAttributeError(cls.name, f"side must be 'left' or 'right', got {side!r}")
         if out_type not in (dtypes.int32, dtypes.int64):
-            raise OpAttributeError(cls.name, f"out_type must be i32 or i64, got {out_type}")
+            raise OpAttributeError(cls.name, f"out_type must be i32 or i64, got {out_type.mlir}")
         for what, t in (("sorted_sequence", seq), ("values", values)):
             if t.rank == 0:
                 raise OpShapeError(cls.name, f"{what} of type {t} must have rank >= 1")

@@ -313,7 +313,7 @@ ROWS = {
                                                                     axis)).astype(np.float32)),
     # scans, sorted search and special functions
     "ember.cumsum": ([I], {"axis": 1, "exclusive": True, "reverse": True},
-                     lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: wrap8(a + v),
+                     lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: wrap8(int(a) + int(v)),
                                                 identity=0, dtype=np.int8)),
     "ember.cumprod": ([F], {"axis": -2},
                       lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: float(a) * float(v),

@@ -789,6 +789,7 @@ def test_slice_rejects_bounds_outside_the_dim(operands, values, message):
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
+    rows += SCAN
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
                                        "ember.dynamic_reshape",

@@ -2,14 +2,15 @@
 (tf.math.digamma). Upstream's `math` dialect has neither (it stops at erf/erfc).
 
 lgamma is libm's lgamma (lgammaf for float32 and half floats), as TensorFlow's CPU kernel
-(Eigen calls std::lgamma). digamma has no libm function: it is Eigen's (Cephes') algorithm,
+(Eigen calls std::lgamma); the reference kernel calls the same functions (ctypes). digamma has no libm function: it is Eigen's (Cephes') algorithm,
 written out here once as `digamma64` (the reference kernel) and once in arith/math by the
 lowering, which follows these same steps.
 """
 
 from __future__ import annotations
 
-import math
+import ctypes
+import ctypes.util
 
 import numpy as np
 
@@ -24,19 +25,29 @@ PSI_SERIES = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.575757575
 PSI_SHIFT = 10  # psi(x) = psi(x + 1) - 1/x, applied until x >= 10: at most 10 steps for x > 0
 
 
-def _lgamma_scalar(v: float) -> float:
-    try:
-        return math.lgamma(v)
-    except (ValueError, OverflowError):  # a pole (0, -1, -2, ...) or beyond float64: +inf
-        return math.inf
+def _libm_lgamma():
+    """libm's lgamma and lgammaf through ctypes: the functions the compiled code calls, so
+    eager, constant folding and compiled agree bit for bit (Python's math.lgamma is its own
+    Lanczos sum, tens of ulp away from libm near the negative zeros, e.g. at -2.5)."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    f64, f32 = libm.lgamma, libm.lgammaf
+    f64.restype, f64.argtypes = ctypes.c_double, [ctypes.c_double]
+    f32.restype, f32.argtypes = ctypes.c_float, [ctypes.c_float]
+    return (np.vectorize(f64, otypes=[np.float64]), np.vectorize(f32, otypes=[np.float32]))
 
 
-_LGAMMA = np.vectorize(_lgamma_scalar, otypes=[np.float64])
+_LGAMMA64, _LGAMMA32 = _libm_lgamma()
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
-    """log|Gamma(x)| in float64, rounded once to x's dtype; +inf at the poles and +-inf."""
-    return _LGAMMA(x.astype(np.float64)).astype(x.dtype)
+    """log|Gamma(x)| by libm: float64 by lgamma, the others by lgammaf (half floats widened
+    to float32 and rounded once); +inf at the poles and at +-inf."""
+    if not x.size:
+        return x.copy()
+    with np.errstate(all="ignore"):  # libm raises divide-by-zero at the poles
+        if x.dtype == np.float64:
+            return _LGAMMA64(x)
+        return _LGAMMA32(x.astype(np.float32)).astype(x.dtype)
 
 
 def digamma64(x: np.ndarray) -> np.ndarray:

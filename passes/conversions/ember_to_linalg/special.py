@@ -47,13 +47,22 @@ def _libm(symbol: str, x: ir.Value) -> ir.Value:
 
 
 def _widened(dtype, wide: ir.Type, fn):
-    """Scalar body: `fn` applied to x extended to `wide`, the result truncated back."""
-    et = element_type(dtype)
+    """Scalar body: `fn` applied to x extended to `wide`, the result truncated back. Half
+    floats go through f32 both ways: LLVM turns f64 <-> f16 conversions into calls of
+    compiler-rt's __extendhfdf2/__truncdfhf2, which the JIT does not have (the f64 result
+    is rounded twice, to f32 then to the half type: within an ulp of rounding once)."""
+    et, f32 = element_type(dtype), ir.F32Type.get()
 
     def body(x):
         if x.type == wide:
             return fn(x)
-        return arith.TruncFOp(et, fn(arith.ExtFOp(wide, x).result)).result
+        narrow = x.type
+        if narrow != f32 and wide != f32:
+            x = arith.ExtFOp(f32, x).result
+        y = fn(arith.ExtFOp(wide, x).result)
+        if narrow != f32 and wide != f32:
+            y = arith.TruncFOp(f32, y).result
+        return arith.TruncFOp(et, y).result
     return body
 
 
