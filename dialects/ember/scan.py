@@ -147,7 +147,8 @@ class SearchSortedOp(Op):
 
     @staticmethod
     def reference(seq, values, *, side, out_type):
-        seq2 = seq.reshape(-1, seq.shape[-1])  # infer checked the leading dims agree
-        val2 = values.reshape(seq2.shape[0], values.shape[-1])
+        rows = int(np.prod(seq.shape[:-1]))  # infer checked the leading dims agree
+        seq2 = seq.reshape(rows, seq.shape[-1])
+        val2 = values.reshape(rows, values.shape[-1])
         out = _bound(seq2, val2, side == "right")
         return out.reshape(values.shape).astype(out_type.np_dtype)
