@@ -131,7 +131,7 @@ def digamma(x, name=None):
     Example:
       >>> import ember as em
       >>> em.math.digamma(em.constant([1., 0., -1.5]))
-      <ember.Tensor: shape=(3,), dtype=float32, numpy=array([-0.5772157,        nan,  0.7031566], dtype=float32)>
+      <ember.Tensor: shape=(3,), dtype=float32, numpy=array([-0.5772157 ,         nan,  0.70315665], dtype=float32)>
     """
     del name
     return execute(DigammaOp, [convert_to_tensor(x)])

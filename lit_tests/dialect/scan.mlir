@@ -1,7 +1,7 @@
 // Round trip of the scans and sorted search: cumsum and cumprod (every exclusive/reverse
 // combination, negative axes, static, dynamic (`?`) and empty dims, ints and floats) and
 // searchsorted (both sides, i32/i64 results, batched and dynamic operands). Also checked:
-// the generic form parses back to the same IR. (Verifier errors: scan-invalid.mlir.)
+// the generic form parses back to the same IR. (Verifier errors: invalid.mlir.)
 
 // RUN: ember-opt %s | FileCheck %s
 // RUN: ember-opt %s | ember-opt | FileCheck %s
