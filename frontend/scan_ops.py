@@ -118,7 +118,8 @@ def lgamma(x, name=None):
     Example:
       >>> import ember as em
       >>> em.math.lgamma(em.constant([1., 3., 0.5]))
-      <ember.Tensor: shape=(3,), dtype=float32, numpy=array([0.       , 0.6931472, 0.5723649], dtype=float32)>
+      <ember.Tensor: shape=(3,), dtype=float32,
+        numpy=array([0.       , 0.6931472, 0.5723649], dtype=float32)>
     """
     del name
     return execute(LgammaOp, [convert_to_tensor(x)])
@@ -131,7 +132,8 @@ def digamma(x, name=None):
     Example:
       >>> import ember as em
       >>> em.math.digamma(em.constant([1., 0., -1.5]))
-      <ember.Tensor: shape=(3,), dtype=float32, numpy=array([-0.5772157 ,         nan,  0.70315665], dtype=float32)>
+      <ember.Tensor: shape=(3,), dtype=float32,
+        numpy=array([-0.5772157 ,         nan,  0.70315665], dtype=float32)>
     """
     del name
     return execute(DigammaOp, [convert_to_tensor(x)])

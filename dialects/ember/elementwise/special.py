@@ -2,9 +2,10 @@
 (tf.math.digamma). Upstream's `math` dialect has neither (it stops at erf/erfc).
 
 lgamma is libm's lgamma (lgammaf for float32 and half floats), as TensorFlow's CPU kernel
-(Eigen calls std::lgamma); the reference kernel calls the same functions (ctypes). digamma has no libm function: it is Eigen's (Cephes') algorithm,
-written out here once as `digamma64` (the reference kernel) and once in arith/math by the
-lowering, which follows these same steps.
+(Eigen calls std::lgamma); the reference kernel calls the same functions (ctypes). digamma
+has no libm function: it is Eigen's (Cephes') algorithm, written out here once as
+`digamma64` (the reference kernel) and once in arith/math by the lowering, which follows
+these same steps.
 """
 
 from __future__ import annotations
