@@ -9,10 +9,11 @@ row each; numpy sums rows that short in order, as the compiled loop does), casts
 source and destination dtype. One compiled function per op and dtype.
 
 Comparison: bit patterns, except that NaNs only need to be NaN. The transcendentals are
-approximations (fastmath.py, within a few ulp of numpy; erf/erfc/lgamma are libm's
-erff/erfcf/lgammaf against the float64 function rounded once; digamma takes fastmath's log):
-they must agree exactly where either side is NaN, an infinity or a zero, and within 4 ulp
-elsewhere (sin/cos of the largest floats included).
+approximations (fastmath.py, within a few ulp of numpy; erf/erfc are libm's erff/erfcf
+against the float64 function rounded once): they must agree exactly where either side is
+NaN, an infinity or a zero, and within 4 ulp elsewhere (sin/cos of the largest floats
+included).
+lgamma is libm's lgamma/lgammaf on both sides; digamma's compiled code takes fastmath's log.
 """
 
 import sys
