@@ -195,10 +195,10 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         raise ValueError("em.nn.sparse_softmax_cross_entropy_with_logits: labels must have "
                          f"one dim fewer than logits (shape {x.shape}), got shape "
                          f"{labels.shape}")
-    depth = x.shape[-1] if x.shape.rank is not None and x.shape[-1] is not None else \
-        ops.shape(x)[-1]
+    depth = ops.cast(ops.shape(x)[-1], labels.dtype)  # a constant when the dim is known
     from ember.frontend.effects import assert_true
     assert_true(ops.reduce_all(ops.logical_and(labels >= 0, labels < depth)),
                 "sparse_softmax_cross_entropy_with_logits: a label is outside [0, classes)")
-    picked = ops.one_hot(labels, depth, dtype=x.dtype) * ops.log_softmax(x, -1)
+    hot = ops.equal(ops.expand_dims(labels, -1), ops.range(depth))
+    picked = ops.cast(hot, x.dtype) * ops.log_softmax(x, -1)
     return -ops.reduce_sum(picked, axis=-1)

@@ -18,6 +18,7 @@ from ember.frontend import ops
 from ember.frontend.dispatch import execute
 from ember.frontend.effects import assert_true
 from ember.frontend.math_composites import truncatediv
+from ember.frontend.shape_args import trace_time_value
 from ember.frontend.tensor import convert_to_tensor
 
 _MODES = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
@@ -51,13 +52,17 @@ def _reduce(kind: str, data, ids, num, what: str):
     if data.ndim is None or data.ndim < r:
         raise ValueError(f"em.math.{what}: data {data!r} must have the segment_ids' rank "
                          f"{r} leading dims")
+    known = trace_time_value(num)  # a constant num_segments keeps the result's dim static
     tail = ops.shape(data, dtypes.int64)[r:]
-    rows = ops.concat([ops.reshape(num + 1, [1]), tail], 0)
+    if known is not None and None not in data.shape[r:]:
+        rows = [int(known) + 1] + list(data.shape[r:])
+    else:
+        rows = ops.concat([ops.reshape(num + 1, [1]), tail], 0)
     init = ops.fill(rows, convert_to_tensor(_identity(kind, data.dtype), dtype=data.dtype))
     target = ops.where(ids < 0, ops.broadcast_to(num, ops.shape(ids, dtypes.int64)), ids)
     out = execute(S.TensorScatterOp, [init, ops.expand_dims(target, -1), data],
                   {"mode": _MODES[kind]})
-    return out[:num]
+    return out[:int(known) if known is not None else num]
 
 
 def _counts(ids, num, dtype):

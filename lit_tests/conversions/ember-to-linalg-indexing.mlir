@@ -201,8 +201,21 @@ func.func @slice_dynamic_head(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// ERR: cannot lower 'ember.strided_slice': slice [::-1] of dynamic dim 0 reverses it, which needs a static size
+// [::-1] of a dynamic dim reads element n-1-i of the whole dim.
+// CHECK-LABEL: func.func @slice_dynamic_reversed(
+// CHECK:         linalg.generic {{.*}}outs(%{{.*}} : tensor<?xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[J:.*]] = arith.subi %{{.*}}, %[[I]] : index
+// CHECK:           tensor.extract %{{.*}}[%[[J]]] : tensor<?xf32>
 func.func @slice_dynamic_reversed(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = "ember.strided_slice"(%x) {begin = array<i64: 0>, begin_mask = 1 : i64, ellipsis_mask = 0 : i64, end = array<i64: 0>, end_mask = 1 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: -1>} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// ERR: cannot lower 'ember.strided_slice': slice [3::-1] of dynamic dim 0 reverses it from bounds only known at run time
+func.func @slice_dynamic_reversed_from(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = "ember.strided_slice"(%x) {begin = array<i64: 3>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 0>, end_mask = 1 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: -1>} : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }

@@ -1,6 +1,7 @@
 """Slices that read nothing compile: MLIR's verifier rejects any offset into a dim of size 0,
 so the lowering makes the empty result without reading (found by the issue-13 ops fuzz:
-`em.linalg.diag_part` of a 0x3 matrix slices `[..., :0, :0]`)."""
+`em.linalg.diag_part` of a 0x3 matrix slices `[..., :0, :0]`). And a dim whose size is only
+known at run time (a boolean mask's result) can be reversed."""
 
 import numpy as np
 import pytest
@@ -45,3 +46,17 @@ def test_stacking_empty_slices_compiles(shape, axis):
     finally:
         em.config.set_fallback(previous)
     assert compiled.shape == fn(x).numpy().shape
+
+
+@pytest.mark.parametrize("fn", [lambda a: em.reverse(em.boolean_mask(a, a > 1), [0]),
+                                lambda a: em.boolean_mask(a, a > 0)[::-2],
+                                lambda a: em.boolean_mask(a, a > 9)[::-1]])
+def test_reversing_a_dim_known_only_at_run_time_compiles(fn):
+    x = em.constant(np.arange(7, dtype=np.float32))
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    try:
+        compiled = em.function(fn)(x).numpy()
+    finally:
+        em.config.set_fallback(previous)
+    np.testing.assert_array_equal(compiled, fn(x).numpy())

@@ -6,7 +6,8 @@ program: `Recipe(name, write, kinds, min_rank, dynamic)`. `write(pick, x)` retur
 source given the chosen operand `x` (a `Val`) and `pick`, the generator's helpers for more
 operands and random attributes. `kinds` is the numpy dtype kinds the operand may have ("f"
 float, "i" int, "b" bool); `dynamic` says the call also traces with `?` dims (functions that
-need sizes while tracing, such as `em.tile`, do not). The generator evaluates every call
+need sizes while tracing, such as `em.tile`, do not); `sized_by_data` that the result has a
+size only known when the op runs (`em.boolean_mask`). The generator evaluates every call
 eagerly before keeping it, so a recipe may write calls that are invalid for some operands:
 those are dropped, not compared.
 """
@@ -28,6 +29,7 @@ class Recipe:
     kinds: str = F
     min_rank: int = 0
     dynamic: bool = True
+    sized_by_data: bool = False  # the result's size depends on the operands' values
 
 
 def _axis(pick, x) -> int:
@@ -145,4 +147,68 @@ RECIPES = [
            lambda p, x: f"em.debugging.assert_all_finite({x.name}, 'fuzz')"),
     Recipe("em.debugging.check_numerics",
            lambda p, x: f"em.debugging.check_numerics({x.name}, 'fuzz')"),
+    # -- gather and scatter ----------------------------------------------------------------
+    Recipe("em.gather_nd",
+           lambda p, x: f"em.gather_nd({x.name}, {_indices(p, x)})", FI, 1),
+    Recipe("em.scatter_nd",
+           lambda p, x: _scatter_nd(p, x), FI, 1, dynamic=False),
+    *[Recipe(f"em.tensor_scatter_nd_{mode}",
+             lambda p, x, mode=mode: _scatter(p, x, f"em.tensor_scatter_nd_{mode}"), FI, 1)
+      for mode in ("update", "add", "sub", "max", "min")],
+    *[Recipe(f"em.math.segment_{kind}",
+             lambda p, x, kind=kind: f"em.math.segment_{kind}({x.name}, "
+                                     f"{_segment_ids(p, x, sort=True)})", FI, 1,
+             sized_by_data=True)
+      for kind in ("sum", "mean", "max", "min", "prod")],
+    *[Recipe(f"em.math.unsorted_segment_{kind}",
+             lambda p, x, kind=kind: f"em.math.unsorted_segment_{kind}({x.name}, "
+                                     f"{_segment_ids(p, x, sort=False)}, 4)", FI, 1)
+      for kind in ("sum", "mean", "max", "min", "prod")],
+    Recipe("em.math.bincount",
+           lambda p, x: f"em.math.bincount(em.abs({x.name}), minlength={p.rng.randint(0, 3)}, "
+                        f"maxlength={p.rng.choice([None, 4])})", I, sized_by_data=True),
+    Recipe("em.where", lambda p, x: f"em.where({x.name} > 0)", FI, sized_by_data=True),
+    Recipe("em.boolean_mask",
+           lambda p, x: f"em.boolean_mask({x.name}, {p.like(x).name} > 0)", FI, 1,
+           sized_by_data=True),
+    # -- em.random: the stateless family (the stateful one is not deterministic per call) ---
+    Recipe("em.random.stateless_uniform",
+           lambda p, x: f"em.random.stateless_uniform(em.shape({x.name}), seed=[{p.rng.randint(0, 9)}, "
+                        f"{p.rng.randint(0, 9)}], dtype=em.{x.dtype}"
+                        + (", maxval=7)" if x.kind == "i" else ")"), FI),
+    Recipe("em.random.stateless_normal",
+           lambda p, x: f"{x.name} + em.random.stateless_normal(em.shape({x.name}), "
+                        f"seed=[3, {p.rng.randint(0, 9)}], dtype=em.{x.dtype})"),
+    Recipe("em.random.stateless_truncated_normal",
+           lambda p, x: f"em.random.stateless_truncated_normal(em.shape({x.name}), "
+                        f"seed=[{p.rng.randint(0, 9)}, 5], stddev=2.0, dtype=em.{x.dtype})"),
 ]
+
+
+def _rows(pick) -> int:
+    return pick.rng.randint(0, 3)
+
+
+def _indices(pick, x, depth=None) -> str:
+    """A constant [rows, depth] int32 index list into x's leading dims (in range)."""
+    depth = pick.rng.randint(1, len(x.shape)) if depth is None else depth
+    if any(d == 0 for d in x.shape[:depth]):
+        return f"np.zeros([0, {depth}], np.int32)"
+    rows = [[pick.rng.randrange(d) for d in x.shape[:depth]] for _ in range(_rows(pick) + 1)]
+    return f"np.array({rows}, np.int32)"
+
+
+def _scatter_nd(pick, x) -> str:
+    index = _indices(pick, x, depth=len(x.shape))
+    return (f"em.scatter_nd({index}, em.gather_nd({pick.like(x).name}, {index}) + 1, "
+            f"{list(x.shape)})")
+
+
+def _scatter(pick, x, fn: str) -> str:
+    index = _indices(pick, x)
+    return f"{fn}({x.name}, {index}, em.gather_nd({pick.like(x).name}, {index}) * 2)"
+
+
+def _segment_ids(pick, x, sort: bool) -> str:
+    ids = [pick.rng.randint(0 if sort else -1, 3) for _ in range(x.shape[0])]
+    return f"np.array({sorted(ids) if sort else ids}, np.int32)"

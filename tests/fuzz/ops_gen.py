@@ -4,8 +4,9 @@
 argument or an earlier result, then a return of the last result and up to two others. Every
 call is run eagerly on the first argument set while generating and kept only if it succeeds,
 so the programs are valid for their inputs and the recipes need not know every op's rules.
-40% of the programs are traced with every dim `?` (only recipes marked `dynamic`); the others
-with their static shapes. The source defines what program_fuzz.py's runner reads (`CALLS`,
+40% of the programs are traced with every dim `?`, the others with their static shapes;
+recipes not marked `dynamic` only take values whose shape is known while tracing (not one
+computed from a `?` dim or by an op whose result size depends on the data). The source defines what program_fuzz.py's runner reads (`CALLS`,
 `EXACT`, `SIGNATURE`, `VARIABLES`, `VARIABLES_EXACT`) and `USED`, the recipes it calls.
 """
 
@@ -21,6 +22,7 @@ from ops_catalogue import RECIPES
 
 DTYPES = ("float32", "float32", "float64", "int32", "int64")
 SHAPES = ((), (4,), (3, 4), (4, 4), (2, 3, 4), (1, 5), (0, 3), (3, 0, 2))
+OPERAND_LIMIT = 256  # elements: a call on larger values (meshgrid squares sizes) is not made
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Val:
     name: str
     dtype: str
     shape: tuple
+    static: bool = True  # its shape is known while tracing (else some dims are `?`)
 
     @property
     def kind(self) -> str:
@@ -38,14 +41,16 @@ class Pick:
     """What a recipe may draw: `rng`, `flag()`, and `like(x)`, a value of x's type."""
 
     def __init__(self, rng: random.Random, values: list[Val]):
-        self.rng, self.values = rng, values
+        self.rng, self.values, self.picked = rng, values, []
 
     def flag(self) -> bool:
         return self.rng.random() < 0.5
 
     def like(self, x: Val) -> Val:
-        return self.rng.choice([v for v in self.values
-                                if v.dtype == x.dtype and v.shape == x.shape])
+        out = self.rng.choice([v for v in self.values if v.dtype == x.dtype and
+                               v.shape == x.shape and v.static >= x.static])
+        self.picked.append(out)
+        return out
 
 
 def _array(rng: random.Random, dtype: str, shape: tuple, special: bool) -> np.ndarray:
@@ -77,26 +82,28 @@ def generate(seed: int) -> str:
     rng = random.Random(seed)
     dynamic = rng.random() < 0.4
     special = rng.random() < 0.15
-    args = [Val(f"a{i}", rng.choice(DTYPES), rng.choice(SHAPES))
+    args = [Val(f"a{i}", rng.choice(DTYPES), rng.choice(SHAPES), static=not dynamic)
             for i in range(rng.randint(1, 3))]
     calls = [[_array(rng, a.dtype, a.shape, special) for a in args] for _ in range(2)]
     namespace = {"em": em, "np": np, "inf": np.inf, "nan": np.nan}
     namespace.update({a.name: em.constant(v) for a, v in zip(args, calls[0])})
     values, lines, used = list(args), [], []
-    recipes = [r for r in RECIPES if r.dynamic or not dynamic]
     for n in range(rng.randint(3, 8)):
         for _ in range(30):
-            recipe = rng.choice(recipes)
-            fits = [v for v in values if v.kind in recipe.kinds and len(v.shape) >= recipe.min_rank]
+            recipe = rng.choice(RECIPES)
+            fits = [v for v in values if v.kind in recipe.kinds and np.prod(v.shape) <= OPERAND_LIMIT
+                    and len(v.shape) >= recipe.min_rank and (v.static or recipe.dynamic)]
             if not fits:
                 continue
-            expr = recipe.write(Pick(rng, values), rng.choice(fits))
+            x, pick = rng.choice(fits), Pick(rng, values)
+            expr = recipe.write(pick, x)
             out = _try(expr, namespace)
             if out is None:
                 continue
             name = f"t{n}"
             namespace[name] = out
-            values.append(Val(name, out.dtype.name, tuple(out.numpy().shape)))
+            static = x.static and all(v.static for v in pick.picked) and not recipe.sized_by_data
+            values.append(Val(name, out.dtype.name, tuple(out.numpy().shape), static))
             lines.append(f"    {name} = {expr}")
             used.append(recipe.name)
             break

@@ -88,10 +88,16 @@ def _dim_slice(lw: Lowering, x, t, dim: int, it):
             return 0, n, 1, False
         offset = arith.MinUIOp(lw.index(it.start), n).result
         return offset, arith.SubIOp(n, offset).result, 1, False
-    if step < 0:  # _reverse needs the static size
+    if step < 0 and it.start is None and it.stop is None:  # [::-k]: n-1, n-1-k, ...
+        k = lw.index(-step)
+        count = arith.CeilDivUIOp(n, k).result
+        return arith.RemUIOp(arith.MaxSIOp(arith.SubIOp(n, lw.index(1)).result,
+                                           lw.index(0)).result, k).result, count, -step, True
+    if step < 0:
         text = ":".join("" if v is None else str(v) for v in (it.start, it.stop, it.step))
-        raise LoweringError(f"slice [{text}] of dynamic dim {dim} reverses it, which needs a "
-                            "static size")
+        raise LoweringError(f"slice [{text}] of dynamic dim {dim} reverses it from bounds "
+                            "only known at run time; give the dim a static size, or use "
+                            "[::-k] (whole dim)")
     return _run_time_slice(lw, n, it.start, it.stop, step)
 
 
@@ -186,13 +192,30 @@ def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
 
 
 def _reverse(value, kept, flips, et) -> ir.Value:
-    """`value` (of static sizes `kept` in the `flips` dims) reversed along `flips`."""
+    """`value` (of sizes `kept`, ints or run-time index values) reversed along `flips`."""
     rank = len(kept)
-    exprs = [ir.AffineConstantExpr.get(kept[i] - 1) - ir.AffineDimExpr.get(i) if i in flips
-             else ir.AffineDimExpr.get(i) for i in range(rank)]
     init = new_tensor(kept, et)
-    return generic([value], [et], [init], [amap(rank, exprs), ir.AffineMap.get_identity(rank)],
-                   [PARALLEL] * rank, lambda v, _: [v])[0]
+    if all(isinstance(kept[i], int) for i in flips):
+        exprs = [ir.AffineConstantExpr.get(kept[i] - 1) - ir.AffineDimExpr.get(i)
+                 if i in flips else ir.AffineDimExpr.get(i) for i in range(rank)]
+        return generic([value], [et], [init], [amap(rank, exprs),
+                                               ir.AffineMap.get_identity(rank)],
+                       [PARALLEL] * rank, lambda v, _: [v])[0]
+
+    def body(_):  # a run-time size: read element n-1-i of each flipped dim
+        coords = []
+        for i in range(rank):
+            j = linalg.IndexOp(i).result
+            if i in flips:
+                last = kept[i] - 1 if isinstance(kept[i], int) else arith.SubIOp(
+                    kept[i], arith.ConstantOp(ir.IndexType.get(), 1).result).result
+                if isinstance(last, int):
+                    last = arith.ConstantOp(ir.IndexType.get(), last).result
+                j = arith.SubIOp(last, j).result
+            coords.append(j)
+        return [tensor.ExtractOp(value, coords).result]
+    return generic([], [], [init], [ir.AffineMap.get_identity(rank)], [PARALLEL] * rank,
+                   body)[0]
 
 
 # -- gather and one_hot ------------------------------------------------------------------
