@@ -165,8 +165,9 @@ RECIPES = [
                                      f"{_segment_ids(p, x, sort=False)}, 4)", FI, 1)
       for kind in ("sum", "mean", "max", "min", "prod")],
     Recipe("em.math.bincount",
-           lambda p, x: f"em.math.bincount(em.abs({x.name}), minlength={p.rng.randint(0, 3)}, "
-                        f"maxlength={p.rng.choice([None, 4])})", I, sized_by_data=True),
+           lambda p, x: f"em.math.bincount(em.minimum(em.abs({x.name}), 30), "
+                        f"minlength={p.rng.randint(0, 3)}, maxlength={p.rng.choice([None, 4])})",
+           I, sized_by_data=True),  # values capped: bincount allocates max(arr) + 1 bins
     Recipe("em.where", lambda p, x: f"em.where({x.name} > 0)", FI, sized_by_data=True),
     Recipe("em.boolean_mask",
            lambda p, x: f"em.boolean_mask({x.name}, {p.like(x).name} > 0)", FI, 1,
@@ -182,7 +183,51 @@ RECIPES = [
     Recipe("em.random.stateless_truncated_normal",
            lambda p, x: f"em.random.stateless_truncated_normal(em.shape({x.name}), "
                         f"seed=[{p.rng.randint(0, 9)}, 5], stddev=2.0, dtype=em.{x.dtype})"),
+    # -- scans, searching, special functions --------------------------------------------
+    *[Recipe(name, lambda p, x, name=name: f"{name}({x.name}, axis={_axis(p, x)}, "
+                                           f"exclusive={p.flag()}, reverse={p.flag()})", FI, 1)
+      for name in ("em.cumsum", "em.cumprod", "em.math.cumsum", "em.math.cumprod")],
+    Recipe("em.searchsorted",
+           lambda p, x: f"em.searchsorted(em.cumsum(em.abs({x.name}), axis=-1), "
+                        f"{p.like(x).name}, side={p.rng.choice(['left', 'right'])!r})", FI, 1),
+    Recipe("em.math.lgamma", lambda p, x: f"em.math.lgamma({x.name})"),
+    Recipe("em.math.digamma", lambda p, x: f"em.math.digamma({x.name})"),
+    # -- convolution and pooling (NHWC / NWC) ---------------------------------------------
+    Recipe("em.nn.conv1d",
+           lambda p, x: f"em.nn.conv1d({x.name}, {_filter(p, x, 1)}, "
+                        f"stride={p.rng.randint(1, 2)}, padding={_padding(p)})", F, 3),
+    Recipe("em.nn.depthwise_conv2d",
+           lambda p, x: f"em.nn.depthwise_conv2d({x.name}, {_filter(p, x, 2, depthwise=True)}, "
+                        f"strides=[1, {p.rng.randint(1, 2)}, {p.rng.randint(1, 2)}, 1], "
+                        f"padding={_padding(p)})", F, 4),
+    Recipe("em.nn.conv2d_transpose",
+           lambda p, x: _conv_transpose(p, x), F, 4, dynamic=False),
+    *[Recipe(f"em.nn.{kind}_pool{suffix}",
+             lambda p, x, kind=kind, suffix=suffix: f"em.nn.{kind}_pool{suffix}({x.name}, "
+             f"{p.rng.randint(1, 2)}, {p.rng.randint(1, 2)}, {_padding(p)})", F, rank)
+      for kind in ("avg", "max") for suffix, rank in (("", 3), ("1d", 3), ("2d", 4))],
 ]
+
+
+def _padding(pick) -> str:
+    return repr(pick.rng.choice(["SAME", "VALID"]))
+
+
+def _filter(pick, x, spatial: int, depthwise=False) -> str:
+    """A constant filter [k..., C_in, C_out (or multiplier)] for x's channels."""
+    shape = [pick.rng.randint(1, 2) for _ in range(spatial)] + [x.shape[-1],
+                                                                  pick.rng.randint(1, 2)]
+    values = np.round(np.linspace(-1, 1, int(np.prod(shape))), 2).reshape(shape)
+    return f"em.constant(np.array({values.tolist()}, np.{x.dtype}))"
+
+
+def _conv_transpose(pick, x) -> str:
+    stride = pick.rng.randint(1, 2)
+    n, h, w, c = x.shape
+    out = [n, h * stride, w * stride, pick.rng.randint(1, 2)]
+    filters = np.round(np.linspace(-1, 1, 2 * 2 * out[3] * c), 2).reshape(2, 2, out[3], c)
+    return (f"em.nn.conv2d_transpose({x.name}, em.constant(np.array({filters.tolist()}, "
+            f"np.{x.dtype})), {out}, {stride}, 'SAME')")
 
 
 def _rows(pick) -> int:

@@ -1,7 +1,7 @@
 """Random programs over the ops of issue 13 (ops_catalogue.py), for ops_fuzz.py.
 
 `generate(seed)` writes `f(a0, ...)`: 3 to 8 statements, each one call of a recipe on an
-argument or an earlier result, then a return of the last result and up to two others. Every
+argument or an earlier result (the first tries recipe number `seed` modulo their count), then a return of the last result and up to two others. Every
 call is run eagerly on the first argument set while generating and kept only if it succeeds,
 so the programs are valid for their inputs and the recipes need not know every op's rules.
 40% of the programs are traced with every dim `?`, the others with their static shapes;
@@ -21,7 +21,8 @@ import ember as em
 from ops_catalogue import RECIPES
 
 DTYPES = ("float32", "float32", "float64", "int32", "int64")
-SHAPES = ((), (4,), (3, 4), (4, 4), (2, 3, 4), (1, 5), (0, 3), (3, 0, 2))
+SHAPES = ((), (4,), (3, 4), (4, 4), (2, 3, 4), (1, 5), (0, 3), (3, 0, 2), (1, 4, 5, 2),
+          (2, 3, 3, 1))
 OPERAND_LIMIT = 256  # elements: a call on larger values (meshgrid squares sizes) is not made
 
 
@@ -80,17 +81,20 @@ def _try(expr: str, namespace: dict):
 
 def generate(seed: int) -> str:
     rng = random.Random(seed)
-    dynamic = rng.random() < 0.4
+    featured = RECIPES[seed % len(RECIPES)]  # tried first, so every recipe gets its turn
+    dynamic = rng.random() < 0.4 and featured.dynamic
     special = rng.random() < 0.15
     args = [Val(f"a{i}", rng.choice(DTYPES), rng.choice(SHAPES), static=not dynamic)
             for i in range(rng.randint(1, 3))]
+    args[0] = Val("a0", rng.choice([d for d in DTYPES if np.dtype(d).kind in featured.kinds]),
+                  rng.choice([s for s in SHAPES if len(s) >= featured.min_rank]), not dynamic)
     calls = [[_array(rng, a.dtype, a.shape, special) for a in args] for _ in range(2)]
     namespace = {"em": em, "np": np, "inf": np.inf, "nan": np.nan}
     namespace.update({a.name: em.constant(v) for a, v in zip(args, calls[0])})
     values, lines, used = list(args), [], []
     for n in range(rng.randint(3, 8)):
-        for _ in range(30):
-            recipe = rng.choice(RECIPES)
+        for attempt in range(30):
+            recipe = featured if n == 0 and attempt < 10 else rng.choice(RECIPES)
             fits = [v for v in values if v.kind in recipe.kinds and np.prod(v.shape) <= OPERAND_LIMIT
                     and len(v.shape) >= recipe.min_rank and (v.static or recipe.dynamic)]
             if not fits:
