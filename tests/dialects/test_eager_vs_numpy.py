@@ -24,6 +24,8 @@ I = np.array([[7, -7, 0, 100], [-128, 127, 5, -1], [2, -3, 64, 9]], np.int8)
 J = np.array([-2, 2, 3, -5], np.int8)                              # non-zero divisors
 B = np.array([[True, False, True, False]])
 C = np.array([[True], [False], [True]])
+S = np.array([[1.0, -0.0, np.nan, 0.0, 2.0, -np.inf, 1.0, np.nan, 0.0, -1.0],
+              [3.0, 3.0, 3.0, -2.0, np.inf, 0.5, 0.5, -0.0, 7.0, -2.0]], np.float32)
 IMG = RNG.standard_normal((1, 5, 4, 2)).astype(np.float32)
 FLT = RNG.standard_normal((3, 2, 2, 3)).astype(np.float32)
 
@@ -56,6 +58,20 @@ def py_cmp(fn):
         return np.array([fn(a, b) for a, b in zip(xb.ravel().tolist(), yb.ravel().tolist())],
                         bool).reshape(xb.shape)
     return oracle
+
+
+def sorted_rows(x, descending=False):
+    """Stable sort of each row with Python's `sorted` (NaN above every number), returning
+    (values, int32 indices)."""
+    def key(v):
+        nan = v != v
+        if descending:
+            return (0 if nan else 1, 0.0 if nan else -v)
+        return (1 if nan else 0, 0.0 if nan else v)
+    order = [sorted(range(len(row)), key=lambda i: key(row[i])) for row in x.tolist()]
+    index = np.array(order, np.int32).reshape(x.shape)
+    values = np.array([[row[i] for i in o] for row, o in zip(x.tolist(), order)], x.dtype)
+    return values.reshape(x.shape), index
 
 
 def conv_loops(x, f, *, strides, dilations, padding):
@@ -254,6 +270,8 @@ ROWS = {
                                                                   axis).astype(np.float32)),
     "ember.log_softmax": ([P], {}, lambda x, axis: np.log(softmax64(x.astype(np.float64),
                                                                     axis)).astype(np.float32)),
+    # sorting: ties, -0.0 == 0.0 (a tie) and NaNs (first, descending) in one row
+    "ember.sort": ([S], {"descending": True}, lambda x, **_: sorted_rows(x, descending=True)),
     # print (no results): its kernel renders the text
     "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
     # assert (no results): its kernel says whether the condition holds
@@ -286,22 +304,26 @@ def run(name):
 def test_eager_op_matches_numpy_oracle(name):
     out, arrays, attrs = run(name)
     spec = REGISTRY[name]
-    want = np.asarray(ROWS[name][2](*arrays, **spec.normalize_attrs(attrs)))
-    assert isinstance(out, Tensor)
-    assert out.numpy().dtype == want.dtype, (out.dtype, want.dtype)
-    assert out.numpy().shape == want.shape
-    # the result also has the type the spec infers for these operands
+    wants = ROWS[name][2](*arrays, **spec.normalize_attrs(attrs))
+    wants = wants if isinstance(wants, tuple) else (wants,)  # ops with several results
+    outs = out if isinstance(out, tuple) else (out,)
+    # the results also have the types the spec infers for these operands
     types = tuple(TensorType(t.dtype, a.shape) for t, a in
                   zip([Tensor(a) for a in arrays], arrays))
-    inferred, = spec.infer_types(types, spec.normalize_attrs(attrs),
-                                 arrays if spec.uses_values else None)
-    assert inferred == TensorType(out.dtype, out.numpy().shape)
-    got = out.numpy()
-    if got.dtype.kind in "fV":
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
-                                   rtol=2e-6, atol=1e-6, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, want)
+    inferred = spec.infer_types(types, spec.normalize_attrs(attrs),
+                                arrays if spec.uses_values else None)
+    assert len(outs) == len(wants) == len(inferred)
+    for out, want, inferred_type in zip(outs, map(np.asarray, wants), inferred):
+        assert isinstance(out, Tensor)
+        assert out.numpy().dtype == want.dtype, (out.dtype, want.dtype)
+        assert out.numpy().shape == want.shape
+        assert inferred_type == TensorType(out.dtype, out.numpy().shape)
+        got = out.numpy()
+        if got.dtype.kind in "fV":
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                       rtol=2e-6, atol=1e-6, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name,low,high,mean,std", [

@@ -785,6 +785,7 @@ def test_slice_rejects_bounds_outside_the_dim(operands, values, message):
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
+    rows += SORTING
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
                                        "ember.dynamic_reshape",
@@ -799,3 +800,25 @@ def test_results_are_tuples_even_for_single_results():
     assert spec.infer_types((t, t), spec.normalize_attrs({})) == (t,)
     print_spec = REGISTRY["ember.print"]
     assert print_spec.infer_types((t,), print_spec.normalize_attrs({})) == ()
+
+
+# -- sorting ------------------------------------------------------------------------------
+
+SORTING = [
+    ("ember.sort", ["tensor<3x5xf32>"], {}, ["tensor<3x5xf32>", "tensor<3x5xi32>"]),
+    ("ember.sort", ["tensor<?x?xbf16>"], {"descending": True},
+     ["tensor<?x?xbf16>", "tensor<?x?xi32>"]),
+    ("ember.sort", ["tensor<0xui8>"], {}, ["tensor<0xui8>", "tensor<0xi32>"]),
+    ("ember.sort", ["tensor<*xi64>"], {}, ["tensor<*xi64>", "tensor<*xi32>"]),
+    ("ember.sort", ["tensor<f32>"], {},
+     (OpShapeError, "input of type tensor<f32> must have rank >= 1")),
+    ("ember.sort", ["tensor<4xi1>"], {},
+     (OpTypeError, "input of type tensor<4xi1> must have integer or float elements")),
+    ("ember.sort", ["tensor<4xf32>"], {"descending": 1},
+     (OpAttributeError, "attribute 'descending' expects a bool (`true` or `false`), got 1")),
+]
+
+
+@pytest.mark.parametrize("op,operands,attrs,expected", SORTING, ids=ids(SORTING))
+def test_sorting_inference(op, operands, attrs, expected):
+    check(op, operands, attrs, expected)
