@@ -158,7 +158,7 @@ def _k_value(k, where: str):
         value = trace_time_value(t)
         if value is None:
             return t
-        k = value
+        return int(value)
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
         raise TypeError(f"{where}: k must be an int or a scalar integer tensor, got {k!r}")
     return int(k)
