@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import (Attr, Op, OpShapeError, OpTypeError, Total, register)
+from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError, OpTypeError,
+                                       Total, register)
 from ember.dialects.ember.types import TensorType
 
 
@@ -70,3 +71,54 @@ class SortOp(Op):
     def reference(x, *, descending):
         order = stable_order(x, descending)
         return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)
+
+
+@register
+class UniqueOp(Op):
+    """The distinct values of a 1-D tensor in order of first occurrence, and for each input
+    element the position of its value in them (tf.unique): `input == output[idx]`.
+
+    Values are equal as TensorFlow's kernel compares them (a hash map with `==`): -0.0 and
+    0.0 are one value (the first occurrence's sign is kept), and every NaN is a value of its
+    own (numpy.unique merges NaNs and sorts its output; TensorFlow and this op do neither).
+    The output's size depends on the values, so its dim is always `?`. `out_idx` is the
+    index dtype, i32 or i64.
+
+    Example:
+      %y, %idx = "ember.unique"(%x) {out_idx = i32} : (tensor<6xi64>) -> (tensor<?xi64>, tensor<6xi32>)
+    """
+
+    name = "ember.unique"
+    operands = ("input",)
+    attrs = {"out_idx": Attr("dtype", dtypes.int32)}
+    results = ("output", "idx")
+    family = "sorting"
+    total_when = Total.RANKED
+
+    @classmethod
+    def infer(cls, x: TensorType, *, out_idx):
+        if out_idx not in (dtypes.int32, dtypes.int64):
+            raise OpAttributeError(cls.name, f"out_idx must be i32 or i64, got {out_idx.mlir}")
+        if x.rank is None:
+            return x, TensorType(out_idx, (None,))
+        if x.rank != 1:
+            raise OpShapeError(cls.name, f"input of type {x} must be 1-D")
+        return x.with_shape((None,)), TensorType(out_idx, x.shape)
+
+    @staticmethod
+    def reference(x, *, out_idx):
+        keys = x.astype(np.float32) if x.dtype.kind == "f" and x.dtype.itemsize < 4 or \
+            x.dtype.name == "bfloat16" else x
+        if keys.dtype.kind == "f":
+            keys = keys + keys.dtype.type(0.0)  # -0.0 + 0.0 is 0.0: one value with 0.0
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        starts = np.ones(len(x), bool)
+        starts[1:] = ordered[1:] != ordered[:-1]  # NaN != NaN: each NaN starts a group
+        group = np.cumsum(starts) - 1  # the group of each sorted position
+        first = order[starts]  # each group's first position in x (the sort is stable)
+        rank = np.empty(len(first), np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        idx = np.empty(len(x), np.int64)
+        idx[order] = rank[group]
+        return x[np.sort(first)], idx.astype(out_idx.np_dtype)

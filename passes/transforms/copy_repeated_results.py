@@ -8,7 +8,11 @@ its step in the CPU backend's bufferization pipeline, once Ember's MLIR has that
 Algorithm:
   1. For each function's `func.return`, walk the operands in order.
   2. A ranked tensor that an earlier operand already returned (and is not an argument)
-     is replaced by a `linalg.copy` of it into a new `tensor.empty` of its sizes.
+     is replaced by a `linalg.copy` of it into a new `tensor.empty` of its sizes. Values
+     are compared through the view-like ops that bufferize to an alias (tensor.cast,
+     extract_slice, collapse_shape, expand_shape): `return %0, cast(%0)` is a repeat too
+     (it cloned an unranked memref that nothing lowers, e.g. ember.unique's empty output
+     next to its empty idx once canonicalize merged their tensor.empty).
 
 Before:
     return %1, %1 : tensor<4xf32>, tensor<4xf32>
@@ -51,8 +55,9 @@ def copy_repeated_results(module: ir.Module) -> None:
                 continue
             seen = []
             for i, value in enumerate(list(ret.operands)):
-                if isinstance(value, ir.BlockArgument) or not any(value == v for v in seen):
-                    seen.append(value)
+                source = _aliased(value)
+                if isinstance(source, ir.BlockArgument) or not any(source == v for v in seen):
+                    seen.append(source)
                     continue
                 if not isinstance(value.type, ir.RankedTensorType):
                     continue  # scalars (i1, index) are returned by value, not in a buffer
@@ -63,3 +68,17 @@ def copy_repeated_results(module: ir.Module) -> None:
                              for k, d in enumerate(t.shape)]
                     empty = tensor.EmptyOp(sizes, t.element_type).result
                     ret.operands[i] = linalg.copy(value, outs=[empty])
+
+
+_VIEWS = ("tensor.cast", "tensor.extract_slice", "tensor.collapse_shape", "tensor.expand_shape")
+
+
+def _aliased(value: ir.Value) -> ir.Value:
+    """The value whose buffer `value` will alias: its source through view-like ops."""
+    while not isinstance(value, ir.BlockArgument):
+        owner = value.owner
+        op = owner.operation if isinstance(owner, ir.OpView) else owner
+        if not isinstance(op, ir.Operation) or op.name not in _VIEWS:
+            break
+        value = op.operands[0]
+    return value

@@ -71,9 +71,14 @@ def strictly_before(dtype: DType, descending: bool):
 @fitted
 def lower_sort(op, lw: Lowering):
     (t,) = lw.operand_types
+    return sort_rows(lw, lw.operands[0], t, lw.attrs["descending"])
+
+
+def sort_rows(lw: Lowering, x: ir.Value, t: TensorType, descending: bool) -> list[ir.Value]:
+    """(values, i32 indices) of `x` (of ember type `t`) sorted stably along its innermost
+    dim: steps 1 and 2 of the module's algorithm."""
     rank = len(ranked(t))
     vtype, itype = tensor_type(t), tensor_type(TensorType(dtypes.int32, t.shape))
-    x = lw.operands[0]
     sizes = sizes_of(lw, x, t)
     n = sizes[-1] if not isinstance(sizes[-1], int) else _const(sizes[-1])
     iota = _iota(sizes, rank)
@@ -87,7 +92,7 @@ def lower_sort(op, lw: Lowering):
     with ir.InsertionPoint(after):
         w, v, i = after.arguments
         two_w = arith.MulIOp(w, _const(2)).result
-        merged = _merge_pass(lw, t, v, i, w, two_w, n, rank)
+        merged = _merge_pass(lw, t, v, i, w, two_w, n, rank, descending)
         scf.YieldOp([two_w, *merged])
     return [loop.results[1], loop.results[2]]
 
@@ -101,12 +106,13 @@ def _iota(sizes, rank: int) -> ir.Value:
     return generic([], [], [new_tensor(sizes, i32)], [ident], [PARALLEL] * rank, body)[0]
 
 
-def _merge_pass(lw: Lowering, t, v, i, w, two_w, n, rank: int) -> list[ir.Value]:
+def _merge_pass(lw: Lowering, t, v, i, w, two_w, n, rank: int,
+                descending: bool) -> list[ir.Value]:
     """One pass: merges the runs of width `w` of (v, i) pairwise into runs of `two_w`."""
     et, i32 = element_type(t.dtype), ir.IntegerType.get_signless(32)
     sizes = sizes_of(lw, v, t)
     ident = ir.AffineMap.get_identity(rank)
-    before = strictly_before(t.dtype, lw.attrs["descending"])
+    before = strictly_before(t.dtype, descending)
 
     def body(_v, _i):
         batch = [linalg.IndexOp(d).result for d in range(rank - 1)]
