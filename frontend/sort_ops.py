@@ -173,3 +173,34 @@ def _check_k_at_run_time(x, k, message: str) -> None:
         convert_to_tensor(np.int64(k))
     zero = convert_to_tensor(np.int64(0))
     assert_true(logical_and(less_equal(zero, k), less_equal(k, n)), message)
+
+
+UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
+UniqueOutput.__doc__ = "What em.unique returns (tf.unique's namedtuple): y, idx."
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct values of the 1-D tensor `x` in order of first occurrence, and for each
+    element of `x` the index of its value in them (tf.unique), as a namedtuple `(y, idx)`:
+    `x == em.gather(y, idx)`.
+
+    As TensorFlow (and unlike numpy.unique, which sorts and merges NaNs): `y` keeps the
+    order of first occurrence, -0.0 and 0.0 are one value (the first one seen is kept) and
+    every NaN is a value of its own. Compiled too (no host fallback): `y`'s size depends on
+    the values, so its dim is `?` (a stable sort, then two compaction loops).
+
+    Example:
+      >>> import ember as em
+      >>> y, idx = em.unique(em.constant([1, 1, 2, 4, 4, 4, 7, 8, 8]))
+      >>> y.numpy().tolist(), idx.numpy().tolist()
+      ([1, 2, 4, 7, 8], [0, 0, 1, 2, 2, 2, 3, 4, 4])
+    """
+    del name
+    t = convert_to_tensor(x)
+    out_idx = dtypes.as_dtype(out_idx)
+    if out_idx not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"em.unique: out_idx must be int32 or int64, got {out_idx.name}")
+    if t.ndim is not None and t.ndim != 1:
+        raise ValueError(f"em.unique: x must be 1-D (tf.unique takes vectors), got shape "
+                         f"{t.shape}; flatten it first (em.reshape(x, [-1]))")
+    return UniqueOutput(*execute(S.UniqueOp, [t], {"out_idx": out_idx}))

@@ -44,3 +44,26 @@ func.func @sort_desc(%x: tensor<2x5xui8>) -> (tensor<2x5xui8>, tensor<2x5xi32>) 
   %v, %i = "ember.sort"(%x) {descending = true} : (tensor<2x5xui8>) -> (tensor<2x5xui8>, tensor<2x5xi32>)
   return %v, %i : tensor<2x5xui8>, tensor<2x5xi32>
 }
+
+// ember.unique: the stable sort above, then an scf.for over sorted positions writing each
+// element's first occurrence (rep) where a run of equal values starts (`cmpf oeq`: -0.0
+// joins 0.0, NaN never equals), then an scf.for over the input compacting first
+// occurrences (rep[i] == i) into the output and writing idx; the output is a slice of the
+// count written.
+// CHECK-LABEL: func.func @unique(
+// CHECK-SAME:    %[[X:.*]]: tensor<?xf32>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]]
+// CHECK:         %[[S:.*]]:3 = scf.while
+// CHECK:         %[[REP:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?xi32>, i32)
+// CHECK:           arith.cmpf oeq
+// CHECK:           tensor.insert %{{.*}} into %{{.*}} : tensor<?xi32>
+// CHECK:         %[[C:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args({{.*}}) -> (tensor<?xf32>, tensor<?xi64>, index)
+// CHECK:           tensor.extract %[[REP]]#0
+// CHECK:           tensor.insert %{{.*}} into %{{.*}} : tensor<?xf32>
+// CHECK:           tensor.insert %{{.*}} into %{{.*}} : tensor<?xi64>
+// CHECK:         %[[Y:.*]] = tensor.extract_slice %[[C]]#0[0] [%[[C]]#2] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK:         return %[[Y]], %[[C]]#1 : tensor<?xf32>, tensor<?xi64>
+func.func @unique(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %y, %i = "ember.unique"(%x) {out_idx = i64} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>)
+  return %y, %i : tensor<?xf32>, tensor<?xi64>
+}

@@ -27,3 +27,13 @@ func.func @sort_empty(%x: tensor<0xbf16>) -> tensor<0xbf16> {
   %v, %i = "ember.sort"(%x) {descending = false} : (tensor<0xbf16>) -> (tensor<0xbf16>, tensor<0xi32>)
   return %v : tensor<0xbf16>
 }
+
+// ember.unique: the output's dim is `?` whatever the input's (its size depends on values).
+// CHECK-LABEL: func.func @unique(
+// CHECK:       %[[U:.*]]:2 = "ember.unique"(%{{.*}}) {out_idx = i32} : (tensor<6xi64>) -> (tensor<?xi64>, tensor<6xi32>)
+// CHECK:       "ember.unique"(%{{.*}}) {out_idx = i64} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>)
+func.func @unique(%x: tensor<6xi64>, %f: tensor<?xf32>) -> (tensor<?xi64>, tensor<6xi32>, tensor<?xi64>) {
+  %y, %i = "ember.unique"(%x) {out_idx = i32} : (tensor<6xi64>) -> (tensor<?xi64>, tensor<6xi32>)
+  %fy, %fi = "ember.unique"(%f) {out_idx = i64} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>)
+  return %y, %i, %fi : tensor<?xi64>, tensor<6xi32>, tensor<?xi64>
+}

@@ -11,3 +11,12 @@ func.func @f(%m: memref<4xi1>, %i: index) -> i1 {
   %v = memref.load %m[%i] : memref<4xi1>
   return %v : i1
 }
+
+// An unranked bool result (a result of run-time size, em.unique of bools) is widened too.
+// CHECK-LABEL: func.func @unranked(
+// CHECK-SAME:    %{{.*}}: memref<?xi8>) -> memref<*xi8>
+// CHECK:         memref.cast %{{.*}} : memref<?xi8> to memref<*xi8>
+func.func @unranked(%m: memref<?xi1>) -> memref<*xi1> {
+  %u = memref.cast %m : memref<?xi1> to memref<*xi1>
+  return %u : memref<*xi1>
+}

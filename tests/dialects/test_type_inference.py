@@ -816,6 +816,13 @@ SORTING = [
      (OpTypeError, "input of type tensor<4xi1> must have integer or float elements")),
     ("ember.sort", ["tensor<4xf32>"], {"descending": 1},
      (OpAttributeError, "attribute 'descending' expects a bool (`true` or `false`), got 1")),
+    ("ember.unique", ["tensor<6xf32>"], {}, ["tensor<?xf32>", "tensor<6xi32>"]),
+    ("ember.unique", ["tensor<?xi1>"], {"out_idx": "int64"}, ["tensor<?xi1>", "tensor<?xi64>"]),
+    ("ember.unique", ["tensor<*xui8>"], {}, ["tensor<*xui8>", "tensor<?xi32>"]),
+    ("ember.unique", ["tensor<2x3xf32>"], {},
+     (OpShapeError, "input of type tensor<2x3xf32> must be 1-D")),
+    ("ember.unique", ["tensor<3xf32>"], {"out_idx": "int8"},
+     (OpAttributeError, "out_idx must be i32 or i64, got i8")),
 ]
 
 
