@@ -186,3 +186,60 @@ def test_top_k_with_k_above_n_raises_eagerly_and_compiled():
 def test_bad_arguments_raise_clear_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# -- em.unique ----------------------------------------------------------------------------
+
+def unique_oracle(x: np.ndarray, out_idx=np.int32):
+    """tf.unique with a Python dict: first-occurrence order, -0.0 == 0.0 (one key), and
+    every NaN its own key (NaN never equals NaN)."""
+    seen, y, idx = {}, [], []
+    values = x.astype(np.float64).tolist() if x.dtype.kind in "fV" else x.tolist()
+    for i, v in enumerate(values):
+        if v not in seen:
+            seen[v] = len(y)
+            y.append(i)
+        idx.append(seen[v])
+    return x[np.array(y, np.int64)], np.array(idx, out_idx)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.bool_], ids=lambda d: np.dtype(d).name)
+def test_eager_unique_matches_the_oracle(dtype):
+    x = sample(dtype, (40,))
+    y, idx = em.unique(x)
+    want_y, want_idx = unique_oracle(x)
+    same(y.numpy(), want_y)
+    same(idx.numpy(), want_idx)
+    same(em.unique(x, out_idx=em.int64).idx.numpy(), want_idx.astype(np.int64))
+
+
+def test_unique_keeps_first_occurrences_and_every_nan():
+    x = np.array([0.0, np.nan, -0.0, 2.0, np.nan, 0.0, 2.0], np.float32)
+    result = em.unique(x)
+    assert type(result).__name__ == "Unique" and result._fields == ("y", "idx")
+    same(result.y.numpy(), np.array([0.0, np.nan, 2.0, np.nan], np.float32))
+    same(result.idx.numpy(), np.array([0, 1, 0, 2, 3, 0, 2], np.int32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.bool_], ids=lambda d: np.dtype(d).name)
+def test_compiled_unique_matches_eager_static_dynamic_and_empty(dtype):
+    def program(x):
+        y, idx = em.unique(x, out_idx=em.int64)
+        return y, idx, em.gather(y, idx)  # x again
+    spec = [em.TensorSpec([None], em.as_dtype(dtype))]
+    static, dynamic = em.function(program), em.function(program, input_signature=spec)
+    with no_fallback():
+        for x in (sample(dtype, (30,)), sample(dtype, (1,)), sample(dtype, (0,))):
+            want = program(em.constant(x))
+            np.testing.assert_array_equal(want[2].numpy().astype(np.float64),
+                                          x.astype(np.float64))  # -0.0 may read as 0.0
+            for fn in (static, dynamic):
+                for g, w in zip(fn(x), want):
+                    same(g.numpy(), w.numpy())
+
+
+def test_unique_rejects_what_tf_unique_rejects():
+    with pytest.raises(ValueError, match=r"em.unique: x must be 1-D .* got shape \(2, 2\)"):
+        em.unique(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="em.unique: out_idx must be int32 or int64, got int16"):
+        em.unique(np.zeros(3), out_idx=em.int16)
