@@ -114,10 +114,12 @@ def _merge_pass(lw: Lowering, t, v, i, w, two_w, n, rank: int,
     ident = ir.AffineMap.get_identity(rank)
     before = strictly_before(t.dtype, descending)
 
+    block_mask = arith.SubIOp(_const(0), two_w).result  # -2w: 2w is a power of two
+
     def body(_v, _i):
         batch = [linalg.IndexOp(d).result for d in range(rank - 1)]
         p = linalg.IndexOp(rank - 1).result
-        s = arith.MulIOp(arith.DivUIOp(p, two_w).result, two_w).result
+        s = arith.AndIOp(p, block_mask).result  # p rounded down to a multiple of 2w
         a_end = arith.MinSIOp(arith.AddIOp(s, w).result, n).result
         b_end = arith.MinSIOp(arith.AddIOp(s, two_w).result, n).result
         la = arith.SubIOp(a_end, s).result
