@@ -16,6 +16,9 @@ from ember.dialects.ember.base import (Attr, Op, OpAttributeError, OpShapeError,
 from ember.dialects.ember.types import TensorType
 
 
+_MAX_INDEX = 2**31 - 1  # the indices are int32, as tf.math.top_k's
+
+
 def stable_order(x: np.ndarray, descending: bool) -> np.ndarray:
     """The int64 permutation of the innermost dim that sorts `x` stably (see SortOp)."""
     keys = x.astype(np.float32) if x.dtype.kind == "V" or x.dtype == np.float16 or \
@@ -65,6 +68,9 @@ class SortOp(Op):
                               "bools to an integer type first)")
         if x.rank == 0:
             raise OpShapeError(cls.name, f"input of type {x} must have rank >= 1")
+        if x.rank and x.shape[-1] is not None and x.shape[-1] > _MAX_INDEX:
+            raise OpShapeError(cls.name, f"input of type {x} has more elements in its last "
+                               "dim than int32 indices count")
         return x, TensorType(dtypes.int32, x.shape)
 
     @staticmethod

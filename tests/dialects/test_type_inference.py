@@ -829,3 +829,11 @@ SORTING = [
 @pytest.mark.parametrize("op,operands,attrs,expected", SORTING, ids=ids(SORTING))
 def test_sorting_inference(op, operands, attrs, expected):
     check(op, operands, attrs, expected)
+
+
+def test_sort_refuses_rows_longer_than_int32_indices_count():
+    check("ember.sort", ["tensor<2x2147483648xi8>"], {},
+          (OpShapeError, "input of type tensor<2x2147483648xi8> has more elements in its "
+                         "last dim than int32 indices count"))
+    assert infer("ember.sort", ["tensor<2147483647xi8>"]) == ["tensor<2147483647xi8>",
+                                                              "tensor<2147483647xi32>"]

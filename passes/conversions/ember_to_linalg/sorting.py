@@ -62,6 +62,7 @@ def strictly_before(dtype: DType, descending: bool):
             below = arith.CmpFOp(arith.CmpFPredicate.ULT, x, y).result
             number = arith.CmpFOp(arith.CmpFPredicate.ORD, x, x).result
             return arith.AndIOp(below, number).result
+        # bool (ember.unique only): `slt` on i1 puts true first, any total order groups
         pred = arith.CmpIPredicate.ult if dtype.kind == "uint" else arith.CmpIPredicate.slt
         return arith.CmpIOp(pred, x, y).result
     return (lambda x, y: less(y, x)) if descending else less
@@ -136,24 +137,9 @@ def _merge_pass(lw: Lowering, t, v, i, w, two_w, n, rank: int,
             k = arith.MinSIOp(k, arith.SubIOp(lb, _const(1)).result).result
             return arith.AddIOp(a_end, k).result
 
-        lo = arith.MaxSIOp(arith.SubIOp(q, lb).result, _const(0)).result
-        hi = arith.MinSIOp(q, la).result
-        search = scf.WhileOp([_index(), _index()], [lo, hi])
-        cond = search.before.blocks.append(_index(), _index())
-        with ir.InsertionPoint(cond):
-            c_lo, c_hi = cond.arguments
-            scf.ConditionOp(arith.CmpIOp(arith.CmpIPredicate.slt, c_lo, c_hi).result,
-                            [c_lo, c_hi])
-        step = search.after.blocks.append(_index(), _index())
-        with ir.InsertionPoint(step):
-            s_lo, s_hi = step.arguments
-            mid = arith.ShRUIOp(arith.AddIOp(s_lo, s_hi).result, _const(1)).result
-            b_pos = arith.SubIOp(arith.SubIOp(q, _const(1)).result, mid).result
-            b_first = before(at(v, arith.AddIOp(a_end, b_pos).result), a_at(mid))
-            scf.YieldOp([arith.SelectOp(b_first, s_lo, arith.AddIOp(mid, _const(1)).result
-                                        ).result,
-                         arith.SelectOp(b_first, mid, s_hi).result])
-        a_count = search.results[0]
+        a_count = _merge_path(q, la, lb, lambda m: before(
+            at(v, arith.AddIOp(a_end, arith.SubIOp(arith.SubIOp(q, _const(1)).result, m)
+                               .result).result), a_at(m)))
         j = arith.SubIOp(q, a_count).result
         a_pos = arith.AddIOp(s, arith.MinSIOp(a_count, arith.SubIOp(la, _const(1)).result
                                               ).result).result
@@ -171,3 +157,25 @@ def _merge_pass(lw: Lowering, t, v, i, w, two_w, n, rank: int,
 
 def _not(x: ir.Value) -> ir.Value:
     return arith.XOrIOp(x, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
+
+
+def _merge_path(q: ir.Value, la: ir.Value, lb: ir.Value, b_first) -> ir.Value:
+    """How many of the first `q` merged elements come from A (of `la` elements; B has
+    `lb`): the least m in [max(0, q - lb), min(q, la)) with `b_first(m)` (B[q - 1 - m]
+    strictly before A[m]), else min(q, la). A binary search: `scf.while` lo < hi."""
+    lo = arith.MaxSIOp(arith.SubIOp(q, lb).result, _const(0)).result
+    hi = arith.MinSIOp(q, la).result
+    search = scf.WhileOp([_index(), _index()], [lo, hi])
+    cond = search.before.blocks.append(_index(), _index())
+    with ir.InsertionPoint(cond):
+        c_lo, c_hi = cond.arguments
+        scf.ConditionOp(arith.CmpIOp(arith.CmpIPredicate.slt, c_lo, c_hi).result,
+                        [c_lo, c_hi])
+    step = search.after.blocks.append(_index(), _index())
+    with ir.InsertionPoint(step):
+        s_lo, s_hi = step.arguments
+        mid = arith.ShRUIOp(arith.AddIOp(s_lo, s_hi).result, _const(1)).result
+        found = b_first(mid)
+        scf.YieldOp([arith.SelectOp(found, s_lo, arith.AddIOp(mid, _const(1)).result).result,
+                     arith.SelectOp(found, mid, s_hi).result])
+    return search.results[0]
