@@ -46,7 +46,7 @@ def _sorted_along(x, axis, descending: bool, where: str):
                          "input_signature a shape (None for unknown dims)")
     if isinstance(axis, bool) or not isinstance(axis, (numbers.Integral, np.integer)):
         value = trace_time_value(convert_to_tensor(axis)) if is_tensor(axis) else None
-        if value is None or value.ndim != 0 or not value.dtype.kind in "iu":
+        if value is None or value.ndim != 0 or value.dtype.kind not in "iu":
             raise TypeError(f"{where}: axis must be a Python int, got {axis!r}")
         axis = int(value)
     axis = int(axis)
