@@ -39,8 +39,8 @@ class WidenBoolMemrefsPass(Pass):
 
 
 def _widened(t: ir.Type):
-    """memref<...xi1> as memref<...xi8> (same layout), else None; memref<*xi1> (a result
-    of run-time size, e.g. em.unique of bools) as memref<*xi8>."""
+    """memref<...xi1> as memref<...xi8> (same layout), memref<*xi1> as memref<*xi8>
+    (a bool result of dynamic shape), else None."""
     if isinstance(t, ir.UnrankedMemRefType) and str(t.element_type) == "i1":
         return ir.UnrankedMemRefType.get(ir.IntegerType.get_signless(8), t.memory_space)
     if not isinstance(t, ir.MemRefType) or str(t.element_type) != "i1":
