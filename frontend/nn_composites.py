@@ -150,7 +150,8 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     depth = x.shape[-1] if x.shape.rank is not None and x.shape[-1] is not None else \
         ops.shape(x)[-1]
     from ember.frontend.effects import assert_true
-    assert_true(ops.reduce_all(ops.logical_and(labels >= 0, labels < depth)),
+    bound = depth if isinstance(depth, int) else ops.cast(depth, labels.dtype)  # int32 dim
+    assert_true(ops.reduce_all(ops.logical_and(labels >= 0, labels < bound)),
                 "sparse_softmax_cross_entropy_with_logits: a label is outside [0, classes)")
     picked = ops.one_hot(labels, depth, dtype=x.dtype) * ops.log_softmax(x, -1)
     return -ops.reduce_sum(picked, axis=-1)
