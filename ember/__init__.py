@@ -43,6 +43,7 @@ from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # 
                                        tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                        tensor_scatter_nd_update, where)
 from ember.frontend.scan_ops import cumprod, cumsum, searchsorted
+from ember.frontend.sort_ops import argsort, sort, unique
 from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction

@@ -7,6 +7,7 @@ from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, ge
                                           softmax_cross_entropy_with_logits, softsign,
                                           sparse_softmax_cross_entropy_with_logits, swish)
 from ember.frontend.random_composites import dropout, stateless_dropout
+from ember.frontend.sort_ops import top_k  # tf.nn.top_k, the same as tf.math.top_k
 from ember.frontend.ops import (avg_pool2d, conv2d, log_softmax, max_pool2d, relu, sigmoid,
                                 softmax, tanh)
 from ember.frontend.nn_conv import (avg_pool, avg_pool1d, conv1d, conv2d_transpose, max_pool,
@@ -26,3 +27,4 @@ experimental = _types.SimpleNamespace(stateless_dropout=stateless_dropout)
 __all__ += ["dropout", "experimental"]
 __all__ += ["avg_pool", "avg_pool1d", "conv1d", "conv2d_transpose", "depthwise_conv2d",
             "max_pool", "max_pool1d"]
+__all__ += ["top_k"]

@@ -7,7 +7,9 @@ its step in the CPU backend, if the backend ever links the runner utilities.
 
 Algorithm:
   1. Collect every `memref.copy`.
-  2. Replace each by `linalg.copy ins(source) outs(target)` at the same place.
+  2. Replace each by `linalg.copy ins(source) outs(target)` at the same place; an
+     unranked target (the copy of a ranked buffer into a result of run-time rank, when
+     a dynamic result aliases another) is `memref.cast` to the source's shape first.
 
 Before:
     memref.copy %a, %b : memref<4xf32, strided<[2]>> to memref<4xf32>
@@ -45,5 +47,19 @@ def copies_to_linalg(module: ir.Module) -> None:
     for op in copies:
         source, target = op.operands[0], op.operands[1]
         with ir.InsertionPoint(op), op.location:
+            if isinstance(target.type, ir.UnrankedMemRefType) and \
+                    isinstance(source.type, ir.MemRefType):
+                target = _ranked_like(target, ir.MemRefType(source.type))
+            if isinstance(target.type, ir.UnrankedMemRefType):
+                continue  # unranked to unranked: no loop nest to write (left as it was)
             linalg.copy(source, outs=[target])
         op.erase()
+
+
+def _ranked_like(target: ir.Value, source: ir.MemRefType) -> ir.Value:
+    """The unranked `target` (a clone of a ranked buffer returned with a dynamic result
+    type: bufferization's `clone ... to memref<*xT>`) cast to `source`'s shape."""
+    from mlir.dialects import memref
+    ranked = ir.MemRefType.get(source.shape, source.element_type,
+                               memory_space=source.memory_space)
+    return memref.CastOp(ranked, target).result

@@ -24,6 +24,8 @@ I = np.array([[7, -7, 0, 100], [-128, 127, 5, -1], [2, -3, 64, 9]], np.int8)
 J = np.array([-2, 2, 3, -5], np.int8)                              # non-zero divisors
 B = np.array([[True, False, True, False]])
 C = np.array([[True], [False], [True]])
+S = np.array([[1.0, -0.0, np.nan, 0.0, 2.0, -np.inf, 1.0, np.nan, 0.0, -1.0],
+              [3.0, 3.0, 3.0, -2.0, np.inf, 0.5, 0.5, -0.0, 7.0, -2.0]], np.float32)
 IMG = RNG.standard_normal((1, 5, 4, 2)).astype(np.float32)
 FLT = RNG.standard_normal((3, 2, 2, 3)).astype(np.float32)
 
@@ -56,6 +58,31 @@ def py_cmp(fn):
         return np.array([fn(a, b) for a, b in zip(xb.ravel().tolist(), yb.ravel().tolist())],
                         bool).reshape(xb.shape)
     return oracle
+
+
+def sorted_rows(x, descending=False):
+    """Stable sort of each row with Python's `sorted` (NaN above every number), returning
+    (values, int32 indices)."""
+    def key(v):
+        nan = v != v
+        if descending:
+            return (0 if nan else 1, 0.0 if nan else -v)
+        return (1 if nan else 0, 0.0 if nan else v)
+    order = [sorted(range(len(row)), key=lambda i: key(row[i])) for row in x.tolist()]
+    index = np.array(order, np.int32).reshape(x.shape)
+    values = np.array([[row[i] for i in o] for row, o in zip(x.tolist(), order)], x.dtype)
+    return values.reshape(x.shape), index
+
+
+def unique_loop(x):
+    """tf.unique with a Python dict (NaN keys never match: each NaN is its own value)."""
+    seen, y, idx = {}, [], []
+    for v in x.tolist():
+        if v not in seen:
+            seen[v] = len(y)
+            y.append(v)
+        idx.append(seen[v])
+    return np.array(y, x.dtype), np.array(idx, np.int64)
 
 
 def conv_loops(x, f, *, strides, dilations, padding):
@@ -408,6 +435,10 @@ ROWS = {
     "ember.digamma": ([np.array([[0.5, 1.0, 2.0, 3.5], [-0.5, -2.5, 1e-3, 30.0],
                                  [0.0, -3.0, np.inf, np.nan]], np.float32)], {},
                       f64(np.vectorize(digamma_py, otypes=[np.float64]))),
+    # sorting: ties, -0.0 == 0.0 (a tie) and NaNs (first, descending) in one row
+    "ember.sort": ([S], {"descending": True}, lambda x, **_: sorted_rows(x, descending=True)),
+    # tf.unique: first-occurrence order, -0.0 joins 0.0, each NaN its own value
+    "ember.unique": ([S[0]], {"out_idx": "int64"}, lambda x, **_: unique_loop(x)),
     # print (no results): its kernel renders the text
     "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
     # assert (no results): its kernel says whether the condition holds
@@ -415,7 +446,7 @@ ROWS = {
 }
 
 # ops whose first result dim depends on operand values
-DATA_DEPENDENT_FIRST_DIM = {"ember.where_indices"}
+DATA_DEPENDENT_FIRST_DIM = {"ember.where_indices", "ember.unique"}
 
 # state ops: operands after the resource, (old value, *operands) -> new state
 STATE_ROWS = {
@@ -443,25 +474,29 @@ def run(name):
 def test_eager_op_matches_numpy_oracle(name):
     out, arrays, attrs = run(name)
     spec = REGISTRY[name]
-    want = np.asarray(ROWS[name][2](*arrays, **spec.normalize_attrs(attrs)))
-    assert isinstance(out, Tensor)
-    assert out.numpy().dtype == want.dtype, (out.dtype, want.dtype)
-    assert out.numpy().shape == want.shape
-    # the result also has the type the spec infers for these operands
+    wants = ROWS[name][2](*arrays, **spec.normalize_attrs(attrs))
+    wants = wants if isinstance(wants, tuple) else (wants,)  # ops with several results
+    outs = out if isinstance(out, tuple) else (out,)
+    # the results also have the types the spec infers for these operands
     types = tuple(TensorType(t.dtype, a.shape) for t, a in
                   zip([Tensor(a) for a in arrays], arrays))
-    inferred, = spec.infer_types(types, spec.normalize_attrs(attrs),
-                                 arrays if spec.uses_values else None)
-    shape = out.numpy().shape
-    if name in DATA_DEPENDENT_FIRST_DIM:  # a size no type can know: `?`
-        shape = (None,) + shape[1:]
-    assert inferred == TensorType(out.dtype, shape)
-    got = out.numpy()
-    if got.dtype.kind in "fV":
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
-                                   rtol=2e-6, atol=1e-6, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, want)
+    inferred = spec.infer_types(types, spec.normalize_attrs(attrs),
+                                arrays if spec.uses_values else None)
+    assert len(outs) == len(wants) == len(inferred)
+    for out, want, inferred_type in zip(outs, map(np.asarray, wants), inferred):
+        assert isinstance(out, Tensor)
+        assert out.numpy().dtype == want.dtype, (out.dtype, want.dtype)
+        assert out.numpy().shape == want.shape
+        shape = out.numpy().shape
+        if name in DATA_DEPENDENT_FIRST_DIM:  # a size no type can know: `?`
+            shape = tuple(None if d is None else n for d, n in zip(inferred_type.shape, shape))
+        assert inferred_type == TensorType(out.dtype, shape)
+        got = out.numpy()
+        if got.dtype.kind in "fV":
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                       rtol=2e-6, atol=1e-6, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name,low,high,mean,std", [

@@ -883,6 +883,7 @@ def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
     rows += SCAN
+    rows += SORTING
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
                                        "ember.dynamic_reshape",
@@ -936,3 +937,38 @@ SCAN = [
 @pytest.mark.parametrize("op,operands,attrs,expected", SCAN, ids=ids(SCAN))
 def test_scan_inference(op, operands, attrs, expected):
     check(op, operands, attrs, expected)
+# -- sorting ------------------------------------------------------------------------------
+
+SORTING = [
+    ("ember.sort", ["tensor<3x5xf32>"], {}, ["tensor<3x5xf32>", "tensor<3x5xi32>"]),
+    ("ember.sort", ["tensor<?x?xbf16>"], {"descending": True},
+     ["tensor<?x?xbf16>", "tensor<?x?xi32>"]),
+    ("ember.sort", ["tensor<0xui8>"], {}, ["tensor<0xui8>", "tensor<0xi32>"]),
+    ("ember.sort", ["tensor<*xi64>"], {}, ["tensor<*xi64>", "tensor<*xi32>"]),
+    ("ember.sort", ["tensor<f32>"], {},
+     (OpShapeError, "input of type tensor<f32> must have rank >= 1")),
+    ("ember.sort", ["tensor<4xi1>"], {},
+     (OpTypeError, "input of type tensor<4xi1> must have integer or float elements")),
+    ("ember.sort", ["tensor<4xf32>"], {"descending": 1},
+     (OpAttributeError, "attribute 'descending' expects a bool (`true` or `false`), got 1")),
+    ("ember.unique", ["tensor<6xf32>"], {}, ["tensor<?xf32>", "tensor<6xi32>"]),
+    ("ember.unique", ["tensor<?xi1>"], {"out_idx": "int64"}, ["tensor<?xi1>", "tensor<?xi64>"]),
+    ("ember.unique", ["tensor<*xui8>"], {}, ["tensor<*xui8>", "tensor<?xi32>"]),
+    ("ember.unique", ["tensor<2x3xf32>"], {},
+     (OpShapeError, "input of type tensor<2x3xf32> must be 1-D")),
+    ("ember.unique", ["tensor<3xf32>"], {"out_idx": "int8"},
+     (OpAttributeError, "out_idx must be i32 or i64, got i8")),
+]
+
+
+@pytest.mark.parametrize("op,operands,attrs,expected", SORTING, ids=ids(SORTING))
+def test_sorting_inference(op, operands, attrs, expected):
+    check(op, operands, attrs, expected)
+
+
+def test_sort_refuses_rows_longer_than_int32_indices_count():
+    check("ember.sort", ["tensor<2x2147483648xi8>"], {},
+          (OpShapeError, "input of type tensor<2x2147483648xi8> has more elements in its "
+                         "last dim than int32 indices count"))
+    assert infer("ember.sort", ["tensor<2147483647xi8>"]) == ["tensor<2147483647xi8>",
+                                                              "tensor<2147483647xi32>"]

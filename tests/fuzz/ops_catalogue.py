@@ -206,6 +206,20 @@ RECIPES = [
              lambda p, x, kind=kind, suffix=suffix: f"em.nn.{kind}_pool{suffix}({x.name}, "
              f"{p.rng.randint(1, 2)}, {p.rng.randint(1, 2)}, {_padding(p)})", F, rank)
       for kind in ("avg", "max") for suffix, rank in (("", 3), ("1d", 3), ("2d", 4))],
+    # -- sorting: ties, NaN and -0.0 in the operands keep their order (stable) -------------
+    Recipe("em.sort",
+           lambda p, x: f"em.sort({x.name}, axis={_axis(p, x)}, "
+                        f"direction={p.rng.choice(['ASCENDING', 'DESCENDING'])!r})", FI, 1),
+    Recipe("em.argsort",
+           lambda p, x: f"em.argsort({x.name}, axis={_axis(p, x)}, "
+                        f"direction={p.rng.choice(['ASCENDING', 'DESCENDING'])!r})", FI, 1),
+    Recipe("em.math.top_k",
+           lambda p, x: f"em.math.top_k({x.name}, {p.rng.randint(0, 3)})."
+                        f"{p.rng.choice(['values', 'indices'])}", FI, 1),
+    # the program keeps gather(y, idx): y's size is data-dependent (`sized_by_data`
+    # recipes show those too)
+    Recipe("em.unique",
+           lambda p, x: f"em.gather(*em.unique(em.reshape({x.name}, [-1])))", FI),
 ]
 
 
