@@ -36,6 +36,7 @@ from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
 from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
                                              roll, split, tile, unstack)
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
+from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
