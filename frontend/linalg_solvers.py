@@ -97,42 +97,51 @@ def _row_times(v, x):
 
 def _batch_zeros(x):
     """Zeros of x's batch shape with two size-1 matrix dims, for broadcasting batches."""
-    return ops.zeros_like(x[..., :1, :1])
+    return ops.zeros_like(ops.reduce_sum(x, axis=[-2, -1], keepdims=True))
 
 
-def _gauss_jordan(m, n: int):
-    """Reduces [A | B] (m, rows n) to [I | A^-1 B] with partial pivoting. Returns the
-    reduced matrix, whether every pivot was nonzero, and det(A) as (sign, log|det|)."""
-    width = m.shape[-1]
-    dtype = m.dtype
-    batch = ops.reduce_sum(_batch_zeros(m), axis=[-2, -1])
+def _gauss_jordan(a, b, n: int):
+    """Reduces A to I by row operations with partial pivoting, applying the same
+    operations to B (which then holds A^-1 B; None for none). Returns the reduced B,
+    whether every pivot was nonzero, and det(A) as (sign, log|det|)."""
+    dtype = a.dtype
+    batch = ops.reduce_sum(_batch_zeros(a), axis=[-2, -1])
     rows = ops.range(n)
+    one, zero = ops.cast(1, dtype), ops.cast(0, dtype)
 
-    def body(k, m, ok, sign, logabs):
-        ek, ek_wide = _unit(n, k, dtype), _unit(width, k, dtype)
-        col = ops.reduce_sum(m * ek_wide, axis=-1)
+    def body(k, a, b, ok, sign, logabs):
+        ek = _unit(n, k, dtype)
+        col = _column(a, k, n)
         candidates = ops.where(rows >= k, ops.abs(col), ops.cast(-1, dtype))
         p = ops.argmax(candidates, axis=-1, output_type=dtypes.int32)
         ep = ops.one_hot(p, n, dtype=dtype)
-        row_k = ops.reduce_sum(m * ops.expand_dims(ek, -1), axis=-2)
-        row_p = ops.reduce_sum(m * ops.expand_dims(ep, -1), axis=-2)
-        # swap rows k and p (a no-op when p == k)
-        m = m + ops.expand_dims(ek - ep, -1) * ops.expand_dims(row_p - row_k, -2)
-        pivot = ops.reduce_sum(row_p * ek_wide, axis=-1)
+        row_p = ops.reduce_sum(a * ops.expand_dims(ep, -1), axis=-2)
+        pivot = ops.reduce_sum(row_p * ek, axis=-1)
         nonzero = ops.not_equal(pivot, 0)
         ok = ops.logical_and(ok, ops.reduce_all(nonzero))
-        swapped = ops.not_equal(p, k)
-        sign = sign * ops.where(swapped, ops.cast(-1, dtype), ops.cast(1, dtype)) * \
-            ops.sign(pivot)
-        logabs = logabs + ops.log(ops.where(nonzero, ops.abs(pivot), ops.cast(0, dtype)))
-        pivot_row = row_p / ops.expand_dims(ops.where(nonzero, pivot, ops.cast(1, dtype)), -1)
-        col = ops.reduce_sum(m * ek_wide, axis=-1)
-        m = m - ops.expand_dims(col - ek, -1) * ops.expand_dims(pivot_row, -2)
-        return k + 1, m, ok, sign, logabs
+        sign = sign * ops.where(ops.not_equal(p, k), -one, one) * ops.sign(pivot)
+        logabs = logabs + ops.log(ops.where(nonzero, ops.abs(pivot), zero))
+        scale = ops.expand_dims(ops.where(nonzero, pivot, one), -1)
+        swap = ops.expand_dims(ek - ep, -1)
+        # column k after rows k and p swap; the step is m -= (col - e_k) (row_p / pivot)
+        factor = ops.expand_dims(col + (ek - ep) * ops.expand_dims(pivot - _dot(col, ek),
+                                                                    -1) - ek, -1)
 
-    start = (ops.cast(0, dtypes.int32), m, ops.equal(0, 0), batch + 1, batch)
-    _, m, ok, sign, logabs = while_loop(lambda k, *_: k < n, body, start)
-    return m, ok, sign, logabs
+        def step(m):
+            row_k = ops.reduce_sum(m * ops.expand_dims(ek, -1), axis=-2)
+            row_pm = ops.reduce_sum(m * ops.expand_dims(ep, -1), axis=-2)
+            m = m + swap * ops.expand_dims(row_pm - row_k, -2)
+            return m - factor * ops.expand_dims(row_pm / scale, -2)
+        return k + 1, step(a), step(b), ok, sign, logabs
+
+    start = (ops.cast(0, dtypes.int32), a, a if b is None else b, ops.equal(0, 0),
+             batch + 1, batch)
+    _, _, b_out, ok, sign, logabs = while_loop(lambda k, *_: k < n, body, start)
+    return b_out, ok, sign, logabs
+
+
+def _dot(x, y):
+    return ops.reduce_sum(x * y, axis=-1)
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002
@@ -150,9 +159,9 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
     a, n, _ = _matrix(input, "inv")
     a = _swap_last(a) if adjoint else a
     eye = ops.cast(ops.equal(ops.expand_dims(ops.range(n), 1), ops.range(n)), a.dtype)
-    m, ok, _, _ = _gauss_jordan(ops.concat([a, eye + _batch_zeros(a)], axis=-1), n)
+    x, ok, _, _ = _gauss_jordan(a, eye + _batch_zeros(a), n)
     assert_true(ok, NOT_INVERTIBLE)
-    return m[..., n:]
+    return x
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
@@ -165,10 +174,9 @@ def solve(matrix, rhs, adjoint=False, name=None):
     a, n, _ = _matrix(matrix, "solve")
     b = _rhs(a, rhs, "solve")
     a = _swap_last(a) if adjoint else a
-    joined = ops.concat([a + _batch_zeros(b), b + _batch_zeros(a)], axis=-1)
-    m, ok, _, _ = _gauss_jordan(joined, n)
+    x, ok, _, _ = _gauss_jordan(a + _batch_zeros(b), b + _batch_zeros(a), n)
     assert_true(ok, SOLVE_NOT_INVERTIBLE)
-    return m[..., n:]
+    return x
 
 
 def slogdet(input, name=None):  # noqa: A002
@@ -176,7 +184,7 @@ def slogdet(input, name=None):  # noqa: A002
     gives sign 0 and -inf."""
     del name
     a, n, _ = _matrix(input, "slogdet")
-    _, _, sign, logabs = _gauss_jordan(a, n)
+    _, _, sign, logabs = _gauss_jordan(a, None, n)
     return Slogdet(sign, logabs)
 
 
@@ -275,6 +283,9 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
     _, q, r = while_loop(lambda k, *_: k < steps, body, start)
     upper = ops.less_equal(ops.expand_dims(rows, 1), ops.range(n))
     r = ops.where(upper, r, zero)
-    if full_matrices:
+    if full_matrices or m == n:
         return Qr(q, r)
-    return Qr(q[..., :steps], r[..., :steps, :])
+    # the leading `steps` columns of q and rows of r, by a 0/1 product (exact for finite
+    # values; slicing a static empty batch trips tensor.extract_slice's verifier)
+    pick = ops.cast(ops.equal(ops.expand_dims(rows, 1), ops.range(steps)), dtype)
+    return Qr(ops.matmul(q, pick), ops.matmul(pick, r, transpose_a=True))
