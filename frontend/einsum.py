@@ -250,7 +250,13 @@ def einsum(equation, *inputs, **kwargs):
 
 def tensordot(a, b, axes, name=None):
     """Sums the product of `a` and `b` over `axes` (tf.tensordot): an int N contracts the
-    last N dims of `a` with the first N of `b`; a pair of lists names the dims of each."""
+    last N dims of `a` with the first N of `b`; a pair of lists names the dims of each.
+
+    Example:
+      >>> import ember as em
+      >>> em.tensordot(em.ones([2, 3, 4]), em.ones([4, 3, 5]), [[1, 2], [1, 0]]).shape
+      TensorShape([2, 5])
+    """
     del name
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.shape.rank is None or b.shape.rank is None:

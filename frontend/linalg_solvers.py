@@ -169,6 +169,12 @@ def solve(matrix, rhs, adjoint=False, name=None):
     of the batch (tf.linalg.solve); `rhs` is [..., M, K], batch dims broadcast.
 
     Raises `em.InvalidArgumentError` ("Input matrix is not invertible.") on a zero pivot.
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.solve(em.constant([[2.0, 0.0], [0.0, 4.0]]), em.constant([[1.0], [1.0]])
+      ...                 ).numpy().tolist()
+      [[0.5], [0.25]]
     """
     del name
     a, n, _ = _matrix(matrix, "solve")
@@ -181,7 +187,13 @@ def solve(matrix, rhs, adjoint=False, name=None):
 
 def slogdet(input, name=None):  # noqa: A002
     """(sign, log |det|) of each square matrix (tf.linalg.slogdet); a singular matrix
-    gives sign 0 and -inf."""
+    gives sign 0 and -inf.
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.slogdet(em.constant([[-2.0, 0.0], [0.0, 1.0]])).sign.numpy()
+      array(-1., dtype=float32)
+    """
     del name
     a, n, _ = _matrix(input, "slogdet")
     _, _, sign, logabs = _gauss_jordan(a, None, n)
@@ -189,7 +201,14 @@ def slogdet(input, name=None):  # noqa: A002
 
 
 def det(input, name=None):  # noqa: A002
-    """The determinant of each square matrix (tf.linalg.det); 0 for a singular one."""
+    """The determinant of each square matrix (tf.linalg.det); 0 for a singular one. As in
+    TensorFlow it is sign * exp(log |det|), which does not overflow on the way.
+
+    Example:
+      >>> import ember as em
+      >>> round(float(em.linalg.det(em.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()), 5)
+      -2.0
+    """
     del name
     sign, logabs = slogdet(input)
     return sign * ops.exp(logabs)
@@ -201,6 +220,11 @@ def cholesky(input, name=None):  # noqa: A002
 
     Raises `em.InvalidArgumentError` ("Cholesky decomposition was not successful. ...")
     when a pivot is not positive (the matrix is not positive definite).
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.cholesky(em.constant([[4.0, 2.0], [2.0, 2.0]])).numpy().tolist()
+      [[2.0, 0.0], [1.0, 1.0]]
     """
     del name
     a, n, _ = _matrix(input, "cholesky")
@@ -225,7 +249,14 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """X with `matrix @ X = rhs` for lower (or upper) triangular matrices
     (tf.linalg.triangular_solve); the other triangle of `matrix` is not read. `adjoint`
     solves with the adjoint (for real dtypes, the transpose). Batch dims broadcast. As in
-    TensorFlow, a zero on the diagonal is not checked (the result has inf/nan)."""
+    TensorFlow, a zero on the diagonal is not checked (the result has inf/nan).
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.triangular_solve(em.constant([[2.0, 0.0], [1.0, 1.0]]),
+      ...                            em.constant([[2.0], [3.0]])).numpy().tolist()
+      [[1.0], [2.0]]
+    """
     del name
     a, n, _ = _matrix(matrix, "triangular_solve")
     b = _rhs(a, rhs, "triangular_solve")
@@ -252,7 +283,13 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
     """The QR decomposition of each matrix (tf.linalg.qr) by Householder reflections, with
     LAPACK's (and TensorFlow's and numpy's) signs: R's diagonal is -sign(pivot column)*norm,
     so it may be negative. Returns the namedtuple `(q, r)`: q [..., M, P], r [..., P, N]
-    with P = min(M, N), or q [..., M, M] and r [..., M, N] when `full_matrices`."""
+    with P = min(M, N), or q [..., M, M] and r [..., M, N] when `full_matrices`.
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.qr(em.constant([[3.0], [4.0]])).r.numpy().tolist()
+      [[-5.0]]
+    """
     del name
     a, m, n = _matrix(input, "qr", square=False)
     dtype = a.dtype
