@@ -37,6 +37,7 @@ NOT_CHOLESKY = "Cholesky decomposition was not successful. The input might not b
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
 Slogdet = collections.namedtuple("Slogdet", ["sign", "log_abs_determinant"])
+Lu = collections.namedtuple("Lu", ["lu", "p"])
 
 
 def _matrix(x, what: str, square: bool = True):
@@ -212,6 +213,57 @@ def det(input, name=None):  # noqa: A002
     del name
     sign, logabs = slogdet(input)
     return sign * ops.exp(logabs)
+
+
+def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
+    """The LU decomposition with partial pivoting of each square matrix (tf.linalg.lu).
+
+    Returns the namedtuple `(lu, p)`: `lu` holds the unit lower-triangular L below the
+    diagonal and U on and above it, and `p` ([..., M], `output_idx_type`) the row
+    permutation: row i of L @ U is row p[i] of `input`. Pivots are the first largest
+    magnitude in the column, as LAPACK and Eigen pick them; a singular matrix is not an
+    error (a zero pivot leaves its column of L zero, as Eigen does).
+
+    Example:
+      >>> import ember as em
+      >>> em.linalg.lu(em.constant([[1.0, 2.0], [3.0, 4.0]])).p.numpy().tolist()
+      [1, 0]
+    """
+    del name
+    a, n, _ = _matrix(input, "lu")
+    idx_type = dtypes.as_dtype(output_idx_type)
+    if idx_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"em.linalg.lu: output_idx_type must be int32 or int64, got "
+                        f"{idx_type.name}")
+    dtype, rows = a.dtype, ops.range(n)
+    zero, one = ops.cast(0, dtype), ops.cast(1, dtype)
+    below = ops.expand_dims(rows, 1)
+
+    def body(k, m, perm):
+        ek, ek_int = _unit(n, k, dtype), ops.cast(ops.equal(rows, k), idx_type)
+        col = _column(m, k, n)
+        p = ops.argmax(ops.where(rows >= k, ops.abs(col), -one), axis=-1,
+                       output_type=dtypes.int32)
+        ep = ops.one_hot(p, n, dtype=dtype)
+        swap = ops.expand_dims(ek - ep, -1)
+        row_p = ops.reduce_sum(m * ops.expand_dims(ep, -1), axis=-2)
+        m = m + swap * ops.expand_dims(row_p - _row(m, k, n), -2)
+        perm = perm + (ek_int - ops.cast(ep, idx_type)) * ops.expand_dims(
+            _dot(perm, ops.cast(ep, idx_type)) - _dot(perm, ek_int), -1)
+        col, row_k = _column(m, k, n), _row(m, k, n)
+        pivot = _dot(col, ek)
+        multipliers = ops.where(rows > k, col / ops.expand_dims(
+            ops.where(ops.equal(pivot, 0), one, pivot), -1), zero)
+        m = m - ops.expand_dims(multipliers, -1) * ops.expand_dims(
+            ops.where(rows > k, row_k, zero), -2)
+        in_column = ops.logical_and(below > k, ops.equal(rows, k))
+        return k + 1, ops.where(in_column, ops.expand_dims(multipliers, -1), m), perm
+
+    start_perm = ops.cast(rows, idx_type) + ops.cast(ops.reduce_sum(_batch_zeros(a), -1),
+                                                     idx_type)
+    _, m, perm = while_loop(lambda k, *_: k < n, body,
+                            (ops.cast(0, dtypes.int32), a, start_perm))
+    return Lu(m, perm)
 
 
 def cholesky(input, name=None):  # noqa: A002

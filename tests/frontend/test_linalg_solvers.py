@@ -39,6 +39,21 @@ def _flat(shape):
     return shape[:-2] + (max(shape[-2] - 2, 1), shape[-1])
 
 
+def _lu(a, part):
+    """Doolittle LU with partial pivoting (first largest magnitude), batched: the packed
+    factors (part 0) or the permutation (part 1), as tf.linalg.lu returns them."""
+    flat = a.reshape((-1,) + a.shape[-2:]).copy()
+    perms = np.tile(np.arange(a.shape[-1]), (flat.shape[0], 1))
+    for m, p in zip(flat, perms):
+        for k in range(m.shape[0]):
+            i = k + np.argmax(np.abs(m[k:, k]))
+            m[[k, i]], p[[k, i]] = m[[i, k]], p[[i, k]]
+            if m[k, k] != 0:
+                m[k + 1:, k] /= m[k, k]
+            m[k + 1:, k + 1:] -= np.outer(m[k + 1:, k], m[k, k + 1:])
+    return flat.reshape(a.shape) if part == 0 else perms.reshape(a.shape[:-1])
+
+
 def _lower_solve(a, b):
     return np.linalg.solve(np.tril(a), b)
 
@@ -61,6 +76,12 @@ CASES = {
                      [lambda s: _rng(4).standard_normal(s)]),
     "slogdet_log": (lambda a: em.linalg.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1],
                     [_general]),
+    "lu": (lambda a: em.linalg.lu(a).lu, lambda a: _lu(a, 0),
+           [lambda s: _rng(6).standard_normal(s)]),
+    "lu_p": (lambda a: em.linalg.lu(a).p, lambda a: _lu(a, 1).astype(np.int32),
+             [lambda s: _rng(6).standard_normal(s)]),
+    "lu_singular": (lambda a: em.linalg.lu(a)[0], lambda a: _lu(a, 0),
+                    [lambda s: np.where(np.arange(s[-1]) < 2, 0.0, _general(s))]),
     "cholesky": (em.linalg.cholesky, np.linalg.cholesky, [_spd]),
     "cholesky_reads_lower": (lambda a: em.linalg.cholesky(a),
                              lambda a: np.linalg.cholesky(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)),
@@ -110,6 +131,9 @@ def _compiled(fn, *args, signature=None):
 
 def _check(got, want, dtype):
     got = got.numpy() if isinstance(got, em.Tensor) else np.asarray(got)
+    if want.dtype == np.int32:
+        np.testing.assert_array_equal(got, want)
+        return
     assert got.dtype == dtype and got.shape == want.shape
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype] * scale)
@@ -136,7 +160,7 @@ def test_compiled_matches_numpy(name, dtype):
 
 @pytest.mark.parametrize("batch", [(4,), (0,)], ids=["batch4", "empty"])
 @pytest.mark.parametrize("name", ["inv", "solve", "det", "cholesky", "triangular_solve",
-                                  "qr_q", "qr_tall_r"])
+                                  "qr_q", "qr_tall_r", "lu", "lu_p"])
 def test_compiled_with_dynamic_batch(name, batch):
     fn, oracle, _ = CASES[name]
     xs = _operands(name, batch + (5, 5), np.float64)
@@ -179,6 +203,15 @@ def test_singular_input_raises_invalid_argument(name, fn, x, message, compiled):
             _compiled(fn, x)
         else:
             fn(em.constant(x))
+
+
+def test_lu_reconstructs_input_and_takes_int64():
+    a = _rng(7).standard_normal((2, 4, 4))
+    packed, perm = _compiled(lambda x: em.linalg.lu(x, output_idx_type=em.int64), a)
+    assert perm.dtype == em.int64
+    low = np.tril(packed.numpy(), -1) + np.eye(4)
+    np.testing.assert_allclose(low @ np.triu(packed.numpy()),
+                               np.take_along_axis(a, perm.numpy()[..., None], 1), atol=1e-12)
 
 
 def test_singular_determinant_is_zero():
