@@ -40,8 +40,8 @@ def _fail(equation: str, why: str):
     raise ValueError(f"em.einsum: invalid equation {equation!r}: {why}")
 
 
-def _split_term(equation: str, term: str, what: str) -> tuple[list[str], bool]:
-    """(letters before and after '...', has_ellipsis) of one side of the equation."""
+def _split_term(equation: str, term: str, what: str) -> bool:
+    """Whether one side of the equation has '...' (after checking its characters)."""
     if term.count("...") > 1:
         _fail(equation, f"{what} {term!r} has more than one '...'")
     has_ellipsis = "..." in term
@@ -50,7 +50,7 @@ def _split_term(equation: str, term: str, what: str) -> tuple[list[str], bool]:
     if bad:
         _fail(equation, f"{what} {term!r} has {bad[0]!r}; labels are letters a-z, A-Z "
                         f"and one '...'")
-    return list(term), has_ellipsis
+    return has_ellipsis
 
 
 def _expand(term: str, rank: int, ellipsis_rank: int | None) -> list:
@@ -74,7 +74,7 @@ def parse(equation: str, ranks: list[int]) -> _Parsed:
         _fail(equation, f"it names {len(terms)} operand(s) but {len(ranks)} were given")
     widest, inputs = 0, []
     for n, (term, rank) in enumerate(zip(terms, ranks)):
-        _, has_ellipsis = _split_term(equation, term, f"operand {n}")
+        has_ellipsis = _split_term(equation, term, f"operand {n}")
         named = len(term.replace("...", ""))
         if named > rank or (named != rank and not has_ellipsis):
             _fail(equation, f"operand {n} has rank {rank} but its subscripts {term!r} "
@@ -83,13 +83,16 @@ def parse(equation: str, ranks: list[int]) -> _Parsed:
             widest = max(widest, rank - named)
         inputs.append(_expand(term, rank, None))
     if arrow:
-        _, out_ellipsis = _split_term(equation, rhs, "output")
+        out_ellipsis = _split_term(equation, rhs, "output")
         out_letters = rhs.replace("...", "")
         for label in out_letters:
             if out_letters.count(label) > 1:
                 _fail(equation, f"output label {label!r} appears more than once")
             if not any(label in term for term in terms):
                 _fail(equation, f"output label {label!r} is in no input")
+        if widest and not out_ellipsis:
+            _fail(equation, f"the inputs have {widest} '...' dim(s) but the output has no "
+                            f"'...' to put them in (TensorFlow's rule)")
         output = _expand(rhs, 0, widest) if out_ellipsis else list(rhs)
     else:
         letters = [c for term in terms for c in term.replace("...", "")]
@@ -210,7 +213,8 @@ def einsum(equation, *inputs, **kwargs):
     `'ij,jk->ik'` is a matrix product; without `->` the output is the labels that appear
     once, sorted, after any `...`. A label repeated on one operand takes its diagonal;
     labels missing from the output are summed. `...` dims broadcast (size 1 against n).
-    As in TensorFlow (numpy differs), named labels must have equal sizes everywhere.
+    As in TensorFlow (numpy differs), named labels must have equal sizes everywhere; an
+    explicit output must have '...' when the inputs have '...' dims.
 
     Example:
       >>> import ember as em

@@ -149,6 +149,7 @@ BAD = [
     ("i->i->i", [(2,)], "more than one '->'"),
     ("ij,jk->ik", [(2, 3), (4, 5)], "label 'j' is 3 in operand 0 but 4 in operand 1"),
     ("...i,...i->...", [(2, 3), (4, 3)], "do not broadcast \\(2 against 4\\)"),
+    ("...i->i", [(2, 3)], "1 '...' dim\\(s\\) but the output has no '...'"),
 ]
 
 

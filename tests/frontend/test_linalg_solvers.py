@@ -54,6 +54,11 @@ def _lu(a, part):
     return flat.reshape(a.shape) if part == 0 else perms.reshape(a.shape[:-1])
 
 
+def _from_lower(a):
+    """The symmetric matrix whose lower triangle is a's."""
+    return np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+
+
 def _lower_solve(a, b):
     return np.linalg.solve(np.tril(a), b)
 
@@ -84,7 +89,7 @@ CASES = {
                     [lambda s: np.where(np.arange(s[-1]) < 2, 0.0, _general(s))]),
     "cholesky": (em.linalg.cholesky, np.linalg.cholesky, [_spd]),
     "cholesky_reads_lower": (lambda a: em.linalg.cholesky(a),
-                             lambda a: np.linalg.cholesky(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)),
+                             lambda a: np.linalg.cholesky(_from_lower(a)),
                              [lambda s: np.tril(_spd(s)) + np.triu(_general(s, 5), 1)]),
     "triangular_solve": (em.linalg.triangular_solve, _lower_solve, [_general, _rhs]),
     "triangular_solve_upper": (lambda a, b: em.linalg.triangular_solve(a, b, lower=False),
