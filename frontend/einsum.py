@@ -195,14 +195,22 @@ def _contract(a, la: list, b, lb: list, keep) -> tuple:
         if rows:
             b = ops.reshape(b, _sizes(b)[:nb] + [1] * len(rows) + _sizes(b)[nb:])
         return a * b, batch + rows + cols
-    a = _arrange(a, la, batch + rows + summed)
-    b = _arrange(b, lb, batch + summed + cols)
+    # a is [batch, rows, summed] (or [batch, summed, rows] read with transpose_a), b is
+    # [batch, summed, cols] (or [batch, cols, summed] with transpose_b): no copy when the
+    # operand already has one of the two orders
+    t_a = la != batch + rows + summed and la == batch + summed + rows
+    t_b = lb != batch + summed + cols and lb == batch + cols + summed
+    oa = batch + (summed + rows if t_a else rows + summed)
+    ob = batch + (cols + summed if t_b else summed + cols)
+    a, b = _arrange(a, la, oa), _arrange(b, lb, ob)
     a_sizes, b_sizes = _sizes(a), _sizes(b)
-    row_sizes, col_sizes = a_sizes[nb:nb + len(rows)], b_sizes[nb + len(summed):]
-    k = _product(a_sizes[nb + len(rows):])
-    a = ops.reshape(a, a_sizes[:nb] + [_product(row_sizes), k])
-    b = ops.reshape(b, b_sizes[:nb] + [k, _product(col_sizes)])
-    out = ops.matmul(a, b)
+    row_sizes = [a_sizes[oa.index(lab)] for lab in rows]
+    col_sizes = [b_sizes[ob.index(lab)] for lab in cols]
+    k = _product([a_sizes[oa.index(lab)] for lab in summed])
+    m, n = _product(row_sizes), _product(col_sizes)
+    a = ops.reshape(a, a_sizes[:nb] + ([k, m] if t_a else [m, k]))
+    b = ops.reshape(b, b_sizes[:nb] + ([n, k] if t_b else [k, n]))
+    out = ops.matmul(a, b, transpose_a=t_a, transpose_b=t_b)
     batch_sizes = [_size(out, i) for i in builtins.range(nb)]
     return ops.reshape(out, batch_sizes + row_sizes + col_sizes), batch + rows + cols
 
