@@ -147,7 +147,7 @@ def _diagonal(x, names: list) -> tuple:
         i = names.index(repeated)
         j = names.index(repeated, i + 1)
         rest = [k for k in builtins.range(len(names)) if k not in (i, j)]
-        x = ops.transpose(x, rest + [i, j])
+        x = _arrange(x, list(builtins.range(len(names))), rest + [i, j])
         n = _size(x, -1)
         rows = ops.expand_dims(ops.range(n), 1)
         mask = ops.cast(ops.equal(rows, ops.range(n)), x.dtype)
@@ -208,11 +208,15 @@ def _contract(a, la: list, b, lb: list, keep) -> tuple:
     col_sizes = [b_sizes[ob.index(lab)] for lab in cols]
     k = _product([a_sizes[oa.index(lab)] for lab in summed])
     m, n = _product(row_sizes), _product(col_sizes)
-    a = ops.reshape(a, a_sizes[:nb] + ([k, m] if t_a else [m, k]))
-    b = ops.reshape(b, b_sizes[:nb] + ([n, k] if t_b else [k, n]))
+    # one row, column and contracted label each: already a matrix, no reshape needed
+    if (len(rows), len(summed)) != (1, 1):
+        a = ops.reshape(a, a_sizes[:nb] + ([k, m] if t_a else [m, k]))
+    if (len(cols), len(summed)) != (1, 1):
+        b = ops.reshape(b, b_sizes[:nb] + ([n, k] if t_b else [k, n]))
     out = ops.matmul(a, b, transpose_a=t_a, transpose_b=t_b)
-    batch_sizes = [_size(out, i) for i in builtins.range(nb)]
-    return ops.reshape(out, batch_sizes + row_sizes + col_sizes), batch + rows + cols
+    if (len(rows), len(cols)) != (1, 1):
+        out = ops.reshape(out, _sizes(out)[:nb] + row_sizes + col_sizes)
+    return out, batch + rows + cols
 
 
 def einsum(equation, *inputs, **kwargs):

@@ -91,9 +91,9 @@ def _row(x, k, rows: int):
     return ops.reduce_sum(x * ops.expand_dims(_unit(rows, k, x.dtype), -1), axis=-2)
 
 
-def _row_times(v, x):
-    """The row vector v (..., n) times the matrix x (..., n, m): (..., m)."""
-    return ops.squeeze(ops.matmul(ops.expand_dims(v, -2), x), [-2])
+def _row_times(v, x, transpose_x=False):
+    """The row vector v (..., n) times the matrix x (..., n, m), or x^T: (..., m)."""
+    return ops.squeeze(ops.matmul(ops.expand_dims(v, -2), x, transpose_b=transpose_x), [-2])
 
 
 def _batch_zeros(x):
@@ -283,7 +283,7 @@ def cholesky(input, name=None):  # noqa: A002
     rows = ops.range(n)
 
     def body(k, low, ok):
-        v = _column(a, k, n) - _row_times(_row(low, k, n), _swap_last(low))
+        v = _column(a, k, n) - _row_times(_row(low, k, n), low, True)
         d = ops.reduce_sum(v * _unit(n, k, a.dtype), axis=-1)
         positive = ops.greater(d, 0)
         ok = ops.logical_and(ok, ops.reduce_all(positive))
@@ -363,7 +363,7 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
         v = ek + tail * ops.expand_dims(scale, -1)
         tv = ops.expand_dims(tau, -1) * v
         r = r - ops.expand_dims(tv, -1) * ops.expand_dims(_row_times(v, r), -2)
-        qv = _row_times(v, _swap_last(q))
+        qv = _row_times(v, q, True)
         q = q - ops.expand_dims(ops.expand_dims(tau, -1) * qv, -1) * ops.expand_dims(v, -2)
         return k + 1, q, r
 
