@@ -5,8 +5,8 @@ HouseholderQR).
 Each is a loop of whole-row and whole-column vector ops over `em.while_loop` (an `scf.while`
 when compiled): n iterations of O(n^2) work per matrix, batched over any leading dims.
 Rows and columns are picked with one-hot masks built from the loop counter, so the loop
-body has no dynamic indexing. Batch dims may be dynamic; the matrix dims must be known
-while tracing. float32 and float64.
+body has no dynamic indexing. Batch dims (and the right-hand sides' dims) may be dynamic;
+the matrix dims must be known while tracing. float32 and float64.
 
 - `inv`/`solve`/`det`/`slogdet`: Gauss-Jordan elimination with partial pivoting on
   `[A | B]` (B the identity for `inv`, empty for the determinants).
@@ -67,9 +67,6 @@ def _rhs(matrix, rhs, what: str):
     if b.shape[-2] is not None and b.shape[-2] != matrix.shape[-1]:
         raise ValueError(f"em.linalg.{what}: rhs {b!r} needs {matrix.shape[-1]} rows for "
                          f"matrix {matrix!r}")
-    if b.shape[-1] is None:
-        raise ValueError(f"em.linalg.{what} needs the last dim of rhs {b!r} known while "
-                         f"tracing")
     return b
 
 

@@ -243,3 +243,35 @@ def test_dynamic_matrix_dims_are_rejected_with_a_hint():
     fn = em.function(em.linalg.inv, input_signature=[em.TensorSpec([None, None], em.float32)])
     with pytest.raises(ValueError, match="matrix dims .* known while tracing"):
         fn(np.eye(2, dtype=np.float32))
+
+
+def test_solvers_nest_in_autograph_loops_and_branches():
+    a = _general((2, 4, 4))
+    spd = _spd((2, 4, 4))
+
+    def repeated_inverse(x, n):
+        for _ in em.range(n):
+            x = em.linalg.inv(x)
+        return x
+
+    def branch(x):
+        if em.reduce_sum(x) > 0:
+            y = em.linalg.cholesky(x)
+        else:
+            y = em.linalg.qr(x).r
+        return y
+
+    _check(_compiled(repeated_inverse, a, em.constant(3)), np.linalg.inv(a), np.float64)
+    _check(_compiled(branch, spd), np.linalg.cholesky(spd), np.float64)
+    _check(_compiled(branch, -spd), np.linalg.qr(-spd)[1], np.float64)
+
+
+@pytest.mark.parametrize("name", ["solve", "triangular_solve"])
+def test_rhs_may_be_fully_dynamic(name):
+    fn, oracle, _ = CASES[name]
+    a, b = _operands(name, (3, 4, 4), np.float64)
+    signature = [em.TensorSpec([None, 4, 4], em.float64),
+                 em.TensorSpec([None, None, None], em.float64)]
+    _check(_compiled(fn, a, b, signature=signature), oracle(a, b), np.float64)
+    _check(_compiled(fn, a, b[..., :0], signature=signature), oracle(a, b[..., :0]),
+           np.float64)
