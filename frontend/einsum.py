@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import string
 
+from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.tensor import convert_to_tensor
 
@@ -244,6 +245,9 @@ def einsum(equation, *inputs, **kwargs):
         if x.shape.rank is None:
             raise ValueError(f"em.einsum: operand {n} of {equation!r} needs a known rank")
     dtype = operands[0].dtype
+    if dtype not in dtypes.NUMERIC:
+        raise TypeError(f"em.einsum: operands of {equation!r} are {dtype.name}; einsum needs "
+                        f"integer or float operands (cast them first)")
     for n, x in enumerate(operands[1:], 1):
         if x.dtype != dtype:
             raise TypeError(f"em.einsum: operand {n} of {equation!r} is {x.dtype.name} but "

@@ -172,6 +172,11 @@ def test_mixed_dtypes_are_rejected():
         em.einsum("i,i", em.zeros([2]), em.constant([1, 2]))
 
 
+def test_bool_operands_are_rejected():
+    with pytest.raises(TypeError, match="operands of 'i,i' are bool"):
+        em.einsum("i,i", em.constant([True]), em.constant([False]))
+
+
 def test_linalg_einsum_is_einsum():
     assert em.linalg.einsum is em.einsum and em.linalg.tensordot is em.tensordot
 
