@@ -129,13 +129,20 @@ def test_compiled_with_dynamic_dims(key):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8, np.uint8, np.float16,
+                                   em.bfloat16.as_numpy_dtype],
+                         ids=["int32", "int64", "int8", "uint8", "float16", "bfloat16"])
 @pytest.mark.parametrize("key", ["ij,jk->ik", "ii->i", "ij,ij->", "...ij,jk->...ik"])
-def test_integers_exact(key):
-    xs = _operands(key, np.int32)
+def test_every_numeric_dtype_exact_on_small_integers(key, dtype):
+    rng = np.random.default_rng(5)
+    xs = [rng.integers(0, 3, s).astype(dtype) for s in EQUATIONS[key]]
     eq = _equation(key)
-    want = np.einsum(eq, *xs)
-    np.testing.assert_array_equal(em.einsum(eq, *[em.constant(x) for x in xs]).numpy(), want)
-    np.testing.assert_array_equal(_compiled(lambda *a: em.einsum(eq, *a), *xs), want)
+    want = np.einsum(eq, *[x.astype(np.float64) for x in xs])
+    eager = em.einsum(eq, *[em.constant(x) for x in xs]).numpy()
+    compiled = _compiled(lambda *a: em.einsum(eq, *a), *xs)
+    for got in (eager, compiled):
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.astype(np.float64), want)
 
 
 BAD = [
