@@ -113,9 +113,10 @@ def _sizes(x) -> list:
 
 
 def _product(sizes: list):
+    """The product of ints and scalar tensors (an int while every size is static)."""
     out = 1
     for s in sizes:
-        out = s * out if not isinstance(out, int) or not isinstance(s, int) else out * s
+        out = out * s
     return out
 
 
