@@ -210,6 +210,39 @@ CREATION = [
      (OpAttributeError, "requires attribute 'shape'")),
     ("ember.random_uniform", ["tensor<2xi64>"], {"shape": [2], "minval": "0"},
      (OpAttributeError, "attribute 'minval' expects a float (e.g. `1.0 : f64`), got '0'")),
+    # Philox (the shape operand's value unknown here: `?` dims)
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<2xi64>"], {"distribution": "uniform"},
+     ["tensor<?x?xf32>"]),
+    ("ember.philox_random", ["tensor<*xi64>", "tensor<?xi32>"],
+     {"distribution": "bits", "dtype": "int64"}, ["tensor<*xi64>"]),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<0xi32>"],
+     {"distribution": "truncated_normal", "dtype": "bfloat16"}, ["tensor<bf16>"]),
+    ("ember.philox_random", ["tensor<2xi64>", "tensor<1xi64>"], {"distribution": "normal"},
+     (OpShapeError, "state of type tensor<2xi64> must have shape [3]")),
+    ("ember.philox_random", ["tensor<3xi32>", "tensor<1xi64>"], {"distribution": "normal"},
+     (OpTypeError, "state of type tensor<3xi32> must have i64 elements")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"], {"distribution": "gamma"},
+     (OpAttributeError, "distribution 'gamma' is not one of bits, uniform, normal, "
+                        "truncated_normal")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"], {"distribution": "bits"},
+     (OpAttributeError, "bits have dtype i32 or i64, got f32")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"],
+     {"distribution": "normal", "dtype": "int32"},
+     (OpAttributeError, "normal numbers have a floating-point dtype, got i32")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xf32>"], {"distribution": "normal"},
+     (OpTypeError, "shape of type tensor<1xf32> must have i32 or i64 elements")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<i32>",
+                                  "tensor<i32>"], {}, ["tensor<?xi32>"]),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<i32>",
+                                  "tensor<i64>"], {},
+     (OpTypeError, "minval tensor<i32> and maxval tensor<i64> must have the same element "
+                   "type")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<f32>",
+                                  "tensor<f32>"], {},
+     (OpTypeError, "minval of type tensor<f32> must have i32 or i64 elements")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<2xi32>",
+                                  "tensor<i32>"], {},
+     (OpShapeError, "minval and maxval must be scalars, got tensor<2xi32>")),
 ]
 
 
@@ -629,6 +662,42 @@ INDEXING = [
     ("ember.pad", ["tensor<*xf32>", "tensor<f32>"], {"paddings": [1, 1, 0]},
      (OpAttributeError, "paddings must be 2 non-negative ints (before, after per dim) for "
                         "tensor<?xf32>, got [1, 1, 0]")),
+    # tensor_scatter: updates have shape indices.shape[:-1] + tensor.shape[k:]
+    ("ember.tensor_scatter", ["tensor<5x3xf32>", "tensor<2x1xi32>", "tensor<2x3xf32>"],
+     {"mode": "add"}, ["tensor<5x3xf32>"]),
+    ("ember.tensor_scatter", ["tensor<?x3xi8>", "tensor<?x2x2xi64>", "tensor<?x2xi8>"],
+     {}, ["tensor<?x3xi8>"]),
+    ("ember.tensor_scatter", ["tensor<4xi1>", "tensor<1xi32>", "tensor<i1>"], {},
+     ["tensor<4xi1>"]),
+    ("ember.tensor_scatter", ["tensor<*xf32>", "tensor<2x1xi32>", "tensor<2xf32>"],
+     {"mode": "max"}, ["tensor<*xf32>"]),
+    ("ember.tensor_scatter", ["tensor<4xi1>", "tensor<1xi32>", "tensor<i1>"],
+     {"mode": "add"}, (OpTypeError, "mode 'add' needs numeric elements, got tensor<4xi1>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<1xi32>", "tensor<f32>"],
+     {"mode": "div"}, (OpAttributeError, "mode must be one of ['update', 'add', 'sub', "
+                                         "'mul', 'max', 'min'], got 'div'")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x1xi8>", "tensor<2xf32>"], {},
+     (OpTypeError, "indices of type tensor<2x1xi8> must have i32 or i64 elements")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x1xi32>", "tensor<2xf64>"], {},
+     (OpTypeError, f"operand types tensor<4xf32> and tensor<2xf64> {DIFFERENT}")),
+    ("ember.tensor_scatter", ["tensor<4x3xf32>", "tensor<2x1xi32>", "tensor<2x4xf32>"], {},
+     (OpShapeError, "updates of type tensor<2x4xf32> must have shape indices.shape[:-1] + "
+                    "tensor.shape[1:] = [2x3] for tensor tensor<4x3xf32> and indices "
+                    "tensor<2x1xi32>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x2xi32>", "tensor<2xf32>"], {},
+     (OpShapeError, "index depth 2 of tensor<2x2xi32> exceeds the rank of tensor<4xf32>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x?xi32>", "tensor<2xf32>"], {},
+     (OpShapeError, "the last dim of indices (tensor<2x?xi32>) is the index depth and must "
+                    "be static")),
+    ("ember.tensor_scatter", ["tensor<f32>", "tensor<0xi32>", "tensor<f32>"], {},
+     (OpShapeError, "tensor of type tensor<f32> must have rank >= 1")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<i32>", "tensor<f32>"], {},
+     (OpShapeError, "indices of type tensor<i32> must have rank >= 1")),
+    # where_indices: one row per true element, known only when it runs
+    ("ember.where_indices", ["tensor<3x4xi1>"], {}, ["tensor<?x2xi64>"]),
+    ("ember.where_indices", ["tensor<?xf32>"], {}, ["tensor<?x1xi64>"]),
+    ("ember.where_indices", ["tensor<i8>"], {}, ["tensor<?x0xi64>"]),
+    ("ember.where_indices", ["tensor<*xi1>"], {}, ["tensor<?x?xi64>"]),
 ]
 
 

@@ -152,6 +152,9 @@ def lower_strided_slice(op, lw: Lowering):
     whole = len(kept) == len(shape) and all(
         isinstance(o, int) and o == 0 and s == 1 and (d is None or n == d)
         for o, n, s, d in zip(offsets, sizes, strides, shape))
+    if any(n == 0 for n in sizes if isinstance(n, int)):
+        # Nothing to read: MLIR's verifier rejects any offset into a dim of size 0.
+        return [with_new_axes(new_tensor(kept, et), kept, new_axes, et)]
     if not whole:
         value = _extract(x, offsets, sizes, strides, kept, et)
     if flips:
