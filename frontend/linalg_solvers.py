@@ -98,6 +98,14 @@ def _batch_zeros(x):
     return ops.zeros_like(ops.reduce_sum(x, axis=[-2, -1], keepdims=True))
 
 
+def _loop(count: int, body, start: tuple) -> tuple:
+    """`body` for k = 0 .. count-1 (k is start[0]), as an em.while_loop; with no
+    iterations, `start` itself (the body's ops would not trace on size-0 matrices)."""
+    if count == 0:
+        return start
+    return while_loop(lambda k, *_: k < count, body, start)
+
+
 def _gauss_jordan(a, b, n: int):
     """Reduces A to I by row operations with partial pivoting, applying the same
     operations to B (which then holds A^-1 B; None for none). Returns the reduced B,
@@ -134,7 +142,7 @@ def _gauss_jordan(a, b, n: int):
 
     start = (ops.cast(0, dtypes.int32), a, a if b is None else b, ops.equal(0, 0),
              batch + 1, batch)
-    _, _, b_out, ok, sign, logabs = while_loop(lambda k, *_: k < n, body, start)
+    _, _, b_out, ok, sign, logabs = _loop(n, body, start)
     return b_out, ok, sign, logabs
 
 
@@ -258,7 +266,7 @@ def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
 
     start_perm = ops.cast(rows, idx_type) + ops.cast(ops.reduce_sum(_batch_zeros(a), -1),
                                                      idx_type)
-    _, m, perm = while_loop(lambda k, *_: k < n, body,
+    _, m, perm = _loop(n, body,
                             (ops.cast(0, dtypes.int32), a, start_perm))
     return Lu(m, perm)
 
@@ -289,7 +297,7 @@ def cholesky(input, name=None):  # noqa: A002
         return k + 1, low + ops.expand_dims(new, -1) * _unit(n, k, a.dtype), ok
 
     start = (ops.cast(0, dtypes.int32), ops.zeros_like(a), ops.equal(0, 0))
-    _, low, ok = while_loop(lambda k, *_: k < n, body, start)
+    _, low, ok = _loop(n, body, start)
     assert_true(ok, NOT_CHOLESKY)
     return low
 
@@ -323,8 +331,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
         return step + 1, x + ops.expand_dims(_unit(n, k, a.dtype), -1) * \
             ops.expand_dims(xk, -2)
 
-    _, x = while_loop(lambda step, _: step < n, body, (ops.cast(0, dtypes.int32),
-                                                       ops.zeros_like(b)))
+    _, x = _loop(n, body, (ops.cast(0, dtypes.int32), ops.zeros_like(b)))
     return x
 
 
@@ -366,7 +373,7 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
 
     steps = min(m, n)
     start = (ops.cast(0, dtypes.int32), eye + _batch_zeros(a), a)
-    _, q, r = while_loop(lambda k, *_: k < steps, body, start)
+    _, q, r = _loop(steps, body, start)
     upper = ops.less_equal(ops.expand_dims(rows, 1), ops.range(n))
     r = ops.where(upper, r, zero)
     if full_matrices or m == n:

@@ -42,7 +42,7 @@ def _flat(shape):
 def _lu(a, part):
     """Doolittle LU with partial pivoting (first largest magnitude), batched: the packed
     factors (part 0) or the permutation (part 1), as tf.linalg.lu returns them."""
-    flat = a.reshape((-1,) + a.shape[-2:]).copy()
+    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:]).copy()
     perms = np.tile(np.arange(a.shape[-1]), (flat.shape[0], 1))
     for m, p in zip(flat, perms):
         for k in range(m.shape[0]):
@@ -121,7 +121,7 @@ CASES = {
                                            _rng(2).standard_normal(s))]),
 }
 
-SHAPES = [(5, 5), (3, 6, 6), (2, 2, 4, 4), (1, 1)]
+SHAPES = [(5, 5), (3, 6, 6), (2, 2, 4, 4), (1, 1), (2, 0, 0)]
 
 
 def _operands(name, shape, dtype):
@@ -172,6 +172,13 @@ def test_compiled_with_dynamic_batch(name, batch):
     signature = [em.TensorSpec([None] + list(x.shape[1:]), em.float64) for x in xs]
     _check(_compiled(fn, *xs, signature=signature),
            oracle(*xs) if batch[0] else np.asarray(oracle(*xs)), np.float64)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiled_on_empty_matrices(name):
+    fn, oracle, _ = CASES[name]
+    xs = _operands(name, (2, 0, 0), np.float32)
+    _check(_compiled(fn, *xs), oracle(*[x.astype(np.float64) for x in xs]), np.float32)
 
 
 def test_solve_broadcasts_batch_dims():
