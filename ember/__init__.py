@@ -11,6 +11,7 @@ from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
 from ember import random
+from ember import experimental
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
 from ember.frontend.while_loop import while_loop
@@ -42,6 +43,7 @@ from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # 
                                        tensor_scatter_nd_add, tensor_scatter_nd_max,
                                        tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                        tensor_scatter_nd_update, where)
+from ember.frontend.scan_ops import cumprod, cumsum, searchsorted
 from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction

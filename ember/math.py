@@ -9,6 +9,7 @@ from ember.frontend.segment_ops import (bincount, segment_max, segment_mean, seg
                                        segment_prod, segment_sum, unsorted_segment_max,
                                        unsorted_segment_mean, unsorted_segment_min,
                                        unsorted_segment_prod, unsorted_segment_sum)
+from ember.frontend.scan_ops import cumprod, cumsum, digamma, lgamma
 from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, exp, expm1, floor,
                                 floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
                                 less_equal, log, log1p, log_softmax, logical_and, logical_not,
@@ -30,3 +31,4 @@ __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf
 __all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_prod",
             "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
             "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum"]
+__all__ += ["cumprod", "cumsum", "digamma", "lgamma"]

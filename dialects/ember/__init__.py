@@ -6,7 +6,7 @@ else the user imported.
 """
 
 from ember.dialects.ember import (creation, elementwise, indexing, nn, philox,  # noqa: F401
-                                  reduction, scatter, state, structure)
+                                  reduction, scan, scatter, state, structure)
 from ember.dialects.ember.base import (REGISTRY, Attr, InvalidArgumentError, Op,
                                        OpAttributeError, OpError, OpShapeError, OpTypeError,
                                        Trait)

@@ -44,6 +44,7 @@ NAMES = sorted(n for n in ROWS if n not in SKIP)
 STATIC_OPERANDS = {"ember.conv2d": {1}, "ember.random_uniform": {0},
                    "ember.random_normal": {0}}
 STATIC_OPERANDS["ember.tensor_scatter"] = {1}  # the index depth (last dim of indices)
+STATIC_OPERANDS["ember.depthwise_conv2d"] = {1}
 # With `?` dims, which dims squeeze drops is only known at run time: the runtime interprets
 # it (NotCompilable names the reason), as TensorFlow needs known dims to squeeze.
 DYNAMIC_NOT_COMPILABLE = {"ember.squeeze": "rank of its result .* depends on run-time values"}

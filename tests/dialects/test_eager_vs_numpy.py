@@ -90,6 +90,16 @@ def scatter_loops(t, indices, updates, *, mode):
     return out.astype(t.dtype)
 
 
+def depthwise_loops(x, f, *, strides, dilations, padding):
+    """Depthwise conv as per-channel conv_loops: channel c with filter [:, :, c, m] gives
+    output channel c * M + m."""
+    c, m = f.shape[2], f.shape[3]
+    cols = [conv_loops(x[..., ch:ch + 1], f[:, :, ch:ch + 1, k:k + 1], strides=strides,
+                       dilations=dilations, padding=padding)
+            for ch in range(c) for k in range(m)]
+    return np.concatenate(cols, axis=-1)
+
+
 def pool_loops(x, reduce, *, ksize, strides, padding):
     n, h, w, ch = x.shape
     def geo(size, k, s):
@@ -169,6 +179,63 @@ def philox_int_oracle(state, shape, low, high):
     bits = [w[i] | w[i + 1] << 32 for w in words for i in (0, 2)][:int(np.prod(shape))]
     return np.array([int(low) + b % (int(high) - int(low)) for b in bits],
                     np.int64).reshape(shape)
+
+
+def scan_loops(x, *, axis, exclusive, reverse, step, identity, dtype):
+    """A scan by explicit loops over Python numbers: `step(acc, v)` along `axis` of a 2-D x,
+    each partial result converted to `dtype` (integers wrap, floats round each step)."""
+    x = np.moveaxis(x, axis, -1)
+    out = np.empty(x.shape, dtype)
+    for i in range(x.shape[0]):
+        order = range(x.shape[1])[::-1] if reverse else range(x.shape[1])
+        acc = dtype(identity)
+        for j in order:
+            nxt = dtype(step(acc, x[i, j]))
+            out[i, j] = acc if exclusive else nxt
+            acc = nxt
+    return np.moveaxis(out, -1, axis)
+
+
+def wrap8(v: int) -> int:
+    return (int(v) + 128) % 256 - 128
+
+
+def lgamma_py(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:  # the poles
+        return math.inf
+
+
+# Bernoulli numbers B2, B4, ..., B16 for the asymptotic series of digamma
+BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+
+
+def digamma_py(v: float) -> float:
+    """psi(v): NaN at the poles (TensorFlow's choice); reflection below 1/2; shift to >= 20
+    (math.fsum); 8 terms of the asymptotic series."""
+    if math.isnan(v) or (v <= 0 and v == math.floor(v)):
+        return math.nan
+    if v == math.inf:
+        return math.inf
+    if v < 0.5:
+        r = v - round(v)
+        return digamma_py(1 - v) - math.pi / math.tan(math.pi * r)
+    terms = []
+    while v < 20:
+        terms.append(-1 / v)
+        v += 1
+    terms += [math.log(v), -0.5 / v]
+    terms += [-b / (2 * k) / v ** (2 * k) for k, b in enumerate(BERNOULLI, 1)]
+    return math.fsum(terms)
+
+
+def search_py(seq, values, *, side, out_type):
+    import bisect
+    find = bisect.bisect_left if side == "left" else bisect.bisect_right
+    return np.array([[find(list(s), v) for v in row] for s, row in zip(seq.tolist(),
+                                                                        values.tolist())],
+                    out_type.np_dtype)
 
 
 # op -> (operands, attrs, oracle(*operands, **attrs))
@@ -314,6 +381,9 @@ ROWS = {
     # nn
     "ember.conv2d": ([IMG, FLT[:, :, :, :2].transpose(0, 1, 3, 2).copy()],
                      {"strides": [2, 1], "dilations": [1, 2], "padding": "SAME"}, conv_loops),
+    "ember.depthwise_conv2d": ([IMG, FLT[:, :, :, :2].copy()],
+                               {"strides": [1, 2], "dilations": [2, 1], "padding": "SAME"},
+                               depthwise_loops),
     "ember.max_pool2d": ([IMG], {"ksize": [3, 2], "strides": [2, 2], "padding": "SAME"},
                          lambda x, **kw: pool_loops(x, np.max, **kw)),
     "ember.avg_pool2d": ([IMG], {"ksize": [3, 3], "strides": [1, 2], "padding": "SAME"},
@@ -322,6 +392,22 @@ ROWS = {
                                                                   axis).astype(np.float32)),
     "ember.log_softmax": ([P], {}, lambda x, axis: np.log(softmax64(x.astype(np.float64),
                                                                     axis)).astype(np.float32)),
+    # scans, sorted search and special functions
+    "ember.cumsum": ([I], {"axis": 1, "exclusive": True, "reverse": True},
+                     lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: wrap8(int(a) + int(v)),
+                                                identity=0, dtype=np.int8)),
+    "ember.cumprod": ([F], {"axis": -2},
+                      lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: float(a) * float(v),
+                                                 identity=1, dtype=np.float32)),
+    "ember.searchsorted": ([np.array([[1, 3, 3, 7], [-2, 0, 0, 0]], np.int8),
+                            np.array([[3, 0, 8], [0, -5, 1]], np.int8)],
+                           {"side": "right", "out_type": "int64"}, search_py),
+    "ember.lgamma": ([np.array([[0.5, 1.0, 2.0, 3.5], [-0.5, -2.5, 1e-3, 30.0],
+                                [0.0, -3.0, np.inf, np.nan]], np.float32)], {},
+                     f64(np.vectorize(lgamma_py, otypes=[np.float64]))),
+    "ember.digamma": ([np.array([[0.5, 1.0, 2.0, 3.5], [-0.5, -2.5, 1e-3, 30.0],
+                                 [0.0, -3.0, np.inf, np.nan]], np.float32)], {},
+                      f64(np.vectorize(digamma_py, otypes=[np.float64]))),
     # print (no results): its kernel renders the text
     "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
     # assert (no results): its kernel says whether the condition holds

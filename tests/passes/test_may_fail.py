@@ -37,12 +37,19 @@ _CASES = [
     ("tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>", '"ember.tensor_scatter"',
      "tensor<4xf32>", True),
     ("tensor<?x3xi1>", '"ember.where_indices"', "tensor<?x2xi64>", False),
+    ("tensor<?x?xi32>", '"ember.cumsum"', "tensor<?x?xi32>", False),
+    ("tensor<*xf32>", '"ember.cumprod"', "tensor<*xf32>", True),  # axis checked at run time
+    ("tensor<2x5xf32>, tensor<2x3xf32>", '"ember.searchsorted"', "tensor<2x3xi32>", False),
+    ("tensor<?x5xf32>, tensor<2x3xf32>", '"ember.searchsorted"', "tensor<2x3xi32>", True),
 ]
 _ATTRS = {'"ember.reduce_sum"': "{axes = array<i64: 1>, keepdims = false}",
           '"ember.matmul"': "{transpose_a = false, transpose_b = false}",
           '"ember.reshape"': "{shape = array<i64: 2, 2>}",
           '"ember.gather"': "{axis = 0 : i64}",
-          '"ember.tensor_scatter"': '{mode = "add"}'}
+          '"ember.tensor_scatter"': '{mode = "add"}',
+          '"ember.cumsum"': "{axis = 1 : i64, exclusive = false, reverse = false}",
+          '"ember.cumprod"': "{axis = 0 : i64, exclusive = true, reverse = true}",
+          '"ember.searchsorted"': '{out_type = i32, side = "left"}'}
 
 
 _modules: list = []

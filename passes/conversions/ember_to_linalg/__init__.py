@@ -49,6 +49,8 @@ from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules
 from ember.passes.conversions.ember_to_linalg import philox  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import scatter  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import scan  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import special  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, build_generic,
                                                              lowers, retype_ui8)

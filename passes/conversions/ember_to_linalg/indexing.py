@@ -152,9 +152,6 @@ def lower_strided_slice(op, lw: Lowering):
     whole = len(kept) == len(shape) and all(
         isinstance(o, int) and o == 0 and s == 1 and (d is None or n == d)
         for o, n, s, d in zip(offsets, sizes, strides, shape))
-    if any(n == 0 for n in sizes if isinstance(n, int)):
-        # Nothing to read: MLIR's verifier rejects any offset into a dim of size 0.
-        return [with_new_axes(new_tensor(kept, et), kept, new_axes, et)]
     if not whole:
         value = _extract(x, offsets, sizes, strides, kept, et)
     if flips:
@@ -175,7 +172,11 @@ def with_new_axes(value: ir.Value, kept: list, new_axes: list, et: ir.Type) -> i
 
 
 def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
-    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims)."""
+    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims).
+    A slice of static size 0 reads nothing: a `tensor.empty` (MLIR's verifier rejects any
+    offset into a dim of size 0)."""
+    if 0 in sizes:
+        return new_tensor(kept, et)
     def split(values):
         return ([v for v in values if not isinstance(v, int)],
                 [v if isinstance(v, int) else DYNAMIC for v in values])

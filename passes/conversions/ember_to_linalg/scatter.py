@@ -115,7 +115,9 @@ def lower_tensor_scatter(op, lw: Lowering):
         r, dest = loop.induction_variable, loop.inner_iter_args[0]
         coords = [_component(lw, idx_rows, r, j, tsizes[j], it.dtype, site)
                   for j in range(k)]
-        if k == len(shape):
+        if 0 in slice_sizes:  # nothing to write (and no slice may start in a size-0 dim)
+            out = dest
+        elif k == len(shape):
             old = signless(tensor.ExtractOp(dest, coords).result)
             new = signless(tensor.ExtractOp(upd_rows, [r]).result)
             out = tensor.InsertOp(combine(old, new), dest, coords).result
