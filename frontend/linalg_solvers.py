@@ -378,7 +378,4 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
     r = ops.where(upper, r, zero)
     if full_matrices or m == n:
         return Qr(q, r)
-    # the leading `steps` columns of q and rows of r, by a 0/1 product (exact for finite
-    # values; slicing a static empty batch trips tensor.extract_slice's verifier)
-    pick = ops.cast(ops.equal(ops.expand_dims(rows, 1), ops.range(steps)), dtype)
-    return Qr(ops.matmul(q, pick), ops.matmul(pick, r, transpose_a=True))
+    return Qr(q[..., :steps], r[..., :steps, :])
