@@ -38,6 +38,7 @@ from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
 from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
                                              roll, split, tile, unstack)
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
+from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # noqa: F811
                                        tensor_scatter_nd_add, tensor_scatter_nd_max,
                                        tensor_scatter_nd_min, tensor_scatter_nd_sub,

@@ -4,6 +4,11 @@
 from ember.frontend.array_composites import (band_part, diag, diag_part, eye, matvec, norm,
                                              trace)
 from ember.frontend.ops import matmul, transpose
+from ember.frontend.einsum import einsum, tensordot
+from ember.frontend.linalg_solvers import (cholesky, det, inv, lu, qr, slogdet, solve,
+                                           triangular_solve)
 
 __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", "trace",
-           "transpose"]
+           "transpose",
+           "einsum", "tensordot", "cholesky", "det", "inv", "lu", "qr", "slogdet", "solve",
+           "triangular_solve"]

@@ -117,11 +117,19 @@ def argmin(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
 
 # -- structure ------------------------------------------------------------------------------
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Matrix product over the last two dims (batch dims broadcast)."""
-    del name
-    return execute(T.MatmulOp, group(a, b),
-                   {"transpose_a": transpose_a, "transpose_b": transpose_b})
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
+    """Matrix product over the last two dims (batch dims broadcast). For the real dtypes
+    `adjoint_a`/`adjoint_b` are `transpose_a`/`transpose_b`; the sparsity hints are ignored,
+    as TensorFlow's dense kernels ignore them; `output_type` casts the product."""
+    del name, a_is_sparse, b_is_sparse
+    for which, t, adj in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
+        if t and adj:
+            raise ValueError(f"em.matmul: only one of transpose_{which} and adjoint_{which} "
+                             f"can be True")
+    out = execute(T.MatmulOp, group(a, b), {"transpose_a": bool(transpose_a or adjoint_a),
+                                            "transpose_b": bool(transpose_b or adjoint_b)})
+    return out if output_type is None else cast(out, output_type)
 
 
 def transpose(a, perm=None, name=None):

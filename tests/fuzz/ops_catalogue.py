@@ -45,6 +45,19 @@ def _same(pick, x) -> str:
     return pick.like(x).name
 
 
+# equations over two operands of one shape, by rank (1, 2, 3 and more: the last three dims)
+_EINSUMS = {1: ["i,i->", "i,j->ij", "i,i->i"],
+            2: ["ij,kj->ik", "ij,ij->j", "ij,ik->jk", "ii,ij->j"],
+            3: ["...ij,...kj->...ik", "...ij,...ij->...", "...ij,...ik->...jk",
+                "...ii,...ij->...j"]}
+
+
+def _spd(x) -> str:
+    """Source of x @ x^T + I for x of rank >= 2: batched SPD matrices."""
+    return (f"(em.matmul({x.name}, {x.name}, transpose_b=True) + "
+            f"em.eye({x.shape[-2]}, dtype=em.{x.dtype}))")
+
+
 RECIPES = [
     # -- em.math ---------------------------------------------------------------------------
     Recipe("em.math.erf", lambda p, x: f"em.math.erf({x.name})"),
@@ -142,6 +155,26 @@ RECIPES = [
     Recipe("em.nn.batch_normalization",
            lambda p, x: f"em.nn.batch_normalization({x.name}, *em.nn.moments({x.name}, "
                         f"axes=[0]), offset=0.5, scale=2.0, variance_epsilon=1e-3)", F, 1),
+    # -- contractions and solvers (frontend/einsum.py, frontend/linalg_solvers.py); the
+    # solvers get x @ x^T + I, symmetric positive definite with eigenvalues >= 1 ----------
+    Recipe("em.einsum",
+           lambda p, x: f"em.einsum({p.rng.choice(_EINSUMS[min(len(x.shape), 3)])!r}, "
+                        f"{x.name}, {_same(p, x)})", FI, 1),
+    Recipe("em.tensordot",
+           lambda p, x: f"em.tensordot({x.name}, {_same(p, x)}, "
+                        f"{p.rng.randint(0, min(len(x.shape), 2))})", FI),
+    Recipe("em.linalg.inv", lambda p, x: f"em.linalg.inv({_spd(x)})", F, 2, dynamic=False),
+    Recipe("em.linalg.solve",
+           lambda p, x: f"em.linalg.solve({_spd(x)}, {x.name}, adjoint={p.flag()})", F, 2,
+           dynamic=False),
+    Recipe("em.linalg.cholesky", lambda p, x: f"em.linalg.cholesky({_spd(x)})", F, 2,
+           dynamic=False),
+    Recipe("em.linalg.triangular_solve",
+           lambda p, x: f"em.linalg.triangular_solve(em.linalg.cholesky({_spd(x)}), {x.name}, "
+                        f"lower={p.flag()}, adjoint={p.flag()})", F, 2, dynamic=False),
+    Recipe("em.linalg.qr",
+           lambda p, x: f"em.linalg.qr({x.name}, full_matrices={p.flag()})"
+                        f"[{p.rng.randint(0, 1)}]", F, 2, dynamic=False),
     # -- em.debugging: raise (eagerly, and compiled when the code runs) on NaN or inf -------
     Recipe("em.debugging.assert_all_finite",
            lambda p, x: f"em.debugging.assert_all_finite({x.name}, 'fuzz')"),
