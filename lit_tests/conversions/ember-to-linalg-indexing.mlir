@@ -219,3 +219,15 @@ func.func @slice_dynamic_reversed_from(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = "ember.strided_slice"(%x) {begin = array<i64: 3>, begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end = array<i64: 0>, end_mask = 1 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64, strides = array<i64: -1>} : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// Padding a tensor with a dim of size 0 copies nothing: a fill of the result.
+// CHECK-LABEL: func.func @pad_empty(
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<0x5xf32>
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<0x5xf32>)
+func.func @pad_empty(%x: tensor<0x3xf32>, %v: tensor<f32>) -> tensor<0x5xf32> {
+  %0 = "ember.pad"(%x, %v) {mode = "CONSTANT", paddings = array<i64: 0, 0, 1, 1>} : (tensor<0x3xf32>, tensor<f32>) -> tensor<0x5xf32>
+  return %0 : tensor<0x5xf32>
+}

@@ -305,9 +305,19 @@ def lower_pad(op, lw: Lowering):
 
 
 def pad_tensor(x, shape, et, value: ir.Value, lows, highs) -> ir.Value:
-    """`tensor.pad` of `x` (of static-or-None `shape`) with the scalar `value`."""
+    """`tensor.pad` of `x` (of static-or-None `shape`) with the scalar `value`. With a dim of
+    static size 0 there is nothing of `x` to copy: a fill (bufferizing the pad would copy
+    into a slice at offset 0 of that dim, which MLIR's verifier rejects)."""
     result = ir.RankedTensorType.get([DYNAMIC if d is None else d + lo + hi
                                       for d, lo, hi in zip(shape, lows, highs)], et)
+    if 0 in shape:
+        sizes = [tensor.DimOp(x, arith.ConstantOp(ir.IndexType.get(), i).result).result
+                 if d is None else d + lo + hi
+                 for i, (d, lo, hi) in enumerate(zip(shape, lows, highs))]
+        sizes = [s if isinstance(s, int) else arith.AddIOp(s, arith.ConstantOp(
+            ir.IndexType.get(), lows[i] + highs[i]).result).result
+            for i, s in enumerate(sizes)]
+        return linalg.fill(value, outs=[tensor.EmptyOp(sizes, et).result])
     pad = tensor.PadOp(result, x, [], [], list(lows), list(highs))
     block = pad.regions[0].blocks.append(*[ir.IndexType.get()] * len(shape))
     with ir.InsertionPoint(block):
