@@ -10,6 +10,9 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
+from ember.dialects.ember.dtypes import complex64, complex128
+from ember import signal
+from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
 from ember.frontend.while_loop import while_loop

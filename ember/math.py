@@ -5,6 +5,7 @@ from ember.frontend.math_composites import (count_nonzero, is_inf, reduce_logsum
                                             reduce_std, reduce_variance, squared_difference,
                                             truncatediv, xlogy)
 from ember.frontend.nn_composites import softplus
+from ember.frontend.complex_ops import angle, conj, imag, real
 from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, exp, expm1, floor,
                                 floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
                                 less_equal, log, log1p, log_softmax, logical_and, logical_not,
@@ -23,3 +24,4 @@ __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf
            "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin",
            "softplus", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
            "truncatediv", "xlogy"]
+__all__ += ["angle", "conj", "imag", "real"]
