@@ -47,6 +47,7 @@ from ember.passes.conversions.ember_to_linalg import dynamic_slice  # noqa: F401
 from ember.passes.conversions.ember_to_linalg import shape_operands  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import complex_math  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, build_generic,
                                                              lowers, retype_ui8)
