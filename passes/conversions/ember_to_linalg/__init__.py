@@ -48,6 +48,7 @@ from ember.passes.conversions.ember_to_linalg import shape_operands  # noqa: F40
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import complex_math  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import signal  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, build_generic,
                                                              lowers, retype_ui8)
