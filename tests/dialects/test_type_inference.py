@@ -780,11 +780,78 @@ def test_slice_rejects_bounds_outside_the_dim(operands, values, message):
         infer("ember.slice", operands, {}, values)
 
 
+# -- complex dtypes (issue 13) ---------------------------------------------------------------
+
+C64, C128 = "complex<f32>", "complex<f64>"
+ORDERING = "must have numeric (integer or floating-point) elements"
+COMPLEX = [
+    ("ember.complex", ["tensor<2x?xf32>", "tensor<f32>"], {}, [f"tensor<2x?x{C64}>"]),
+    ("ember.complex", ["tensor<*xf64>", "tensor<3xf64>"], {}, [f"tensor<*x{C128}>"]),
+    ("ember.complex", ["tensor<2xf16>", "tensor<2xf16>"], {},
+     (OpTypeError, "operands of type tensor<2xf16> and tensor<2xf16> must have float32 or "
+                   "float64 elements")),
+    ("ember.complex", ["tensor<2xf32>", "tensor<2xf64>"], {}, (OpTypeError, "operand types")),
+    ("ember.complex", ["tensor<2xf32>", "tensor<3xf32>"], {},
+     (OpShapeError, "operand types tensor<2xf32> and tensor<3xf32> are not broadcast-compatible")),
+    ("ember.real", [f"tensor<?x3x{C64}>"], {}, ["tensor<?x3xf32>"]),
+    ("ember.imag", [f"tensor<*x{C128}>"], {}, ["tensor<*xf64>"]),
+    ("ember.angle", [f"tensor<0x{C64}>"], {}, ["tensor<0xf32>"]),
+    ("ember.conj", [f"tensor<4x{C128}>"], {}, [f"tensor<4x{C128}>"]),
+    ("ember.real", ["tensor<4xf32>"], {},
+     (OpTypeError, "operand of type tensor<4xf32> must have complex (complex64 or complex128) "
+                   "elements")),
+    ("ember.fft", [f"tensor<3x?x{C64}>"], {}, [f"tensor<3x?x{C64}>"]),
+    ("ember.ifft", [f"tensor<*x{C128}>"], {}, [f"tensor<*x{C128}>"]),
+    ("ember.fft", ["tensor<8xf32>"], {},
+     (OpTypeError, "operand of type tensor<8xf32> must have complex (complex64 or complex128) "
+                   "elements")),
+    ("ember.fft", [f"tensor<{C64}>"], {},
+     (OpShapeError, f"operand of type tensor<{C64}> must have rank >= 1")),
+    ("ember.rfft", ["tensor<2x6xf32>"], {}, [f"tensor<2x4x{C64}>"]),
+    ("ember.rfft", ["tensor<2x?xf64>"], {"fft_length": 9}, [f"tensor<2x5x{C128}>"]),
+    ("ember.rfft", ["tensor<?xf32>"], {}, [f"tensor<?x{C64}>"]),
+    ("ember.rfft", ["tensor<4xi32>"], {},
+     (OpTypeError, "operand of type tensor<4xi32> must have float32 or float64 elements")),
+    ("ember.rfft", ["tensor<4xf32>"], {"fft_length": -2},
+     (OpAttributeError, "fft_length -2 must be >= 0")),
+    ("ember.irfft", [f"tensor<2x5x{C64}>"], {}, ["tensor<2x8xf32>"]),
+    ("ember.irfft", [f"tensor<?x{C128}>"], {"fft_length": 7}, ["tensor<7xf64>"]),
+    ("ember.irfft", [f"tensor<?x{C128}>"], {}, ["tensor<?xf64>"]),
+    ("ember.irfft", [f"tensor<0x{C64}>"], {}, ["tensor<0xf32>"]),
+    # existing ops: complex where TensorFlow's kernels take it, a clear error elsewhere
+    ("ember.abs", [f"tensor<?x{C64}>"], {}, ["tensor<?xf32>"]),
+    ("ember.exp", [f"tensor<2x{C128}>"], {}, [f"tensor<2x{C128}>"]),
+    ("ember.div", [f"tensor<2x{C64}>", f"tensor<{C64}>"], {}, [f"tensor<2x{C64}>"]),
+    ("ember.equal", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {}, ["tensor<2xi1>"]),
+    ("ember.reduce_mean", [f"tensor<2x3x{C64}>"], {"axes": [1]}, [f"tensor<2x{C64}>"]),
+    ("ember.matmul", [f"tensor<2x3x{C128}>", f"tensor<3x4x{C128}>"], {}, [f"tensor<2x4x{C128}>"]),
+    ("ember.cast", [f"tensor<2x{C64}>"], {"dtype": "int32"}, ["tensor<2xi32>"]),
+    ("ember.less", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operands of type tensor<2x{C64}> {ORDERING}")),
+    ("ember.maximum", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operands of type tensor<2x{C64}> {ORDERING}")),
+    ("ember.floor", [f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have floating-point elements")),
+    ("ember.relu", [f"tensor<2x{C128}>"], {},
+     (OpTypeError, f"operand of type tensor<2x{C128}> {ORDERING}")),
+    ("ember.reduce_max", [f"tensor<2x{C64}>"], {"axes": [0]},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have numeric elements")),
+    ("ember.softmax", [f"tensor<2x{C64}>"], {"axis": -1},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have floating-point elements")),
+]
+
+
+@pytest.mark.parametrize("op,operands,attrs,expected", COMPLEX, ids=ids(COMPLEX))
+def test_complex_inference(op, operands, attrs, expected):
+    check(op, operands, attrs, expected)
+
+
 # -- every op is exercised by a table above ----------------------------------------------------
 
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
+    rows += COMPLEX
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
                                        "ember.dynamic_reshape",
