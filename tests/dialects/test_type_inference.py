@@ -66,15 +66,16 @@ UNARY = [
     ("ember.is_nan", ["tensor<2x?xf16>"], {}, ["tensor<2x?xi1>"]),
     ("ember.is_finite", ["tensor<*xbf16>"], {}, ["tensor<*xi1>"]),
     ("ember.exp", ["tensor<3xi32>"], {},
-     (OpTypeError, "operand of type tensor<3xi32> must have floating-point elements")),
+     (OpTypeError, "operand of type tensor<3xi32> must have floating-point or complex "
+                   "elements")),
     ("ember.is_nan", ["tensor<3xi64>"], {},
      (OpTypeError, "operand of type tensor<3xi64> must have floating-point elements")),
     ("ember.neg", ["tensor<3xi1>"], {},
-     (OpTypeError, "operand of type tensor<3xi1> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operand of type tensor<3xi1> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.abs", ["tensor<!ember.string>"], {},
-     (OpTypeError, "operand of type tensor<!ember.string> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operand of type tensor<!ember.string> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.logical_not", ["tensor<2xf32>"], {},
      (OpTypeError, "operand of type tensor<2xf32> must have bool (i1) elements")),
     ("ember.sqrt", [], {}, (OpTypeError, "expects 1 operands (input), got 0")),
@@ -122,8 +123,8 @@ BINARY = [
     ("ember.sub", ["tensor<2xi32>", "tensor<2xi64>"], {},
      (OpTypeError, f"operand types tensor<2xi32> and tensor<2xi64> {DIFFERENT}")),
     ("ember.sub", ["tensor<2x!ember.string>", "tensor<2x!ember.string>"], {},
-     (OpTypeError, "operands of type tensor<2x!ember.string> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operands of type tensor<2x!ember.string> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.maximum", ["tensor<2xi1>", "tensor<2xi1>"], {},
      (OpTypeError, "operands of type tensor<2xi1> must have numeric (integer or "
                    "floating-point) elements")),
@@ -401,7 +402,7 @@ REDUCTION = [
     ("ember.reduce_sum", ["tensor<3xf32>"], {"axes": [0, -1]},
      (OpAttributeError, "axes [0, -1] contain a duplicate")),
     ("ember.reduce_sum", ["tensor<3xi1>"], {"axes": [0]},
-     (OpTypeError, "operand of type tensor<3xi1> must have numeric elements")),
+     (OpTypeError, "operand of type tensor<3xi1> must have numeric or complex elements")),
     ("ember.reduce_all", ["tensor<3xf32>"], {"axes": [0]},
      (OpTypeError, "operand of type tensor<3xf32> must have bool (i1) elements")),
     ("ember.reduce_sum", ["tensor<3xf32>"], {}, (OpAttributeError, "requires attribute 'axes'")),
@@ -455,7 +456,8 @@ STRUCTURE = [
      (OpShapeError, "batch dims of tensor<2x2x3xf32> and tensor<3x3x4xf32> are not "
                     "broadcast-compatible")),
     ("ember.matmul", ["tensor<2x3xi1>", "tensor<3x4xi1>"], {},
-     (OpTypeError, "operands of type tensor<2x3xi1> must have numeric elements")),
+     (OpTypeError, "operands of type tensor<2x3xi1> must have numeric or complex "
+                   "elements")),
     ("ember.matmul", ["tensor<2x3xf32>", "tensor<3x4xf16>"], {},
      (OpTypeError, f"operand types tensor<2x3xf32> and tensor<3x4xf16> {DIFFERENT}")),
     ("ember.transpose", ["tensor<?x3x4xf32>"], {"perm": [2, 0, 1]}, ["tensor<4x?x3xf32>"]),
