@@ -180,3 +180,33 @@ def _nest(flat: list[str], shape: tuple) -> str:
 def element_type(dtype: dtypes.DType) -> ir.Type:
     """The MLIR element type of `dtype` (needs an active context)."""
     return ir.Type.parse(dtype.mlir)
+
+
+_caster_installed = False
+
+
+def install_complex_caster() -> None:
+    """Lets the bindings hand out dense attributes of complex elements.
+
+    Their built-in downcast of a dense int-or-float attribute raises "Can't cast unknown
+    element type" for complex elements (from `op.attributes[...]`; reading one through a
+    NamedAttribute even aborts the interpreter). This caster, installed once per process,
+    does what the built-in one does for int and float elements and gives complex ones the
+    generic `DenseElementsAttr` (read through the text form, `to_numpy`). It can go when
+    the bindings downcast complex dense attributes themselves (not in 22.1.8).
+    """
+    global _caster_installed
+    if _caster_installed:
+        return
+    with ir.Context():
+        typeid = ir.Attribute.parse("dense<0.0> : tensor<f32>").typeid
+
+    @ir.register_type_caster(typeid, replace=True)
+    def _dense(attr):
+        et = ir.ShapedType(attr.type).element_type
+        if isinstance(et, ir.FloatType):
+            return ir.DenseFPElementsAttr(attr)
+        if isinstance(et, (ir.IntegerType, ir.IndexType)):
+            return ir.DenseIntElementsAttr(attr)
+        return ir.DenseElementsAttr(attr)
+    _caster_installed = True

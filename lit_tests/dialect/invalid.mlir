@@ -531,3 +531,19 @@ func.func @dynamic_strided_slice_float_bounds(%a: tensor<4xf32>, %b: tensor<1xf3
   %0 = "ember.dynamic_strided_slice"(%a, %b, %b, %b) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64} : (tensor<4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?xf32>
   return
 }
+
+// -----
+// Complex values have no order (tf.math.less rejects complex64 too).
+func.func @complex_less(%a: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{'ember.less' op operands of type tensor<4xcomplex<f32>> must have numeric (integer or floating-point) elements}}
+  %0 = "ember.less"(%a, %a) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xi1>
+  return
+}
+
+// -----
+// The transforms need a complex input (rfft takes the real signal).
+func.func @fft_of_real(%a: tensor<8xf32>) {
+  // expected-error @+1 {{'ember.fft' op operand of type tensor<8xf32> must have complex (complex64 or complex128) elements}}
+  %0 = "ember.fft"(%a) : (tensor<8xf32>) -> tensor<8xf32>
+  return
+}

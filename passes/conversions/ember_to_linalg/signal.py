@@ -1,9 +1,9 @@
 """Lowering of `ember.fft`, `ifft`, `rfft`, `irfft`: a direct DFT over the innermost dim.
 
 Each transform is one `linalg.generic` with the output dims parallel and the summed input
-index a reduction: out[..., k] += x[..., j] * w, w = exp(-+2 pi i t / n), t = (j * k) mod n
-taken exactly in integers and the twiddle's cos/sin computed in f64 (then rounded to the
-part type), so long transforms keep their accuracy. The cost is O(n^2) per transform:
+index a reduction: out[..., k] += x[..., j] * w[t], t = (j * k) mod n taken exactly in
+integers, from a table of the n twiddles w[t] = exp(-+2 pi i t / n) whose cos/sin are
+computed in f64 (then rounded to the part type), so long transforms keep their accuracy. The cost is O(n^2) per transform:
 correct for every length (no radix-2 restriction), not a fast FFT. Inverses divide by n.
 `rfft` reads min(len, fft_length) input samples (the rest are the zero padding); `irfft`
 sums the first fft_length // 2 + 1 frequencies with Hermitian weights (2 for the ones
@@ -13,9 +13,11 @@ ignores, as numpy).
 Before:
     %y = "ember.fft"(%x) : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
 After:
+    %w = linalg.generic {iterator_types = ["parallel"]} outs(%e) { math.cos/math.sin of
+           2 pi t / n in f64, complex.create }            // the n twiddles, once
     %y = linalg.generic {iterator_types = ["parallel", "reduction"]} ins(%x) outs(%zeros) {
-      ... %t = arith.remui (k * j), n ... math.cos/math.sin ... complex.create ...
-      %s = complex.add %acc, (complex.mul %xj, %w)
+      %t = arith.remui (k * j), n;  %wt = tensor.extract %w[%t]
+      %s = complex.add %acc, (complex.mul %xj, %wt)
     }
 """
 
@@ -30,6 +32,7 @@ from mlir.dialects import complex as cx
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import signal as S
 from ember.dialects.ember.base import REGISTRY
+from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.builders import (Size, amap, filled, fitted,
                                                                generic, map_values, size_of)
@@ -67,15 +70,22 @@ def _crop(lw: Lowering, x: ir.Value, t: TensorType, length: Size) -> tuple[ir.Va
     return out, sizes
 
 
-def _twiddle(lw: Lowering, n: ir.Value, out_dim: int, sum_dim: int, sign: float):
-    """(cos, sign * sin) of 2 pi ((k * j) mod n) / n in f64, k and j the loop indices."""
-    k, j = linalg.IndexOp(out_dim).result, linalg.IndexOp(sum_dim).result
-    t = arith.RemUIOp(arith.MulIOp(k, j).result, n).result
-    i64, f64 = ir.IntegerType.get_signless(64), ir.F64Type.get()
-    as_f64 = [arith.UIToFPOp(f64, arith.IndexCastOp(i64, v).result).result for v in (t, n)]
-    theta = arith.MulFOp(arith.DivFOp(*as_f64).result, lw.scalar(2 * pymath.pi, F64)).result
-    return math.CosOp(theta).result, arith.MulFOp(math.SinOp(theta).result,
-                                                 lw.scalar(sign, F64)).result
+def _twiddles(lw: Lowering, n: ir.Value, sign: float, part: DType) -> ir.Value:
+    """The n twiddles exp(sign * 2 pi i t / n), t < n, as a tensor<?xcomplex<part>>: cos
+    and sin computed once per t in f64 (then rounded), not once per product."""
+    f64, i64 = ir.F64Type.get(), ir.IntegerType.get_signless(64)
+    et = element_type(dtypes.complex_of(part))
+    nf = arith.UIToFPOp(f64, arith.IndexCastOp(i64, n).result).result
+    step = arith.DivFOp(lw.scalar(2 * pymath.pi, F64), nf).result
+
+    def body(_):
+        t = arith.IndexCastOp(i64, linalg.IndexOp(0).result).result
+        theta = arith.MulFOp(arith.UIToFPOp(f64, t).result, step).result
+        sin = arith.MulFOp(math.SinOp(theta).result, lw.scalar(sign, F64)).result
+        parts = [_part(v, element_type(part)) for v in (math.CosOp(theta).result, sin)]
+        return [cx.CreateOp(et, *parts).result]
+    empty = tensor.EmptyOp([n], et).result
+    return generic([], [], [empty], [amap(1, [0])], [PARALLEL], body)[0]
 
 
 def _part(value: ir.Value, part) -> ir.Value:
@@ -84,16 +94,18 @@ def _part(value: ir.Value, part) -> ir.Value:
 
 def _dft(lw: Lowering, x: ir.Value, xt: TensorType, sum_size: Size, out_sizes: list,
          out: TensorType, n: ir.Value, term):
-    """The generic: out[..., k] = sum over j < sum_size of term(x[..., j], cos, sin)."""
+    """The generic: out[..., k] = sum over j < sum_size of term(x[..., j], w) with w the
+    twiddle of (j * k) mod n."""
     rank = len(out_sizes)
     x, _ = _crop(lw, x, xt, sum_size)
-    zero = lw.scalar(0, out.dtype)
-    init = filled(out_sizes, zero)
+    table = _twiddles(lw, n, -1.0 if term.forward else 1.0, out.dtype.real_dtype)
+    init = filled(out_sizes, lw.scalar(0, out.dtype))
     maps = [amap(rank + 1, list(range(rank - 1)) + [rank]), amap(rank + 1, list(range(rank)))]
 
     def body(v, acc):
-        c, s = _twiddle(lw, n, rank - 1, rank, -1.0 if term.forward else 1.0)
-        return [term(v, acc, c, s)]
+        k, j = linalg.IndexOp(rank - 1).result, linalg.IndexOp(rank).result
+        t = arith.RemUIOp(arith.MulIOp(k, j).result, n).result
+        return [term(v, acc, tensor.ExtractOp(table, [t]).result)]
     return generic([x], [element_type(xt.dtype)], [init], maps,
                    [PARALLEL] * rank + [REDUCTION], body)[0]
 
@@ -121,10 +133,7 @@ def lower_fft(op, lw: Lowering):
     inverse = REGISTRY[op.name] is S.IfftOp
     sizes = [size_of(lw, x, t, i) for i in range(len(t.shape))]
     n = _index(lw, sizes[-1])
-    et, part = element_type(t.dtype), element_type(t.dtype.real_dtype)
-
-    def term(v, acc, c, s):
-        w = cx.CreateOp(et, _part(c, part), _part(s, part)).result
+    def term(v, acc, w):
         return cx.AddOp(acc, cx.MulOp(v, w).result).result
     term.forward = not inverse
     value = _dft(lw, x, t, sizes[-1], sizes, out, n, term)
@@ -142,12 +151,12 @@ def lower_rfft(op, lw: Lowering):
     sizes = [size_of(lw, x, t, i) for i in range(len(t.shape) - 1)]
     sizes.append(n // 2 + 1 if isinstance(n, int) else arith.AddIOp(
         arith.DivUIOp(n, lw.index(2)).result, lw.index(1)).result)
-    et, part = element_type(out.dtype), element_type(t.dtype)
+    et = element_type(out.dtype)
 
-    def term(v, acc, c, s):
-        w = cx.CreateOp(et, arith.MulFOp(v, _part(c, part)).result,
-                        arith.MulFOp(v, _part(s, part)).result).result
-        return cx.AddOp(acc, w).result
+    def term(v, acc, w):
+        scaled = cx.CreateOp(et, arith.MulFOp(v, cx.ReOp(w).result).result,
+                             arith.MulFOp(v, cx.ImOp(w).result).result).result
+        return cx.AddOp(acc, scaled).result
     term.forward = True
     return [_dft(lw, x, t, _min(lw, length, n), sizes, out, _index(lw, n), term)]
 
@@ -170,9 +179,8 @@ def lower_irfft(op, lw: Lowering):
     half = n // 2 + 1 if isinstance(n, int) else arith.AddIOp(
         arith.DivUIOp(n, lw.index(2)).result, lw.index(1)).result
     nv = _index(lw, n)
-    part = element_type(out.dtype)
 
-    def term(v, acc, c, s):
+    def term(v, acc, w):
         k = linalg.IndexOp(len(sizes)).result
         # weight 1 for the zero frequency and (n even) the Nyquist one, else 2 (its mirror)
         edge = arith.OrIOp(
@@ -181,8 +189,8 @@ def lower_irfft(op, lw: Lowering):
                          nv).result).result
         one, two = lw.scalar(1, out.dtype), lw.scalar(2, out.dtype)
         weight = arith.SelectOp(edge, one, two).result
-        re = arith.MulFOp(cx.ReOp(v).result, _part(c, part)).result
-        im = arith.MulFOp(cx.ImOp(v).result, _part(s, part)).result
+        re = arith.MulFOp(cx.ReOp(v).result, cx.ReOp(w).result).result
+        im = arith.MulFOp(cx.ImOp(v).result, cx.ImOp(w).result).result
         im = arith.SelectOp(edge, lw.scalar(0, out.dtype), im).result
         return arith.AddFOp(acc, arith.MulFOp(weight, arith.SubFOp(re, im).result).result).result
     term.forward = False
