@@ -52,7 +52,7 @@ func.func @wrong_result_rank(%a: tensor<2x3xf32>) {
 
 // -----
 func.func @float_only_op_on_ints(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'ember.exp' op operand of type tensor<4xi32> must have floating-point elements}}
+  // expected-error @+1 {{'ember.exp' op operand of type tensor<4xi32> must have floating-point or complex elements}}
   %0 = "ember.exp"(%a) : (tensor<4xi32>) -> tensor<4xi32>
   return
 }
@@ -365,16 +365,16 @@ func.func @non_ember_integer_width(%a: tensor<4xi7>) {
 }
 
 // -----
-func.func @non_ember_complex_elements(%a: tensor<4xcomplex<f32>>) {
+func.func @non_ember_complex_elements(%a: tensor<4xcomplex<f16>>) {
   // expected-error @+1 {{is not an ember dtype}}
-  %0 = "ember.neg"(%a) : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  %0 = "ember.neg"(%a) : (tensor<4xcomplex<f16>>) -> tensor<4xcomplex<f16>>
   return
 }
 
 // -----
 func.func @cast_to_non_ember_dtype(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'ember.cast' op attribute 'dtype': element type complex<f32> is not an ember dtype}}
-  %0 = "ember.cast"(%a) {dtype = complex<f32>} : (tensor<4xf32>) -> tensor<4xcomplex<f32>>
+  // expected-error @+1 {{'ember.cast' op attribute 'dtype': element type complex<f16> is not an ember dtype}}
+  %0 = "ember.cast"(%a) {dtype = complex<f16>} : (tensor<4xf32>) -> tensor<4xcomplex<f16>>
   return
 }
 
