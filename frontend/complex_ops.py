@@ -14,7 +14,7 @@ from ember.frontend.dispatch import execute
 from ember.frontend.indexing import is_tensor
 from ember.frontend.math_ops import group
 from ember.frontend.shape_args import trace_time_value
-from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor import convert_to_tensor
 
 
 def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name

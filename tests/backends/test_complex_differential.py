@@ -3,8 +3,9 @@
 Each program is a chain of eight steps over a pool of complex 4x4 (or ?x4) tensors, drawn
 from the complex ops: arithmetic with broadcasting, the complex-valued math (exp, log,
 sqrt, tanh, sin, cos, fed values squeezed into a disk: no overflow, and no branch cut
-where the sign of a rounding-noise zero picks the side), parts and conj, casts between the complex dtypes, reductions,
-matmul, select on a real comparison, and the Fourier transforms. The compiled function must
+where the sign of a rounding-noise zero picks the side), parts and conj, casts between the
+complex dtypes, reductions, matmul, select on a real comparison, and the Fourier
+transforms. The compiled function must
 run without the interpreter and agree with eager within a few ulps of the magnitudes.
 """
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, tensor
 from mlir.dialects import complex as cx
 
 from ember.dialects.ember import complex as X
@@ -119,7 +119,6 @@ def lower_reduce(op, lw: Lowering):
 
 
 def _divide_parts(lw: Lowering, total: ir.Value, x: ir.Value, t: TensorType, axes: tuple):
-    from mlir.dialects import tensor
     count = lw.index(1)
     for a in axes:
         size = lw.index(t.shape[a]) if t.shape[a] is not None else \

@@ -3,8 +3,9 @@
 Each transform is one `linalg.generic` with the output dims parallel and the summed input
 index a reduction: out[..., k] += x[..., j] * w[t], t = (j * k) mod n taken exactly in
 integers, from a table of the n twiddles w[t] = exp(-+2 pi i t / n) whose cos/sin are
-computed in f64 (then rounded to the part type), so long transforms keep their accuracy. The cost is O(n^2) per transform:
-correct for every length (no radix-2 restriction), not a fast FFT. Inverses divide by n.
+computed in f64 (then rounded to the part type), so long transforms keep their accuracy.
+The cost is O(n^2) per transform: correct for every length (no radix-2 restriction), not a
+fast FFT. Inverses divide by n.
 `rfft` reads min(len, fft_length) input samples (the rest are the zero padding); `irfft`
 sums the first fft_length // 2 + 1 frequencies with Hermitian weights (2 for the ones
 whose mirror image is implied, 1 for the zero and Nyquist ones, whose imaginary parts it
