@@ -10,6 +10,8 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
+from ember import random
+from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128
 from ember import signal
 from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
@@ -39,6 +41,11 @@ from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
 from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
                                              roll, split, tile, unstack)
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
+from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # noqa: F811
+                                       tensor_scatter_nd_add, tensor_scatter_nd_max,
+                                       tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                       tensor_scatter_nd_update, where)
+from ember.frontend.scan_ops import cumprod, cumsum, searchsorted
 from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction

@@ -5,6 +5,11 @@ from ember.frontend.math_composites import (count_nonzero, is_inf, reduce_logsum
                                             reduce_std, reduce_variance, squared_difference,
                                             truncatediv, xlogy)
 from ember.frontend.nn_composites import softplus
+from ember.frontend.segment_ops import (bincount, segment_max, segment_mean, segment_min,
+                                       segment_prod, segment_sum, unsorted_segment_max,
+                                       unsorted_segment_mean, unsorted_segment_min,
+                                       unsorted_segment_prod, unsorted_segment_sum)
+from ember.frontend.scan_ops import cumprod, cumsum, digamma, lgamma
 from ember.frontend.complex_ops import angle, conj, imag, real
 from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, exp, expm1, floor,
                                 floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
@@ -24,4 +29,8 @@ __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf
            "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin",
            "softplus", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
            "truncatediv", "xlogy"]
+__all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_prod",
+            "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
+            "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum"]
+__all__ += ["cumprod", "cumsum", "digamma", "lgamma"]
 __all__ += ["angle", "conj", "imag", "real"]

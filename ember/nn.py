@@ -6,8 +6,12 @@ from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, ge
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
                                           softmax_cross_entropy_with_logits, softsign,
                                           sparse_softmax_cross_entropy_with_logits, swish)
+from ember.frontend.random_composites import dropout, stateless_dropout
 from ember.frontend.ops import (avg_pool2d, conv2d, log_softmax, max_pool2d, relu, sigmoid,
                                 softmax, tanh)
+from ember.frontend.nn_conv import (avg_pool, avg_pool1d, conv1d, conv2d_transpose, max_pool,
+                                    max_pool1d)
+from ember.frontend.nn_ops import depthwise_conv2d
 
 __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "gelu",
            "l2_normalize",
@@ -15,3 +19,10 @@ __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "ge
            "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign",
            "sparse_softmax_cross_entropy_with_logits", "swish", "tanh"]
+
+import types as _types  # noqa: E402
+
+experimental = _types.SimpleNamespace(stateless_dropout=stateless_dropout)
+__all__ += ["dropout", "experimental"]
+__all__ += ["avg_pool", "avg_pool1d", "conv1d", "conv2d_transpose", "depthwise_conv2d",
+            "max_pool", "max_pool1d"]

@@ -5,6 +5,7 @@ compiled agree and the dtype rules are those of the ops it is made of (floats)."
 
 from __future__ import annotations
 
+from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.tensor import convert_to_tensor
 
@@ -30,14 +31,18 @@ def relu6(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """x where x > 0, else alpha * x.
+    """x where x > 0, else alpha * x. Integer features are cast to float32 first, as
+    TensorFlow does.
 
     Example:
       >>> import ember as em
       >>> em.nn.leaky_relu(em.constant([-1.0, 2.0]))
       <ember.Tensor: shape=(2,), dtype=float32, numpy=array([-0.2,  2. ], dtype=float32)>
     """
-    x = _float(features, "leaky_relu")
+    x = convert_to_tensor(features)
+    if x.dtype.is_integer:
+        x = ops.cast(x, dtypes.float32)
+    x = _float(x, "leaky_relu")
     return ops.where(x > _const(0, x), x, x * _const(alpha, x))
 
 
@@ -86,51 +91,89 @@ def gelu(features, approximate=False, name=None):
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """value + bias along the channel dim: the last (NHWC, the default) or dim 1 (NC...)."""
-    value, bias = convert_to_tensor(value), convert_to_tensor(bias)
+    """value + bias along the channel dim: the last (N...C, the default: None, "NHWC", ...)
+    or dim 1 (NC...: "NCHW", ...). As TensorFlow: `value` has rank >= 2, `bias` is 1-D with
+    the channel dim's size and `value`'s dtype."""
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias, dtype=value.dtype)
     if bias.shape.rank != 1:
-        raise ValueError(f"em.nn.bias_add: bias must be 1-D, got {bias!r}")
-    if data_format is not None and data_format.upper().startswith("NC"):
-        rank = value.shape.rank
-        if rank is None:
-            raise ValueError("em.nn.bias_add with data_format NC... needs a known rank")
+        raise ValueError(f"em.nn.bias_add: bias must be 1-D, got shape {bias.shape}")
+    first = False
+    if data_format is not None:  # TensorFlow's reading of the format
+        text = str(data_format)
+        first = text.startswith("NC")
+        if not first and not (text.startswith("N") and text.endswith("C")):
+            raise ValueError("em.nn.bias_add: data_format must be of the form 'N...C' (NHWC, "
+                             f"...) or 'NC...' (NCHW, ...), got {data_format!r}")
+    rank = value.shape.rank
+    if rank is None:
+        if first:
+            raise ValueError("em.nn.bias_add with data_format NC... needs `value` of known rank")
+        return value + bias
+    if rank < 2:
+        raise ValueError(f"em.nn.bias_add: value must have rank >= 2, got shape {value.shape}")
+    channels = value.shape[1 if first else -1]
+    if None not in (channels, bias.shape[0]) and channels != bias.shape[0]:
+        raise ValueError(f"em.nn.bias_add: bias of size {bias.shape[0]} does not match the "
+                         f"channel dim ({channels}) of value of shape {value.shape} "
+                         f"(data_format {data_format or 'N...C'})")
+    if first:
         return value + ops.reshape(bias, [-1] + [1] * (rank - 2))
     return value + bias
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
-    """x / sqrt(max(sum(x**2, axis), epsilon))."""
+    """x / sqrt(max(sum(x**2, axis), epsilon)), computed as TensorFlow:
+    x * rsqrt(max(sum(x**2, axis, keepdims), epsilon)); axis None is every dim."""
     x = _float(x, "l2_normalize")
     squared = ops.reduce_sum(ops.square(x), axis=axis, keepdims=True)
     return x * ops.rsqrt(ops.maximum(squared, _const(epsilon, x)))
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
-    """(mean, variance) of x over `axes`."""
+    """(mean, variance) of x over `axes`; half floats compute in float32 and round once,
+    as TensorFlow does (`shift` is unused, as in TensorFlow 2)."""
     del shift
     x = _float(x, "moments")
+    dtype = x.dtype
+    if dtype in (dtypes.float16, dtypes.bfloat16):
+        x = ops.cast(x, dtypes.float32)
     mean = ops.reduce_mean(x, axis=axes, keepdims=True)
     variance = ops.reduce_mean(ops.square(x - mean), axis=axes, keepdims=True)
     if not keepdims:
         mean = ops.squeeze(mean, axes)
         variance = ops.squeeze(variance, axes)
+    if dtype in (dtypes.float16, dtypes.bfloat16):
+        mean, variance = ops.cast(mean, dtype), ops.cast(variance, dtype)
     return mean, variance
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
-    """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset, scale may be None)."""
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset, scale may be None),
+    computed as TensorFlow: inv = rsqrt(variance + epsilon) * scale, then
+    x * inv + (offset - mean * inv)."""
     x = _float(x, "batch_normalization")
+    mean, variance = (convert_to_tensor(v, dtype=x.dtype) for v in (mean, variance))
     inv = ops.rsqrt(variance + _const(variance_epsilon, x))
     if scale is not None:
-        inv = inv * scale
-    shifted = -mean * inv if offset is None else offset - mean * inv
+        inv = inv * convert_to_tensor(scale, dtype=x.dtype)
+    shifted = -mean * inv if offset is None else \
+        convert_to_tensor(offset, dtype=x.dtype) - mean * inv
     return x * inv + shifted
+
+
+def _same_shape(labels, logits, what: str):
+    """TensorFlow's check: labels and logits of one shape (unknown dims match anything)."""
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"em.nn.{what}: logits and labels must have the same shape, got "
+                         f"{logits.shape} and {labels.shape}")
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """max(x, 0) - x * z + log1p(exp(-|x|)) for logits x and labels z."""
     x = _float(logits, "sigmoid_cross_entropy_with_logits")
     z = convert_to_tensor(labels, dtype=x.dtype)
+    _same_shape(z, x, "sigmoid_cross_entropy_with_logits")
     return ops.maximum(x, _const(0, x)) - x * z + ops.log1p(ops.exp(-ops.abs(x)))
 
 
@@ -138,6 +181,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """-sum(labels * log_softmax(logits), axis)."""
     x = _float(logits, "softmax_cross_entropy_with_logits")
     z = convert_to_tensor(labels, dtype=x.dtype)
+    _same_shape(z, x, "softmax_cross_entropy_with_logits")
     return -ops.reduce_sum(z * ops.log_softmax(x, axis), axis=axis)
 
 
@@ -147,6 +191,10 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     labels = convert_to_tensor(labels)
     if not labels.dtype.is_integer:
         raise TypeError(f"labels must be integers, got {labels!r}")
+    if None not in (labels.shape.rank, x.shape.rank) and labels.shape.rank != x.shape.rank - 1:
+        raise ValueError("em.nn.sparse_softmax_cross_entropy_with_logits: labels must have "
+                         f"one dim fewer than logits (shape {x.shape}), got shape "
+                         f"{labels.shape}")
     depth = x.shape[-1] if x.shape.rank is not None and x.shape[-1] is not None else \
         ops.shape(x)[-1]
     from ember.frontend.effects import assert_true

@@ -96,15 +96,18 @@ class Tensor:
         return view
 
     def __array__(self, dtype=None, copy=None):
-        if dtype is None:
-            return self._value.copy() if copy else self.numpy()  # never a writable alias
-        return self._value.astype(dtype)
+        """numpy 2's protocol: a read-only view, a copy for copy=True (see frontend/dlpack)."""
+        from ember.frontend.dlpack import as_array
+        return as_array(self, dtype, copy)
 
-    def __dlpack__(self, **kwargs):
-        return self._value.__dlpack__(**kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Zero-copy, read-only DLPack export (a copy for consumers of DLPack < 1.0)."""
+        from ember.frontend.dlpack import export
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                      copy=copy)
 
     def __dlpack_device__(self):
-        return self._value.__dlpack_device__()
+        return (1, 0)  # kDLCPU, device 0
 
     def __repr__(self) -> str:
         text = _value_text(self._value, repr)

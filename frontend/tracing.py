@@ -142,8 +142,12 @@ class SymbolicTensor(Tensor):
                             "use em.shape(x)[0]")
         return self._ttype.shape[0]
 
-    def __iter__(self):
-        n = len(self)  # raised by iter() itself, as for eager tensors
+    def __iter__(self):  # raised by iter() itself, as for eager tensors
+        if self._ttype.rank is not None and self._ttype.rank > 0 and self._ttype.shape[0] is None:
+            raise TypeError(f"cannot iterate over {self}: its first dimension is unknown while "
+                            "tracing. Loop with `for i in em.range(em.shape(x)[0])` (AutoGraph "
+                            "stages it as a while loop), or use em.map_fn / em.scan")
+        n = len(self)
         return (self[i] for i in range(n))
 
     def __repr__(self) -> str:

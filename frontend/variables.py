@@ -126,7 +126,7 @@ class Variable:
         return self.read_value()
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.read_value(), dtype=dtype)
+        return self.read_value().__array__(dtype, copy)  # numpy 2's copy rules, as Tensor
 
     # -- writing ------------------------------------------------------------------------------
 

@@ -24,6 +24,8 @@ PASSES: dict[str, str] = {
     "ember-linalg-to-blas": "ember.passes.transforms.linalg_to_blas:LinalgToBlasPass",
     "ember-optimize": "ember.passes.transforms.optimize:OptimizePass",
     "ember-prepare-blas": "ember.passes.transforms.prepare_blas:PrepareBlasPass",
+    "ember-readonly-arguments":
+        "ember.passes.transforms.readonly_arguments:ReadonlyArgumentsPass",
     "ember-round-to-bf16": "ember.passes.transforms.round_to_bf16:RoundToBf16Pass",
     "ember-shape-refine": "ember.passes.transforms.shape_refine:ShapeRefinePass",
     "ember-unrank-dynamic-results":

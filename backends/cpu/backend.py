@@ -37,11 +37,12 @@ LINALG = ("builtin.module(ember-dce,convert-ember-to-linalg,canonicalize,"
           "linalg-fuse-elementwise-ops,cse)")
 # Buffers allocated inside loops and branches are freed by the ownership-based deallocation.
 # With BLAS, products are prepared on tensors and become calls after bufferization.
+# Arguments are the caller's arrays: read-only (an in-place update copies them first).
 BUFFERIZED = ("builtin.module(ember-copy-repeated-results,ember-drop-empty-concat-operands,"
-              "ember-unrank-dynamic-results,{prepare}"
+              "ember-unrank-dynamic-results,ember-readonly-arguments,{prepare}"
               "one-shot-bufferize{{bufferize-function-boundaries "
               "allow-return-allocs-from-loops function-boundary-type-conversion="
-              "identity-layout-map}},"
+              "identity-layout-map}},ember-copy-repeated-results,"
               "buffer-results-to-out-params{{hoist-static-allocs modify-public-functions}},"
               "canonicalize,ownership-based-buffer-deallocation,canonicalize,"
               "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"

@@ -228,8 +228,9 @@ def bind(engine) -> None:
 
 def raise_for_status(status: int, values, sites: dict, symbol: str) -> None:
     """Raises the error a failed native call reported (`status` != OK, with `values`, the
-    value slots: an int is the first alone). A shape site re-runs its op's type inference
-    on the operand types with their run-time dims (`values`), which raises eager's error."""
+    value slots: an int is the first alone; the k-th `{}` of a message stands for the k-th
+    value). A shape site re-runs its op's type inference on the operand types with their
+    run-time dims (`values`), which raises eager's error."""
     values = [values] if isinstance(values, int) else list(values)
     value = values[0] if values else 0
     if status == OUT_OF_MEMORY:
@@ -241,7 +242,9 @@ def raise_for_status(status: int, values, sites: dict, symbol: str) -> None:
     if "types" in site:
         error = shape_error(site, values)
         raise type(error)(error.op_name, f"{error.detail} (at {site['where']})")
-    message = site["message"].replace("{}", str(value))
+    parts = site["message"].split("{}")  # the k-th `{}` stands for the k-th value
+    message = parts[0] + "".join(str(v) + text for v, text in
+                                 zip(values + [0] * len(parts), parts[1:]))
     detail = f"{message} (at {site['where']})"
     error = _ERRORS.get(site["error"])
     if error is not None:

@@ -1,9 +1,11 @@
-"""Neural-network ops: conv2d, max_pool2d, avg_pool2d (NHWC), softmax, log_softmax.
+"""Neural-network ops: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d (NHWC), softmax,
+log_softmax.
 
 Windows follow TensorFlow: `VALID` keeps only full windows; `SAME` gives ceil(size / stride)
 outputs, padding the total shortfall with the smaller half before. avg_pool2d divides by the
 number of real (unpadded) elements in each window. Upstream equivalents:
-`linalg.conv_2d_nhwc_hwcf`, `linalg.pooling_nhwc_max`/`_sum`, `linalg.softmax`.
+`linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nhwc_hwcm`, `linalg.pooling_nhwc_max`/
+`_sum`, `linalg.softmax`.
 """
 
 from __future__ import annotations
@@ -115,6 +117,56 @@ class Conv2DOp(Op):
             term = np.tensordot(win, f[i, j], axes=([3], [0]))
             out = term if out is None else out + term
         return out
+
+
+@register
+class DepthwiseConv2DOp(Op):
+    """Depthwise 2-D convolution (tf.nn.depthwise_conv2d): input NHWC, filter HWCM (height,
+    width, in channels, channel multiplier); output channel c * M + m is input channel c
+    convolved with filter[:, :, c, m].
+
+    Example:
+      %y = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "SAME", strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x5x5x6xf32>
+    """
+
+    name = "ember.depthwise_conv2d"
+    operands = ("input", "filter")
+    attrs = {"strides": Attr("i64_array", (1, 1)), "dilations": Attr("i64_array", (1, 1)),
+             "padding": Attr("str", "VALID")}
+    family = "nn"
+    total_when = Total.STATIC
+
+    @classmethod
+    def infer(cls, x: TensorType, f: TensorType, *, strides, dilations, padding):
+        dtype = same_dtype(cls, x, f)
+        require_dtype(cls, x, dtypes.FLOATS, "floating-point", "operands")
+        _check_window(cls, "strides", strides)
+        _check_window(cls, "dilations", dilations)
+        _check_padding(cls, padding)
+        if f.rank is None:  # the window is known when the op runs
+            return TensorType(dtype, (_nhwc(cls, x)[0], None, None, None))
+        if f.rank != 4 or None in f.shape[:2] or 0 in f.shape[:2]:
+            raise OpShapeError(cls.name, f"filter {f} must be rank 4 (HWCM) with static, "
+                               "non-zero H, W")
+        channels = _nhwc(cls, x)[3]
+        if None not in (channels, f.shape[2]) and channels != f.shape[2]:
+            raise OpShapeError(cls.name, f"input channels of {x} ({channels}) differ from "
+                               f"filter channels of {f} ({f.shape[2]})")
+        channels = channels if channels is not None else f.shape[2]
+        out = None if None in (channels, f.shape[3]) else channels * f.shape[3]
+        return TensorType(dtype, _spatial_out(cls, x, f.shape[:2], strides, dilations, padding,
+                                              out))
+
+    @staticmethod
+    def reference(x, f, *, strides, dilations, padding):
+        compute = np.float32 if x.dtype.itemsize == 2 else x.dtype
+        x, f = x.astype(compute), f.astype(compute)
+        n, _, _, c = x.shape
+        out = None
+        for i, j, win in _windows(x, f.shape[:2], strides, dilations, padding, 0):
+            term = win[..., :, None] * f[i, j]
+            out = term if out is None else out + term
+        return out.reshape(out.shape[:3] + (c * f.shape[3],))
 
 
 class PoolOp(Op):

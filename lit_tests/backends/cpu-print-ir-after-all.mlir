@@ -14,9 +14,11 @@
 // CHECK: IR Dump After ember-copy-repeated-results
 // CHECK: IR Dump After ember-drop-empty-concat-operands
 // CHECK: IR Dump After ember-unrank-dynamic-results
+// CHECK: IR Dump After ember-readonly-arguments
 // CHECK: IR Dump After ember-prepare-blas
 // CHECK: IR Dump After ember-check-bufferizable
 // CHECK: IR Dump After OneShotBufferizePass (one-shot-bufferize)
+// CHECK: IR Dump After ember-copy-repeated-results
 // CHECK: IR Dump After ember-linalg-to-blas
 // CHECK: IR Dump After ember-copies-to-linalg
 // CHECK: IR Dump After ConvertLinalgToLoopsPass (convert-linalg-to-loops)

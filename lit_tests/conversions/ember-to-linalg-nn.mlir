@@ -1,5 +1,6 @@
 // convert-ember-to-linalg on nn ops: SAME padding as tensor.pad of the input, then
-// linalg.conv_2d_nhwc_hwcf on a zero-filled init, linalg.pooling_nhwc_max(_unsigned) on an
+// linalg.conv_2d_nhwc_hwcf on a zero-filled init (depthwise: linalg.depthwise_conv_2d_nhwc_hwcm
+// and a collapse of (C, M)), linalg.pooling_nhwc_max(_unsigned) on an
 // init of the lowest value, linalg.pooling_nhwc_sum divided by a constant table of window
 // counts; half floats in f32, integer averages in f64. softmax/log_softmax: max-reduce,
 // sum of exp(x - max), then normalise — three linalg.generics.
@@ -162,6 +163,39 @@ func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 func.func @log_softmax_f16(%x: tensor<?x?xf16>) -> tensor<?x?xf16> {
   %0 = "ember.log_softmax"(%x) {axis = 0 : i64} : (tensor<?x?xf16>) -> tensor<?x?xf16>
   return %0 : tensor<?x?xf16>
+}
+
+// -----
+
+// depthwise: SAME pads (1, 1) rows and (2, 2) dilated columns, convolves into
+// [N, OH, OW, C, M] and collapses (C, M) into C * M output channels.
+// CHECK-LABEL: func.func @depthwise_same(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x5x5x3xf32>, %[[F:.*]]: tensor<3x3x3x2xf32>)
+// CHECK:       %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x5x5x3xf32>
+// CHECK:       %[[P:.*]] = tensor.pad %[[X]] low[0, 1, 2, 0] high[0, 1, 2, 0] {
+// CHECK:       } : tensor<?x5x5x3xf32> to tensor<?x7x9x3xf32>
+// CHECK:       %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3x5x3x2xf32>
+// CHECK:       %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x3x5x3x2xf32>)
+// CHECK:       %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[P]], %[[F]] : tensor<?x7x9x3xf32>, tensor<3x3x3x2xf32>) outs(%[[INIT]] : tensor<?x3x5x3x2xf32>)
+// CHECK:       %[[R:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<?x3x5x3x2xf32> into tensor<?x3x5x6xf32>
+// CHECK:       return %[[R]]
+func.func @depthwise_same(%x: tensor<?x5x5x3xf32>, %f: tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32> {
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 2>, padding = "SAME", strides = array<i64: 2, 1>} : (tensor<?x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32>
+  return %0 : tensor<?x3x5x6xf32>
+}
+
+// -----
+
+// f16 depthwise accumulates in f32 and truncates once, before the collapse.
+// CHECK-LABEL: func.func @depthwise_f16(
+// CHECK-NOT:   tensor.pad
+// CHECK:       %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} outs(%{{.*}} : tensor<1x3x3x2x1xf32>)
+// CHECK:       %[[T:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<1x3x3x2x1xf32>) outs(%{{.*}} : tensor<1x3x3x2x1xf16>)
+// CHECK:         arith.truncf %{{.*}} : f32 to f16
+// CHECK:       tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x3x3x2x1xf16> into tensor<1x3x3x2xf16>
+func.func @depthwise_f16(%x: tensor<1x4x4x2xf16>, %f: tensor<2x2x2x1xf16>) -> tensor<1x3x3x2xf16> {
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<1x4x4x2xf16>, tensor<2x2x2x1xf16>) -> tensor<1x3x3x2xf16>
+  return %0 : tensor<1x3x3x2xf16>
 }
 
 // -----

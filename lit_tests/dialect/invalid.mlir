@@ -237,6 +237,20 @@ func.func @conv2d_channel_mismatch(%x: tensor<1x5x5x4xf32>, %f: tensor<3x3x3x8xf
 }
 
 // -----
+func.func @depthwise_conv2d_channel_mismatch(%x: tensor<1x5x5x4xf32>, %f: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{'ember.depthwise_conv2d' op input channels of tensor<1x5x5x4xf32> (4) differ from filter channels of tensor<3x3x3x2xf32> (3)}}
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<1x5x5x4xf32>, tensor<3x3x3x2xf32>) -> tensor<1x3x3x6xf32>
+  return
+}
+
+// -----
+func.func @depthwise_conv2d_wrong_result(%x: tensor<1x5x5x3xf32>, %f: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{'ember.depthwise_conv2d' op result #0 has type tensor<1x3x3x3xf32> but the operands give tensor<1x3x3x6xf32>}}
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<1x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
 func.func @max_pool2d_zero_stride(%x: tensor<1x4x4x3xf32>) {
   // expected-error @+1 {{'ember.max_pool2d' op strides must be two positive ints (height, width), got [0, 2]}}
   %0 = "ember.max_pool2d"(%x) {ksize = array<i64: 2, 2>, padding = "VALID", strides = array<i64: 0, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
@@ -529,6 +543,46 @@ func.func @slice_size_past_the_end(%a: tensor<4xf32>) {
 func.func @dynamic_strided_slice_float_bounds(%a: tensor<4xf32>, %b: tensor<1xf32>) {
   // expected-error @+1 {{'ember.dynamic_strided_slice' op begin of type tensor<1xf32> must have i32 or i64 elements}}
   %0 = "ember.dynamic_strided_slice"(%a, %b, %b, %b) {begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 0 : i64} : (tensor<4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+// The scanned axis must be in [-rank, rank).
+func.func @cumsum_bad_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'ember.cumsum' op axis 2 is out of range for rank 2}}
+  %0 = "ember.cumsum"(%x) {axis = 2 : i64, exclusive = false, reverse = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+// A scalar has no axis to scan.
+func.func @cumprod_scalar(%x: tensor<i32>) {
+  // expected-error @+1 {{'ember.cumprod' op axis 0 is out of range for rank 0: a scan needs an operand of rank >= 1}}
+  %0 = "ember.cumprod"(%x) {axis = 0 : i64, exclusive = false, reverse = false} : (tensor<i32>) -> tensor<i32>
+  return
+}
+
+// -----
+// Booleans do not add.
+func.func @cumsum_bool(%x: tensor<3xi1>) {
+  // expected-error @+1 {{'ember.cumsum' op operand of type tensor<3xi1> must have numeric (integer or floating-point) elements}}
+  %0 = "ember.cumsum"(%x) {axis = 0 : i64, exclusive = false, reverse = false} : (tensor<3xi1>) -> tensor<3xi1>
+  return
+}
+
+// -----
+// The batch (leading) dims must agree.
+func.func @searchsorted_leading_dims(%s: tensor<2x5xf32>, %v: tensor<3x3xf32>) {
+  // expected-error @+1 {{'ember.searchsorted' op sorted_sequence tensor<2x5xf32> and values tensor<3x3xf32> must have the same rank and leading dims (all but the last)}}
+  %0 = "ember.searchsorted"(%s, %v) {out_type = i32, side = "left"} : (tensor<2x5xf32>, tensor<3x3xf32>) -> tensor<3x3xi32>
+  return
+}
+
+// -----
+// side is "left" or "right".
+func.func @searchsorted_side(%s: tensor<5xf32>, %v: tensor<3xf32>) {
+  // expected-error @+1 {{'ember.searchsorted' op side must be 'left' or 'right', got 'up'}}
+  %0 = "ember.searchsorted"(%s, %v) {out_type = i32, side = "up"} : (tensor<5xf32>, tensor<3xf32>) -> tensor<3xi32>
   return
 }
 

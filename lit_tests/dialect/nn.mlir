@@ -40,6 +40,18 @@ func.func @conv2d_dilated_dynamic(%x: tensor<?x9x?x2xf64>, %f: tensor<3x3x2x4xf6
   return %0, %1 : tensor<?x5x?x4xf64>, tensor<?x9x?x?xf64>
 }
 
+// depthwise_conv2d: HWCM filter, C * M output channels; a dynamic batch stays dynamic.
+// CHECK-LABEL: func.func @depthwise_conv2d(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x5x5x3xf32>, %[[F:.*]]: tensor<3x3x3x2xf32>)
+// CHECK:       %[[Y:.*]] = "ember.depthwise_conv2d"(%[[X]], %[[F]]) {dilations = array<i64: 1, 2>, padding = "SAME", strides = array<i64: 2, 1>} : (tensor<?x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32>
+// CHECK:       return %[[Y]] : tensor<?x3x5x6xf32>
+// GENERIC-LABEL: sym_name = "depthwise_conv2d"
+// GENERIC:       "ember.depthwise_conv2d"({{.*}}) {dilations = array<i64: 1, 2>, padding = "SAME", strides = array<i64: 2, 1>} : (tensor<?x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32>
+func.func @depthwise_conv2d(%x: tensor<?x5x5x3xf32>, %f: tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32> {
+  %0 = "ember.depthwise_conv2d"(%x, %f) {dilations = array<i64: 1, 2>, padding = "SAME", strides = array<i64: 2, 1>} : (tensor<?x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<?x3x5x6xf32>
+  return %0 : tensor<?x3x5x6xf32>
+}
+
 // CHECK-LABEL: func.func @max_pool2d(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x4x4x3xf32>, %[[D:.*]]: tensor<?x?x?x2xi32>)
 // CHECK:       %[[V0:.*]] = "ember.max_pool2d"(%[[X]]) {ksize = array<i64: 2, 2>, padding = "VALID", strides = array<i64: 2, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>

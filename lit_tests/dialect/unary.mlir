@@ -361,3 +361,19 @@ func.func @erf(%s: tensor<4xf32>, %d: tensor<?xf64>) -> (tensor<4xf32>, tensor<?
   %1 = "ember.erfc"(%d) : (tensor<?xf64>) -> tensor<?xf64>
   return %0, %1 : tensor<4xf32>, tensor<?xf64>
 }
+
+// CHECK-LABEL: func.func @lgamma_digamma(
+// CHECK-SAME:    %[[S:.*]]: tensor<4xf32>, %[[D:.*]]: tensor<?xf64>, %[[H:.*]]: tensor<2xbf16>)
+// CHECK:       %[[V0:.*]] = "ember.lgamma"(%[[S]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK:       %[[V1:.*]] = "ember.digamma"(%[[D]]) : (tensor<?xf64>) -> tensor<?xf64>
+// CHECK:       %[[V2:.*]] = "ember.digamma"(%[[H]]) : (tensor<2xbf16>) -> tensor<2xbf16>
+// CHECK:       return %[[V0]], %[[V1]], %[[V2]] : tensor<4xf32>, tensor<?xf64>, tensor<2xbf16>
+// GENERIC-LABEL: sym_name = "lgamma_digamma"
+// GENERIC:       "ember.lgamma"({{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC:       "ember.digamma"({{.*}}) : (tensor<?xf64>) -> tensor<?xf64>
+func.func @lgamma_digamma(%s: tensor<4xf32>, %d: tensor<?xf64>, %h: tensor<2xbf16>) -> (tensor<4xf32>, tensor<?xf64>, tensor<2xbf16>) {
+  %0 = "ember.lgamma"(%s) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "ember.digamma"(%d) : (tensor<?xf64>) -> tensor<?xf64>
+  %2 = "ember.digamma"(%h) : (tensor<2xbf16>) -> tensor<2xbf16>
+  return %0, %1, %2 : tensor<4xf32>, tensor<?xf64>, tensor<2xbf16>
+}

@@ -7,8 +7,9 @@ in the CPU backend's bufferization pipeline, once upstream bufferizes such conca
 
 Algorithm:
   1. Find every `tensor.concat`; keep the operands whose size along `dim` is not 0.
-  2. None kept: the result is a `tensor.empty` of its type. One kept, of the result's
-     type: the result is that operand. Otherwise a concat of the kept operands.
+  2. None kept, or the result has a static size 0 in another dim: the result is a
+     `tensor.empty` of its type. One kept, of the result's type: the result is that
+     operand. Otherwise a concat of the kept operands.
 
 Before:
     %c = tensor.concat dim(0) %a, %z : (tensor<4xf32>, tensor<0xf32>) -> tensor<4xf32>
@@ -36,10 +37,24 @@ class DropEmptyConcatOperandsPass(Pass):
             drop_empty_concat_operands(module)
 
 
-def _empty_like(source: ir.Value, t: ir.RankedTensorType) -> ir.Value:
-    """`tensor.empty` of type `t`, its dynamic sizes read from `source` (same rank)."""
-    sizes = [tensor.DimOp(source, arith.ConstantOp(ir.IndexType.get(), i).result).result
-             if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
+def _empty_like(concat: ir.Operation, dim: int) -> ir.Value:
+    """`tensor.empty` of the type of `concat`'s result, its dynamic sizes read from the
+    operands (the first one's, or their sum along the concatenated `dim`)."""
+    t = ir.RankedTensorType(concat.results[0].type)
+
+    def size(i: int, source: ir.Value) -> ir.Value:
+        return tensor.DimOp(source, arith.ConstantOp(ir.IndexType.get(), i).result).result
+    sizes = []
+    for i, d in enumerate(t.shape):
+        if not t.is_dynamic_dim(i):
+            sizes.append(d)
+        elif i != dim:
+            sizes.append(size(i, concat.operands[0]))
+        else:
+            total = size(i, concat.operands[0])
+            for v in list(concat.operands)[1:]:
+                total = arith.AddIOp(total, size(i, v)).result
+            sizes.append(total)
     return tensor.EmptyOp(sizes, t.element_type).result
 
 
@@ -53,12 +68,13 @@ def drop_empty_concat_operands(module: ir.Module) -> None:
             continue
         dim = ir.IntegerAttr(op.attributes["dim"]).value
         keep = [v for v in op.operands if ir.RankedTensorType(v.type).shape[dim] != 0]
-        if len(keep) == len(op.operands):
-            continue
         result = op.results[0]
-        if not keep:  # nothing to copy (upstream's slices of a size-0 dim fail to verify)
-            with ir.InsertionPoint(op), op.location:
-                new = _empty_like(op.operands[0], ir.RankedTensorType(result.type))
+        empty = 0 in ir.RankedTensorType(result.type).shape
+        if len(keep) == len(op.operands) and not empty:
+            continue
+        if not keep or empty:  # nothing to copy (upstream's slices of a size-0 dim fail to
+            with ir.InsertionPoint(op), op.location:  # verify)
+                new = _empty_like(op, dim)
             result.replace_all_uses_with(new)
         elif len(keep) == 1 and keep[0].type == result.type:
             result.replace_all_uses_with(keep[0])

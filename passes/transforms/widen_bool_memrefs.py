@@ -39,7 +39,10 @@ class WidenBoolMemrefsPass(Pass):
 
 
 def _widened(t: ir.Type):
-    """memref<...xi1> as memref<...xi8> (same layout), else None."""
+    """memref<...xi1> as memref<...xi8> (same layout), memref<*xi1> as memref<*xi8>
+    (a bool result of dynamic shape), else None."""
+    if isinstance(t, ir.UnrankedMemRefType) and str(t.element_type) == "i1":
+        return ir.UnrankedMemRefType.get(ir.IntegerType.get_signless(8), t.memory_space)
     if not isinstance(t, ir.MemRefType) or str(t.element_type) != "i1":
         return None
     return ir.MemRefType.get(t.shape, ir.IntegerType.get_signless(8), t.layout, t.memory_space)

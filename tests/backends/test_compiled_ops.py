@@ -40,9 +40,11 @@ NAMES = sorted(n for n in ROWS if n not in SKIP)
 
 
 # Operands whose shape the op's definition requires to be static (kept static in the
-# dynamic variant): conv2d's filter window, the random ops' 2-element seed.
+# dynamic variant): conv2d's filter window, the random ops' 2-element seed, scatter indices.
 STATIC_OPERANDS = {"ember.conv2d": {1}, "ember.random_uniform": {0},
                    "ember.random_normal": {0}}
+STATIC_OPERANDS["ember.tensor_scatter"] = {1}  # the index depth (last dim of indices)
+STATIC_OPERANDS["ember.depthwise_conv2d"] = {1}
 # With `?` dims, which dims squeeze drops is only known at run time: the runtime interprets
 # it (NotCompilable names the reason), as TensorFlow needs known dims to squeeze.
 DYNAMIC_NOT_COMPILABLE = {"ember.squeeze": "rank of its result .* depends on run-time values"}

@@ -100,6 +100,30 @@ def conv_loops(x, f, *, strides, dilations, padding):
     return out.astype(x.dtype)
 
 
+def scatter_loops(t, indices, updates, *, mode):
+    """tensor_scatter on Python ints, one row after another, wrapped to t's dtype."""
+    info = np.iinfo(t.dtype)
+    span = int(info.max) - int(info.min) + 1
+    out = t.astype(object).copy()
+    combine = {"update": lambda a, b: b, "add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+               "mul": lambda a, b: a * b, "max": max, "min": min}[mode]
+    for row, update in zip(indices.reshape(-1, indices.shape[-1]).tolist(),
+                           updates.reshape((-1,) + t.shape[indices.shape[-1]:])):
+        out[tuple(row)] = [(combine(int(a), int(b)) - int(info.min)) % span + int(info.min)
+                           for a, b in zip(np.ravel(out[tuple(row)]), np.ravel(update))]
+    return out.astype(t.dtype)
+
+
+def depthwise_loops(x, f, *, strides, dilations, padding):
+    """Depthwise conv as per-channel conv_loops: channel c with filter [:, :, c, m] gives
+    output channel c * M + m."""
+    c, m = f.shape[2], f.shape[3]
+    cols = [conv_loops(x[..., ch:ch + 1], f[:, :, ch:ch + 1, k:k + 1], strides=strides,
+                       dilations=dilations, padding=padding)
+            for ch in range(c) for k in range(m)]
+    return np.concatenate(cols, axis=-1)
+
+
 def pool_loops(x, reduce, *, ksize, strides, padding):
     n, h, w, ch = x.shape
     def geo(size, k, s):
@@ -139,6 +163,103 @@ def static_random(name, seed, shape, attrs):
     """The attribute form's numbers (what the forms with a shape operand must give)."""
     out = execute(REGISTRY[name], [Tensor(seed)], attrs | {"shape": shape.tolist()})
     return out.numpy()
+
+
+def philox_py(counter: list, key: list) -> list:
+    """Philox-4x32-10 on Python ints (Random123's philox4x32_R with R = 10)."""
+    mask = 0xFFFFFFFF
+    c, k = list(counter), list(key)
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & mask, (p0 >> 32) ^ c[3] ^ k[1], p0 & mask]
+        k = [(k[0] + 0x9E3779B9) & mask, (k[1] + 0xBB67AE85) & mask]
+    return c
+
+
+def philox_state(counter: list, key: list) -> np.ndarray:
+    """TensorFlow's [3] int64 Philox state for 32-bit counter and key words."""
+    words = [counter[0] | counter[1] << 32, counter[2] | counter[3] << 32, key[0] | key[1] << 32]
+    return np.array([w - (1 << 64) if w >> 63 else w for w in words], np.int64)
+
+
+def philox_words(state: np.ndarray, blocks: int) -> list:
+    """The words of blocks 0, 1, ... after the state's 128-bit counter."""
+    u = [int(v) & (1 << 64) - 1 for v in state]
+    out = []
+    for b in range(blocks):
+        c = (u[0] | u[1] << 64) + b
+        out.append(philox_py([c >> s & 0xFFFFFFFF for s in (0, 32, 64, 96)],
+                             [u[2] & 0xFFFFFFFF, u[2] >> 32]))
+    return out
+
+
+# Random123's known-answer counter and key (the digits of pi)
+PI_STATE = philox_state([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344],
+                        [0xA4093822, 0x299F31D0])
+
+
+def philox_int_oracle(state, shape, low, high):
+    words = philox_words(state, (int(np.prod(shape)) + 1) // 2)
+    bits = [w[i] | w[i + 1] << 32 for w in words for i in (0, 2)][:int(np.prod(shape))]
+    return np.array([int(low) + b % (int(high) - int(low)) for b in bits],
+                    np.int64).reshape(shape)
+
+
+def scan_loops(x, *, axis, exclusive, reverse, step, identity, dtype):
+    """A scan by explicit loops over Python numbers: `step(acc, v)` along `axis` of a 2-D x,
+    each partial result converted to `dtype` (integers wrap, floats round each step)."""
+    x = np.moveaxis(x, axis, -1)
+    out = np.empty(x.shape, dtype)
+    for i in range(x.shape[0]):
+        order = range(x.shape[1])[::-1] if reverse else range(x.shape[1])
+        acc = dtype(identity)
+        for j in order:
+            nxt = dtype(step(acc, x[i, j]))
+            out[i, j] = acc if exclusive else nxt
+            acc = nxt
+    return np.moveaxis(out, -1, axis)
+
+
+def wrap8(v: int) -> int:
+    return (int(v) + 128) % 256 - 128
+
+
+def lgamma_py(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:  # the poles
+        return math.inf
+
+
+# Bernoulli numbers B2, B4, ..., B16 for the asymptotic series of digamma
+BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+
+
+def digamma_py(v: float) -> float:
+    """psi(v): NaN at the poles (TensorFlow's choice); reflection below 1/2; shift to >= 20
+    (math.fsum); 8 terms of the asymptotic series."""
+    if math.isnan(v) or (v <= 0 and v == math.floor(v)):
+        return math.nan
+    if v == math.inf:
+        return math.inf
+    if v < 0.5:
+        r = v - round(v)
+        return digamma_py(1 - v) - math.pi / math.tan(math.pi * r)
+    terms = []
+    while v < 20:
+        terms.append(-1 / v)
+        v += 1
+    terms += [math.log(v), -0.5 / v]
+    terms += [-b / (2 * k) / v ** (2 * k) for k, b in enumerate(BERNOULLI, 1)]
+    return math.fsum(terms)
+
+
+def search_py(seq, values, *, side, out_type):
+    import bisect
+    find = bisect.bisect_left if side == "left" else bisect.bisect_right
+    return np.array([[find(list(s), v) for v in row] for s, row in zip(seq.tolist(),
+                                                                        values.tolist())],
+                    out_type.np_dtype)
 
 
 # op -> (operands, attrs, oracle(*operands, **attrs))
@@ -211,6 +332,13 @@ ROWS = {
     "ember.dynamic_random_normal": (
         [np.array([3, 4]), np.array([7], np.int64)], {"mean": 2.0, "stddev": 0.5},
         lambda seed, shape, **a: static_random("ember.random_normal", seed, shape, a)),
+    # Philox: raw words of consecutive counters; integers by unsigned remainder
+    "ember.philox_random": (
+        [PI_STATE, np.array([3, 4], np.int64)], {"distribution": "bits", "dtype": "int32"},
+        lambda state, shape, **_: np.array(philox_words(state, 3), np.uint32).view(np.int32)),
+    "ember.philox_uniform_int": (
+        [PI_STATE, np.array([9], np.int32), np.int64(-5), np.int64(1 << 40)], {},
+        lambda state, shape, low, high: philox_int_oracle(state, (9,), low, high)),
     # reductions
     "ember.reduce_sum": ([I], {"axes": [1]}, lambda x, **_: py_ints(lambda a, _: a)(
         np.array([sum(int(v) for v in r) for r in x]), np.zeros(3))),
@@ -267,9 +395,19 @@ ROWS = {
     "ember.pad": ([np.array([[1, 2, 3]], np.int8), np.int8(0)],
                   {"paddings": [0, 0, 2, 1], "mode": "REFLECT"},
                   lambda *_, **__: np.array([[3, 2, 1, 2, 3, 2]], np.int8)),
+    # rows 2 and 0 of I: duplicates of row 2 accumulate (wrapping int8: 2 + 100 + 64)
+    "ember.tensor_scatter": ([I, np.array([[2], [0], [2]], np.int64),
+                              np.array([[1, 1, 1, 1], [0, 0, 0, 0], [100, -3, 64, 9]], np.int8)],
+                             {"mode": "add"}, scatter_loops),
+    "ember.where_indices": ([F], {}, lambda x: np.array(
+        [[i, j] for i in range(3) for j in range(4) if x[i, j] != 0 or x[i, j] != x[i, j]],
+        np.int64)),
     # nn
     "ember.conv2d": ([IMG, FLT[:, :, :, :2].transpose(0, 1, 3, 2).copy()],
                      {"strides": [2, 1], "dilations": [1, 2], "padding": "SAME"}, conv_loops),
+    "ember.depthwise_conv2d": ([IMG, FLT[:, :, :, :2].copy()],
+                               {"strides": [1, 2], "dilations": [2, 1], "padding": "SAME"},
+                               depthwise_loops),
     "ember.max_pool2d": ([IMG], {"ksize": [3, 2], "strides": [2, 2], "padding": "SAME"},
                          lambda x, **kw: pool_loops(x, np.max, **kw)),
     "ember.avg_pool2d": ([IMG], {"ksize": [3, 3], "strides": [1, 2], "padding": "SAME"},
@@ -278,6 +416,22 @@ ROWS = {
                                                                   axis).astype(np.float32)),
     "ember.log_softmax": ([P], {}, lambda x, axis: np.log(softmax64(x.astype(np.float64),
                                                                     axis)).astype(np.float32)),
+    # scans, sorted search and special functions
+    "ember.cumsum": ([I], {"axis": 1, "exclusive": True, "reverse": True},
+                     lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: wrap8(int(a) + int(v)),
+                                                identity=0, dtype=np.int8)),
+    "ember.cumprod": ([F], {"axis": -2},
+                      lambda x, **kw: scan_loops(x, **kw, step=lambda a, v: float(a) * float(v),
+                                                 identity=1, dtype=np.float32)),
+    "ember.searchsorted": ([np.array([[1, 3, 3, 7], [-2, 0, 0, 0]], np.int8),
+                            np.array([[3, 0, 8], [0, -5, 1]], np.int8)],
+                           {"side": "right", "out_type": "int64"}, search_py),
+    "ember.lgamma": ([np.array([[0.5, 1.0, 2.0, 3.5], [-0.5, -2.5, 1e-3, 30.0],
+                                [0.0, -3.0, np.inf, np.nan]], np.float32)], {},
+                     f64(np.vectorize(lgamma_py, otypes=[np.float64]))),
+    "ember.digamma": ([np.array([[0.5, 1.0, 2.0, 3.5], [-0.5, -2.5, 1e-3, 30.0],
+                                 [0.0, -3.0, np.inf, np.nan]], np.float32)], {},
+                      f64(np.vectorize(digamma_py, otypes=[np.float64]))),
     # complex (issue 13): oracles on Python complex numbers and an explicit O(n^2) DFT
     "ember.complex": ([F, P[0]], {}, lambda re, im: np.array(
         [[complex(a, b) for a, b in zip(r, im.tolist())] for r in re.tolist()], np.complex64)),
@@ -296,6 +450,9 @@ ROWS = {
     # assert (no results): its kernel says whether the condition holds
     "ember.assert": ([np.array([True, True])], {"message": "fine"}, None),
 }
+
+# ops whose first result dim depends on operand values
+DATA_DEPENDENT_FIRST_DIM = {"ember.where_indices"}
 
 # state ops: operands after the resource, (old value, *operands) -> new state
 STATE_ROWS = {
@@ -332,7 +489,10 @@ def test_eager_op_matches_numpy_oracle(name):
                   zip([Tensor(a) for a in arrays], arrays))
     inferred, = spec.infer_types(types, spec.normalize_attrs(attrs),
                                  arrays if spec.uses_values else None)
-    assert inferred == TensorType(out.dtype, out.numpy().shape)
+    shape = out.numpy().shape
+    if name in DATA_DEPENDENT_FIRST_DIM:  # a size no type can know: `?`
+        shape = (None,) + shape[1:]
+    assert inferred == TensorType(out.dtype, shape)
     got = out.numpy()
     if got.dtype.kind == "c":
         tol = 1e-12 if got.dtype == np.complex128 else 2e-6

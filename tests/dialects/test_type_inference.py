@@ -54,6 +54,10 @@ UNARY = [
     ("ember.tanh", ["tensor<4xf16>"], {}, ["tensor<4xf16>"]),
     ("ember.erf", ["tensor<?xbf16>"], {}, ["tensor<?xbf16>"]),
     ("ember.erfc", ["tensor<2x3xf64>"], {}, ["tensor<2x3xf64>"]),
+    ("ember.lgamma", ["tensor<?x2xf16>"], {}, ["tensor<?x2xf16>"]),
+    ("ember.digamma", ["tensor<*xf64>"], {}, ["tensor<*xf64>"]),
+    ("ember.digamma", ["tensor<4xi8>"], {},
+     (OpTypeError, "operand of type tensor<4xi8> must have floating-point elements")),
     ("ember.erf", ["tensor<4xi32>"], {},
      (OpTypeError, "operand of type tensor<4xi32> must have floating-point elements")),
     ("ember.sigmoid", ["tensor<4xbf16>"], {}, ["tensor<4xbf16>"]),
@@ -211,6 +215,39 @@ CREATION = [
      (OpAttributeError, "requires attribute 'shape'")),
     ("ember.random_uniform", ["tensor<2xi64>"], {"shape": [2], "minval": "0"},
      (OpAttributeError, "attribute 'minval' expects a float (e.g. `1.0 : f64`), got '0'")),
+    # Philox (the shape operand's value unknown here: `?` dims)
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<2xi64>"], {"distribution": "uniform"},
+     ["tensor<?x?xf32>"]),
+    ("ember.philox_random", ["tensor<*xi64>", "tensor<?xi32>"],
+     {"distribution": "bits", "dtype": "int64"}, ["tensor<*xi64>"]),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<0xi32>"],
+     {"distribution": "truncated_normal", "dtype": "bfloat16"}, ["tensor<bf16>"]),
+    ("ember.philox_random", ["tensor<2xi64>", "tensor<1xi64>"], {"distribution": "normal"},
+     (OpShapeError, "state of type tensor<2xi64> must have shape [3]")),
+    ("ember.philox_random", ["tensor<3xi32>", "tensor<1xi64>"], {"distribution": "normal"},
+     (OpTypeError, "state of type tensor<3xi32> must have i64 elements")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"], {"distribution": "gamma"},
+     (OpAttributeError, "distribution 'gamma' is not one of bits, uniform, normal, "
+                        "truncated_normal")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"], {"distribution": "bits"},
+     (OpAttributeError, "bits have dtype i32 or i64, got f32")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xi64>"],
+     {"distribution": "normal", "dtype": "int32"},
+     (OpAttributeError, "normal numbers have a floating-point dtype, got i32")),
+    ("ember.philox_random", ["tensor<3xi64>", "tensor<1xf32>"], {"distribution": "normal"},
+     (OpTypeError, "shape of type tensor<1xf32> must have i32 or i64 elements")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<i32>",
+                                  "tensor<i32>"], {}, ["tensor<?xi32>"]),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<i32>",
+                                  "tensor<i64>"], {},
+     (OpTypeError, "minval tensor<i32> and maxval tensor<i64> must have the same element "
+                   "type")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<f32>",
+                                  "tensor<f32>"], {},
+     (OpTypeError, "minval of type tensor<f32> must have i32 or i64 elements")),
+    ("ember.philox_uniform_int", ["tensor<3xi64>", "tensor<1xi64>", "tensor<2xi32>",
+                                  "tensor<i32>"], {},
+     (OpShapeError, "minval and maxval must be scalars, got tensor<2xi32>")),
 ]
 
 
@@ -631,6 +668,42 @@ INDEXING = [
     ("ember.pad", ["tensor<*xf32>", "tensor<f32>"], {"paddings": [1, 1, 0]},
      (OpAttributeError, "paddings must be 2 non-negative ints (before, after per dim) for "
                         "tensor<?xf32>, got [1, 1, 0]")),
+    # tensor_scatter: updates have shape indices.shape[:-1] + tensor.shape[k:]
+    ("ember.tensor_scatter", ["tensor<5x3xf32>", "tensor<2x1xi32>", "tensor<2x3xf32>"],
+     {"mode": "add"}, ["tensor<5x3xf32>"]),
+    ("ember.tensor_scatter", ["tensor<?x3xi8>", "tensor<?x2x2xi64>", "tensor<?x2xi8>"],
+     {}, ["tensor<?x3xi8>"]),
+    ("ember.tensor_scatter", ["tensor<4xi1>", "tensor<1xi32>", "tensor<i1>"], {},
+     ["tensor<4xi1>"]),
+    ("ember.tensor_scatter", ["tensor<*xf32>", "tensor<2x1xi32>", "tensor<2xf32>"],
+     {"mode": "max"}, ["tensor<*xf32>"]),
+    ("ember.tensor_scatter", ["tensor<4xi1>", "tensor<1xi32>", "tensor<i1>"],
+     {"mode": "add"}, (OpTypeError, "mode 'add' needs numeric elements, got tensor<4xi1>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<1xi32>", "tensor<f32>"],
+     {"mode": "div"}, (OpAttributeError, "mode must be one of ['update', 'add', 'sub', "
+                                         "'mul', 'max', 'min'], got 'div'")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x1xi8>", "tensor<2xf32>"], {},
+     (OpTypeError, "indices of type tensor<2x1xi8> must have i32 or i64 elements")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x1xi32>", "tensor<2xf64>"], {},
+     (OpTypeError, f"operand types tensor<4xf32> and tensor<2xf64> {DIFFERENT}")),
+    ("ember.tensor_scatter", ["tensor<4x3xf32>", "tensor<2x1xi32>", "tensor<2x4xf32>"], {},
+     (OpShapeError, "updates of type tensor<2x4xf32> must have shape indices.shape[:-1] + "
+                    "tensor.shape[1:] = [2x3] for tensor tensor<4x3xf32> and indices "
+                    "tensor<2x1xi32>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x2xi32>", "tensor<2xf32>"], {},
+     (OpShapeError, "index depth 2 of tensor<2x2xi32> exceeds the rank of tensor<4xf32>")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<2x?xi32>", "tensor<2xf32>"], {},
+     (OpShapeError, "the last dim of indices (tensor<2x?xi32>) is the index depth and must "
+                    "be static")),
+    ("ember.tensor_scatter", ["tensor<f32>", "tensor<0xi32>", "tensor<f32>"], {},
+     (OpShapeError, "tensor of type tensor<f32> must have rank >= 1")),
+    ("ember.tensor_scatter", ["tensor<4xf32>", "tensor<i32>", "tensor<f32>"], {},
+     (OpShapeError, "indices of type tensor<i32> must have rank >= 1")),
+    # where_indices: one row per true element, known only when it runs
+    ("ember.where_indices", ["tensor<3x4xi1>"], {}, ["tensor<?x2xi64>"]),
+    ("ember.where_indices", ["tensor<?xf32>"], {}, ["tensor<?x1xi64>"]),
+    ("ember.where_indices", ["tensor<i8>"], {}, ["tensor<?x0xi64>"]),
+    ("ember.where_indices", ["tensor<*xi1>"], {}, ["tensor<?x?xi64>"]),
 ]
 
 
@@ -671,6 +744,30 @@ NN = [
      (OpAttributeError, "strides must be two positive ints (height, width), got [1]")),
     ("ember.conv2d", ["tensor<1x4x4x2xf32>", "tensor<3x3x2x1xf32>"], {"padding": "same"},
      (OpAttributeError, "padding must be \"SAME\" or \"VALID\", got 'same'")),
+    ("ember.depthwise_conv2d", ["tensor<1x5x5x3xf32>", "tensor<3x3x3x2xf32>"],
+     {"padding": "SAME"}, ["tensor<1x5x5x6xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<?x7x6x3xf16>", "tensor<3x2x3x1xf16>"],
+     {"strides": [2, 3], "dilations": [1, 2]}, ["tensor<?x3x2x3xf16>"]),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x?xf32>", "tensor<3x3x2x4xf32>"], {},
+     ["tensor<1x2x2x8xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xf32>", "tensor<3x3x?x4xf32>"], {},
+     ["tensor<1x2x2x8xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x?xf32>", "tensor<3x3x?x4xf32>"], {},
+     ["tensor<1x2x2x?xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<*xf32>", "tensor<3x3x2x3xf32>"], {},
+     ["tensor<?x?x?x6xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xf32>", "tensor<*xf32>"], {},
+     ["tensor<1x?x?x?xf32>"]),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xf32>", "tensor<3x3x3x1xf32>"], {},
+     (OpShapeError, "input channels of tensor<1x4x4x2xf32> (2) differ from filter channels "
+                    "of tensor<3x3x3x1xf32> (3)")),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xf32>", "tensor<0x3x2x1xf32>"], {},
+     (OpShapeError, "filter tensor<0x3x2x1xf32> must be rank 4 (HWCM) with static, non-zero")),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xi32>", "tensor<3x3x2x1xi32>"], {},
+     (OpTypeError, "operands of type tensor<1x4x4x2xi32> must have floating-point elements")),
+    ("ember.depthwise_conv2d", ["tensor<1x4x4x2xf32>", "tensor<3x3x2x1xf32>"],
+     {"dilations": [0, 1]},
+     (OpAttributeError, "dilations must be two positive ints (height, width), got [0, 1]")),
     ("ember.max_pool2d", ["tensor<1x4x4x3xf32>"], {"ksize": [2, 2], "strides": [2, 2]},
      ["tensor<1x2x2x3xf32>"]),
     ("ember.avg_pool2d", ["tensor<?x5x7x3xf16>"],
@@ -853,6 +950,7 @@ def test_complex_inference(op, operands, attrs, expected):
 def test_every_registered_op_has_an_inference_row():
     rows = UNARY + BINARY + COMPARE_AND_SELECT + CREATION + REDUCTION + STRUCTURE + INDEXING + NN
     rows += STATE
+    rows += SCAN
     rows += COMPLEX
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
@@ -868,3 +966,42 @@ def test_results_are_tuples_even_for_single_results():
     assert spec.infer_types((t, t), spec.normalize_attrs({})) == (t,)
     print_spec = REGISTRY["ember.print"]
     assert print_spec.infer_types((t,), print_spec.normalize_attrs({})) == ()
+
+
+# -- scans and sorted search (dialects/ember/scan.py) ------------------------------------------
+
+SCAN = [
+    ("ember.cumsum", ["tensor<2x?xf32>"], {"axis": 1, "reverse": True}, ["tensor<2x?xf32>"]),
+    ("ember.cumsum", ["tensor<0xbf16>"], {"axis": -1}, ["tensor<0xbf16>"]),
+    ("ember.cumprod", ["tensor<*xui8>"], {"axis": 5, "exclusive": True}, ["tensor<*xui8>"]),
+    ("ember.cumprod", ["tensor<3x4xi64>"], {"axis": -2}, ["tensor<3x4xi64>"]),
+    ("ember.cumsum", ["tensor<3x4xf16>"], {"axis": 2},
+     (OpAttributeError, "axis 2 is out of range for rank 2")),
+    ("ember.cumprod", ["tensor<f32>"], {},
+     (OpAttributeError, "axis 0 is out of range for rank 0: a scan needs an operand of "
+                        "rank >= 1")),
+    ("ember.cumsum", ["tensor<3xi1>"], {},
+     (OpTypeError, "operand of type tensor<3xi1> must have numeric (integer or "
+                   "floating-point) elements")),
+    ("ember.searchsorted", ["tensor<2x5xf32>", "tensor<2x3xf32>"], {}, ["tensor<2x3xi32>"]),
+    ("ember.searchsorted", ["tensor<?x5xi8>", "tensor<4x?xi8>"], {"out_type": "int64"},
+     ["tensor<4x?xi64>"]),
+    ("ember.searchsorted", ["tensor<*xf64>", "tensor<7xf64>"], {"side": "right"},
+     ["tensor<7xi32>"]),
+    ("ember.searchsorted", ["tensor<2x5xf32>", "tensor<3x3xf32>"], {},
+     (OpShapeError, "sorted_sequence tensor<2x5xf32> and values tensor<3x3xf32> must have "
+                    "the same rank and leading dims (all but the last)")),
+    ("ember.searchsorted", ["tensor<5xf32>", "tensor<f32>"], {},
+     (OpShapeError, "values of type tensor<f32> must have rank >= 1")),
+    ("ember.searchsorted", ["tensor<5xf32>", "tensor<3xf32>"], {"side": "middle"},
+     (OpAttributeError, "side must be 'left' or 'right', got 'middle'")),
+    ("ember.searchsorted", ["tensor<5xf32>", "tensor<3xf32>"], {"out_type": "int16"},
+     (OpAttributeError, "out_type must be i32 or i64, got i16")),
+    ("ember.searchsorted", ["tensor<5xf32>", "tensor<3xf64>"], {},
+     (OpTypeError, "operand types tensor<5xf32> and tensor<3xf64> " + DIFFERENT)),
+]
+
+
+@pytest.mark.parametrize("op,operands,attrs,expected", SCAN, ids=ids(SCAN))
+def test_scan_inference(op, operands, attrs, expected):
+    check(op, operands, attrs, expected)

@@ -445,6 +445,46 @@ class Gen:
         self.indent -= 1
         return result
 
+    def nn(self):
+        """An em.nn window op on a rank-2 float value seen as one HxWx1 image (conv1d: H
+        sequences of W), its result flattened back to rank 2."""
+        a = self.pick(dtypes=(F32,), rank=1)
+        if a is not None and len(a.shape) == 1:  # a row: one 1xW image
+            a = self.define(f"em.reshape({a.name}, [1, {a.shape[0]}])", F32, (1,) + a.shape,
+                            a.exact)
+        if a is None or len(a.shape) != 2:
+            return
+        (h, w), rng = a.shape, self.rng
+        k, s, pad = rng.choice((1, 2, 3)), rng.choice((1, 2)), rng.choice(("SAME", "VALID"))
+
+        def out(size, window=k):
+            return -(-size // s) if pad == "SAME" else max((size - window) // s + 1, 0)
+        # as matmul: finite magnitudes above 1e15 become +-inf, so no sum order overflows
+        b = self.define(f"em.where(em.abs({a.name}) < 1e15, {a.name}, em.sign({a.name}) * inf)",
+                        F32, a.shape, a.exact).name
+        image, kind = f"em.reshape({b}, [1, {h}, {w}, 1])", rng.randrange(5)
+        if kind == 0:
+            expr, shape = f"em.nn.max_pool({image}, {k}, {s}, {pad!r})", (out(h), out(w))
+        elif kind == 1:
+            expr = f"em.nn.avg_pool2d({image}, [1, {k}], {s}, {pad!r})"
+            shape = (out(h, 1), out(w))
+        elif kind == 2:
+            f = array_source(rng, F32, (k, k, 1, 2), special=0.0)
+            expr = f"em.nn.depthwise_conv2d({image}, {f}, [1, {s}, {s}, 1], {pad!r})"
+            shape = (out(h), 2 * out(w))
+        elif kind == 3:
+            f = array_source(rng, F32, (k, 1, 1), special=0.0)
+            expr = f"em.nn.conv1d(em.reshape({b}, [{h}, {w}, 1]), {f}, {s}, {pad!r})"
+            shape = (h, out(w))
+        else:  # the transpose of a conv2d whose output is this image
+            f = array_source(rng, F32, (k, k, 1, 1), special=0.0)
+            back = [h * s, w * s] if pad == "SAME" else [max((d - 1) * s + k, 0) if d else 0
+                                                         for d in (h, w)]
+            expr = f"em.nn.conv2d_transpose({image}, {f}, [1, {back[0]}, {back[1]}, 1], {s}, " \
+                   f"{pad!r})"
+            shape = tuple(back)
+        self.define(f"em.reshape({expr}, {list(shape)!r})", F32, shape, False)
+
     KINDS = ("unary", "binary", "binary", "binary", "select", "cast", "reduce", "matmul",
              "structure", "gather", "special_constant", "variable_op", "variable_op")
 
@@ -462,9 +502,10 @@ USE = '''def use(x, *values):
     return x + em.cast(n, x.dtype)'''
 
 
-def generate(seed: int) -> str:
-    """The source of program `seed` (see the module docstring for what it defines)."""
-    gen = Gen(seed)
+def generate(seed: int, gen_class=None) -> str:
+    """The source of program `seed` (see the module docstring for what it defines); a
+    `gen_class` (a Gen subclass) may draw from other statement kinds."""
+    gen = (gen_class or Gen)(seed)
     rng = gen.rng
     args = [Val(f"a{i}", rng.choice((F32, F32, I32)), rng.choice(SHAPES))
             for i in range(rng.randint(1, 4))]

@@ -6,6 +6,9 @@
   dynamic_fuzz.py);
 - 300 random programs with Python control flow, plain Python vs eager vs compiled by
   AutoGraph (autograph_gen.py, autograph_fuzz.py);
+- 300 random programs over the ops users reach for (issue 13: em.math, em.nn, em.linalg,
+  sorting, scatter, ...), eager vs compiled with no interpreter fallback, every op of the
+  catalogue called (ops_catalogue.py, ops_gen.py, ops_fuzz.py);
 
 each in pool.py's worker subprocesses, so an abort or a hang is counted and the run goes on.
 Seeds are fixed: the same inputs every run. The counts are printed (`pytest -s` or `-rA`
@@ -23,6 +26,8 @@ import pytest
 import autograph_fuzz
 import dynamic_fuzz
 import ir_fuzz
+import ops_catalogue
+import ops_fuzz
 import pool
 import program_fuzz
 
@@ -30,6 +35,7 @@ SCALE = int(os.environ.get("EMBER_FUZZ_SCALE", "1"))
 IR_INPUTS = 2000 * SCALE
 PROGRAMS = 500 * SCALE
 AUTOGRAPH_PROGRAMS = 300 * SCALE
+OPS_PROGRAMS = 300 * SCALE
 WORKERS = int(os.environ.get("EMBER_FUZZ_WORKERS", "2"))
 TIMEOUT_S = 60.0  # per input: a hang, not a slow compile on a busy 2-core machine
 
@@ -99,3 +105,16 @@ def test_random_control_flow_agrees_python_eager_compiled(out_dir):
                       env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
     _record(report, out_dir, "autograph_programs")
     _check(report, AUTOGRAPH_PROGRAMS)
+
+
+def test_random_programs_over_new_ops_compile_and_agree_with_eager(out_dir):
+    inputs = ops_fuzz.generate(OPS_PROGRAMS, seed=4_000_000)
+    called = {name for item in inputs for name in ops_fuzz.used(item)}
+    assert called == {r.name for r in ops_catalogue.RECIPES}, \
+        f"never called: {sorted({r.name for r in ops_catalogue.RECIPES} - called)}"
+    report = pool.run("ops_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
+                      out_dir=out_dir / "ops", describe=ops_fuzz.describe,
+                      size=lambda item: len(item["source"]),
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+    _record(report, out_dir, "ops_programs")
+    _check(report, OPS_PROGRAMS)

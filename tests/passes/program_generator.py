@@ -3,7 +3,8 @@
 `generate(seed, dtype)` builds one `func.func @main` over int32 or float32 tensors with
 `build_function`/`emit`: elementwise unary and binary ops with broadcasting, constants,
 comparisons feeding `ember.select`, cast round trips, reductions, matmul, reshape and
-transpose, an `scf.if` on a computed predicate and an `scf.while` with a counter. The programs
+transpose, Philox draws (`ember.philox_random` of a constant state), an `scf.if` on a
+computed predicate and an `scf.while` with a counter. The programs
 deliberately contain what the optimiser rewrites: constant subexpressions, identities
 (`x + 0`, `x * 1`), repeated expressions, dead values and loop-invariant work in loop bodies.
 
@@ -20,7 +21,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import tensor
 
-from ember.dialects.ember import creation, dtypes, elementwise as ew, reduction, structure
+from ember.dialects.ember import creation, dtypes, elementwise as ew, philox, reduction, structure
 from ember.dialects.ember.builder import build_function, emit
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType, broadcast_shapes
@@ -85,7 +86,7 @@ class _Generator:
         self.pool = list(args)
         kinds = [self.unary, self.binary, self.binary, self.const_expr, self.identity,
                  self.select, self.cast, self.reduce, self.matmul, self.reshape,
-                 self.transpose, self.duplicate]
+                 self.transpose, self.duplicate, self.philox]
         order = [self.rng.choice(kinds) for _ in range(statements)]
         order.insert(self.rng.randrange(len(order) + 1), self.if_)
         order.insert(self.rng.randrange(len(order) + 1), self.while_)
@@ -226,6 +227,18 @@ class _Generator:
         first = emit(spec, [a, b])
         second = emit(spec, [a, b])
         return emit(ew.AddOp, [first, second])
+
+    def philox(self):
+        """Philox numbers of a value's shape from a constant state: raw int32 words, or
+        uniform, normal or truncated normal float32."""
+        shape = self.shape(self.pick())
+        words = [self.rng.randint(-2**63, 2**63 - 1) for _ in range(3)]
+        state = emit(creation.ConstantOp, attrs={"value": np.array(words, np.int64)})
+        dims = emit(creation.ConstantOp, attrs={"value": np.array(shape, np.int64)})
+        dist = "bits" if self.is_int else self.rng.choice(["uniform", "normal",
+                                                           "truncated_normal"])
+        return emit(philox.PhiloxRandomOp, [state, dims], {"distribution": dist,
+                                                           "dtype": self.dtype})
 
     # -- control flow -----------------------------------------------------------------------
 

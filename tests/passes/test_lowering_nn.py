@@ -1,5 +1,5 @@
-"""Differential tests of the nn lowering rules (conv2d, max_pool2d, avg_pool2d, softmax,
-log_softmax): compiled results against each op's numpy reference kernel, as in
+"""Differential tests of the nn lowering rules (conv2d, depthwise_conv2d, max_pool2d,
+avg_pool2d, softmax, log_softmax): compiled results against each op's numpy reference kernel, as in
 test_lowering_structure; plus the errors for shapes the rules cannot lower.
 """
 
@@ -28,6 +28,21 @@ def test_conv2d_matches_reference(x, f, strides, dilations, padding, dtype, dyna
     arrays = [random_array(rng, x, dtype), random_array(rng, f, dtype)]
     attrs = {"strides": strides, "dilations": dilations, "padding": padding}
     check(N.Conv2DOp, arrays, attrs, dynamic)
+
+
+@pytest.mark.parametrize("x,f,strides,dilations,padding,dtype,dynamic", [
+    ((1, 5, 5, 3), (3, 3, 3, 1), (1, 1), (1, 1), "SAME", "float32", ()),
+    ((2, 6, 5, 2), (3, 2, 2, 3), (2, 1), (1, 2), "SAME", "float64", ()),
+    ((1, 9, 7, 2), (2, 3, 2, 2), (1, 2), (2, 1), "VALID", "float32", ()),
+    ((1, 6, 6, 4), (3, 3, 4, 1), (1, 1), (1, 1), "SAME", "float16", ()),
+    ((1, 6, 5, 2), (2, 2, 2, 2), (2, 1), (1, 1), "VALID", "bfloat16", ()),
+    ((3, 5, 5, 2), (3, 3, 2, 2), (1, 1), (1, 1), "SAME", "float32", ((0, 0), (1, 3))),
+])
+def test_depthwise_conv2d_matches_reference(x, f, strides, dilations, padding, dtype, dynamic):
+    rng = np.random.default_rng(12)
+    arrays = [random_array(rng, x, dtype), random_array(rng, f, dtype)]
+    attrs = {"strides": strides, "dilations": dilations, "padding": padding}
+    check(N.DepthwiseConv2DOp, arrays, attrs, dynamic)
 
 
 POOLS = [  # (shape, ksize, strides, padding, dtype, dynamic)

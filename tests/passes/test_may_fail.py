@@ -34,11 +34,22 @@ _CASES = [
     ("tensor<?xf32>", '"ember.reshape"', "tensor<2x2xf32>", True),
     ("tensor<4xf32>", '"ember.reshape"', "tensor<2x2xf32>", False),
     ("tensor<4xf32>, tensor<2xi64>", '"ember.gather"', "tensor<2xf32>", True),
+    ("tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>", '"ember.tensor_scatter"',
+     "tensor<4xf32>", True),
+    ("tensor<?x3xi1>", '"ember.where_indices"', "tensor<?x2xi64>", False),
+    ("tensor<?x?xi32>", '"ember.cumsum"', "tensor<?x?xi32>", False),
+    ("tensor<*xf32>", '"ember.cumprod"', "tensor<*xf32>", True),  # axis checked at run time
+    ("tensor<2x5xf32>, tensor<2x3xf32>", '"ember.searchsorted"', "tensor<2x3xi32>", False),
+    ("tensor<?x5xf32>, tensor<2x3xf32>", '"ember.searchsorted"', "tensor<2x3xi32>", True),
 ]
 _ATTRS = {'"ember.reduce_sum"': "{axes = array<i64: 1>, keepdims = false}",
           '"ember.matmul"': "{transpose_a = false, transpose_b = false}",
           '"ember.reshape"': "{shape = array<i64: 2, 2>}",
-          '"ember.gather"': "{axis = 0 : i64}"}
+          '"ember.gather"': "{axis = 0 : i64}",
+          '"ember.tensor_scatter"': '{mode = "add"}',
+          '"ember.cumsum"': "{axis = 1 : i64, exclusive = false, reverse = false}",
+          '"ember.cumprod"': "{axis = 0 : i64, exclusive = true, reverse = true}",
+          '"ember.searchsorted"': '{out_type = i32, side = "left"}'}
 
 
 _modules: list = []
@@ -86,12 +97,12 @@ def test_a_region_op_may_fail_when_an_op_it_holds_may(context, inner, fails):
     assert may_fail(op) is fails
 
 
-def test_only_assert_and_gather_fail_whatever_their_operand_types():
+def test_only_assert_gather_and_scatter_fail_whatever_their_operand_types():
     # Every other op declares when it is total (a new op that does not may fail anywhere);
     # failing on its operand's values is what ember.assert is for.
     never = sorted(name for name, spec in REGISTRY.items()
                    if spec.total_when is Total.NEVER and spec.total.__func__ is Op.total.__func__)
-    assert never == ["ember.assert", "ember.gather"]
+    assert never == ["ember.assert", "ember.gather", "ember.tensor_scatter"]
 
 
 def test_pure_ops_agrees_with_is_pure_at_every_depth(context):
@@ -131,6 +142,8 @@ def test_licm_keeps_a_dynamic_broadcast_in_a_loop_that_runs_zero_times():
     lambda x, y: x // y,  # integer division by zero
     lambda x, y: x[:, None] + em.reshape(y, [-1])[:3],  # fine: no error to keep
     lambda x, y: em.gather(x, y + 5),  # an index out of range
+    lambda x, y: em.tensor_scatter_nd_add(x, em.expand_dims(y + 5, 1), y),  # the same
+    lambda x, y: em.gather_nd(x, em.expand_dims(y - 1, 1)),  # the same, through an assert
 ])
 def test_dead_code_elimination_keeps_the_errors_of_unused_ops(unused):
     """An unused op that may fail is neither erased by ember-dce nor by canonicalization:

@@ -21,6 +21,7 @@ from ember.dialects.ember.elementwise.unary import (AbsOp, CeilOp, CosOp, ErfcOp
                                                     LogOp, NegOp, ReluOp,
                                                     RoundOp, RsqrtOp, SigmoidOp, SignOp, SinOp,
                                                     SqrtOp, SquareOp, TanhOp, UnaryOp)
+from ember.dialects.ember.elementwise.special import DigammaOp, LgammaOp
 from ember.dialects.ember.elementwise.binary import (AddOp, BinaryOp, DivOp, FloorDivOp, MaximumOp,
                                                      MinimumOp, ModOp, MulOp, PowOp, SubOp,
                                                      broadcast_result)
@@ -37,3 +38,4 @@ __all__ = ["AbsOp", "AddOp", "BinaryOp", "CeilOp", "CompareOp", "CosOp", "DivOp"
            "PowOp", "ReluOp", "RoundOp", "RsqrtOp", "SelectOp", "SigmoidOp", "SignOp", "SinOp",
            "SqrtOp", "SquareOp", "SubOp", "TanhOp", "UnaryOp", "broadcast_result", "maximum",
            "minimum"]
+__all__ += ["DigammaOp", "LgammaOp"]

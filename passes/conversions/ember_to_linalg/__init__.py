@@ -46,7 +46,11 @@ from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rul
 from ember.passes.conversions.ember_to_linalg import dynamic_slice  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import shape_operands  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import random  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import philox  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import state  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import scatter  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import scan  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import special  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import complex_math  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import signal  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,

@@ -262,6 +262,13 @@ def _declaration(lw: Lowering, name: str) -> ir.Operation:
     return symbol_table(module)[name]
 
 
+def declare_site(lw: Lowering, error: str, message: str, count: int) -> str:
+    """Declares an error site reporting `count` i64 values for the op being lowered (the
+    k-th `{}` of `message` stands for the k-th value); returns its name, for a rule that
+    calls it where its own loops find the bad values (scatter.py)."""
+    return _declare_site(lw, error, message, count)
+
+
 def _declare_site(lw: Lowering, error: str, message: str, count: int = 1) -> str:
     """Declares `@ember_error_<k>(i64 x count)` for the op being lowered; returns its name."""
     fn, name = fresh_symbol(lw.op, ERROR_PREFIX)

@@ -172,7 +172,11 @@ def with_new_axes(value: ir.Value, kept: list, new_axes: list, et: ir.Type) -> i
 
 
 def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
-    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims)."""
+    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims).
+    A slice of static size 0 reads nothing: a `tensor.empty` (MLIR's verifier rejects any
+    offset into a dim of size 0)."""
+    if 0 in sizes:
+        return new_tensor(kept, et)
     def split(values):
         return ([v for v in values if not isinstance(v, int)],
                 [v if isinstance(v, int) else DYNAMIC for v in values])

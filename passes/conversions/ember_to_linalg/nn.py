@@ -1,8 +1,11 @@
-"""Lowering of neural-network ops: conv2d, max_pool2d, avg_pool2d, softmax, log_softmax.
+"""Lowering of neural-network ops: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d, softmax,
+log_softmax.
 
 Windows follow the dialect's `window_geometry` (TensorFlow's SAME/VALID): SAME padding is a
 `tensor.pad` of the input, then
   - conv2d is `linalg.conv_2d_nhwc_hwcf` (HWIO is HWCF) on a zero-filled init;
+  - depthwise_conv2d is `linalg.depthwise_conv_2d_nhwc_hwcm` into [N, OH, OW, C, M], then a
+    `tensor.collapse_shape` of (C, M) into the C * M output channels (c * M + m, TF's order);
   - max_pool2d pads with the lowest value (-inf, INT_MIN, 0 for ui8) and is
     `linalg.pooling_nhwc_max` (`_unsigned` for ui8) on an init filled with it;
   - avg_pool2d pads with 0, sums with `linalg.pooling_nhwc_sum`, and divides by the number of
@@ -28,8 +31,9 @@ from mlir.dialects import arith, linalg, math
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import nn as N
 from ember.dialects.ember.dtypes import DType
-from ember.passes.conversions.ember_to_linalg.builders import (amap, filled, fitted, generic,
-                                                               is_half, map_values, new_tensor,
+from ember.passes.conversions.ember_to_linalg.builders import (amap, collapse, filled, fitted,
+                                                               generic, is_half, map_values,
+                                                               new_tensor,
                                                                ranked, signless, size_of, sizes_of,
                                                                truncated)
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
@@ -95,6 +99,27 @@ def lower_conv2d(op, lw: Lowering):
     init = filled(sizes, _constant(acc, 0))
     y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
     return [truncated(y, sizes, d) if is_half(d) else y]
+
+
+@lowers(N.DepthwiseConv2DOp)
+@fitted
+def lower_depthwise_conv2d(op, lw: Lowering):
+    (xt, ft), out = lw.operand_types, lw.result_types[0]
+    (x, f), d = lw.operands, out.dtype
+    strides, dilations = list(lw.attrs["strides"]), list(lw.attrs["dilations"])
+    fshape = ranked(ft, "filter")
+    geometry = _geometry(xt, fshape[:2], strides, dilations, lw.attrs["padding"],
+                         "depthwise_conv2d")
+    acc = _compute_type(d)
+    sizes = [size_of(lw, x, xt, 0), geometry[0][0], geometry[1][0], size_of(lw, f, ft, 2),
+             size_of(lw, f, ft, 3)]
+    x = _padded(x, xt, geometry, element_type(d), 0)
+    init = filled(sizes, _constant(acc, 0))
+    y = linalg.depthwise_conv_2d_nhwc_hwcm(x, f, outs=[init], strides=strides,
+                                           dilations=dilations)
+    y = truncated(y, sizes, d) if is_half(d) else y
+    shape = [xt.shape[0], geometry[0][0], geometry[1][0], fshape[2], fshape[3]]
+    return [collapse(y, shape, element_type(d), [[0], [1], [2], [3, 4]])]
 
 
 def _lowest(d: DType):

@@ -1,0 +1,257 @@
+"""`em.random.Generator`: a stateful Philox generator whose state is an `em.Variable`, as
+`tf.random.Generator` (alg="philox").
+
+The state is TensorFlow's: an int64 Variable `[counter low, counter high, key]`. Every draw
+reads it, computes the numbers (`ember.philox_random`) and advances the counter by
+256 * (number of outputs), as TensorFlow's `UpdateVariableAndFill_Philox`; so a
+`Generator.from_seed(s)` gives TensorFlow's numbers for the same seed and calls, and inside an
+`em.function` every call advances it (the read and the write are variable ops that run on
+every call), eagerly and compiled alike.
+
+The global generator (`em.random.get_global_generator`) backs `em.random.uniform` & co.;
+`em.random.set_seed(s)` replaces it with `Generator.from_seed(s)` (TensorFlow's global seed
+does not reseed its global generator: Ember's does, so a seeded program repeats).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.frontend import ops
+from ember.frontend import random_ops as R
+from ember.frontend.math_ops import cast
+from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tracing import init_scope
+from ember.frontend.variables import Variable
+
+STATE_SIZE = 3  # TensorFlow's PHILOX_STATE_SIZE: two counter words and a key
+RESERVED = 256  # counter steps per output (TensorFlow's kReservedSamplesPerOutput)
+DEFAULT_GLOBAL_SEED = 87654321  # TensorFlow's DEFAULT_GRAPH_SEED
+
+
+class Algorithm(enum.Enum):
+    """The RNG algorithms (tf.random.Algorithm); Ember implements Philox."""
+    PHILOX = 1
+    THREEFRY = 2
+
+
+def _check_alg(alg) -> int:
+    if alg is None or alg in ("philox", Algorithm.PHILOX, 1):
+        return Algorithm.PHILOX.value
+    raise ValueError(f"em.random.Generator: algorithm {alg!r} is not supported; Ember "
+                     "implements Philox only (alg='philox')")
+
+
+def _to_int64(n: int) -> int:
+    n &= (1 << 64) - 1
+    return n - (1 << 64) if n >> 63 else n
+
+
+def state_from_seed(seed) -> np.ndarray:
+    """TensorFlow's `create_rng_state(seed, 'philox')`: a Python int is cut into 64-bit
+    words, low first; a vector is truncated to 3 words or padded with zeros on the left."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seed, words = int(seed), []
+        for _ in range(STATE_SIZE):
+            words.append(_to_int64(seed))
+            seed >>= 64
+        return np.array(words, np.int64)
+    arr = np.asarray(seed.numpy() if isinstance(seed, Tensor) else seed)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"em.random.Generator.from_seed: seed must be an integer or a "
+                        f"vector of integers, got {seed!r}")
+    if arr.ndim > 1:
+        raise ValueError(f"em.random.Generator.from_seed: seed should have one dimension; "
+                         f"got shape {list(arr.shape)}")
+    words = [_to_int64(int(v)) for v in arr.reshape(-1)[:STATE_SIZE]]
+    return np.array([0] * (STATE_SIZE - len(words)) + words, np.int64)
+
+
+class Generator:
+    """A random number generator with Philox state in an `em.Variable`
+    (tf.random.Generator).
+
+    Example:
+      >>> import ember as em
+      >>> g = em.random.Generator.from_seed(1234)
+      >>> g.uniform([2]).shape
+      TensorShape([2])
+    """
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        self._alg = _check_alg(alg)
+        if copy_from is not None:
+            if state is not None:
+                raise ValueError("em.random.Generator: give copy_from or state, not both")
+            state = copy_from.state.read_value()
+        if state is None:
+            raise ValueError("em.random.Generator needs a state: use Generator.from_seed, "
+                             "from_non_deterministic_state or from_state")
+        self._state_var = Variable(_checked_state(state), trainable=False, name="rng_state",
+                                   dtype=dtypes.int64)
+
+    @classmethod
+    def from_seed(cls, seed, alg=None) -> "Generator":
+        """A generator whose state is made from `seed` (an int or a vector of ints)."""
+        return cls(state=state_from_seed(seed), alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None) -> "Generator":
+        """A generator seeded from the operating system's entropy."""
+        return cls(state=np.frombuffer(os.urandom(8 * STATE_SIZE), np.int64).copy(), alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg) -> "Generator":
+        """A generator with this [3] int64 state."""
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg) -> "Generator":
+        """A generator from a [1] key and a [2] counter (TensorFlow's layout)."""
+        key, counter = (convert_to_tensor(v, dtype=dtypes.int64) for v in (key, counter))
+        return cls(state=ops.concat([counter, key], 0), alg=alg)
+
+    @property
+    def state(self) -> Variable:
+        """The int64 [3] Variable holding [counter low, counter high, key]."""
+        return self._state_var
+
+    @property
+    def algorithm(self) -> int:
+        return self._alg
+
+    @property
+    def key(self) -> Tensor:
+        """The key word of the state (a scalar int64)."""
+        return self._state_var.read_value()[-1]
+
+    def reset(self, state) -> None:
+        """Replaces the state."""
+        self._state_var.assign(_checked_state(state))
+
+    def reset_from_seed(self, seed) -> None:
+        self.reset(state_from_seed(seed))
+
+    def reset_from_key_counter(self, key, counter) -> None:
+        key, counter = (convert_to_tensor(v, dtype=dtypes.int64) for v in (key, counter))
+        self.reset(ops.concat([counter, key], 0))
+
+    def skip(self, delta) -> None:
+        """Advances the state as drawing `delta` numbers would."""
+        state = self._state_var.read_value()
+        steps = ops.multiply(convert_to_tensor(delta, dtype=dtypes.int64),
+                             convert_to_tensor(RESERVED, dtype=dtypes.int64))
+        self._state_var.assign(R.advance(state, steps))
+
+    def _draw(self, shape, where: str, make):
+        """`make(state, shape operand)` on the current state, which then advances."""
+        shape = R.shape_operand(shape, where)
+        state = self._state_var.read_value()
+        out = make(state, shape)
+        count = ops.reduce_prod(cast(shape, dtypes.int64))
+        steps = ops.multiply(count, convert_to_tensor(RESERVED, dtype=dtypes.int64))
+        self._state_var.assign(R.advance(state, steps))
+        return out
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+        """Uniform numbers in [minval, maxval): floats (maxval defaults to 1) or integers
+        (`maxval` required; both bounds None gives the full range)."""
+        del name
+        where = "em.random.Generator.uniform"
+        R.check_uniform_args(minval, maxval, dtype, where)  # before the state is read
+        return self._draw(shape, where, lambda s, sh: R.uniform_from(
+            s, sh, minval, maxval, dtype, where))
+
+    def uniform_full_int(self, shape, dtype=dtypes.int64, name=None):
+        """Integers over the whole range of `dtype` (int32 or int64)."""
+        del name
+        where = "em.random.Generator.uniform_full_int"
+        dtype = R.check_dtype(dtype, R.INTS, where)
+        return self._draw(shape, where, lambda s, sh: R.draw(s, sh, "bits", dtype))
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Normal numbers (Box-Muller, as TensorFlow's)."""
+        del name
+        where = "em.random.Generator.normal"
+        R.check_dtype(dtype, R.FLOATS, where)
+        return self._draw(shape, where, lambda s, sh: R.normal_from(
+            s, sh, mean, stddev, dtype, where))
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32,
+                         name=None):
+        """Normal numbers within 2 stddev of `mean` (values beyond are redrawn)."""
+        del name
+        where = "em.random.Generator.truncated_normal"
+        R.check_dtype(dtype, R.FLOATS, where)
+        return self._draw(shape, where, lambda s, sh: R.normal_from(
+            s, sh, mean, stddev, dtype, where, "truncated_normal"))
+
+    def make_seeds(self, count=1) -> Tensor:
+        """`count` seeds for the stateless functions: an int64 [2, count] tensor (column i
+        is one seed), as TensorFlow's."""
+        keys = self.uniform_full_int([count], dtypes.int64)
+        return ops.stack([keys, ops.zeros_like(keys)])
+
+    def split(self, count=1) -> list:
+        """`count` new generators whose keys this one draws (state [0, 0, key]). It makes
+        Variables: inside an em.function only on its first call, as TensorFlow."""
+        keys = self.uniform_full_int([count], dtypes.int64)
+        zero = convert_to_tensor(0, dtype=dtypes.int64)
+        return [Generator(state=ops.stack([zero, zero, keys[i]]), alg=self._alg)
+                for i in range(int(count))]
+
+
+def _checked_state(state) -> Tensor:
+    state = convert_to_tensor(state, dtype_hint=dtypes.int64)
+    if state.dtype is not dtypes.int64:
+        state = cast(state, dtypes.int64)
+    if state.shape.rank is not None and state.shape.as_list() not in ([STATE_SIZE], [None]):
+        raise ValueError(f"em.random.Generator: a Philox state has shape [{STATE_SIZE}] "
+                         f"(counter low, counter high, key), got {state.shape}")
+    return state
+
+
+# -- the global generator ---------------------------------------------------------------
+
+_global: dict = {"generator": None, "seed": None, "by_op_seed": {}}
+
+
+def get_global_generator() -> Generator:
+    """The generator `em.random.uniform` & co. draw from (made from OS entropy on first use,
+    or from `em.random.set_seed`)."""
+    if _global["generator"] is None:
+        with init_scope():
+            _global["generator"] = Generator.from_non_deterministic_state()
+    return _global["generator"]
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Replaces the global generator."""
+    if not isinstance(generator, Generator):
+        raise TypeError(f"em.random.set_global_generator needs a Generator, got {generator!r}")
+    _global["generator"] = generator
+
+
+def set_seed(seed) -> None:
+    """Seeds `em.random`: the global generator becomes `Generator.from_seed(seed)` and the
+    generators of operation seeds restart (tf.random.set_seed)."""
+    seed = int(seed)
+    with init_scope():
+        _global.update(generator=Generator.from_seed(seed), seed=seed, by_op_seed={})
+
+
+def generator_for(seed) -> Generator:
+    """The global generator, or for an operation `seed` its own generator made from (global
+    seed, seed): a sequence that repeats after `set_seed`, as TensorFlow's op seeds."""
+    if seed is None:
+        return get_global_generator()
+    key = (_global["seed"], int(seed))
+    if key not in _global["by_op_seed"]:
+        glob = DEFAULT_GLOBAL_SEED if key[0] is None else key[0]
+        with init_scope():
+            _global["by_op_seed"][key] = Generator.from_seed([glob, key[1]])
+    return _global["by_op_seed"][key]
