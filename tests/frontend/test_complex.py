@@ -260,6 +260,11 @@ def test_transforms_of_empty_signals(compiled):
     spectrum = wrap(lambda x: em.signal.rfft(x, [4]))(em.constant(np.zeros((2, 0), np.float32)))
     np.testing.assert_array_equal(spectrum.numpy(), np.zeros((2, 3), np.complex64))
     assert wrap(em.signal.irfft)(em.constant(np.zeros((3, 1), np.complex64))).shape == (3, 0)
+    # no rows: cropping 3 samples to 2 reads nothing (was an invalid slice at offset 0)
+    rows = wrap(lambda x: em.signal.rfft(x, [2]))(em.constant(np.zeros((0, 3), np.float32)))
+    assert rows.shape == (0, 2) and rows.dtype is em.complex64
+    back = wrap(lambda x: em.signal.irfft(x, [2]))(em.constant(np.zeros((0, 3), np.complex128)))
+    assert back.shape == (0, 2) and back.dtype is em.float64
 
 
 def test_transform_errors_say_what_to_pass():

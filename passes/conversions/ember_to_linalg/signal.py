@@ -61,6 +61,8 @@ def _crop(lw: Lowering, x: ir.Value, t: TensorType, length: Size) -> tuple[ir.Va
     if length is sizes[-1] or (isinstance(length, int) and length == t.shape[-1]):
         return x, sizes
     sizes[-1] = length
+    if 0 in t.shape:  # nothing to read, and a slice at offset 0 of a size-0 dim is invalid
+        return tensor.EmptyOp(sizes, element_type(t.dtype)).result, sizes
     dyn = ir.ShapedType.get_dynamic_size()
     result = ir.RankedTensorType.get([s if isinstance(s, int) else dyn for s in sizes],
                                      element_type(t.dtype))
