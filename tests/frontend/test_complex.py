@@ -148,6 +148,15 @@ def test_complex_from_parts_compiled_and_eager(dtype, part):
         np.testing.assert_array_equal(got.numpy(), want.astype(dtype.np_dtype))
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_abs_of_infinite_parts_is_inf_compiled_and_eager(dtype):
+    parts = (0.0, -2.5, np.inf, -np.inf, np.nan)
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype.np_dtype)
+    want = np.abs(z.astype(np.complex128)).astype(dtype.real_dtype.np_dtype)  # C99 cabs
+    for fn in (em.abs, em.function(em.abs)):
+        np.testing.assert_array_equal(fn(em.constant(z)).numpy(), want)
+
+
 def test_mean_of_nothing_is_nan_compiled_and_eager():
     z = np.zeros((0, 2), np.complex64)
     eager = em.reduce_mean(em.constant(z), axis=0).numpy()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith, math, tensor
 from mlir.dialects import complex as cx
 
 from ember.dialects.ember import complex as X
@@ -38,7 +38,19 @@ from ember.passes.conversions.ember_to_linalg import elementwise, reduction
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              element_type, lowers)
 
-_UNARY = {E.NegOp: cx.NegOp, E.AbsOp: cx.AbsOp, E.SignOp: cx.SignOp, E.ExpOp: cx.ExpOp,
+def _abs(x):
+    """|x| as C99's cabs (hypot): +inf when a part is infinite, even if the other is NaN
+    (numpy's and TensorFlow's answer; complex.abs's expansion gives NaN there)."""
+    from mlir.dialects import math
+    inf = arith.ConstantOp(ir.ComplexType(x.type).element_type,
+                           ir.FloatAttr.get(ir.ComplexType(x.type).element_type,
+                                            float("inf"))).result
+    infinite = [arith.CmpFOp(arith.CmpFPredicate.OEQ, math.AbsFOp(p).result, inf).result
+                for p in (cx.ReOp(x).result, cx.ImOp(x).result)]
+    return arith.SelectOp(arith.OrIOp(*infinite).result, inf, cx.AbsOp(x).result)
+
+
+_UNARY = {E.NegOp: cx.NegOp, E.AbsOp: _abs, E.SignOp: cx.SignOp, E.ExpOp: cx.ExpOp,
           E.Expm1Op: cx.Expm1Op, E.LogOp: cx.LogOp, E.Log1pOp: cx.Log1pOp,
           E.SqrtOp: cx.SqrtOp, E.RsqrtOp: cx.RsqrtOp, E.TanhOp: cx.TanhOp, E.SinOp: cx.SinOp,
           E.CosOp: cx.CosOp, X.RealOp: cx.ReOp, X.ImagOp: cx.ImOp, X.AngleOp: cx.AngleOp,
