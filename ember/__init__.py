@@ -12,6 +12,9 @@ from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float
 from ember import config, debugging, errors, linalg, math, nn, passes, types
 from ember import random
 from ember import experimental
+from ember.dialects.ember.dtypes import complex64, complex128
+from ember import signal
+from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
 from ember.frontend.while_loop import while_loop

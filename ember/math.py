@@ -11,6 +11,7 @@ from ember.frontend.segment_ops import (bincount, segment_max, segment_mean, seg
                                        unsorted_segment_prod, unsorted_segment_sum)
 from ember.frontend.scan_ops import cumprod, cumsum, digamma, lgamma
 from ember.frontend.sort_ops import top_k
+from ember.frontend.complex_ops import angle, conj, imag, real
 from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, exp, expm1, floor,
                                 floordiv, floormod, greater, greater_equal, is_finite, is_nan, less,
                                 less_equal, log, log1p, log_softmax, logical_and, logical_not,
@@ -34,3 +35,4 @@ __all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_p
             "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum"]
 __all__ += ["cumprod", "cumsum", "digamma", "lgamma"]
 __all__ += ["top_k"]
+__all__ += ["angle", "conj", "imag", "real"]

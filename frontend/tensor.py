@@ -247,16 +247,17 @@ def _array_of(value) -> np.ndarray:
                     "list of them")
 
 
-def _complex_error(value) -> TypeError:
-    return TypeError(f"cannot convert {value!r} to a tensor: Ember has no complex dtypes; "
-                     "pass the real and imaginary parts (.real, .imag) as float tensors")
+def _complex_error(value, dtype: DType) -> TypeError:
+    return TypeError(f"cannot convert {value!r} to a tensor of dtype {dtype.name}: that would "
+                     "drop its imaginary part; use a complex dtype (em.complex64, "
+                     "em.complex128), or em.cast a tensor to one, or pass em.math.real(x)")
 
 
 def _python_array(value) -> np.ndarray:
     """Default conversion of Python values (no dtype requested), as TensorFlow's."""
     arr = np.asarray(value)
-    if arr.dtype.kind == "c":  # never truncated to its real part
-        raise _complex_error(value)
+    if arr.dtype.kind == "c":  # Python complex numbers are complex128, as in TensorFlow
+        return arr.astype(np.complex128)
     if arr.dtype.kind in "US":  # from the Python objects: numpy strips trailing NULs
         return _as_bytes(np.asarray(value, dtype=object))
     if arr.dtype == object:
@@ -276,6 +277,8 @@ def _representable(arr: np.ndarray, dtype: DType) -> bool:
     if arr.size == 0:
         return True  # `[]` holds no value that could fail to fit
     kind = arr.dtype.kind
+    if dtype.is_complex:
+        return kind in "iufc"
     if kind == "c":
         return False
     if dtype.is_string:
@@ -328,8 +331,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         return tensor
     if not _is_python_value(value):
         arr = _array_of(value)
-        if arr.dtype.kind == "c":
-            raise _complex_error(value)
+        if arr.dtype.kind == "c" and want is not None and not want.is_complex:
+            raise _complex_error(value, want)  # never truncated to its real part
         if want is not None and _dtype_of(arr) is not want:
             arr = arr.astype(want.np_dtype)
         return Tensor(arr)  # checks the elements (strings: str or bytes)
@@ -339,6 +342,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         return Tensor(default)
     raw = np.asarray(value) if default.dtype != object else default
     if not _representable(raw, target):
+        if raw.dtype.kind == "c":  # never truncated to its real part
+            raise _complex_error(value, target)
         if want is None:
             return Tensor(default)
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name}")

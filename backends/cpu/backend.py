@@ -52,13 +52,15 @@ _BLAS_CALLS = ",ember-linalg-to-blas{{min-macs={min_macs}}},canonicalize,cse"
 # result of dynamic shape that aliases an argument) become alloc + copy, before copies
 # become loops. bf16 is computed in f32 and rounded in software (no denormal flush).
 # convert-math-to-funcs: integer powers (math.ipowi) become a small function (no libm has
-# one).
+# one). convert-complex-to-standard expands complex ops into arith/math on their parts
+# (before math is lowered); convert-complex-to-llvm lowers what remains (create, re, im).
 LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
         "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+        "convert-complex-to-standard,"
         f"ember-widen-bool-memrefs,{EMULATE},ember-round-to-bf16,"
         "convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
-        "convert-math-to-libm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-        "reconcile-unrealized-casts)")
+        "convert-math-to-libm,convert-complex-to-llvm,convert-arith-to-llvm,"
+        "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)")
 
 
 def bufferized_pipeline(blas: bool) -> str:

@@ -7,6 +7,7 @@ else the user imported.
 
 from ember.dialects.ember import (creation, elementwise, indexing, nn, philox,  # noqa: F401
                                   reduction, scan, scatter, sorting, state, structure)
+from ember.dialects.ember import complex, signal  # noqa: F401,A004 - complex dtypes (issue 13)
 from ember.dialects.ember.base import (REGISTRY, Attr, InvalidArgumentError, Op,
                                        OpAttributeError, OpError, OpShapeError, OpTypeError,
                                        Trait)

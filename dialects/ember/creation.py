@@ -184,6 +184,8 @@ class ShapeOp(Op):
 @register
 class CastOp(Op):
     """Elementwise conversion to `dtype` (floats truncate toward zero; to i1 means != 0).
+    As TensorFlow's cast, complex to a real dtype converts the real part (the imaginary
+    part is dropped) and a real to complex has imaginary part 0.
 
     Example:
       %y = "ember.cast"(%x) {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
@@ -205,6 +207,8 @@ class CastOp(Op):
 
     @staticmethod
     def reference(x, *, dtype):
+        if x.dtype.kind == "c" and not dtype.is_complex:  # TF drops the imaginary part
+            x = np.real(x)
         if dtype.is_bool:
             return x != 0
         if dtype.is_integer and dtypes.as_dtype(x.dtype).is_floating:  # bfloat16 is kind "V"

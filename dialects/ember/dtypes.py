@@ -4,6 +4,8 @@ The names and the promotion-free rules follow TensorFlow (`tf.float32`, ...). Ea
 its numpy dtype (bfloat16 from `ml_dtypes`) and the MLIR element type it prints as, so the
 registry, the eager runtime and the IR agree on one table. Strings are host-only and spelled
 `!ember.string` in IR; eagerly they are numpy object arrays of Python `str`.
+Complex dtypes (`complex64` = `complex<f32>`, `complex128` = `complex<f64>`) are their own
+kind: neither floating nor "numeric", so an op accepts them only where it lists `COMPLEX`.
 """
 
 from __future__ import annotations
@@ -67,8 +69,19 @@ class DType:
         return self.kind == "string"
 
     @property
+    def is_complex(self) -> bool:
+        return self.kind == "complex"
+
+    @property
     def is_numeric(self) -> bool:
+        """Integer or floating point (complex is not: most ops reject it, as TF's kernels)."""
         return self.kind in ("int", "uint", "float")
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The dtype of the real and imaginary parts (`complex64` -> `float32`); a real
+        dtype is its own, as `tf.DType.real_dtype`."""
+        return _REAL_PART.get(self.name, self)
 
     @property
     def as_numpy_dtype(self) -> type:
@@ -115,11 +128,26 @@ bfloat16 = DType("bfloat16", np.dtype(ml_dtypes.bfloat16), "bf16", "float", 16)
 float32 = DType("float32", np.dtype(np.float32), "f32", "float", 32)
 float64 = DType("float64", np.dtype(np.float64), "f64", "float", 64)
 string = DType("string", np.dtype(object), "!ember.string", "string", 0)
+complex64 = DType("complex64", np.dtype(np.complex64), "complex<f32>", "complex", 64)
+complex128 = DType("complex128", np.dtype(np.complex128), "complex<f64>", "complex", 128)
 
-ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64, string)
+ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64, string,
+       complex64, complex128)
 FLOATS = (float16, bfloat16, float32, float64)
 INTEGERS = (int8, int16, int32, int64, uint8)
 NUMERIC = INTEGERS + FLOATS
+COMPLEX = (complex64, complex128)
+_REAL_PART = {"complex64": float32, "complex128": float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128}
+
+
+def complex_of(real: DType) -> DType:
+    """The complex dtype whose parts are `real` (float32 -> complex64, float64 ->
+    complex128), or TypeError: TF has no complex type over other floats."""
+    if real in _COMPLEX_OF:
+        return _COMPLEX_OF[real]
+    raise TypeError(f"there is no complex dtype with {real.name} parts; use float32 "
+                    "(complex64) or float64 (complex128)")
 
 _BY_NAME = {d.name: d for d in ALL} | {"bool_": bool_, "half": float16, "double": float64}
 _BY_MLIR = {d.mlir: d for d in ALL}
@@ -145,6 +173,8 @@ def as_dtype(value) -> DType:
         return int32
     if value is float:
         return float32
+    if value is complex:
+        return complex128
     if value is str or value is bytes:
         return string
     try:

@@ -1,7 +1,7 @@
 """Dense elements attributes <-> numpy arrays, for every ember dtype.
 
-The bindings convert int/float dense attributes through the buffer protocol, but not bfloat16
-or string tensors: those go through MLIR's text form (`dense<[...]>` or the `"0x..."` hex
+The bindings convert int/float dense attributes through the buffer protocol, but not bfloat16,
+complex or string tensors: those go through MLIR's text form (`dense<[...]>` or the `"0x..."` hex
 form used for large constants), parsed here.
 """
 
@@ -15,6 +15,7 @@ from mlir import ir
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
 
+_PAIR = re.compile(r"\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\)")  # (re,im) of complex
 _TOKEN = re.compile(r'\s*(?:(\[)|(\])|(,)|"((?:[^"\\]|\\.)*)"|([^,\[\]\s"]+))')
 
 
@@ -68,12 +69,35 @@ def _parse_literal(text: str, dtype: dtypes.DType):
 
 
 def _scalar(text: str, dtype: dtypes.DType):
+    if dtype.is_complex:  # "re|im", from _PAIR
+        part = dtype.real_dtype
+        re_, im = text.split("|")
+        return complex(_scalar(re_, part), _scalar(im, part))
     if dtype.is_bool:
         return text == "true"
     if text.lower().startswith("0x") and dtype.is_floating:  # raw bits (NaN, inf)
         bits = np.array([int(text, 16)], dtype=f"u{dtype.np_dtype.itemsize}")
         return float(bits.view(dtype.np_dtype)[0])
     return float(text) if dtype.is_floating else int(text)
+
+
+def _text_body(attr: ir.Attribute, dtype: dtypes.DType) -> str:
+    text = str(attr)
+    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    return _PAIR.sub(r"\1|\2", body) if dtype.is_complex else body
+
+
+def _hex_values(body: str, dtype: dtypes.DType) -> np.ndarray:
+    """The flat values of the `"0x..."` form (bfloat16 and complex)."""
+    raw = bytes.fromhex(body[3:-1])
+    if dtype is dtypes.bfloat16:
+        return np.frombuffer(raw, dtype=np.uint16).view(dtype.np_dtype)
+    return np.frombuffer(raw, dtype=dtype.np_dtype)
+
+
+def _by_buffer(dtype: dtypes.DType) -> bool:
+    """Whether the bindings' buffer protocol reads attributes of `dtype`."""
+    return dtype is not dtypes.bfloat16 and not dtype.is_string and not dtype.is_complex
 
 
 def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
@@ -86,19 +110,18 @@ def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
     if getattr(attr, "is_splat", False) and ttype.num_elements and ttype.num_elements > 1:
         one = to_numpy_first(attr, ttype)
         return np.broadcast_to(one, ttype.shape)
-    if dtype is not dtypes.bfloat16 and not dtype.is_string:
+    if _by_buffer(dtype):
         return np.array(attr, copy=True).astype(dtype.np_dtype, copy=False)
-    text = str(attr)
-    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    body = _text_body(attr, dtype)
     if body.startswith('"0x') and not dtype.is_string:
-        raw = bytes.fromhex(body[3:-1])
-        flat = np.frombuffer(raw, dtype=np.uint16).view(dtype.np_dtype)
+        flat = _hex_values(body, dtype)
         return np.broadcast_to(flat, ttype.shape).copy() if flat.size == 1 else \
             flat.reshape(ttype.shape).copy()
     value = _parse_literal(body, dtype)
     arr = np.empty(ttype.shape, dtype=dtype.np_dtype)
     if isinstance(value, list):
-        src = np.array(value, dtype=object if dtype.is_string else np.float64)
+        wide = np.complex128 if dtype.is_complex else np.float64
+        src = np.array(value, dtype=object if dtype.is_string else wide)
         arr[...] = src.reshape(ttype.shape) if src.size == arr.size else src
     else:
         arr[...] = value
@@ -108,13 +131,11 @@ def to_numpy(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
 def to_numpy_first(attr: ir.Attribute, ttype: TensorType) -> np.ndarray:
     """The (0-d) value of a splat attribute."""
     dtype = ttype.dtype
-    if dtype is not dtypes.bfloat16 and not dtype.is_string:
+    if _by_buffer(dtype):
         return np.array(attr.get_splat_value().value, dtype=dtype.np_dtype)
-    text = str(attr)
-    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    body = _text_body(attr, dtype)
     if body.startswith('"0x') and not dtype.is_string:
-        raw = bytes.fromhex(body[3:-1])
-        return np.frombuffer(raw[:2], dtype=np.uint16).view(dtype.np_dtype).reshape(())
+        return _hex_values(body, dtype)[:1].reshape(()).copy()
     value = _parse_literal(body, dtype)
     while isinstance(value, list):
         value = value[0]
@@ -139,6 +160,10 @@ def from_numpy(array: np.ndarray, ttype: TensorType) -> ir.Attribute:
     if dtype is dtypes.bfloat16:
         return ir.DenseElementsAttr.get(array.view(np.uint16), type=shaped.element_type,
                                         shape=list(ttype.shape))
+    if dtype.is_complex:  # the bindings take no complex buffers: (re, im) pairs of floats
+        pairs = array.reshape(-1).view(dtype.real_dtype.np_dtype)
+        return ir.DenseElementsAttr.get(pairs, type=shaped.element_type,
+                                        shape=list(ttype.shape))
     if dtype is dtypes.uint8:
         return ir.DenseElementsAttr.get(array, type=shaped.element_type, shape=list(ttype.shape))
     return ir.DenseElementsAttr.get(array, shape=list(ttype.shape))
@@ -155,3 +180,33 @@ def _nest(flat: list[str], shape: tuple) -> str:
 def element_type(dtype: dtypes.DType) -> ir.Type:
     """The MLIR element type of `dtype` (needs an active context)."""
     return ir.Type.parse(dtype.mlir)
+
+
+_caster_installed = False
+
+
+def install_complex_caster() -> None:
+    """Lets the bindings hand out dense attributes of complex elements.
+
+    Their built-in downcast of a dense int-or-float attribute raises "Can't cast unknown
+    element type" for complex elements (from `op.attributes[...]`; reading one through a
+    NamedAttribute even aborts the interpreter). This caster, installed once per process,
+    does what the built-in one does for int and float elements and gives complex ones the
+    generic `DenseElementsAttr` (read through the text form, `to_numpy`). It can go when
+    the bindings downcast complex dense attributes themselves (not in 22.1.8).
+    """
+    global _caster_installed
+    if _caster_installed:
+        return
+    with ir.Context():
+        typeid = ir.Attribute.parse("dense<0.0> : tensor<f32>").typeid
+
+    @ir.register_type_caster(typeid, replace=True)
+    def _dense(attr):
+        et = ir.ShapedType(attr.type).element_type
+        if isinstance(et, ir.FloatType):
+            return ir.DenseFPElementsAttr(attr)
+        if isinstance(et, (ir.IntegerType, ir.IndexType)):
+            return ir.DenseIntElementsAttr(attr)
+        return ir.DenseElementsAttr(attr)
+    _caster_installed = True

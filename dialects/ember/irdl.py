@@ -98,6 +98,8 @@ def make_context() -> ir.Context:
     small and its passes Python, so the pool bought no measurable compile time.
     """
     _register_python_module()
+    from ember.dialects.ember.elements import install_complex_caster
+    install_complex_caster()
     context = ir.Context()
     context.enable_multithreading(False)
     load_ember_dialect(context)

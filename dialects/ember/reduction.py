@@ -69,6 +69,8 @@ class ReduceSumOp(ReduceOp):
     """
 
     name = "ember.reduce_sum"
+    allowed = dtypes.NUMERIC + dtypes.COMPLEX
+    allowed_what = "numeric or complex"
 
     @classmethod
     def kernel(cls, x, axes, keepdims):
@@ -84,6 +86,8 @@ class ReduceProdOp(ReduceOp):
     """
 
     name = "ember.reduce_prod"
+    allowed = dtypes.NUMERIC + dtypes.COMPLEX
+    allowed_what = "numeric or complex"
 
     @classmethod
     def kernel(cls, x, axes, keepdims):
@@ -99,6 +103,8 @@ class ReduceMeanOp(ReduceOp):
     """
 
     name = "ember.reduce_mean"
+    allowed = dtypes.NUMERIC + dtypes.COMPLEX
+    allowed_what = "numeric or complex"
 
     @classmethod
     def kernel(cls, x, axes, keepdims):

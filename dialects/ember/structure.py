@@ -49,7 +49,7 @@ class MatmulOp(Op):
     @classmethod
     def infer(cls, a: TensorType, b: TensorType, *, transpose_a, transpose_b):
         dtype = same_dtype(cls, a, b)
-        require_dtype(cls, a, dtypes.NUMERIC, "numeric", "operands")
+        require_dtype(cls, a, dtypes.NUMERIC + dtypes.COMPLEX, "numeric or complex", "operands")
         if a.rank is None or b.rank is None:
             return TensorType(dtype, None)
         if a.rank < 2 or b.rank < 2:

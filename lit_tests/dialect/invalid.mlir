@@ -52,7 +52,7 @@ func.func @wrong_result_rank(%a: tensor<2x3xf32>) {
 
 // -----
 func.func @float_only_op_on_ints(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'ember.exp' op operand of type tensor<4xi32> must have floating-point elements}}
+  // expected-error @+1 {{'ember.exp' op operand of type tensor<4xi32> must have floating-point or complex elements}}
   %0 = "ember.exp"(%a) : (tensor<4xi32>) -> tensor<4xi32>
   return
 }
@@ -379,16 +379,16 @@ func.func @non_ember_integer_width(%a: tensor<4xi7>) {
 }
 
 // -----
-func.func @non_ember_complex_elements(%a: tensor<4xcomplex<f32>>) {
+func.func @non_ember_complex_elements(%a: tensor<4xcomplex<f16>>) {
   // expected-error @+1 {{is not an ember dtype}}
-  %0 = "ember.neg"(%a) : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  %0 = "ember.neg"(%a) : (tensor<4xcomplex<f16>>) -> tensor<4xcomplex<f16>>
   return
 }
 
 // -----
 func.func @cast_to_non_ember_dtype(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'ember.cast' op attribute 'dtype': element type complex<f32> is not an ember dtype}}
-  %0 = "ember.cast"(%a) {dtype = complex<f32>} : (tensor<4xf32>) -> tensor<4xcomplex<f32>>
+  // expected-error @+1 {{'ember.cast' op attribute 'dtype': element type complex<f16> is not an ember dtype}}
+  %0 = "ember.cast"(%a) {dtype = complex<f16>} : (tensor<4xf32>) -> tensor<4xcomplex<f16>>
   return
 }
 
@@ -583,5 +583,21 @@ func.func @searchsorted_leading_dims(%s: tensor<2x5xf32>, %v: tensor<3x3xf32>) {
 func.func @searchsorted_side(%s: tensor<5xf32>, %v: tensor<3xf32>) {
   // expected-error @+1 {{'ember.searchsorted' op side must be 'left' or 'right', got 'up'}}
   %0 = "ember.searchsorted"(%s, %v) {out_type = i32, side = "up"} : (tensor<5xf32>, tensor<3xf32>) -> tensor<3xi32>
+  return
+}
+
+// -----
+// Complex values have no order (tf.math.less rejects complex64 too).
+func.func @complex_less(%a: tensor<4xcomplex<f32>>) {
+  // expected-error @+1 {{'ember.less' op operands of type tensor<4xcomplex<f32>> must have numeric (integer or floating-point) elements}}
+  %0 = "ember.less"(%a, %a) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xi1>
+  return
+}
+
+// -----
+// The transforms need a complex input (rfft takes the real signal).
+func.func @fft_of_real(%a: tensor<8xf32>) {
+  // expected-error @+1 {{'ember.fft' op operand of type tensor<8xf32> must have complex (complex64 or complex128) elements}}
+  %0 = "ember.fft"(%a) : (tensor<8xf32>) -> tensor<8xf32>
   return
 }

@@ -16,9 +16,9 @@ func.func @missing(%a: tensor<4xf32>) {
 // -----
 // Nothing announces this error.
 func.func @unexpected(%a: tensor<4xi32>) {
-  // CHECK-DAG: verify-diagnostics-mismatch.mlir:[[@LINE+2]]:8: error: 'ember.exp' op operand of type tensor<4xi32> must have floating-point elements
+  // CHECK-DAG: verify-diagnostics-mismatch.mlir:[[@LINE+2]]:8: error: 'ember.floor' op operand of type tensor<4xi32> must have floating-point elements
   // CHECK-DAG: (unexpected error)
-  %0 = "ember.exp"(%a) : (tensor<4xi32>) -> tensor<4xi32>
+  %0 = "ember.floor"(%a) : (tensor<4xi32>) -> tensor<4xi32>
   return
 }
 

@@ -6,6 +6,7 @@ calling the op's reference kernel (float64 numpy, Python ints, explicit loops). 
 whose first operand is a resource, compare their reference state transition instead.
 """
 
+import cmath
 import math
 
 import ml_dtypes
@@ -83,6 +84,29 @@ def unique_loop(x):
             y.append(v)
         idx.append(seen[v])
     return np.array(y, x.dtype), np.array(idx, np.int64)
+
+
+Z = (RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4)))  # complex128
+
+
+def dft(z, sign):
+    """The DFT of the last axis as the textbook sum, in Python complex arithmetic."""
+    n = z.shape[-1]
+    rows = [[sum(v * cmath.exp(sign * 2j * math.pi * j * k / n) for j, v in enumerate(r))
+             for k in range(n)] for r in z.reshape(-1, n).tolist()]
+    return np.array(rows, np.complex128).reshape(z.shape).astype(z.dtype)
+
+
+def irdft(z, n):
+    """irfft as the DFT of the Hermitian-completed spectrum (imaginary parts of the zero
+    and Nyquist frequencies dropped), real part, scaled by 1/n."""
+    half = np.zeros(z.shape[:-1] + (n // 2 + 1,), np.complex128)
+    half[..., :min(z.shape[-1], n // 2 + 1)] = z[..., :n // 2 + 1]
+    half[..., 0] = half[..., 0].real
+    if n % 2 == 0:
+        half[..., -1] = half[..., -1].real
+    full = np.concatenate([half, np.conj(half[..., 1:(n + 1) // 2][..., ::-1])], axis=-1)
+    return (dft(full, 1).real / n).astype(z.real.dtype)
 
 
 def conv_loops(x, f, *, strides, dilations, padding):
@@ -439,6 +463,19 @@ ROWS = {
     "ember.sort": ([S], {"descending": True}, lambda x, **_: sorted_rows(x, descending=True)),
     # tf.unique: first-occurrence order, -0.0 joins 0.0, each NaN its own value
     "ember.unique": ([S[0]], {"out_idx": "int64"}, lambda x, **_: unique_loop(x)),
+    # complex (issue 13): oracles on Python complex numbers and an explicit O(n^2) DFT
+    "ember.complex": ([F, P[0]], {}, lambda re, im: np.array(
+        [[complex(a, b) for a, b in zip(r, im.tolist())] for r in re.tolist()], np.complex64)),
+    "ember.real": ([Z], {}, lambda z: np.array([[v.real for v in r] for r in z.tolist()])),
+    "ember.imag": ([Z], {}, lambda z: np.array([[v.imag for v in r] for r in z.tolist()])),
+    "ember.angle": ([Z], {}, lambda z: np.array([[cmath.phase(v) for v in r] for r in z.tolist()])),
+    "ember.conj": ([Z], {}, lambda z: np.array([[v.conjugate() for v in r] for r in z.tolist()])),
+    "ember.fft": ([Z], {}, lambda z: dft(z, -1)),
+    "ember.ifft": ([Z], {}, lambda z: dft(z, 1) / z.shape[-1]),
+    "ember.rfft": ([F[1:]], {"fft_length": 6},
+                   lambda x, **_: dft(np.pad(x.astype(np.complex128), [(0, 0), (0, 2)]),
+                                      -1)[:, :4].astype(np.complex64)),
+    "ember.irfft": ([Z], {}, lambda z, **_: irdft(z, 6)),
     # print (no results): its kernel renders the text
     "ember.print": ([np.array([1, 2], np.int32)], {"format": "x={}"}, None),
     # assert (no results): its kernel says whether the condition holds
@@ -497,6 +534,21 @@ def test_eager_op_matches_numpy_oracle(name):
                                        rtol=2e-6, atol=1e-6, equal_nan=True)
         else:
             np.testing.assert_array_equal(got, want)
+    inferred, = spec.infer_types(types, spec.normalize_attrs(attrs),
+                                 arrays if spec.uses_values else None)
+    shape = out.numpy().shape
+    if name in DATA_DEPENDENT_FIRST_DIM:  # a size no type can know: `?`
+        shape = (None,) + shape[1:]
+    assert inferred == TensorType(out.dtype, shape)
+    got = out.numpy()
+    if got.dtype.kind == "c":
+        tol = 1e-12 if got.dtype == np.complex128 else 2e-6
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    elif got.dtype.kind in "fV":
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                   rtol=2e-6, atol=1e-6, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name,low,high,mean,std", [

@@ -51,12 +51,13 @@ def test_splat_attribute_expands_to_full_shape(context):
 
 @pytest.mark.parametrize("text", ["tensor<2x?xf32>", "tensor<*xi8>", "tensor<f64>",
                                   "tensor<3x!ember.string>", "!ember.resource<tensor<2xf32>>",
-                                  "tensor<0x4xui8>"])
+                                  "tensor<0x4xui8>", "tensor<?x2xcomplex<f32>>",
+                                  "tensor<complex<f64>>"])
 def test_types_print_as_they_parse(text):
     assert str(parse_type(text)) == text
 
 
-@pytest.mark.parametrize("text", ["i32", "tensor<2xcomplex<f32>>", "tensor<2xi7>",
+@pytest.mark.parametrize("text", ["i32", "tensor<2xcomplex<f16>>", "tensor<2xi7>",
                                   "tensor<axf32>", "memref<2xf32>"])
 def test_non_ember_types_are_rejected(text):
     with pytest.raises(TypeError):

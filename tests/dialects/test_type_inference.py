@@ -70,15 +70,16 @@ UNARY = [
     ("ember.is_nan", ["tensor<2x?xf16>"], {}, ["tensor<2x?xi1>"]),
     ("ember.is_finite", ["tensor<*xbf16>"], {}, ["tensor<*xi1>"]),
     ("ember.exp", ["tensor<3xi32>"], {},
-     (OpTypeError, "operand of type tensor<3xi32> must have floating-point elements")),
+     (OpTypeError, "operand of type tensor<3xi32> must have floating-point or complex "
+                   "elements")),
     ("ember.is_nan", ["tensor<3xi64>"], {},
      (OpTypeError, "operand of type tensor<3xi64> must have floating-point elements")),
     ("ember.neg", ["tensor<3xi1>"], {},
-     (OpTypeError, "operand of type tensor<3xi1> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operand of type tensor<3xi1> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.abs", ["tensor<!ember.string>"], {},
-     (OpTypeError, "operand of type tensor<!ember.string> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operand of type tensor<!ember.string> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.logical_not", ["tensor<2xf32>"], {},
      (OpTypeError, "operand of type tensor<2xf32> must have bool (i1) elements")),
     ("ember.sqrt", [], {}, (OpTypeError, "expects 1 operands (input), got 0")),
@@ -126,8 +127,8 @@ BINARY = [
     ("ember.sub", ["tensor<2xi32>", "tensor<2xi64>"], {},
      (OpTypeError, f"operand types tensor<2xi32> and tensor<2xi64> {DIFFERENT}")),
     ("ember.sub", ["tensor<2x!ember.string>", "tensor<2x!ember.string>"], {},
-     (OpTypeError, "operands of type tensor<2x!ember.string> must have numeric (integer or "
-                   "floating-point) elements")),
+     (OpTypeError, "operands of type tensor<2x!ember.string> must have numeric (integer, "
+                   "floating-point or complex) elements")),
     ("ember.maximum", ["tensor<2xi1>", "tensor<2xi1>"], {},
      (OpTypeError, "operands of type tensor<2xi1> must have numeric (integer or "
                    "floating-point) elements")),
@@ -438,7 +439,7 @@ REDUCTION = [
     ("ember.reduce_sum", ["tensor<3xf32>"], {"axes": [0, -1]},
      (OpAttributeError, "axes [0, -1] contain a duplicate")),
     ("ember.reduce_sum", ["tensor<3xi1>"], {"axes": [0]},
-     (OpTypeError, "operand of type tensor<3xi1> must have numeric elements")),
+     (OpTypeError, "operand of type tensor<3xi1> must have numeric or complex elements")),
     ("ember.reduce_all", ["tensor<3xf32>"], {"axes": [0]},
      (OpTypeError, "operand of type tensor<3xf32> must have bool (i1) elements")),
     ("ember.reduce_sum", ["tensor<3xf32>"], {}, (OpAttributeError, "requires attribute 'axes'")),
@@ -492,7 +493,8 @@ STRUCTURE = [
      (OpShapeError, "batch dims of tensor<2x2x3xf32> and tensor<3x3x4xf32> are not "
                     "broadcast-compatible")),
     ("ember.matmul", ["tensor<2x3xi1>", "tensor<3x4xi1>"], {},
-     (OpTypeError, "operands of type tensor<2x3xi1> must have numeric elements")),
+     (OpTypeError, "operands of type tensor<2x3xi1> must have numeric or complex "
+                   "elements")),
     ("ember.matmul", ["tensor<2x3xf32>", "tensor<3x4xf16>"], {},
      (OpTypeError, f"operand types tensor<2x3xf32> and tensor<3x4xf16> {DIFFERENT}")),
     ("ember.transpose", ["tensor<?x3x4xf32>"], {"perm": [2, 0, 1]}, ["tensor<4x?x3xf32>"]),
@@ -877,6 +879,72 @@ def test_slice_rejects_bounds_outside_the_dim(operands, values, message):
         infer("ember.slice", operands, {}, values)
 
 
+# -- complex dtypes (issue 13) ---------------------------------------------------------------
+
+C64, C128 = "complex<f32>", "complex<f64>"
+ORDERING = "must have numeric (integer or floating-point) elements"
+COMPLEX = [
+    ("ember.complex", ["tensor<2x?xf32>", "tensor<f32>"], {}, [f"tensor<2x?x{C64}>"]),
+    ("ember.complex", ["tensor<*xf64>", "tensor<3xf64>"], {}, [f"tensor<*x{C128}>"]),
+    ("ember.complex", ["tensor<2xf16>", "tensor<2xf16>"], {},
+     (OpTypeError, "operands of type tensor<2xf16> and tensor<2xf16> must have float32 or "
+                   "float64 elements")),
+    ("ember.complex", ["tensor<2xf32>", "tensor<2xf64>"], {}, (OpTypeError, "operand types")),
+    ("ember.complex", ["tensor<2xf32>", "tensor<3xf32>"], {},
+     (OpShapeError, "operand types tensor<2xf32> and tensor<3xf32> are not broadcast-compatible")),
+    ("ember.real", [f"tensor<?x3x{C64}>"], {}, ["tensor<?x3xf32>"]),
+    ("ember.imag", [f"tensor<*x{C128}>"], {}, ["tensor<*xf64>"]),
+    ("ember.angle", [f"tensor<0x{C64}>"], {}, ["tensor<0xf32>"]),
+    ("ember.conj", [f"tensor<4x{C128}>"], {}, [f"tensor<4x{C128}>"]),
+    ("ember.real", ["tensor<4xf32>"], {},
+     (OpTypeError, "operand of type tensor<4xf32> must have complex (complex64 or complex128) "
+                   "elements")),
+    ("ember.fft", [f"tensor<3x?x{C64}>"], {}, [f"tensor<3x?x{C64}>"]),
+    ("ember.ifft", [f"tensor<*x{C128}>"], {}, [f"tensor<*x{C128}>"]),
+    ("ember.fft", ["tensor<8xf32>"], {},
+     (OpTypeError, "operand of type tensor<8xf32> must have complex (complex64 or complex128) "
+                   "elements")),
+    ("ember.fft", [f"tensor<{C64}>"], {},
+     (OpShapeError, f"operand of type tensor<{C64}> must have rank >= 1")),
+    ("ember.rfft", ["tensor<2x6xf32>"], {}, [f"tensor<2x4x{C64}>"]),
+    ("ember.rfft", ["tensor<2x?xf64>"], {"fft_length": 9}, [f"tensor<2x5x{C128}>"]),
+    ("ember.rfft", ["tensor<?xf32>"], {}, [f"tensor<?x{C64}>"]),
+    ("ember.rfft", ["tensor<4xi32>"], {},
+     (OpTypeError, "operand of type tensor<4xi32> must have float32 or float64 elements")),
+    ("ember.rfft", ["tensor<4xf32>"], {"fft_length": -2},
+     (OpAttributeError, "fft_length -2 must be >= 0")),
+    ("ember.irfft", [f"tensor<2x5x{C64}>"], {}, ["tensor<2x8xf32>"]),
+    ("ember.irfft", [f"tensor<?x{C128}>"], {"fft_length": 7}, ["tensor<7xf64>"]),
+    ("ember.irfft", [f"tensor<?x{C128}>"], {}, ["tensor<?xf64>"]),
+    ("ember.irfft", [f"tensor<0x{C64}>"], {}, ["tensor<0xf32>"]),
+    # existing ops: complex where TensorFlow's kernels take it, a clear error elsewhere
+    ("ember.abs", [f"tensor<?x{C64}>"], {}, ["tensor<?xf32>"]),
+    ("ember.exp", [f"tensor<2x{C128}>"], {}, [f"tensor<2x{C128}>"]),
+    ("ember.div", [f"tensor<2x{C64}>", f"tensor<{C64}>"], {}, [f"tensor<2x{C64}>"]),
+    ("ember.equal", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {}, ["tensor<2xi1>"]),
+    ("ember.reduce_mean", [f"tensor<2x3x{C64}>"], {"axes": [1]}, [f"tensor<2x{C64}>"]),
+    ("ember.matmul", [f"tensor<2x3x{C128}>", f"tensor<3x4x{C128}>"], {}, [f"tensor<2x4x{C128}>"]),
+    ("ember.cast", [f"tensor<2x{C64}>"], {"dtype": "int32"}, ["tensor<2xi32>"]),
+    ("ember.less", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operands of type tensor<2x{C64}> {ORDERING}")),
+    ("ember.maximum", [f"tensor<2x{C64}>", f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operands of type tensor<2x{C64}> {ORDERING}")),
+    ("ember.floor", [f"tensor<2x{C64}>"], {},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have floating-point elements")),
+    ("ember.relu", [f"tensor<2x{C128}>"], {},
+     (OpTypeError, f"operand of type tensor<2x{C128}> {ORDERING}")),
+    ("ember.reduce_max", [f"tensor<2x{C64}>"], {"axes": [0]},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have numeric elements")),
+    ("ember.softmax", [f"tensor<2x{C64}>"], {"axis": -1},
+     (OpTypeError, f"operand of type tensor<2x{C64}> must have floating-point elements")),
+]
+
+
+@pytest.mark.parametrize("op,operands,attrs,expected", COMPLEX, ids=ids(COMPLEX))
+def test_complex_inference(op, operands, attrs, expected):
+    check(op, operands, attrs, expected)
+
+
 # -- every op is exercised by a table above ----------------------------------------------------
 
 def test_every_registered_op_has_an_inference_row():
@@ -884,6 +952,7 @@ def test_every_registered_op_has_an_inference_row():
     rows += STATE
     rows += SCAN
     rows += SORTING
+    rows += COMPLEX
     covered = {r[0] for r in rows} | {"ember.constant", "ember.fill", "ember.range",
                                        "ember.dynamic_strided_slice", "ember.slice",
                                        "ember.dynamic_reshape",

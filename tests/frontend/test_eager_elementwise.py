@@ -145,11 +145,11 @@ def test_logical_not_inverts_bools(expect):
 
 
 @pytest.mark.parametrize("fn,value,match", [
-    (em.exp, [1, 2], "must have floating-point elements"),
-    (em.sqrt, [1, 2], "must have floating-point elements"),
+    (em.exp, [1, 2], "must have floating-point or complex elements"),
+    (em.sqrt, [1, 2], "must have floating-point or complex elements"),
     (em.is_nan, [1, 2], "must have floating-point elements"),
     (em.floor, [True], "must have floating-point elements"),
-    (em.negative, [True], r"must have numeric \(integer or floating-point\) elements"),
+    (em.negative, [True], r"must have numeric \(integer, floating-point or complex\) elements"),
     (em.abs, ["a"], "must have numeric"),
     (em.logical_not, [1.0], r"must have bool \(i1\) elements"),
 ])

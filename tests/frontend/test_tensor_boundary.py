@@ -1,6 +1,6 @@
 """Values at the boundary: every way to build an em.Tensor gives one whose array is exactly
 the dtype it claims, C-contiguous and aligned (compiled calls pass its data pointer), and
-Python values Ember has no dtype for (complex numbers) raise instead of being truncated."""
+complex values meant for a real dtype raise instead of being truncated."""
 
 import subprocess
 import sys
@@ -154,7 +154,7 @@ def test_compiled_results_carry_the_traced_dtypes():
         assert b._value.dtype == np.int8 and c._value.dtype == np.bool_
 
 
-# -- complex numbers: Ember has no complex dtype ------------------------------------------
+# -- complex numbers: complex64/complex128, never silently truncated to a real dtype ------
 
 @pytest.mark.parametrize("run", ["eager", "traced"])
 def test_complex_scalar_with_a_tensor_raises_instead_of_dropping_the_imaginary_part(run):
@@ -162,22 +162,32 @@ def test_complex_scalar_with_a_tensor_raises_instead_of_dropping_the_imaginary_p
     fn = (lambda x: x + (2 + 3j))
     if run == "traced":
         fn = em.function(fn)
-    with pytest.raises(TypeError, match=r"cannot convert \(2\+3j\) to a tensor: Ember has no "
-                                        "complex dtypes"):
+    with pytest.raises(TypeError, match=r"cannot convert \(2\+3j\) to a tensor of dtype "
+                                        "float32: that would drop its imaginary part"):
         fn(x)
 
 
 @pytest.mark.parametrize("value, kwargs", [
-    (1 + 2j, {}),
-    ([1.0, 2j], {}),
     (1j, {"dtype": em.float32}),
-    (np.complex64(1j), {}),
     (np.array([1j]), {"dtype": em.float64}),
-    (np.array([1j]), {}),
-], ids=["scalar", "list", "scalar-to-float32", "numpy-scalar", "array-to-float64", "array"])
-def test_complex_values_never_convert(value, kwargs):
-    with pytest.raises(TypeError, match="complex"):
+    ([1.0, 2j], {"dtype": em.int32}),
+], ids=["scalar-to-float32", "array-to-float64", "list-to-int32"])
+def test_complex_values_never_convert_to_real_dtypes(value, kwargs):
+    with pytest.raises(TypeError, match="drop its imaginary part"):
         em.convert_to_tensor(value, **kwargs)
+
+
+@pytest.mark.parametrize("value, kwargs, dtype", [
+    (1 + 2j, {}, em.complex128),           # Python complex: complex128, as TensorFlow
+    ([1.0, 2j], {}, em.complex128),
+    (np.complex64(1j), {}, em.complex64),   # numpy keeps its dtype
+    (np.array([1j]), {}, em.complex128),
+    (2.0, {"dtype": em.complex64}, em.complex64),
+], ids=["scalar", "list", "numpy-scalar", "array", "float-to-complex64"])
+def test_complex_values_convert_to_complex_dtypes(value, kwargs, dtype):
+    t = em.convert_to_tensor(value, **kwargs)
+    assert t.dtype is dtype
+    np.testing.assert_array_equal(t.numpy(), np.asarray(value, dtype.np_dtype))
 
 
 def test_int_tensor_plus_complex_raises_like_int_tensor_plus_float():

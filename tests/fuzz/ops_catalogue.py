@@ -304,3 +304,32 @@ def _scatter(pick, x, fn: str) -> str:
 def _segment_ids(pick, x, sort: bool) -> str:
     ids = [pick.rng.randint(0 if sort else -1, 3) for _ in range(x.shape[0])]
     return f"np.array({sorted(ids) if sort else ids}, np.int32)"
+
+
+def _complex(pick, x) -> str:
+    """A complex value made of x and another value like it (complex64 from f32)."""
+    return f"em.complex({x.name}, {_same(pick, x)})"
+
+
+def _finite(name: str) -> str:
+    """`name` with NaN and inf replaced by 0: a transform spreads one NaN over every
+    output, in an order (numpy's FFT, the compiled DFT) that decides NaN from inf."""
+    return f"em.where(em.math.is_finite({name}), {name}, em.zeros_like({name}))"
+
+
+# -- complex numbers and Fourier transforms (real results, so programs stay real) -------------
+RECIPES += [
+    Recipe("em.math.real", lambda p, x: f"em.math.real({_complex(p, x)}) * 2"),
+    Recipe("em.math.imag", lambda p, x: f"em.math.imag({_complex(p, x)} * {_complex(p, x)})"),
+    Recipe("em.math.conj", lambda p, x: f"em.math.imag(em.math.conj({_complex(p, x)}))"),
+    Recipe("em.math.angle", lambda p, x: f"em.math.angle({_complex(p, x)})"),
+    Recipe("em.signal.fft",
+           lambda p, x: f"em.abs(em.signal.fft(em.complex({_finite(x.name)}, "
+                        f"{_finite(_same(p, x))})))", F, 1),
+    Recipe("em.signal.ifft",
+           lambda p, x: f"em.math.real(em.signal.ifft(em.complex({_finite(x.name)}, "
+                        f"{_finite(_same(p, x))})))", F, 1),
+    Recipe("em.signal.rfft",
+           lambda p, x: f"em.math.imag(em.signal.rfft({_finite(x.name)}, "
+                        f"fft_length=[{p.rng.randint(1, 6)}]))", F, 1),
+]

@@ -21,6 +21,10 @@ def broadcast_result(op: type[Op], *types: TensorType) -> tuple:
     return shape
 
 
+WITH_COMPLEX = dtypes.NUMERIC + dtypes.COMPLEX
+WITH_COMPLEX_NAMES = "numeric (integer, floating-point or complex)"
+
+
 class BinaryOp(Op):
     """Base of binary elementwise ops with numpy broadcasting and no dtype promotion."""
 
@@ -58,8 +62,8 @@ class AddOp(BinaryOp):
     name = "ember.add"
     reference = staticmethod(lambda x, y: x + y)
     traits = COMMUTATIVE
-    allowed = dtypes.NUMERIC + (dtypes.string,)
-    allowed_what = "numeric or string"
+    allowed = dtypes.NUMERIC + dtypes.COMPLEX + (dtypes.string,)
+    allowed_what = "numeric, complex or string"
 
 
 @register
@@ -71,6 +75,8 @@ class SubOp(BinaryOp):
     """
 
     name = "ember.sub"
+    allowed = WITH_COMPLEX
+    allowed_what = WITH_COMPLEX_NAMES
     reference = staticmethod(np.subtract)
 
 
@@ -83,6 +89,8 @@ class MulOp(BinaryOp):
     """
 
     name = "ember.mul"
+    allowed = WITH_COMPLEX
+    allowed_what = WITH_COMPLEX_NAMES
     reference = staticmethod(np.multiply)
     traits = COMMUTATIVE
 
@@ -96,6 +104,8 @@ class DivOp(BinaryOp):
     """
 
     name = "ember.div"
+    allowed = WITH_COMPLEX
+    allowed_what = WITH_COMPLEX_NAMES
     reference = staticmethod(truediv)
 
     @classmethod
@@ -141,6 +151,8 @@ class PowOp(BinaryOp):
     """
 
     name = "ember.pow"
+    allowed = WITH_COMPLEX
+    allowed_what = WITH_COMPLEX_NAMES
     reference = staticmethod(power)
 
     @classmethod

@@ -57,7 +57,11 @@ def zero_tie(x, y, out, negative):
 
 def sign(x):
     """numpy's sign, with sign(-0.0) = +0.0 for every float dtype (ml_dtypes' bfloat16
-    returns -0.0, numpy's own floats +0.0)."""
+    returns -0.0, numpy's own floats +0.0); complex: x / |x|, 0 at 0 (TensorFlow's)."""
+    if x.dtype.kind == "c":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            modulus = np.abs(x)
+            return np.where(modulus == 0, np.zeros((), x.dtype), x / modulus).astype(x.dtype)
     out = np.sign(x)
     if not dtypes.as_dtype(x.dtype).is_floating:
         return out

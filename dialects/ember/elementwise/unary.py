@@ -35,8 +35,21 @@ class FloatUnaryOp(UnaryOp):
     allowed_what = "floating-point"
 
 
+class ComplexCapable:
+    """Mixin of the unary ops TensorFlow also defines on complex64/complex128 (the MLIR
+    `complex` dialect has each one)."""
+
+    allowed = UnaryOp.allowed + dtypes.COMPLEX
+    allowed_what = "numeric (integer, floating-point or complex)"
+
+
+class FloatOrComplexUnaryOp(FloatUnaryOp):
+    allowed = dtypes.FLOATS + dtypes.COMPLEX
+    allowed_what = "floating-point or complex"
+
+
 @register
-class NegOp(UnaryOp):
+class NegOp(ComplexCapable, UnaryOp):
     """Elementwise negation, -x.
 
     Example:
@@ -48,20 +61,26 @@ class NegOp(UnaryOp):
 
 
 @register
-class AbsOp(UnaryOp):
-    """Elementwise absolute value |x| (the most negative integer maps to itself).
+class AbsOp(ComplexCapable, UnaryOp):
+    """Elementwise absolute value |x| (the most negative integer maps to itself); of a
+    complex tensor the modulus, real-valued (complex64 -> f32), as tf.math.abs.
 
     Example:
-      %y = "ember.abs"(%x) : (tensor<4xi32>) -> tensor<4xi32>
+      %y = "ember.abs"(%x) : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
     """
 
     name = "ember.abs"
     reference = staticmethod(np.abs)
 
+    @classmethod
+    def infer(cls, x: TensorType):
+        return super().infer(x).with_dtype(x.dtype.real_dtype)
+
 
 @register
-class SignOp(UnaryOp):
-    """Elementwise sign: -1, 0 or 1 (NaN stays NaN; sign(-0.0) is +0.0, as numpy).
+class SignOp(ComplexCapable, UnaryOp):
+    """Elementwise sign: -1, 0 or 1 (NaN stays NaN; sign(-0.0) is +0.0, as numpy); of a
+    complex x, x / |x| (0 at 0), as tf.math.sign.
 
     Example:
       %y = "ember.sign"(%x) : (tensor<?xf32>) -> tensor<?xf32>
@@ -72,7 +91,7 @@ class SignOp(UnaryOp):
 
 
 @register
-class SquareOp(UnaryOp):
+class SquareOp(ComplexCapable, UnaryOp):
     """Elementwise x * x.
 
     Example:
@@ -96,7 +115,7 @@ class ReluOp(UnaryOp):
 
 
 @register
-class ExpOp(FloatUnaryOp):
+class ExpOp(FloatOrComplexUnaryOp):
     """Elementwise e**x.
 
     Example:
@@ -108,7 +127,7 @@ class ExpOp(FloatUnaryOp):
 
 
 @register
-class Expm1Op(FloatUnaryOp):
+class Expm1Op(FloatOrComplexUnaryOp):
     """Elementwise e**x - 1, accurate near zero.
 
     Example:
@@ -120,7 +139,7 @@ class Expm1Op(FloatUnaryOp):
 
 
 @register
-class LogOp(FloatUnaryOp):
+class LogOp(FloatOrComplexUnaryOp):
     """Elementwise natural logarithm (log(0) = -inf, log(x<0) = NaN).
 
     Example:
@@ -132,7 +151,7 @@ class LogOp(FloatUnaryOp):
 
 
 @register
-class Log1pOp(FloatUnaryOp):
+class Log1pOp(FloatOrComplexUnaryOp):
     """Elementwise log(1 + x), accurate near zero.
 
     Example:
@@ -144,7 +163,7 @@ class Log1pOp(FloatUnaryOp):
 
 
 @register
-class SqrtOp(FloatUnaryOp):
+class SqrtOp(FloatOrComplexUnaryOp):
     """Elementwise square root (NaN for negative inputs).
 
     Example:
@@ -156,7 +175,7 @@ class SqrtOp(FloatUnaryOp):
 
 
 @register
-class RsqrtOp(FloatUnaryOp):
+class RsqrtOp(FloatOrComplexUnaryOp):
     """Elementwise 1 / sqrt(x).
 
     Example:
@@ -168,7 +187,7 @@ class RsqrtOp(FloatUnaryOp):
 
 
 @register
-class TanhOp(FloatUnaryOp):
+class TanhOp(FloatOrComplexUnaryOp):
     """Elementwise hyperbolic tangent.
 
     Example:
@@ -226,7 +245,7 @@ class SigmoidOp(FloatUnaryOp):
 
 
 @register
-class SinOp(FloatUnaryOp):
+class SinOp(FloatOrComplexUnaryOp):
     """Elementwise sine (radians).
 
     Example:
@@ -238,7 +257,7 @@ class SinOp(FloatUnaryOp):
 
 
 @register
-class CosOp(FloatUnaryOp):
+class CosOp(FloatOrComplexUnaryOp):
     """Elementwise cosine (radians).
 
     Example:

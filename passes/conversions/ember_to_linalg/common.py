@@ -96,6 +96,11 @@ class Lowering:
     def scalar(self, value, dtype: DType) -> ir.Value:
         """An `arith.constant` scalar of `dtype`."""
         et = element_type(dtype)
+        if dtype.is_complex:  # complex.create of two f32/f64 constants
+            from mlir.dialects import complex as cx
+            value = complex(value)
+            return cx.CreateOp(et, self.scalar(value.real, dtype.real_dtype),
+                               self.scalar(value.imag, dtype.real_dtype)).result
         if dtype.is_floating:
             attr = ir.FloatAttr.get(et, float(value))
         else:

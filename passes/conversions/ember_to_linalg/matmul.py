@@ -78,8 +78,8 @@ def lower_matmul(op, lw: Lowering):
     sizes += [size_of(lw, a, at, -2), size_of(lw, b, bt, -1)]
     shape = [s if isinstance(s, int) else None for s in sizes]
     acc = ir.F32Type.get() if is_half(d) else element_type(d)
-    zero = arith.ConstantOp(acc, ir.FloatAttr.get(acc, 0.0) if d.is_floating
-                            else ir.IntegerAttr.get(acc, 0)).result
+    zero = lw.scalar(0, d) if d.is_complex else arith.ConstantOp(
+        acc, ir.FloatAttr.get(acc, 0.0) if d.is_floating else ir.IntegerAttr.get(acc, 0)).result
     init = filled(sizes, zero)
     if nb == 0:
         result = signless(linalg.matmul(a, b, outs=[init]))
@@ -116,6 +116,9 @@ def _contraction(lw, a, at, b, bt, init, nb: int, d: DType) -> ir.Value:
             amap(rank, list(range(nb)) + [m, n])]
 
     def body(x, y, acc):
+        if d.is_complex:
+            from mlir.dialects import complex as cx
+            return [cx.AddOp(acc, cx.MulOp(x, y).result).result]
         if d.is_floating:
             if is_half(d):
                 x, y = arith.ExtFOp(acc.type, x).result, arith.ExtFOp(acc.type, y).result
