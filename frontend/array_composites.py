@@ -75,7 +75,7 @@ def _counts(value, what: str, length=None) -> list:
     t = _int32(value, what)
     if t.ndim not in (0, 1) or (t.ndim and t.shape[0] is None and length is None):
         raise TypeError(f"em.{what} must be a 0-D or 1-D integer tensor of a length known "
-                        f"while tracing, got {t!r}")
+                        f"while tracing (give its shape in the input_signature), got {t!r}")
     if t.ndim and t.shape[0] is None:
         _check_equal(ops.size(t), length, f"em.{what} must have {length} elements")
     return [t] if t.ndim == 0 else [t[i] for i in builtins.range(t.shape[0] or length)]
@@ -88,20 +88,38 @@ def _int32(value, what: str):
     return ops.cast(t, dtypes.int32) if t.dtype is not dtypes.int32 else t
 
 
-def _check_nonnegative(counts: list, what: str) -> None:
+def _tensor_valued(value) -> bool:
+    return is_tensor(value) or (isinstance(value, (list, tuple)) and
+                                any(is_tensor(v) for v in value))
+
+
+def _fail(message: str, tensor_valued: bool) -> None:
+    """A bad value known now: an AssertionFailedError (an InvalidArgumentError) when it came
+    from a tensor, as it is when such a value is checked where the code runs, so eager and
+    compiled raise alike; else a ValueError."""
+    if tensor_valued:
+        assert_true(convert_to_tensor(False), message)
+    raise ValueError(message)
+
+
+def _check(ok, message: str, tensor_valued: bool) -> None:
+    """`ok` (a bool, or a bool tensor checked when the code runs) or the error `message`."""
+    if is_tensor(ok):
+        assert_true(ok, message)
+    elif not ok:
+        _fail(message, tensor_valued)
+
+
+def _check_nonnegative(counts: list, what: str, tensor_valued: bool) -> None:
     for c in counts:
-        if is_tensor(c):
-            assert_true(c >= 0, f"em.{what} must be >= 0")
-        elif c < 0:
-            raise ValueError(f"em.{what} must be >= 0, got {c}")
+        _check(c >= 0, f"em.{what} must be >= 0" + ("" if is_tensor(c) else f", got {c}"),
+               tensor_valued)
 
 
-def _check_equal(a, b, message: str) -> None:
+def _check_equal(a, b, message: str, tensor_valued: bool = False) -> None:
     """a == b, now when both are ints, else when the code runs."""
-    if is_tensor(a) or is_tensor(b):
-        assert_true(ops.equal(a, b), message)
-    elif a != b:
-        raise ValueError(message)
+    _check(ops.equal(a, b) if is_tensor(a) or is_tensor(b) else a == b, message,
+           tensor_valued)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
@@ -144,10 +162,10 @@ def tile(input, multiples, name=None):  # noqa: A002
     integer tensor of length rank(input) known while tracing; the dims may be `?`)."""
     x = convert_to_tensor(input)
     rank = _rank(x, "tile")
-    multiples = _counts(multiples, "tile: multiples", length=rank)
+    multiples_arg, multiples = multiples, _counts(multiples, "tile: multiples", length=rank)
     if len(multiples) != rank:
         raise ValueError(f"em.tile: {len(multiples)} multiples for a rank-{rank} tensor")
-    _check_nonnegative(multiples, "tile: multiples")
+    _check_nonnegative(multiples, "tile: multiples", _tensor_valued(multiples_arg))
     dims = _dims(x)
     expanded = ops.reshape(x, [d for size in dims for d in (1, size)])
     wide = ops.broadcast_to(expanded, [d for m, size in zip(multiples, dims) for d in (m, size)])
@@ -178,7 +196,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
             return ops.gather(x, index, axis=axis)
     scalar = known is not None and known.ndim == 0
     counts = _counts(repeats, "repeat: repeats")
-    _check_nonnegative(counts, "repeat: repeats")
+    _check_nonnegative(counts, "repeat: repeats", _tensor_valued(repeats))
     if scalar or len(counts) == 1:
         dims = _dims(x)
         wide = ops.broadcast_to(ops.expand_dims(x, axis + 1),
@@ -240,32 +258,26 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
             raise ValueError(message)
         sizes = [total // parts] * parts
     else:
-        sizes = _counts(num_or_size_splits, "split: size_splits")
+        sizes = _counts(num_or_size_splits, "split: size_splits", length=num)
         rest = [i for i, s in enumerate(sizes) if not is_tensor(s) and s == -1]
         if len(rest) > 1:
             raise ValueError(f"em.split: at most one size may be -1, got {sizes}")
+        valued = _tensor_valued(num_or_size_splits)
         _check_nonnegative([s for i, s in enumerate(sizes) if i not in rest],
-                           "split: sizes")
+                           "split: sizes", valued)
         given = builtins.sum((s for i, s in enumerate(sizes) if i not in rest), 0)
         shown = [s if isinstance(s, int) else "?" for s in sizes]
         message = f"em.split: sizes {shown} do not add up to dim {axis} of shape {x.shape}"
         if rest:
             sizes[rest[0]] = total - given
-            _check_nonnegative_sum(sizes[rest[0]], message)
+            _check(sizes[rest[0]] >= 0, message, valued)
         else:
-            _check_equal(given, total, message)
+            _check_equal(given, total, message, valued)
     out, start = [], 0
     for size in sizes:
         out.append(_cut(x, axis, start, size))
         start = start + size
     return out
-
-
-def _check_nonnegative_sum(value, message: str) -> None:
-    if is_tensor(value):
-        assert_true(value >= 0, message)
-    elif value < 0:
-        raise ValueError(message)
 
 
 def reverse(tensor, axis, name=None):
@@ -283,11 +295,11 @@ def roll(input, shift, axis, name=None):  # noqa: A002
     `axis` (ints known while tracing); the dims may be `?`."""
     x = convert_to_tensor(input)
     rank = _rank(x, "roll")
-    shifts = _counts(shift, "roll: shift")
     axes = _known(axis)
     if axes is None or axes.ndim > 1 or not np.issubdtype(axes.dtype, np.integer):
         raise TypeError(f"em.roll: axis must be an int or a list of ints, got {axis!r}")
     axes = [int(a) for a in axes.reshape(-1)]
+    shifts = _counts(shift, "roll: shift", length=len(axes))
     if len(shifts) != len(axes):
         raise ValueError(f"em.roll: {len(shifts)} shifts for {len(axes)} axes")
     for s, a in zip(shifts, axes):

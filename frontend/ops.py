@@ -240,6 +240,10 @@ def _batch_gather(p: Tensor, idx: Tensor, axis, batch_dims: int) -> Tensor:
         raise ValueError(f"em.gather: batch_dims={batch_dims} and axis={axis} do not fit "
                          f"params of rank {prank} and indices of rank {irank} (need 0 <= "
                          "batch_dims <= rank(indices) and batch_dims <= axis < rank(params))")
+    for j in builtins.range(b):
+        if None not in (p.shape[j], idx.shape[j]) and p.shape[j] != idx.shape[j]:
+            raise ValueError(f"em.gather: the batch dims of params of shape {p.shape} and "
+                             f"indices of shape {idx.shape} differ (batch_dims={batch_dims})")
     seq = list(builtins.range(prank))
     if a > b:
         p = transpose(p, seq[:b] + [a] + seq[b:a] + seq[a + 1:])
