@@ -184,31 +184,37 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     if known is None and not isinstance(repeats, (list, tuple)):
         counts = _int32(repeats, "repeat: repeats")
         if counts.ndim == 1 and counts.shape[0] != 1:  # one per element, known when run
-            assert_true(ops.reduce_all(counts >= 0), "em.repeat: repeats must be >= 0")
-            n = size_of(x, axis)
-            assert_true(ops.logical_or(ops.equal(ops.size(counts), 1),
-                                       ops.equal(ops.size(counts), n)),
-                        f"em.repeat: give one repeat count per element along dim {axis} of "
-                        f"the input of shape {x.shape} (or a single one)")
-            counts = ops.broadcast_to(counts, [n])
-            ends = cumsum(counts)
-            index = searchsorted(ends, ops.range(ops.reduce_sum(counts)), side="right")
-            return ops.gather(x, index, axis=axis)
-    scalar = known is not None and known.ndim == 0
+            return _repeat_each(x, counts, axis)
     counts = _counts(repeats, "repeat: repeats")
     _check_nonnegative(counts, "repeat: repeats", _tensor_valued(repeats))
-    if scalar or len(counts) == 1:
+    if (known is not None and known.ndim == 0) or len(counts) == 1:
         dims = _dims(x)
         wide = ops.broadcast_to(ops.expand_dims(x, axis + 1),
                                 dims[:axis + 1] + counts + dims[axis + 1:])
         return ops.reshape(wide, dims[:axis] + [dims[axis] * counts[0]] + dims[axis + 1:])
-    _check_equal(size_of(x, axis), len(counts),
-                 f"em.repeat: {len(counts)} repeats for dim {axis} of the input of shape "
-                 f"{x.shape}: give one per element (or a single one)")
+    _check_equal(size_of(x, axis), len(counts), _per_element(x, axis, len(counts)))
     if known is not None:
         index = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
         return ops.gather(x, index, axis=axis)
-    counts = ops.stack(counts)
+    return _repeat_each(x, ops.stack(counts), axis)
+
+
+def _per_element(x, axis: int, count) -> str:
+    return (f"em.repeat: {count} repeats for dim {axis} of the input of shape {x.shape}: "
+            "give one per element along the axis (or a single one)")
+
+
+def _repeat_each(x, counts, axis: int):
+    """`x`'s slices along `axis` repeated counts[i] times (`counts` a 1-D int32 tensor, one
+    count per slice or a single one; checked when the code runs): a gather at
+    searchsorted(cumsum(counts), range(total), "right")."""
+    n = size_of(x, axis)
+    if counts.shape[0] not in (None, 1) and isinstance(n, int):
+        _check_equal(n, counts.shape[0], _per_element(x, axis, counts.shape[0]))
+    assert_true(ops.reduce_all(counts >= 0), "em.repeat: repeats must be >= 0")
+    assert_true(ops.logical_or(ops.equal(ops.size(counts), 1), ops.equal(ops.size(counts), n)),
+                _per_element(x, axis, "the"))
+    counts = ops.broadcast_to(counts, [n])
     index = searchsorted(cumsum(counts), ops.range(ops.reduce_sum(counts)), side="right")
     return ops.gather(x, index, axis=axis)
 
