@@ -136,7 +136,14 @@ def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (floats), as
     tf.linspace: `start` and `stop` may be N-D (they broadcast), the values run along the
     new dim `axis` (in [-rank - 1, rank]); `num` may be a scalar integer tensor. The last
-    value is `stop` exactly; `num` = 1 gives `start`."""
+    value is `stop` exactly; `num` = 1 gives `start`.
+
+    Example:
+      >>> import ember as em
+      >>> em.linspace([0., 1.], [2., 5.], 3, axis=1).numpy()
+      array([[0., 1., 2.],
+             [1., 3., 5.]], dtype=float32)
+    """
     start = convert_to_tensor(start)
     if not start.dtype.is_floating:
         start = ops.cast(start, dtypes.float32)
@@ -175,7 +182,14 @@ def tile(input, multiples, name=None):  # noqa: A002
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     """Each element repeated along `axis` (flattened first if None), as tf.repeat:
     `repeats` is one count for all (an int or scalar tensor) or one per element along
-    `axis` (a list, numpy array or 1-D tensor, also one known only when the code runs)."""
+    `axis` (a list, numpy array or 1-D tensor, also one known only when the code runs).
+
+    Example:
+      >>> import ember as em
+      >>> em.repeat(em.constant([[1, 2], [3, 4]]), [2, 0], axis=0).numpy()
+      array([[1, 2],
+             [1, 2]], dtype=int32)
+    """
     x = convert_to_tensor(input)
     if axis is None:
         x, axis = ops.reshape(x, [-1]), 0

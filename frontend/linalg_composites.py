@@ -1,5 +1,6 @@
 """em.linalg's compositions of other ops, as in TensorFlow's Python layer: `matvec`, `diag`,
-`diag_part`, `trace`, `band_part`, `norm` (re-exported by array_composites)."""
+`diag_part`, `trace`, `band_part`, `norm`. `diag` and `diag_part` take `?` dims; the rank
+must be known while tracing."""
 
 from __future__ import annotations
 

@@ -218,6 +218,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     at indices[i]; the result has shape params.shape[:axis] + indices.shape[b:] +
     params.shape[axis + 1:], needs b <= axis and runs as gather_nd. `validate_indices` is
     ignored (deprecated in TensorFlow): indices are always checked.
+
+    Example:
+      >>> import ember as em
+      >>> em.gather(em.constant([[1, 2, 3], [4, 5, 6]]), [[2, 0], [1, 1]], batch_dims=1).numpy()
+      array([[3, 1],
+             [5, 5]], dtype=int32)
     """
     del name, validate_indices
     p = convert_to_tensor(params)
