@@ -266,6 +266,10 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     axis = _axis(axis, _rank(x, "split"), "split")
     total = size_of(x, axis)
     known = _known(num_or_size_splits)
+    if known is None and is_tensor(num_or_size_splits) and \
+            convert_to_tensor(num_or_size_splits).ndim == 0:
+        raise ValueError("em.split: the number of parts must be known while tracing (an int "
+                         f"or a constant), got {num_or_size_splits!r}")
     if known is not None and known.ndim == 0:
         parts = int(known)
         if parts < 1:

@@ -224,8 +224,12 @@ def test_bad_python_arguments_are_value_errors(call, error, message):
         call()
 
 
-def test_lengths_unknown_while_tracing_need_num():
+def test_counts_of_outputs_unknown_while_tracing_are_errors_that_say_so():
     spec = [em.TensorSpec([3, 4], em.float32), em.TensorSpec([None], em.int32)]
     with pytest.raises(TypeError, match="length known while tracing"):
         em.function(lambda x, s: em.split(x, s, axis=1),
+                    input_signature=spec).get_concrete_function()
+    spec = [em.TensorSpec([3, 4], em.float32), em.TensorSpec([], em.int32)]
+    with pytest.raises(ValueError, match="number of parts must be known while tracing"):
+        em.function(lambda x, n: em.split(x, n, axis=1),
                     input_signature=spec).get_concrete_function()
