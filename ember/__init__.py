@@ -38,8 +38,9 @@ from ember.frontend.shape import TensorShape, TensorSpec
 from ember.frontend.tensor import Tensor, constant, convert_to_tensor
 from ember.frontend.tensor_array import TensorArray
 from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
-from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
-                                             roll, split, tile, unstack)
+from ember.frontend.array_composites import (eye, linspace, meshgrid, repeat, reverse, roll,
+                                             split, tile, unstack)
+from ember.frontend.linalg_composites import norm
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
 from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # noqa: F811

@@ -1,8 +1,8 @@
 """`em.linalg`: linear algebra with tf.linalg's names and signatures (the functions are in
 `ember.frontend`; this module only re-exports)."""
 
-from ember.frontend.array_composites import (band_part, diag, diag_part, eye, matvec, norm,
-                                             trace)
+from ember.frontend.array_composites import eye
+from ember.frontend.linalg_composites import band_part, diag, diag_part, matvec, norm, trace
 from ember.frontend.ops import matmul, transpose
 from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.linalg_solvers import (cholesky, det, inv, lu, qr, slogdet, solve,

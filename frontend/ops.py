@@ -210,11 +210,56 @@ def _getitem(x, key):
     return strided_slice(x, **slice_spec(key))
 
 
-def gather(params, indices, axis=0, name=None):
-    """Slices of `params` along `axis` at `indices`."""
-    del name
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of `params` along `axis` (default `batch_dims`) at `indices`, as tf.gather.
+
+    With `batch_dims` b > 0 (negative counts from rank(indices)) the first b dims of params
+    and indices are batch dims, which must be equal: batch element i gathers from params[i]
+    at indices[i]; the result has shape params.shape[:axis] + indices.shape[b:] +
+    params.shape[axis + 1:], needs b <= axis and runs as gather_nd. `validate_indices` is
+    ignored (deprecated in TensorFlow): indices are always checked.
+
+    Example:
+      >>> import ember as em
+      >>> em.gather(em.constant([[1, 2, 3], [4, 5, 6]]), [[2, 0], [1, 1]], batch_dims=1).numpy()
+      array([[3, 1],
+             [5, 5]], dtype=int32)
+    """
+    del name, validate_indices
+    p = convert_to_tensor(params)
     idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
-    return execute(I.GatherOp, [convert_to_tensor(params), idx], {"axis": int(axis)})
+    if int(batch_dims) == 0:
+        return execute(I.GatherOp, [p, idx], {"axis": 0 if axis is None else int(axis)})
+    return _batch_gather(p, idx, axis, int(batch_dims))
+
+
+def _batch_gather(p: Tensor, idx: Tensor, axis, batch_dims: int) -> Tensor:
+    """gather with batch dims: params' `axis` moved next to the batch dims, gather_nd with
+    one-component index tuples, and the dims of params before `axis` moved back."""
+    from ember.frontend.scatter_ops import gather_nd
+    prank = _known_rank(p, "em.gather with batch_dims")
+    irank = _known_rank(idx, "em.gather with batch_dims")
+    b = batch_dims + irank if batch_dims < 0 else batch_dims
+    a = b if axis is None else int(axis)
+    a = a + prank if a < 0 else a
+    if not 0 <= b <= irank or not b <= a < prank:
+        raise ValueError(f"em.gather: batch_dims={batch_dims} and axis={axis} do not fit "
+                         f"params of rank {prank} and indices of rank {irank} (need 0 <= "
+                         "batch_dims <= rank(indices) and batch_dims <= axis < rank(params))")
+    for j in builtins.range(b):
+        if None not in (p.shape[j], idx.shape[j]) and p.shape[j] != idx.shape[j]:
+            raise ValueError(f"em.gather: the batch dims of params of shape {p.shape} and "
+                             f"indices of shape {idx.shape} differ (batch_dims={batch_dims})")
+    seq = list(builtins.range(prank))
+    if a > b:
+        p = transpose(p, seq[:b] + [a] + seq[b:a] + seq[a + 1:])
+    out = gather_nd(p, expand_dims(idx, -1), batch_dims=b)
+    if a == b:
+        return out
+    rank_ = irank + prank - b - 1
+    middle = [irank + j for j in builtins.range(a - b)]
+    rest = list(builtins.range(irank + a - b, rank_))
+    return transpose(out, seq[:b] + middle + list(builtins.range(b, irank)) + rest)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name=None):

@@ -6,7 +6,7 @@ program: `Recipe(name, write, kinds, min_rank, dynamic)`. `write(pick, x)` retur
 source given the chosen operand `x` (a `Val`) and `pick`, the generator's helpers for more
 operands and random attributes. `kinds` is the numpy dtype kinds the operand may have ("f"
 float, "i" int, "b" bool); `dynamic` says the call also traces with `?` dims (functions that
-need sizes while tracing, such as `em.tile`, do not); `sized_by_data` that the result has a
+need sizes while tracing, such as `em.unstack`, do not); `sized_by_data` that the result has a
 size only known when the op runs (`em.boolean_mask`). The generator evaluates every call
 eagerly before keeping it, so a recipe may write calls that are invalid for some operands:
 those are dropped, not compared.
@@ -50,6 +50,13 @@ _EINSUMS = {1: ["i,i->", "i,j->ij", "i,i->i"],
             2: ["ij,kj->ik", "ij,ij->j", "ij,ik->jk", "ii,ij->j"],
             3: ["...ij,...kj->...ik", "...ij,...ij->...", "...ij,...ik->...jk",
                 "...ii,...ij->...j"]}
+
+
+def _repeat_each(pick, x) -> str:
+    """em.repeat with one count per element along an axis (from the traced value's size)."""
+    axis = _axis(pick, x)
+    counts = [pick.rng.randint(0, 2) for _ in range(x.shape[axis])]
+    return f"em.repeat({x.name}, {counts}, axis={axis})"
 
 
 def _spd(x) -> str:
@@ -109,24 +116,24 @@ RECIPES = [
                         f"labels=em.softmax({_same(p, x)}), logits={x.name})", F, 1),
     # -- shaping ---------------------------------------------------------------------------
     Recipe("em.tile",
-           lambda p, x: f"em.tile({x.name}, {[p.rng.randint(1, 2) for _ in x.shape]})", FI, 1,
-           dynamic=False),
+           lambda p, x: f"em.tile({x.name}, {[p.rng.randint(1, 2) for _ in x.shape]})", FI, 1),
     Recipe("em.repeat",
            lambda p, x: f"em.repeat({x.name}, {p.rng.randint(1, 3)}, axis={_axis(p, x)})",
-           FI, 1, dynamic=False),
+           FI, 1),
+    Recipe("em.repeat", lambda p, x: _repeat_each(p, x), FI, 1),
     Recipe("em.reverse", lambda p, x: f"em.reverse({x.name}, {_perm_axes(p, x)})", FI, 1),
     Recipe("em.roll",
-           lambda p, x: f"em.roll({x.name}, {p.rng.randint(-3, 3)}, {_axis(p, x)})", FI, 1,
-           dynamic=False),
+           lambda p, x: f"em.roll({x.name}, {p.rng.randint(-3, 3)}, {_axis(p, x)})", FI, 1),
     Recipe("em.split",
-           lambda p, x: f"em.split({x.name}, 1, axis={_axis(p, x)})[0]", FI, 1, dynamic=False),
+           lambda p, x: f"em.split({x.name}, 1, axis={_axis(p, x)})[0]", FI, 1),
+    Recipe("em.split",
+           lambda p, x: f"em.split({x.name}, [1, -1], axis={_axis(p, x)})[1]", FI, 1),
     Recipe("em.unstack",
            lambda p, x: f"em.stack(em.unstack({x.name}, axis={_axis(p, x)}), "
                         f"axis={p.rng.randint(0, len(x.shape) - 1)})", FI, 1, dynamic=False),
     Recipe("em.linalg.diag_part",
-           lambda p, x: f"em.linalg.diag_part({x.name})", FI, 2, dynamic=False),
-    Recipe("em.linalg.trace", lambda p, x: f"em.linalg.trace({x.name})", FI, 2,
-           dynamic=False),
+           lambda p, x: f"em.linalg.diag_part({x.name})", FI, 2),
+    Recipe("em.linalg.trace", lambda p, x: f"em.linalg.trace({x.name})", FI, 2),
     Recipe("em.linalg.band_part",
            lambda p, x: f"em.linalg.band_part({x.name}, {p.rng.randint(-1, 2)}, "
                         f"{p.rng.randint(-1, 2)})", FI, 2),
@@ -138,17 +145,25 @@ RECIPES = [
            F, 1),
     Recipe("em.linalg.matvec",
            lambda p, x: f"em.linalg.matvec({x.name}, em.reduce_sum({x.name}, axis=-2))", F, 2),
-    Recipe("em.linalg.diag", lambda p, x: f"em.linalg.diag({x.name})", FI, 1, dynamic=False),
+    Recipe("em.linalg.diag", lambda p, x: f"em.linalg.diag({x.name})", FI, 1),
     Recipe("em.eye",
            lambda p, x: f"em.eye({p.rng.randint(0, 3)}, {p.rng.choice([None, 2, 4])}, "
                         f"batch_shape={p.rng.choice([None, [2]])}, dtype=em.{x.dtype})", FI),
     Recipe("em.linspace",
            lambda p, x: f"em.linspace(em.reduce_min({x.name}), em.reduce_max({x.name}), "
                         f"{p.rng.randint(1, 5)})", F, 1),
+    Recipe("em.linspace",
+           lambda p, x: f"em.linspace({x.name}, {x.name} * 2 + 1, {p.rng.randint(0, 4)}, "
+                        f"axis={p.rng.randint(-len(x.shape) - 1, len(x.shape))})", F),
+    Recipe("em.roll",
+           lambda p, x: f"em.roll({x.name}, em.size({x.name}) % 5 - 2, {_axis(p, x)})", FI, 1),
+    Recipe("em.gather",
+           lambda p, x: f"em.gather({x.name}, em.argmax({x.name}, axis=-1, "
+                        f"output_type=em.int32)[..., None], batch_dims=-1)", FI, 2),
     Recipe("em.meshgrid",
            lambda p, x: f"em.meshgrid({x.name}, {p.like(x).name}, "
                         f"indexing={p.rng.choice(['xy', 'ij'])!r})[{p.rng.randint(0, 1)}]",
-           FI, 1, dynamic=False),
+           FI, 1),
     Recipe("em.nn.sparse_softmax_cross_entropy_with_logits",
            lambda p, x: f"em.nn.sparse_softmax_cross_entropy_with_logits("
                         f"labels=em.argmax({p.like(x).name}, axis=-1), logits={x.name})", F, 1),

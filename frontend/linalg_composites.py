@@ -1,0 +1,70 @@
+"""em.linalg's compositions of other ops, as in TensorFlow's Python layer: `matvec`, `diag`,
+`diag_part`, `trace`, `band_part`, `norm`. `diag` and `diag_part` take `?` dims; the rank
+must be known while tracing."""
+
+from __future__ import annotations
+
+from ember.frontend import ops
+from ember.frontend.array_composites import _rank, eye, size_of
+from ember.frontend.tensor import convert_to_tensor
+
+
+
+def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
+    """a @ b for a (batch of) matrices and vectors."""
+    product = ops.matmul(a, ops.expand_dims(b, -1), transpose_a=transpose_a or adjoint_a)
+    return ops.squeeze(product, [-1])
+
+
+def diag(diagonal, name=None):
+    """The square matrix with `diagonal` on its diagonal (batched over leading dims; the
+    size may be a `?` dim)."""
+    d = convert_to_tensor(diagonal)
+    if _rank(d, "linalg.diag") < 1:
+        raise ValueError(f"em.linalg.diag needs a tensor of rank >= 1, got {d!r}")
+    return ops.expand_dims(d, -1) * eye(size_of(d, -1), dtype=d.dtype)
+
+
+def diag_part(input, name=None):  # noqa: A002
+    """The main diagonal of a (batch of) matrices (their sizes may be `?` dims)."""
+    x = convert_to_tensor(input)
+    if _rank(x, "linalg.diag_part") < 2:
+        raise ValueError(f"em.linalg.diag_part needs a tensor of rank >= 2, got {x!r}")
+    rows, cols = size_of(x, -2), size_of(x, -1)
+    if isinstance(rows, int) and isinstance(cols, int):
+        k = min(rows, cols)
+        square = x[..., :k, :k] if (rows, cols) != (k, k) else x
+    else:
+        k = ops.minimum(rows, cols)
+        square = x[..., :k, :k]
+    return ops.reduce_sum(square * eye(k, dtype=x.dtype), axis=-1)
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of a (batch of) matrices."""
+    return ops.reduce_sum(diag_part(x), axis=-1)
+
+
+def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Keeps the elements within `num_lower` below and `num_upper` above the diagonal
+    (negative: all of them)."""
+    x = convert_to_tensor(input)
+    rows = ops.expand_dims(ops.range(ops.shape(x)[-2]), 1)
+    cols = ops.range(ops.shape(x)[-1])
+    keep = ops.logical_and(
+        (rows - cols <= num_lower) if num_lower >= 0 else ops.equal(rows, rows),
+        (cols - rows <= num_upper) if num_upper >= 0 else ops.equal(cols, cols))
+    return ops.where(keep, x, ops.zeros_like(x))
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002
+    """The vector norm (`ord` euclidean/2, 1 or inf) over `axis`, or the Frobenius norm of
+    matrices (`ord` 'fro' with a pair of axes)."""
+    x = convert_to_tensor(tensor)
+    if ord in ("euclidean", "fro", 2, 2.0):
+        return ops.sqrt(ops.reduce_sum(ops.square(ops.abs(x)), axis=axis, keepdims=keepdims))
+    if ord in (1, 1.0):
+        return ops.reduce_sum(ops.abs(x), axis=axis, keepdims=keepdims)
+    if ord == float("inf"):
+        return ops.reduce_max(ops.abs(x), axis=axis, keepdims=keepdims)
+    raise ValueError(f"em.norm: ord must be 'euclidean', 'fro', 1, 2 or inf, got {ord!r}")
