@@ -35,7 +35,7 @@ from ember.frontend.shape import TensorShape, TensorSpec
 from ember.frontend.tensor import Tensor, constant, convert_to_tensor
 from ember.frontend.tensor_array import TensorArray
 from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
-from ember.frontend.array_composites import (eye, linspace, meshgrid, norm, repeat, reverse,
+from ember.frontend.array_composites import (eye, linspace, meshgrid, repeat, reverse,
                                              roll, split, tile, unstack)
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
 from ember.frontend.einsum import einsum, tensordot
@@ -46,6 +46,8 @@ from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # 
 from ember.frontend.scan_ops import cumprod, cumsum, searchsorted
 from ember.frontend.sort_ops import argsort, sort, unique
 from ember.frontend.tracing import OutOfScopeError, init_scope
+from ember.frontend.norms import norm
+from ember.frontend.misc_composites import add_n, clip_by_global_norm, unique_with_counts
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning

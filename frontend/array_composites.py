@@ -1,7 +1,7 @@
 """Shaping and linear-algebra functions that are compositions of other ops, as in
 TensorFlow's Python layer: `eye`, `linspace`, `tile`, `repeat`, `unstack`, `split`,
 `reverse`, `roll`, `meshgrid`, and em.linalg's `matvec`, `diag`, `diag_part`, `trace`,
-`band_part`, `norm`. They need the ranks (and, where noted, the sizes) they work on to be
+`band_part`. They need the ranks (and, where noted, the sizes) they work on to be
 known while tracing, and say so when they are not."""
 
 from __future__ import annotations
@@ -205,16 +205,3 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
         (rows - cols <= num_lower) if num_lower >= 0 else ops.equal(rows, rows),
         (cols - rows <= num_upper) if num_upper >= 0 else ops.equal(cols, cols))
     return ops.where(keep, x, ops.zeros_like(x))
-
-
-def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002
-    """The vector norm (`ord` euclidean/2, 1 or inf) over `axis`, or the Frobenius norm of
-    matrices (`ord` 'fro' with a pair of axes)."""
-    x = convert_to_tensor(tensor)
-    if ord in ("euclidean", "fro", 2, 2.0):
-        return ops.sqrt(ops.reduce_sum(ops.square(ops.abs(x)), axis=axis, keepdims=keepdims))
-    if ord in (1, 1.0):
-        return ops.reduce_sum(ops.abs(x), axis=axis, keepdims=keepdims)
-    if ord == float("inf"):
-        return ops.reduce_max(ops.abs(x), axis=axis, keepdims=keepdims)
-    raise ValueError(f"em.norm: ord must be 'euclidean', 'fro', 1, 2 or inf, got {ord!r}")
