@@ -84,9 +84,9 @@ def _vector_norm(x, ord, axis, keepdims, what):  # noqa: A002
     if math.isinf(ord):
         return ops.reduce_max(ops.abs(x), axis=axis, keepdims=keepdims)
     p = float(ord)
-    total = ops.reduce_sum(ops.pow(ops.abs(x), ops.cast(p, x.dtype)), axis=axis,
+    total = ops.reduce_sum(ops.pow(ops.abs(x), convert_to_tensor(p, dtype=x.dtype)), axis=axis,
                            keepdims=keepdims)
-    return ops.pow(total, ops.cast(1.0 / p, x.dtype))
+    return ops.pow(total, convert_to_tensor(1.0 / p, dtype=x.dtype))
 
 
 def _matrix_norm(x, ord, a0, a1, keepdims, what):  # noqa: A002
