@@ -46,7 +46,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
 
     Example:
       >>> import ember as em
-      >>> em.linalg.norm(em.constant([[2.0, -1.0], [1.0, 3.0]]), ord=1, axis=[-2, -1]).numpy()
+      >>> float(em.linalg.norm(em.constant([[2.0, -1.0], [1.0, 3.0]]), ord=1, axis=[-2, -1]))
       4.0
     """
     del name
