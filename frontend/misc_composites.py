@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import numbers
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
@@ -13,6 +14,7 @@ from ember.frontend.scan_ops import cumsum
 from ember.frontend.segment_ops import unsorted_segment_sum
 from ember.frontend.sort_ops import unique
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.while_loop import while_loop
 
 
 def add_n(inputs, name=None):
@@ -137,13 +139,23 @@ def adjoint(matrix, name=None):
     return matrix_transpose(matrix, conjugate=True)
 
 
+def _log_add_exp(a, b):
+    """log(exp(a) + exp(b)) without overflow: max + log1p(exp(min - max)); an infinite
+    max is the result, a NaN operand gives NaN."""
+    top, low = ops.maximum(a, b), ops.minimum(a, b)
+    gap = ops.where(ops.equal(low, top), ops.zeros_like(top), low - top)
+    out = top + ops.log1p(ops.exp(gap))
+    return ops.where(ops.is_finite(top), out, ops.where(ops.is_nan(low), low, top))
+
+
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """log(cumsum(exp(x))) along `axis` (tf.math.cumulative_logsumexp), `exclusive` and
-    `reverse` as em.cumsum (an exclusive first entry is -inf).
+    `reverse` as em.cumsum (an exclusive first entry is -inf). Needs the rank known.
 
-    Computed as log(cumsum(exp(x - m))) + m with m the maximum along `axis`, in float64 for
-    narrower floats: exact to rounding unless a whole prefix lies more than ~700 below m
-    (its entries then underflow to -inf, where TensorFlow's log-add-exp scan keeps them).
+    Stable as TensorFlow's log-add-exp scan (no overflow, no underflow of entries far below
+    the maximum): a prefix scan by doubling, ceil(log2(n)) rounds of log-add-exp with the
+    values shifted by 1, 2, 4, ... along `axis` (an `em.while_loop` compiled, so `?` dims
+    work too). float16/bfloat16 are computed in float32.
 
     Example:
       >>> import ember as em
@@ -152,13 +164,39 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """
     del name
     t = convert_to_tensor(x)
+    what = "em.math.cumulative_logsumexp"
     if not t.dtype.is_floating:
-        raise TypeError(f"em.math.cumulative_logsumexp needs a floating-point tensor, got "
-                        f"{t.dtype.name}; cast it first (em.cast(x, em.float32))")
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"em.math.cumulative_logsumexp: axis must be an int, got {axis!r}")
-    wide = ops.cast(t, dtypes.float64)
-    top = ops.reduce_max(wide, axis=axis, keepdims=True)
-    top = ops.where(ops.is_finite(top), top, ops.zeros_like(top))
-    sums = cumsum(ops.exp(wide - top), axis=axis, exclusive=exclusive, reverse=reverse)
-    return ops.cast(ops.log(sums) + top, t.dtype)
+        raise TypeError(f"{what} needs a floating-point tensor, got {t.dtype.name}; cast it "
+                        f"first (em.cast(x, em.float32))")
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"{what}: axis must be an int, got {axis!r}")
+    rank = t.shape.rank
+    if rank is None:
+        raise ValueError(f"{what} needs a tensor of known rank, got {t!r}")
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for rank {rank}")
+    if rank == 0:
+        return ops.fill([], float("-inf"), t.dtype) if exclusive else t
+    axis = int(axis) % rank
+    perm = list(range(rank))
+    perm[0], perm[axis] = axis, 0  # scan along dim 0, then put the dims back
+    y = ops.transpose(t, perm)
+    if t.dtype.np_dtype.itemsize < 4:
+        y = ops.cast(y, dtypes.float32)
+    if reverse:
+        y = y[::-1]
+    n = ops.shape(y)[0]
+
+    def shifted(v, k):
+        """v moved k places along dim 0, -inf in the k places left free."""
+        pad = ops.fill(ops.concat([ops.reshape(k, [1]), ops.shape(v)[1:]], 0),
+                       convert_to_tensor(float("-inf"), dtype=v.dtype))
+        return ops.concat([pad, v], 0)[:n]
+
+    y = while_loop(lambda k, v: k < n, lambda k, v: (k * 2, _log_add_exp(v, shifted(v, k))),
+                   (convert_to_tensor(1, dtype=n.dtype), y))[1]
+    if exclusive:
+        y = shifted(y, convert_to_tensor(1, dtype=n.dtype))
+    if reverse:
+        y = y[::-1]
+    return ops.transpose(ops.cast(y, t.dtype), perm)

@@ -282,6 +282,35 @@ def test_cumulative_logsumexp_special_values(no_fallback):
         em.math.cumulative_logsumexp(em.constant([1, 2]))
 
 
+def test_cumulative_logsumexp_is_stable_far_below_the_maximum(no_fallback):
+    x = np.array([-3000.0, -2000.0, -1999.0, 0.0, np.nan, 1.0, 2.0])
+    with np.errstate(invalid="ignore"):
+        want = np.logaddexp.accumulate(x)
+    assert want[2] > -2000  # a max shift would underflow these to -inf
+    for dtype in (np.float32, np.float64):
+        for run in (em.math.cumulative_logsumexp, em.function(
+                em.math.cumulative_logsumexp,
+                input_signature=[em.TensorSpec([None], em.as_dtype(dtype))])):
+            got = run(em.constant(x.astype(dtype))).numpy()
+            np.testing.assert_allclose(got, want.astype(dtype), rtol=1e-6)
+    half = em.math.cumulative_logsumexp(em.constant(np.zeros(4, np.float16)), reverse=True)
+    assert half.dtype == em.float16
+    np.testing.assert_allclose(half.numpy(), np.log([4, 3, 2, 1]), rtol=1e-3)
+
+
+def test_cumulative_logsumexp_scalars_and_bad_axes():
+    x = em.constant(2.0)
+    assert em.math.cumulative_logsumexp(x).numpy() == 2.0
+    assert em.math.cumulative_logsumexp(x, exclusive=True).numpy() == -np.inf
+    with pytest.raises(ValueError, match="out of range"):
+        em.math.cumulative_logsumexp(em.zeros([2, 3]), axis=2)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        em.math.cumulative_logsumexp(em.zeros([2, 3]), axis=[0])
+    f = em.function(em.math.cumulative_logsumexp, input_signature=[em.TensorSpec(None)])
+    with pytest.raises(ValueError, match="known rank"):
+        f(np.zeros(3, np.float32))
+
+
 # -- input_signature converts Python values to the spec's dtype -------------------------------
 
 def test_input_signature_converts_python_values_losslessly():
