@@ -12,6 +12,7 @@ from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.scan_ops import cumsum
 from ember.frontend.segment_ops import unsorted_segment_sum
+from ember.frontend.slicing import slice as slice_op
 from ember.frontend.sort_ops import unique
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.while_loop import while_loop
@@ -148,6 +149,10 @@ def _log_add_exp(a, b):
     return ops.where(ops.is_finite(top), out, ops.where(ops.is_nan(low), low, top))
 
 
+def _minus_inf(dtype):
+    return convert_to_tensor(float("-inf"), dtype=dtype)
+
+
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """log(cumsum(exp(x))) along `axis` (tf.math.cumulative_logsumexp), `exclusive` and
     `reverse` as em.cumsum (an exclusive first entry is -inf). Needs the rank known.
@@ -176,7 +181,7 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     if not -rank <= axis < max(rank, 1):
         raise ValueError(f"{what}: axis {axis} is out of range for rank {rank}")
     if rank == 0:
-        return ops.fill([], float("-inf"), t.dtype) if exclusive else t
+        return _minus_inf(t.dtype) if exclusive else t
     axis = int(axis) % rank
     perm = list(range(rank))
     perm[0], perm[axis] = axis, 0  # scan along dim 0, then put the dims back
@@ -187,11 +192,13 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
         y = y[::-1]
     n = ops.shape(y)[0]
 
+    size = [n if y.shape[0] is None else y.shape[0]] + [-1] * (rank - 1)
+
     def shifted(v, k):
-        """v moved k places along dim 0, -inf in the k places left free."""
-        pad = ops.fill(ops.concat([ops.reshape(k, [1]), ops.shape(v)[1:]], 0),
-                       convert_to_tensor(float("-inf"), dtype=v.dtype))
-        return ops.concat([pad, v], 0)[:n]
+        """v moved k places along dim 0, -inf in the k places left free (a slice of -inf
+        rows then v: the loop variable keeps its static dims)."""
+        full = ops.concat([ops.fill(ops.shape(v), _minus_inf(v.dtype)), v], 0)
+        return slice_op(full, [ops.maximum(n - k, 0)] + [0] * (rank - 1), size)
 
     y = while_loop(lambda k, v: k < n, lambda k, v: (k * 2, _log_add_exp(v, shifted(v, k))),
                    (convert_to_tensor(1, dtype=n.dtype), y))[1]

@@ -105,7 +105,8 @@ def convert_to_signature(value, spec):
             return out
         return tuple(out) if type(value) is tuple else type(value)(*out)  # a namedtuple
     if isinstance(spec, dict) and isinstance(value, dict) and set(value) == set(spec):
-        return {k: convert_to_signature(value[k], spec[k]) for k in value}
+        out = {k: convert_to_signature(value[k], spec[k]) for k in value}
+        return value if all(out[k] is value[k] for k in value) else out
     return value
 
 
@@ -121,7 +122,7 @@ def _converted(array: np.ndarray, dtype, python: bool, default):
     target = dtype.np_dtype
     src = array.dtype
     if src == target:
-        return array
+        return array if python else default  # a numpy value of the spec's dtype: as it is
     if src.kind not in "biuf" or target.kind not in "biuf" or (src.kind == "b") != (
             target.kind == "b"):
         return default

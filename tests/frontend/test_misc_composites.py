@@ -270,6 +270,14 @@ def test_cumulative_logsumexp(axis, exclusive, reverse, no_fallback):
            rtol=1e-5)
 
 
+def test_cumulative_logsumexp_keeps_static_dims_compiled(no_fallback):
+    for spec, want in (([em.TensorSpec([3, 4])], (3, 4)), ([em.TensorSpec([None, 4])],
+                                                            (None, 4))):
+        f = em.function(lambda x: em.math.cumulative_logsumexp(x, 0, exclusive=True),
+                        input_signature=spec)
+        assert f.get_concrete_function().structured_outputs.shape == want
+
+
 def test_cumulative_logsumexp_special_values(no_fallback):
     x = np.array([-np.inf, 0.0, -np.inf, 500.0, np.inf, 1.0], np.float32)
     want = [-np.inf, 0.0, 0.0, 500.0, np.inf, np.inf]
@@ -325,8 +333,12 @@ def test_input_signature_converts_python_values_losslessly():
     got = g([1, 2.5], [(0.5, 1)])
     assert got.dtype == em.float32 and got.numpy().tolist() == [1.5, 3.5]
     h = em.function(lambda x: x, input_signature=[em.TensorSpec([None], em.int64)])
-    assert h(np.arange(3, dtype=np.int32)).dtype == em.int64  # widening integers
-    assert h(np.arange(3)).numpy().tolist() == [0, 1, 2]
+    for _ in range(3):  # converted calls take the general path, never a stale fast entry
+        assert h(np.arange(3, dtype=np.int32)).dtype == em.int64  # widening integers
+        assert h(np.arange(3)).numpy().tolist() == [0, 1, 2]
+        assert h(np.arange(4, dtype=np.uint8)).numpy().tolist() == [0, 1, 2, 3]
+    d = em.function(lambda s: s["a"] + 1, input_signature=[{"a": em.TensorSpec([], em.int32)}])
+    assert d({"a": 3}).numpy() == 4 and d({"a": em.constant(5)}).numpy() == 6
 
 
 @pytest.mark.parametrize("value,match", [
