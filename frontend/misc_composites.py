@@ -10,7 +10,6 @@ import numbers
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
-from ember.frontend.scan_ops import cumsum
 from ember.frontend.segment_ops import unsorted_segment_sum
 from ember.frontend.slicing import slice as slice_op
 from ember.frontend.sort_ops import unique
