@@ -40,7 +40,6 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.functional_ops import foldl, foldr, map_fn, scan
 from ember.frontend.array_composites import (eye, linspace, meshgrid, repeat, reverse, roll,
                                              split, tile, unstack)
-from ember.frontend.linalg_composites import norm
 from ember.frontend.math_composites import clip_by_norm, clip_by_value
 from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # noqa: F811
@@ -50,6 +49,8 @@ from ember.frontend.scatter_ops import (boolean_mask, gather_nd, scatter_nd,  # 
 from ember.frontend.scan_ops import cumprod, cumsum, searchsorted
 from ember.frontend.sort_ops import argsort, sort, unique
 from ember.frontend.tracing import OutOfScopeError, init_scope
+from ember.frontend.norms import norm
+from ember.frontend.misc_composites import add_n, clip_by_global_norm, unique_with_counts
 from ember.frontend.variables import Variable
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning

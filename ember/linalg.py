@@ -2,13 +2,16 @@
 `ember.frontend`; this module only re-exports)."""
 
 from ember.frontend.array_composites import eye
-from ember.frontend.linalg_composites import band_part, diag, diag_part, matvec, norm, trace
+from ember.frontend.linalg_composites import band_part, diag, diag_part, matvec, trace
 from ember.frontend.ops import matmul, transpose
 from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.linalg_solvers import (cholesky, det, inv, lu, qr, slogdet, solve,
                                            triangular_solve)
+from ember.frontend.norms import norm
+from ember.frontend.misc_composites import adjoint, matrix_transpose
 
 __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", "trace",
            "transpose",
            "einsum", "tensordot", "cholesky", "det", "inv", "lu", "qr", "slogdet", "solve",
            "triangular_solve"]
+__all__ += ["adjoint", "matrix_transpose"]

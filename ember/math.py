@@ -20,6 +20,9 @@ from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, e
                                 reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
                                 sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
 
+from ember.frontend.norms import reduce_euclidean_norm
+from ember.frontend.misc_composites import add_n, cumulative_logsumexp
+
 __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf", "erfc", "exp",
            "expm1",
            "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
@@ -36,3 +39,4 @@ __all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_p
 __all__ += ["cumprod", "cumsum", "digamma", "lgamma"]
 __all__ += ["top_k"]
 __all__ += ["angle", "conj", "imag", "real"]
+__all__ += ["add_n", "cumulative_logsumexp", "reduce_euclidean_norm"]

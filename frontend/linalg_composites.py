@@ -1,5 +1,5 @@
 """em.linalg's compositions of other ops, as in TensorFlow's Python layer: `matvec`, `diag`,
-`diag_part`, `trace`, `band_part`, `norm`. `diag` and `diag_part` take `?` dims; the rank
+`diag_part`, `trace`, `band_part` (`norm` is in norms.py). `diag` and `diag_part` take `?` dims; the rank
 must be known while tracing."""
 
 from __future__ import annotations
@@ -56,15 +56,3 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
         (cols - rows <= num_upper) if num_upper >= 0 else ops.equal(cols, cols))
     return ops.where(keep, x, ops.zeros_like(x))
 
-
-def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002
-    """The vector norm (`ord` euclidean/2, 1 or inf) over `axis`, or the Frobenius norm of
-    matrices (`ord` 'fro' with a pair of axes)."""
-    x = convert_to_tensor(tensor)
-    if ord in ("euclidean", "fro", 2, 2.0):
-        return ops.sqrt(ops.reduce_sum(ops.square(ops.abs(x)), axis=axis, keepdims=keepdims))
-    if ord in (1, 1.0):
-        return ops.reduce_sum(ops.abs(x), axis=axis, keepdims=keepdims)
-    if ord == float("inf"):
-        return ops.reduce_max(ops.abs(x), axis=axis, keepdims=keepdims)
-    raise ValueError(f"em.norm: ord must be 'euclidean', 'fro', 1, 2 or inf, got {ord!r}")

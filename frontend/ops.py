@@ -132,9 +132,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     return out if output_type is None else cast(out, output_type)
 
 
-def transpose(a, perm=None, name=None):
-    """Permutes dims (reverses them when `perm` is None)."""
-    del name
+def transpose(a, perm=None, conjugate=False, name=None):
+    """Permutes dims (reverses them when `perm` is None). `conjugate` (tf.transpose's) also
+    conjugates: Ember's dtypes are all real, where that changes nothing."""
+    del name, conjugate
     x = convert_to_tensor(a)
     if perm is None:
         perm = list(builtins.range(_known_rank(x, "transpose without perm")))[::-1]

@@ -46,7 +46,8 @@ from ember.runtime import config
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
-from ember.runtime.input_signature import (InputSignatureError, check_signature, fits,
+from ember.runtime.input_signature import (InputSignatureError, check_signature,
+                                           convert_to_signature, fits,
                                            mismatch_message, type_of_argument)
 from ember.runtime.retracing import RetraceLog
 
@@ -128,6 +129,8 @@ class Function:
         else:
             self._log.count_call(traced=False)
         result = concrete(*bound.args, **bound.kwargs)
+        if cheap is not None and any(a is not b for a, b in zip(bound.args, args)):
+            cheap = None  # converted to the input_signature's dtypes: the general path
         if cheap is not None and len(self._fast) < MAX_FAST_ENTRIES:
             entry = concrete.fast_entry(args)
             if entry is not None:
@@ -188,7 +191,10 @@ class Function:
 
     def _check_input_signature(self, bound: inspect.BoundArguments) -> None:
         names = list(self._signature.parameters)[:len(self._input_signature)]
-        values = [bound.arguments[n] for n in names]
+        values = [convert_to_signature(bound.arguments[n], spec)
+                  for n, spec in zip(names, self._input_signature)]
+        for n, value in zip(names, values):
+            bound.arguments[n] = value
         ok = len(values) == len(self._input_signature)
         for value, spec in zip(values, self._input_signature):
             ok = ok and fits(value, spec)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from ember.dialects.ember.errors import EmberError
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
@@ -71,6 +73,79 @@ def mismatch_message(name: str, names: list, values: list, signature: tuple) -> 
     return (f"Python inputs incompatible with input_signature of '{name}'"
             f"{': ' + why if why else ''}\n  inputs: (\n    {inputs})"
             f"\n  input_signature: (\n    {specs}).")
+
+
+def convert_to_signature(value, spec):
+    """`value` with its Python numbers, lists of them and numpy arrays converted to the
+    dtype of their em.TensorSpec where that loses nothing (tf.function converts inputs to
+    its signature's dtypes); `value` itself where it is a tensor or does not convert, for
+    `fits` and `mismatch_message` to refuse.
+
+    Python values convert as TensorFlow's convert_to_tensor(value, dtype): bools only to
+    bool; ints to any integer dtype they fit in and to floats; floats to floats (rounded,
+    not overflowing) and to integers when integral. Numpy arrays keep their dtype unless it
+    widens safely to the spec's (int32 to int64 or float64, float32 to float64) or both
+    are integers and the values fit: float64 to float32 is refused, as for a tensor."""
+    if isinstance(spec, TensorSpec):
+        if isinstance(value, (np.ndarray, np.generic)):
+            return _converted(np.asarray(value), spec.dtype, python=False, default=value)
+        if _is_python_literal(value):
+            try:
+                array = np.array(value)
+            except (ValueError, TypeError, OverflowError):
+                return value
+            return _converted(array, spec.dtype, python=True, default=value)
+        return value
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) \
+            and len(value) == len(spec):
+        out = [convert_to_signature(v, s) for v, s in zip(value, spec)]
+        if all(a is b for a, b in zip(out, value)):
+            return value
+        if isinstance(value, list):
+            return out
+        return tuple(out) if type(value) is tuple else type(value)(*out)  # a namedtuple
+    if isinstance(spec, dict) and isinstance(value, dict) and set(value) == set(spec):
+        out = {k: convert_to_signature(value[k], spec[k]) for k in value}
+        return value if all(out[k] is value[k] for k in value) else out
+    return value
+
+
+def _is_python_literal(value) -> bool:
+    if isinstance(value, (bool, int, float)):
+        return True
+    return isinstance(value, (list, tuple)) and all(_is_python_literal(v) for v in value)
+
+
+def _converted(array: np.ndarray, dtype, python: bool, default):
+    """`array` as `dtype`'s numpy array if it converts without loss (see
+    convert_to_signature), else `default`."""
+    target = dtype.np_dtype
+    src = array.dtype
+    if src == target:
+        return array if python else default  # a numpy value of the spec's dtype: as it is
+    if src.kind not in "biuf" or target.kind not in "biuf" or (src.kind == "b") != (
+            target.kind == "b"):
+        return default
+    if not python and not np.can_cast(src, target, "safe") and not (
+            src.kind in "iu" and target.kind in "iu"):
+        return default
+    if target.kind in "iu":
+        if src.kind == "f" and not (np.isfinite(array).all()
+                                    and (array == np.trunc(array)).all()):
+            return default
+        if array.size:
+            info = np.iinfo(target)
+            if array.min() < info.min or array.max() > info.max:
+                return default
+        return array.astype(target)
+    with np.errstate(over="ignore"):
+        out = array.astype(target)
+    if target.kind == "f" and src.kind == "f" and (
+            np.isinf(out) & np.isfinite(array)).any():
+        return default
+    if target.kind == "f" and src.kind in "iu" and np.isinf(out).any():
+        return default
+    return out
 
 
 def fits(value, spec) -> bool:
@@ -139,8 +214,14 @@ def _mismatch(value, spec, where: str) -> str | None:
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
     want = spec.shape.dims
     if dtype is None or shape is None:
+        lossy = ""
+        if _is_python_literal(value):
+            bools = [v for v in nest.flatten(value) if isinstance(v, bool)]
+            lossy = (f" (it does not convert to {spec.dtype.name} without loss)"
+                     if not bools or spec.dtype.is_bool else
+                     f" (bools convert only to bool, not to {spec.dtype.name})")
         return (f"{arg} should be a {spec.dtype.name} tensor of shape {_dims(want)}, got "
-                f"{_show(value)}")
+                f"{_show(value)}{lossy}")
     got = getattr(dtype, "name", str(dtype))
     if got != spec.dtype.name:
         return f"{arg} has dtype {got}, its em.TensorSpec dtype {spec.dtype.name}"

@@ -41,6 +41,8 @@ em.debugging.check_numerics
 em.experimental.dlpack.from_dlpack em.experimental.dlpack.to_dlpack
 em.complex64 em.complex128 em.math.real em.math.imag em.math.conj em.math.angle
 em.signal.fft em.signal.ifft em.signal.rfft
+em.add_n em.math.add_n em.clip_by_global_norm em.unique_with_counts em.linalg.matrix_transpose
+em.linalg.adjoint em.math.reduce_euclidean_norm em.math.cumulative_logsumexp
 """.split()
 
 # Called by other tests instead of the random programs, and why.

@@ -268,6 +268,32 @@ RECIPES = [
     # recipes show those too)
     Recipe("em.unique",
            lambda p, x: f"em.gather(*em.unique(em.reshape({x.name}, [-1])))", FI),
+    # -- misc composites (frontend/norms.py, frontend/misc_composites.py) -------------------
+    Recipe("em.linalg.norm",  # matrix norms over a pair of axes, vector norms for any p > 0
+           lambda p, x: f"em.linalg.norm({x.name}, ord={p.rng.choice(['fro', 1, np.inf])!r}, "
+                        f"axis={sorted(p.rng.sample(range(-len(x.shape), 0), 2))}, "
+                        f"keepdims={p.flag()})".replace("inf", "np.inf"), F, 2),
+    Recipe("em.norm",
+           lambda p, x: f"em.norm({x.name}, ord={p.rng.choice([0.5, 1.5, 3])}, "
+                        f"axis={p.rng.choice([None, _axis(p, x)])})", F, 1),
+    Recipe("em.math.reduce_euclidean_norm",
+           lambda p, x: f"em.math.reduce_euclidean_norm({x.name}, axis={_perm_axes(p, x)}, "
+                        f"keepdims={p.flag()})", FI, 1),
+    Recipe("em.add_n", lambda p, x: f"em.add_n([{x.name}, {_same(p, x)}, {x.name}])", FI),
+    Recipe("em.math.add_n", lambda p, x: f"em.math.add_n([{x.name}, {_same(p, x)}])", FI),
+    Recipe("em.clip_by_global_norm",
+           lambda p, x: f"em.clip_by_global_norm([{x.name}, {_same(p, x)}], "
+                        f"{p.rng.choice([0.5, 4.0])})"
+                        f"{p.rng.choice(['[0][0]', '[0][1]', '[1]'])}", F),
+    Recipe("em.unique_with_counts",
+           lambda p, x: f"em.unique_with_counts(em.reshape({x.name}, [-1]))"
+                        f".{p.rng.choice(['y', 'idx', 'count'])}", FI, sized_by_data=True),
+    Recipe("em.linalg.matrix_transpose",
+           lambda p, x: f"em.linalg.matrix_transpose({x.name}, conjugate={p.flag()})", FI, 2),
+    Recipe("em.linalg.adjoint", lambda p, x: f"em.linalg.adjoint({x.name})", FI, 2),
+    Recipe("em.math.cumulative_logsumexp",
+           lambda p, x: f"em.math.cumulative_logsumexp({x.name}, axis={_axis(p, x)}, "
+                        f"exclusive={p.flag()}, reverse={p.flag()})", F, 1),
 ]
 
 
