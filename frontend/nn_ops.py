@@ -104,15 +104,8 @@ def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC",  # no
     (in `data_format` order). SAME pads as TensorFlow: the extra row/column goes after.
     """
     del name
-    first = channels_first(data_format, 2, "conv2d")
-    mode, pairs = padding_arg(padding, 2, "conv2d", first)
-    x = to_last(convert_to_tensor(input), first)
-    if pairs is not None:
-        x = pad_spatial(x, pairs)
-    attrs = {"strides": window_arg(strides, 2, "strides", first),
-             "dilations": window_arg(dilations, 2, "dilations", first),
-             "padding": "VALID" if pairs is not None else mode}
-    return to_first(execute(N.Conv2DOp, group(x, filters), attrs), first)
+    return _conv(N.Conv2DOp, "conv2d", input, filters, strides, padding, data_format,
+                 dilations)
 
 
 def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
@@ -121,15 +114,22 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
     filter[:, :, c, m] (filter [height, width, in, multiplier]); output channel c * M + m.
     Input NHWC (or NCHW); `padding` "SAME", "VALID" or explicit pairs as conv2d's."""
     del name
-    first = channels_first(data_format, 2, "depthwise_conv2d")
-    mode, pairs = padding_arg(padding, 2, "depthwise_conv2d", first)
+    return _conv(N.DepthwiseConv2DOp, "depthwise_conv2d", input, filter, strides, padding,
+                 data_format, dilations)
+
+
+def _conv(spec, what, input, filters, strides, padding, data_format, dilations):  # noqa: A002
+    """`spec` (a 2-D convolution op, NHWC) on `input` in `data_format`, explicit padding
+    pairs applied first as an `ember.pad`."""
+    first = channels_first(data_format, 2, what)
+    mode, pairs = padding_arg(padding, 2, what, first)
     x = to_last(convert_to_tensor(input), first)
     if pairs is not None:
         x = pad_spatial(x, pairs)
     attrs = {"strides": window_arg(strides, 2, "strides", first),
              "dilations": window_arg(dilations, 2, "dilations", first),
              "padding": "VALID" if pairs is not None else mode}
-    return to_first(execute(N.DepthwiseConv2DOp, group(x, filter), attrs), first)
+    return to_first(execute(spec, group(x, filters), attrs), first)
 
 
 def _pool(spec, input, ksize, strides, padding, data_format, what):  # noqa: A002

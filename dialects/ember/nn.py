@@ -76,6 +76,20 @@ def _windows(x, ksize, strides, dilations, padding, fill):
                            c0:c0 + (ow - 1) * strides[1] + 1:strides[1], :][:, :oh, :ow]
 
 
+_CONV_ATTRS = {"strides": Attr("i64_array", (1, 1)), "dilations": Attr("i64_array", (1, 1)),
+               "padding": Attr("str", "VALID")}
+
+
+def _check_conv(cls, x: TensorType, f: TensorType, strides, dilations, padding):
+    """The checks every convolution makes of its operands and window; their dtype."""
+    dtype = same_dtype(cls, x, f)
+    require_dtype(cls, x, dtypes.FLOATS, "floating-point", "operands")
+    _check_window(cls, "strides", strides)
+    _check_window(cls, "dilations", dilations)
+    _check_padding(cls, padding)
+    return dtype
+
+
 @register
 class Conv2DOp(Op):
     """2-D convolution, input NHWC, filter HWIO (height, width, in, out channels).
@@ -86,18 +100,13 @@ class Conv2DOp(Op):
 
     name = "ember.conv2d"
     operands = ("input", "filter")
-    attrs = {"strides": Attr("i64_array", (1, 1)), "dilations": Attr("i64_array", (1, 1)),
-             "padding": Attr("str", "VALID")}
+    attrs = _CONV_ATTRS
     family = "nn"
     total_when = Total.STATIC
 
     @classmethod
     def infer(cls, x: TensorType, f: TensorType, *, strides, dilations, padding):
-        dtype = same_dtype(cls, x, f)
-        require_dtype(cls, x, dtypes.FLOATS, "floating-point", "operands")
-        _check_window(cls, "strides", strides)
-        _check_window(cls, "dilations", dilations)
-        _check_padding(cls, padding)
+        dtype = _check_conv(cls, x, f, strides, dilations, padding)
         if f.rank is None:  # the window is known when the op runs
             return TensorType(dtype, (_nhwc(cls, x)[0], None, None, None))
         if f.rank != 4 or None in f.shape[:2]:
@@ -131,18 +140,13 @@ class DepthwiseConv2DOp(Op):
 
     name = "ember.depthwise_conv2d"
     operands = ("input", "filter")
-    attrs = {"strides": Attr("i64_array", (1, 1)), "dilations": Attr("i64_array", (1, 1)),
-             "padding": Attr("str", "VALID")}
+    attrs = _CONV_ATTRS
     family = "nn"
     total_when = Total.STATIC
 
     @classmethod
     def infer(cls, x: TensorType, f: TensorType, *, strides, dilations, padding):
-        dtype = same_dtype(cls, x, f)
-        require_dtype(cls, x, dtypes.FLOATS, "floating-point", "operands")
-        _check_window(cls, "strides", strides)
-        _check_window(cls, "dilations", dilations)
-        _check_padding(cls, padding)
+        dtype = _check_conv(cls, x, f, strides, dilations, padding)
         if f.rank is None:  # the window is known when the op runs
             return TensorType(dtype, (_nhwc(cls, x)[0], None, None, None))
         if f.rank != 4 or None in f.shape[:2] or 0 in f.shape[:2]:
