@@ -42,8 +42,13 @@ def _slice(elems, flat, i):
     return nest.pack_sequence_as(elems, [t[i] for t in flat])
 
 
-def _arrays(specs, size) -> list:
-    return [TensorArray(s.dtype, size=size, element_shape=s.shape) for s in specs]
+def _arrays(specs, size, like=None) -> list:
+    """A TensorArray of `size` per spec; with `like` (a tensor per spec), allocated with its
+    run-time shape when the spec's shape is not fully known (a `?` dim)."""
+    arrays = [TensorArray(s.dtype, size=size, element_shape=s.shape) for s in specs]
+    if like is None:
+        return arrays
+    return [a if a.allocated else a.allocated_for(t) for a, t in zip(arrays, like)]
 
 
 def map_fn(fn, elems, dtype=None, fn_output_signature=None, name=None):
@@ -138,7 +143,7 @@ def _fold(fn, elems, initializer, reverse: bool, keep_all: bool):
         return while_loop(lambda i, _: i < n, step,
                           (convert_to_tensor(start, dtype=dtypes.int32), acc))[1]
     specs = [TensorSpec.from_tensor(t) for t in nest.flatten(acc)]
-    arrays = _arrays(specs, n)
+    arrays = _arrays(specs, n, like=nest.flatten(acc))
     if start == 1:
         arrays = [a.write(position(0), t) for a, t in zip(arrays, nest.flatten(acc))]
 

@@ -181,6 +181,20 @@ class TensorArray:
                                  isinstance(capacity, int) else capacity)
         return out
 
+    def allocated_for(self, value) -> "TensorArray":
+        """The (empty) array with room for elements of `value`'s run-time shape, which may
+        have `?` dims: what a loop that writes such elements carries from its start."""
+        value = convert_to_tensor(value, dtype=self.dtype)
+        ops = _ops()
+        out = self.__ember_rebuild__([None, self._size])
+        out._element_shape = value.shape
+        capacity = _static(self._size)
+        capacity = (max(capacity, 1) if self.dynamic_size else capacity) \
+            if capacity is not None else self._size
+        out._buffer = ops.zeros(ops.concat([ops.reshape(convert_to_tensor(
+            capacity, dtype=dtypes.int32), [1]), ops.shape(value)], 0), self.dtype)
+        return out
+
     def _zeros(self, capacity):
         ops = _ops()
         dims = _dims(self._element_shape)

@@ -102,3 +102,23 @@ def test_map_fn_scan_and_folds_agree_eagerly_and_compiled():
         np.testing.assert_array_equal(c.numpy(), want)
     for e, c in zip(eager[-1], compiled[-1]):
         np.testing.assert_array_equal(c.numpy(), e.numpy())
+
+
+@pytest.mark.parametrize("signature", [[None], [None, 3], [None, None]])
+def test_scan_over_unknown_dims_compiles(signature):
+    """A scan's accumulated results may have `?` dims: the arrays that collect them are
+    allocated with the accumulator's run-time shape before the loop."""
+    x = np.arange(12, dtype=np.float32).reshape((12,) if len(signature) == 1 else (4, 3))
+
+    def scans(v):
+        return (em.scan(lambda a, r: a + r, v),
+                em.scan(lambda a, r: a * 0.5 + r, v, initializer=em.zeros_like(v[0])))
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    try:
+        compiled = em.function(scans, input_signature=[em.TensorSpec(signature)])(x)
+    finally:
+        em.config.set_fallback(previous)
+    for c, e in zip(compiled, scans(em.constant(x))):
+        np.testing.assert_allclose(c.numpy(), e.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(compiled[0].numpy(), np.cumsum(x, axis=0), rtol=1e-6)
