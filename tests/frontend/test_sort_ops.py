@@ -61,6 +61,22 @@ def no_fallback():
         em.config.set_fallback(previous)
 
 
+@pytest.mark.parametrize("k", [1, 5, 16, 17, 30])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8], ids=lambda d: np.dtype(d).name)
+def test_top_k_by_selection_and_by_sort_agree_with_the_sort(k, dtype):
+    """Up to k = 16, top_k selects (k rounds); above, it sorts: both give the head of the
+    stable descending sort, NaN first, eagerly, compiled and with `?` dims."""
+    x = sample(dtype, shape=(4, 31))
+    values, indices = oracle(x, descending=True)
+    dynamic = em.function(lambda t: em.math.top_k(t, k=k),
+                          input_signature=[em.TensorSpec([None, None], em.as_dtype(dtype))])
+    for run in (lambda t: em.math.top_k(t, k=k), em.function(lambda t: em.math.top_k(t, k=k)),
+                dynamic):
+        result = run(x)
+        same(result.values.numpy(), values[:, :k])
+        same(result.indices.numpy(), indices[:, :k])
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("direction", ["ASCENDING", "DESCENDING"])
 def test_eager_sort_and_argsort_match_the_oracle(dtype, direction):
