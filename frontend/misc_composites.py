@@ -107,15 +107,14 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """`a` with its last two dims swapped (tf.linalg.matrix_transpose); rank >= 2, known
-    while tracing. `conjugate` conjugates too; Ember's dtypes are all real, where it changes
-    nothing.
+    while tracing. `conjugate` also conjugates complex elements.
 
     Example:
       >>> import ember as em
       >>> em.linalg.matrix_transpose(em.ones([2, 3, 4])).shape
       TensorShape([2, 4, 3])
     """
-    del name, conjugate
+    del name
     x = convert_to_tensor(a)
     rank = x.shape.rank
     if rank is None:
@@ -123,12 +122,12 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     if rank < 2:
         raise ValueError(f"em.linalg.matrix_transpose needs a tensor of rank >= 2 (matrices), "
                          f"got shape {x.shape}")
-    return ops.transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+    return ops.transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2], conjugate=conjugate)
 
 
 def adjoint(matrix, name=None):
     """The conjugate transpose of the last two dims of `matrix` (tf.linalg.adjoint); the
-    transpose, for Ember's real dtypes.
+    transpose, for real dtypes.
 
     Example:
       >>> import ember as em

@@ -119,14 +119,15 @@ def argmin(input, axis=0, output_type=dtypes.int64, name=None):  # noqa: A002
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
-    """Matrix product over the last two dims (batch dims broadcast). For the real dtypes
-    `adjoint_a`/`adjoint_b` are `transpose_a`/`transpose_b`; the sparsity hints are ignored,
+    """Matrix product over the last two dims (batch dims broadcast). `adjoint_a`/`adjoint_b`
+    transpose and conjugate (for real dtypes: transpose); the sparsity hints are ignored,
     as TensorFlow's dense kernels ignore them; `output_type` casts the product."""
     del name, a_is_sparse, b_is_sparse
     for which, t, adj in (("a", transpose_a, adjoint_a), ("b", transpose_b, adjoint_b)):
         if t and adj:
             raise ValueError(f"em.matmul: only one of transpose_{which} and adjoint_{which} "
                              f"can be True")
+    a, b = (_conjugated(v) if adj else v for v, adj in ((a, adjoint_a), (b, adjoint_b)))
     out = execute(T.MatmulOp, group(a, b), {"transpose_a": bool(transpose_a or adjoint_a),
                                             "transpose_b": bool(transpose_b or adjoint_b)})
     return out if output_type is None else cast(out, output_type)
@@ -134,13 +135,19 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def transpose(a, perm=None, conjugate=False, name=None):
     """Permutes dims (reverses them when `perm` is None). `conjugate` (tf.transpose's) also
-    conjugates: Ember's dtypes are all real, where that changes nothing."""
-    del name, conjugate
-    x = convert_to_tensor(a)
+    conjugates complex elements (real ones stay as they are)."""
+    del name
+    x = _conjugated(a) if conjugate else convert_to_tensor(a)
     if perm is None:
         perm = list(builtins.range(_known_rank(x, "transpose without perm")))[::-1]
     perm = [int(p) for p in perm]
     return execute(T.TransposeOp, [x], {"perm": perm})
+
+
+def _conjugated(value):
+    """`value` as a tensor, its complex elements conjugated (real ones as they are)."""
+    from ember.frontend.complex_ops import conj
+    return conj(value)
 
 
 def reshape(tensor, shape, name=None):

@@ -287,3 +287,21 @@ def test_transform_errors_say_what_to_pass():
         em.signal.rfft(em.constant([1.0]), -3)
     with pytest.raises(TypeError, match="fft_length must be an int"):
         em.signal.irfft(em.constant(np.array([1j], np.complex64)), [2, 3])
+
+
+def test_adjoint_and_conjugate_transpose_conjugate_complex_eager_and_compiled():
+    a = (np.arange(6).reshape(2, 3) + 1j * np.arange(6, 12).reshape(2, 3)).astype(np.complex64)
+    b = (np.ones((2, 2)) - 2j).astype(np.complex64)
+    cases = [(lambda x, y: em.linalg.adjoint(x), a.conj().T),
+             (lambda x, y: em.transpose(x, conjugate=True), a.conj().T),
+             (lambda x, y: em.linalg.matrix_transpose(x, conjugate=True), a.conj().T),
+             (lambda x, y: em.matmul(x, y, adjoint_a=True), a.conj().T @ b),
+             (lambda x, y: em.matmul(y, y, adjoint_b=True), b @ b.conj().T)]
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    try:
+        for fn, want in cases:
+            np.testing.assert_allclose(fn(a, b).numpy(), want, rtol=1e-6)
+            np.testing.assert_allclose(em.function(fn)(a, b).numpy(), want, rtol=1e-6)
+    finally:
+        em.config.set_fallback(previous)
