@@ -31,10 +31,13 @@ def window_geometry(size, k: int, stride: int, dilation: int, padding: str):
     return out, total // 2, total - total // 2
 
 
+_MAX_WINDOW = 2**31 - 1  # TensorFlow's window attributes are int32; padding stays in int64
+
+
 def _check_window(op, name: str, values):
-    if len(values) != 2 or any(v <= 0 for v in values):
-        raise OpAttributeError(op.name, f"{name} must be two positive ints (height, width), "
-                               f"got {list(values)}")
+    if len(values) != 2 or any(v <= 0 or v > _MAX_WINDOW for v in values):
+        raise OpAttributeError(op.name, f"{name} must be two positive ints (height, width) "
+                               f"below 2**31, got {list(values)}")
 
 
 def _check_padding(op, padding):

@@ -3,9 +3,10 @@
 // the Fourier transforms (fft, ifft, rfft with and without fft_length, irfft), on static and
 // dynamic (`?`) dims; and the verifier's error for an ordering comparison of complex values.
 
-// RUN: ember-opt %s --split-input-file | FileCheck %s
-// RUN: ember-opt %s --split-input-file | ember-opt --split-input-file | FileCheck %s
-// RUN: ember-opt %s --split-input-file --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// RUN: ember-opt %s | FileCheck %s
+// RUN: ember-opt %s | ember-opt | FileCheck %s
+// RUN: ember-opt %s --mlir-print-op-generic | ember-opt | FileCheck %s
+// RUN: ember-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // tf.complex(re, im) with a broadcast imaginary part; its parts again.
 // CHECK-LABEL: func.func @parts(
@@ -27,8 +28,6 @@ func.func @parts(%re: tensor<2x?xf32>, %im: tensor<f32>) -> (tensor<2x?xf32>, te
   return %r, %i, %a, %c : tensor<2x?xf32>, tensor<2x?xf32>, tensor<2x?xf32>, tensor<2x?xcomplex<f32>>
 }
 
-// -----
-
 // Existing ops on complex128: |z| is real; cast to f64 keeps the real part; a complex
 // constant prints as (re, im) pairs.
 // CHECK-LABEL: func.func @existing_ops(
@@ -47,8 +46,6 @@ func.func @existing_ops(%a: tensor<3x2xcomplex<f64>>, %b: tensor<2x?xcomplex<f64
   %c = "ember.matmul"(%a, %b) {transpose_a = false, transpose_b = false} : (tensor<3x2xcomplex<f64>>, tensor<2x?xcomplex<f64>>) -> tensor<3x?xcomplex<f64>>
   return %m, %r, %s, %c : tensor<2xf64>, tensor<2xf64>, tensor<complex<f64>>, tensor<3x?xcomplex<f64>>
 }
-
-// -----
 
 // The transforms run over the innermost dim: fft/ifft keep the shape; rfft of 6 samples
 // padded to 8 gives 5 frequencies; irfft of 5 gives 2 * (5 - 1) = 8 samples by default.

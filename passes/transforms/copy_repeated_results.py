@@ -5,9 +5,10 @@ segfaults on `return %1, %1` when %1 is allocated in the function (MLIR 22.1, th
 Ember pins). Fixed upstream by llvm/llvm-project#220232 (LLVM 23): this pass can go, with
 its step in the CPU backend's bufferization pipeline, once Ember's MLIR has that fix.
 
-The CPU backend runs it on tensors before `one-shot-bufferize` and again right after it, on
-memrefs: bufferization itself can return one buffer twice, e.g. for `return %e, %g` where %e is a `tensor.empty` that is
-also %g's destination (an empty result, whose contents are undefined, shares %g's buffer).
+The CPU backend runs it on tensors before `one-shot-bufferize` and again right after it,
+on memrefs: bufferization itself can return one buffer twice, e.g. for `return %e, %g`
+where %e is a `tensor.empty` that is also %g's destination (an empty result, whose
+contents are undefined, shares %g's buffer).
 
 Algorithm:
   1. For each function's `func.return`, walk the operands in order.

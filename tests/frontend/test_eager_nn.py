@@ -101,7 +101,7 @@ def test_conv2d_accepts_tensorflow_stride_forms(rng, expect):
     ((1, 4, 4, 2), (3, 3, 2, 1), {"padding": "FULL"}, ValueError,
      'padding must be "SAME" or "VALID", got \'FULL\''),
     ((1, 4, 4, 2), (3, 3, 2, 1), {"strides": [0, 1]}, ValueError,
-     r"strides must be two positive ints \(height, width\), got \[0, 1\]"),
+     r"strides must be two positive ints \(height, width\) below 2\*\*31, got \[0, 1\]"),
     ((1, 4, 4, 2), (3, 3, 2, 1), {"dilations": [1, 2, 3]}, ValueError,
      "dilations must be an int or a list of 1, 2 or 4 ints"),
 ])
