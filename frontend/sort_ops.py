@@ -117,7 +117,8 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     `sorted` says (TensorFlow allows that). `k` outside [0, n] for n the size of the last
     dim raises InvalidArgumentError: when tracing if both are known then, else when the
     code runs (an em.debugging assertion, an InvalidArgumentError too). A Python `k` up to
-    16 selects the largest entry k times; a larger or traced `k` sorts the last dim.
+    8 over a static last dim of 1024 or more selects the largest entry k times; otherwise
+    top_k sorts the last dim.
 
     Example:
       >>> import ember as em
@@ -135,10 +136,8 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     k = _k_value(k, where)
     n = x.shape[-1] if x.ndim is not None else None
     message = "k must lie in [0, n] for n the size of the last dim of input"
-    if isinstance(k, int) and 0 < k <= _SELECT_MAX_K and x.ndim is not None and (
-            n is None or k <= n):
-        if n is None:
-            _check_k_at_run_time(x, k, message)
+    if isinstance(k, int) and 0 < k <= _SELECT_MAX_K and n is not None and \
+            _SELECT_MIN_N <= n and k <= n:
         values, indices = _select_largest(x, k)
         from ember.frontend.ops import cast
         return TopKV2(values, indices if index_type is dtypes.int32 else
@@ -160,7 +159,10 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
 
 # Up to this k, top_k selects the largest entry k times (k rounds over the data) instead of
 # sorting (about log2(n)^2 passes): 8 of 10**6 floats take 46 ms here against the sort's 400.
-_SELECT_MAX_K = 16
+# The rounds are unrolled (about 2 s more to compile than the sort at k = 8), so selection
+# is for a small k over a long, static last dim, where the run time is what counts.
+_SELECT_MAX_K = 8
+_SELECT_MIN_N = 1024
 
 
 def _select_largest(x, k: int):

@@ -61,12 +61,13 @@ def no_fallback():
         em.config.set_fallback(previous)
 
 
-@pytest.mark.parametrize("k", [1, 5, 16, 17, 30])
+@pytest.mark.parametrize("k", [1, 8, 9])
 @pytest.mark.parametrize("dtype", [np.float32, np.int8], ids=lambda d: np.dtype(d).name)
 def test_top_k_by_selection_and_by_sort_agree_with_the_sort(k, dtype):
-    """Up to k = 16, top_k selects (k rounds); above, it sorts: both give the head of the
-    stable descending sort, NaN first, eagerly, compiled and with `?` dims."""
-    x = sample(dtype, shape=(4, 31))
+    """Up to k = 8 over a static last dim of 1024 or more, top_k selects (k rounds); else it
+    sorts: both give the head of the stable descending sort, NaN first, eagerly, compiled
+    and with `?` dims (a sort)."""
+    x = sample(dtype, shape=(2, 1100))
     values, indices = oracle(x, descending=True)
     dynamic = em.function(lambda t: em.math.top_k(t, k=k),
                           input_signature=[em.TensorSpec([None, None], em.as_dtype(dtype))])
