@@ -13,7 +13,7 @@ import pytest
 
 import ember as em
 
-SEEDS = range(40)
+SEEDS = range(20)
 SHAPE = (3, 5)
 
 
