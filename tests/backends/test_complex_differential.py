@@ -1,4 +1,5 @@
-"""Compiled code vs eager (the reference kernels) on 120 seeded random complex programs (60 seeds, two dtypes).
+"""Compiled code vs eager (the reference kernels) on seeded random complex programs (60
+seeds, two dtypes).
 
 Each program is a chain of eight steps over a pool of complex 4x4 (or ?x4) tensors, drawn
 from the complex ops: arithmetic with broadcasting, the complex-valued math (exp, log,
