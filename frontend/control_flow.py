@@ -171,7 +171,9 @@ def trial_trace(fn: Callable, args: list):
         block = ir.Block.create_at_start(trial.regions[0], [
             type_to_mlir(TensorType(t.dtype, t.shape.dims)) for t in tensors])
     params = iter(block.arguments)
-    with graph.region(block, "a trial trace"):
+    dropped = control.region(control.Region()) if recording.recording() else \
+        contextlib.nullcontext()  # what the tapes record in it goes with it
+    with graph.region(block, "a trial trace"), dropped:
         out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, Tensor) else a
                    for a in args])
         return nest.map_structure(

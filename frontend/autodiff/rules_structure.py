@@ -44,7 +44,7 @@ def _matmul(ct, a, b, *, out, transpose_a, transpose_b):
         ga, gb = mm(b, ct, adjoint_a=True, adjoint_b=True), \
             mm(ct, a, adjoint_a=True, adjoint_b=True)
     if (a.ndim or 0) > 2 or (b.ndim or 0) > 2:  # broadcast batch dims
-        ga, gb = unbroadcast(ga, a), unbroadcast(gb, b)
+        ga, gb = unbroadcast(ga, a, b), unbroadcast(gb, b, a)
     return ga, gb
 
 

@@ -155,3 +155,18 @@ def test_gradient_ir_is_in_the_same_function_and_optimised_with_it():
     cf = branchy.get_concrete_function(em.constant(1.0))
     assert cf.mlir("traced").count("scf.if") == 2  # the forward and the backward `if`
     assert cf.mlir().count("scf.if") == 1  # the forward's result is unused: removed
+
+
+def test_forward_and_backward_are_optimised_together():
+    @em.function
+    def f(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y = em.sin(x) * em.sin(x)
+        return tape.gradient(y, x)
+    cf = f.get_concrete_function(em.TensorSpec([4], em.float32))
+    traced, optimized = cf.mlir("traced"), cf.mlir()
+    assert traced.count("ember.sin") == 2 and traced.count("ember.cos") == 2
+    assert optimized.count("ember.sin") == 1 and optimized.count("ember.cos") == 1  # CSE
+    x = np.array([0.1, 0.5, 1.0, 2.0], np.float32)
+    close(f(em.constant(x)), 2 * np.sin(x) * np.cos(x))

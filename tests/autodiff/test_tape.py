@@ -207,3 +207,32 @@ def test_errors_are_clear():
             tape.watch("x")
     with pytest.raises(ValueError, match="source must be a tensor or a Variable"):
         tape.gradient(x, "x")
+
+
+def test_broadcasting_of_unknown_dims_is_summed_when_it_happens():
+    spec = em.TensorSpec([None], em.float32)
+
+    @em.function(input_signature=[spec, spec])
+    def f(x, y):
+        with em.GradientTape() as tape:
+            tape.watch([x, y])
+            z = x * y
+        return tape.gradient(z, [x, y])
+    gx, gy = f(em.constant([2.0]), em.constant([1.0, 2.0, 3.0]))  # x broadcast at run time
+    close(gx, [6.0])
+    close(gy, [2.0, 2.0, 2.0])
+    gx, gy = f(em.constant([2.0, 5.0]), em.constant([1.0, 3.0]))
+    close(gx, [1.0, 3.0])
+    close(gy, [2.0, 5.0])
+
+    @em.function(input_signature=[em.TensorSpec([None, 3], em.float32),
+                                  em.TensorSpec([3], em.float32)])
+    def bias(x, b):
+        with em.GradientTape() as tape:
+            tape.watch([x, b])
+            z = x + b  # x's `?` dim meets no dim of b: no run-time check is needed
+        return tape.gradient(z, [x, b])
+    assert "scf.if" not in bias.get_concrete_function().mlir()
+    gx, gb = bias(em.ones([4, 3]), em.ones([3]))
+    close(gx, np.ones((4, 3)))
+    close(gb, [4.0, 4.0, 4.0])
