@@ -99,6 +99,8 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
             outs.append(fn())
         blocks.append(block)
         scopes.append(scope)
+    if seen is not None:
+        seen.passes(nest.flatten(outs))
 
     def enter(i: int):
         return graph.region(blocks[i], "", scopes[i])

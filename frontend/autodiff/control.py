@@ -41,6 +41,16 @@ class Region:
                     out.append(v)
         return out
 
+    def passes(self, leaves) -> None:
+        """Adds the outside values among `leaves` (a region's outputs): a region that
+        returns one as it is reads it with no op, so no entry of it shows the read."""
+        for tape in recording.tapes():
+            _, values = self.touched.setdefault(id(tape), (tape, []))
+            for v in leaves:
+                if isinstance(v, Tensor) and tape._connected(v) and \
+                        all(x is not v for x in values):
+                    values.append(v)
+
 
 @contextlib.contextmanager
 def region(into: Region):
@@ -141,9 +151,13 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     def counted_cond(inner, n, stacks):
         return _call(cond, inner)
 
+    returned = []  # what the body returns: an outside value returned as it is is read
+
     def counted_body(inner, n, stacks):
         pushed = tuple(_push(s, n, v) for s, v in zip(stacks, nest.flatten(inner)))
-        return (_like(inner, _call(body, inner)), n + 1, pushed)
+        out = _call(body, inner)
+        returned.extend(nest.flatten(out))
+        return (_like(inner, out), n + 1, pushed)
     more = [f"the stack of loop variable {i} kept for the gradient" for i in range(len(types))]
     seen = Region()
     with region(seen):
@@ -153,6 +167,7 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
             [TensorType(t.dtype, None if t.shape is None else (None,) + tuple(t.shape))
              for t in types],
             None if labels is None else labels + ["the iteration count"] + more)
+    seen.passes(returned)
     results = nest.flatten(out)
     captured = seen.inputs()
     sources = [v if differentiable(v) else None for v in inits] + captured
