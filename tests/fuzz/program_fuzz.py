@@ -149,9 +149,10 @@ def _skeleton(e: BaseException) -> str:
     return f"{_name(e)}: {text[:120]}"
 
 
-def _classify(eager: Run, compiled: Run, ns_exact: tuple, var_exact: tuple) -> Outcome:
+def _classify(eager: Run, compiled: Run, ns_exact: tuple, var_exact: tuple,
+              user_errors: tuple = USER_ERRORS) -> Outcome:
     for run, mode in ((eager, "eager"), (compiled, "compiled")):
-        if run.error is not None and not isinstance(run.error, USER_ERRORS):
+        if run.error is not None and not isinstance(run.error, user_errors):
             return Outcome(INTERNAL, f"{mode} raised:\n{run.trace}",
                            f"{mode} raised {_skeleton(run.error)}")
     problems = _compare_values(eager, compiled, ns_exact, var_exact)
