@@ -7,6 +7,8 @@ custom.py: stop_gradient, custom_gradient, recompute_grad; jacobians.py.
 """
 
 from ember.frontend.autodiff import rules_elementwise, rules_structure  # noqa: F401 (register)
+from ember.frontend.autodiff import (rules_complex, rules_math, rules_nn,  # noqa: F401
+                                    rules_scatter, rules_state)
 from ember.frontend.autodiff.custom import custom_gradient, recompute_grad, stop_gradient
 from ember.frontend.autodiff.tape import GradientTape, UnconnectedGradients
 

@@ -1,0 +1,48 @@
+"""Gradient rules of tensor_scatter and where_indices (scatter.py), sort and unique
+(sorting.py), with TensorFlow's formulas (TensorScatterUpdate/Add/Sub/Min/Max grads)."""
+
+from __future__ import annotations
+
+from ember.dialects.ember import scatter as Sc
+from ember.dialects.ember import sorting as So
+from ember.frontend.autodiff.registry import non_differentiable, vjp
+from ember.frontend.autodiff.rule_helpers import is_real_or_complex, ops
+
+non_differentiable("integer result (the coordinates of the true elements)", Sc.WhereIndicesOp)
+non_differentiable("TensorFlow defines no gradient for Unique: which duplicate each unique "
+                   "value came from is arbitrary", So.UniqueOp)
+
+
+@vjp(Sc.TensorScatterOp)
+def _tensor_scatter(ct, tensor, indices, updates, *, out, mode):
+    from ember.frontend import scatter_ops as so
+    o = ops()
+    if not is_real_or_complex(tensor):
+        return None, None, None
+    if mode == "update":
+        return (so.tensor_scatter_nd_update(ct, indices, o.zeros_like(updates)), None,
+                so.gather_nd(ct, indices))
+    if mode == "add":
+        return ct, None, so.gather_nd(ct, indices)
+    if mode == "sub":
+        return ct, None, -so.gather_nd(ct, indices)
+    # min / max: the cotangent is shared between the tensor's element and the updates that
+    # equal the result there
+    picked = o.cast(o.equal(tensor, out), ct.dtype)
+    from_updates = o.cast(o.equal(updates, so.gather_nd(out, indices)), ct.dtype)
+    ties = picked + so.scatter_nd(indices, from_updates, o.shape(tensor))
+    shared = ct / ties
+    return ct * picked / ties, None, so.gather_nd(shared, indices) * from_updates
+
+
+@vjp(So.SortOp)
+def _sort(ct, x, *, out, descending):
+    """The values' cotangent goes back to the positions the indices name."""
+    values_ct = ct[0]
+    if values_ct is None or not is_real_or_complex(x):
+        return None
+    from ember.frontend.autodiff.rules_structure import _positions, _scatter_back
+    o = ops()
+    positions = _positions(x)
+    picked = positions[..., :1] + o.cast(out[1], positions.dtype)  # row start + column
+    return _scatter_back(values_ct, x, picked)
