@@ -65,10 +65,17 @@ def _count(x, axes):
 @vjp(R.ReduceProdOp)
 def _reduce_prod(ct, x, *, out, axes, keepdims):
     """TensorFlow's: the product of every other element, as the exclusive products from
-    both sides of the reduced dims packed into one, so zeros in the input are handled."""
+    both sides of the reduced dims packed into one, so zeros in the input are handled.
+    For complex inputs (which ember.cumprod does not take) it is conj(out / x): exact
+    where x has no zeros, 0 where it has."""
     if not is_real_or_complex(x):
         return None
     o = ops()
+    if x.dtype.is_complex:
+        from ember.frontend.autodiff.rules_structure import _expanded
+        zero = o.equal(x, 0)
+        others = _expanded(out, x, axes, keepdims) / o.where(zero, o.ones_like(x), x)
+        return _expanded(ct, x, axes, keepdims) * conj(o.where(zero, o.zeros_like(x), others))
     from ember.frontend.autodiff.rules_structure import _expanded, shape_of
     from ember.frontend.scan_ops import cumprod
     rank = x.ndim
