@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember.dialects.ember import scatter as Sc
 from ember.dialects.ember import sorting as So
 from ember.frontend.autodiff.registry import non_differentiable, vjp
-from ember.frontend.autodiff.rule_helpers import is_real_or_complex, ops
+from ember.frontend.autodiff.rule_helpers import conj, is_real_or_complex, ops
 
 non_differentiable("integer result (the coordinates of the true elements)", Sc.WhereIndicesOp)
 non_differentiable("TensorFlow defines no gradient for Unique: which duplicate each unique "
@@ -26,6 +26,8 @@ def _tensor_scatter(ct, tensor, indices, updates, *, out, mode):
         return ct, None, so.gather_nd(ct, indices)
     if mode == "sub":
         return ct, None, -so.gather_nd(ct, indices)
+    if mode == "mul":
+        return _scatter_mul(ct, tensor, indices, updates, out)
     # min / max: the cotangent is shared between the tensor's element and the updates that
     # equal the result there
     picked = o.cast(o.equal(tensor, out), ct.dtype)
@@ -33,6 +35,26 @@ def _tensor_scatter(ct, tensor, indices, updates, *, out, mode):
     ties = picked + so.scatter_nd(indices, from_updates, o.shape(tensor))
     shared = ct / ties
     return ct * picked / ties, None, so.gather_nd(shared, indices) * from_updates
+
+
+def _scatter_mul(ct, tensor, indices, updates, out):
+    """Each element of the result is a product of the tensor's element and the updates
+    scattered to it: the derivative by one factor is the product of the others, computed
+    without dividing where a factor is zero (TensorFlow's UnsortedSegmentProd gradient)."""
+    from ember.frontend import scatter_ops as so
+    from ember.frontend.dispatch import execute
+    o = ops()
+    t_zero, u_zero = o.equal(tensor, 0), o.equal(updates, 0)
+    zeros = o.cast(t_zero, ct.dtype) + so.scatter_nd(indices, o.cast(u_zero, ct.dtype),
+                                                      o.shape(tensor))
+    ct = o.where(o.greater(zeros, 1), o.zeros_like(ct), ct)  # two zeros: all derivatives 0
+    t_safe = o.where(t_zero, o.ones_like(tensor), tensor)
+    u_safe = o.where(u_zero, o.ones_like(updates), updates)
+    nonzero_product = execute(Sc.TensorScatterOp, [t_safe, indices, u_safe], {"mode": "mul"})
+    d_tensor = o.where(t_zero, nonzero_product, out / t_safe)
+    d_updates = o.where(u_zero, so.gather_nd(nonzero_product, indices),
+                        so.gather_nd(out, indices) / u_safe)
+    return ct * conj(d_tensor), None, so.gather_nd(ct, indices) * conj(d_updates)
 
 
 @vjp(So.SortOp)

@@ -188,7 +188,7 @@ case("pad_constant_value", lambda x, v: em.pad(x, [[1, 0], [0, 2]], constant_val
 # -- scatter, sort ------------------------------------------------------------------------
 
 _IDX = np.array([[1], [3], [1]])
-for _mode in ("update", "add", "sub", "max", "min"):
+for _mode in ("update", "add", "sub", "max", "min"):  # mul: through the segment_prod cases
     _op = getattr(em, f"tensor_scatter_nd_{_mode}")
     _idx = _IDX if _mode != "update" else np.array([[1], [3]])
     case(f"tensor_scatter_{_mode}", lambda t, u, op=_op, i=_idx: op(t, i, u),
@@ -214,3 +214,52 @@ for _n in (None, 6, 5, 9):
 for _n in (None, 6, 5, 9):
     case(f"irfft_{_n}", lambda x, n=_n: em.signal.irfft(x, None if n is None else [n]),
          cplx(2, 4))
+
+# -- composites: linalg (closed-form custom gradients), top_k, losses, segments, einsum, norm
+
+def _spd(x):
+    """A symmetric positive-definite matrix made from x (cholesky reads one triangle)."""
+    return em.matmul(x, x, transpose_b=True) + 3 * em.eye(x.shape[-1], dtype=em.float64)
+
+
+def _near_eye(*shape):
+    return lambda rng: np.eye(shape[-1]) * 2 + rng.standard_normal(shape) * 0.3
+
+
+case("linalg_inv", em.linalg.inv, _near_eye(2, 3, 3))
+case("linalg_inv_adjoint", lambda a: em.linalg.inv(a, adjoint=True), _near_eye(3, 3))
+case("linalg_solve", em.linalg.solve, _near_eye(3, 3), normal(2, 3, 2))
+case("linalg_solve_adjoint", lambda a, b: em.linalg.solve(a, b, adjoint=True),
+     _near_eye(2, 3, 3), normal(2, 3, 1))
+case("linalg_det", em.linalg.det, _near_eye(2, 3, 3))
+case("linalg_slogdet", lambda a: em.linalg.slogdet(a).log_abs_determinant,
+     lambda rng: np.diag([-2., 1.5, 1.]) + rng.standard_normal((3, 3)) * 0.3)
+case("linalg_cholesky", lambda x: em.linalg.cholesky(_spd(x)), normal(2, 3, 3))
+for _lower in (True, False):
+    for _adj in (False, True):
+        case(f"linalg_triangular_solve_{_lower:d}{_adj:d}", lambda a, b, lo=_lower, ad=_adj:
+             em.linalg.triangular_solve(a, b, lower=lo, adjoint=ad), _near_eye(3, 3),
+             normal(2, 3, 2))
+case("top_k", lambda x: em.math.top_k(x, 3).values, distinct(2, 6))
+case("top_k_wide", lambda x: em.math.top_k(x, 2).values, distinct(1, 1024))
+case("sparse_softmax_cross_entropy", lambda x: em.nn.sparse_softmax_cross_entropy_with_logits(
+    labels=[1, 0, 3], logits=x), normal(3, 4))
+case("softmax_cross_entropy", lambda x, y: em.nn.softmax_cross_entropy_with_logits(
+    labels=em.nn.softmax(y), logits=x), normal(3, 4), normal(3, 4))
+for _kind in ("sum", "mean", "max", "min", "prod"):
+    case(f"segment_{_kind}", lambda x, k=_kind: getattr(em.math, f"segment_{k}")(
+        x, [0, 0, 1, 3, 3]), distinct(5, 2))
+    case(f"unsorted_segment_{_kind}", lambda x, k=_kind: getattr(
+        em.math, f"unsorted_segment_{k}")(x, [2, 0, 2, 1, 0], 3 if k in ("max", "min") else 4),
+        distinct(5, 2))  # an empty max/min segment holds the lowest/highest value: no FD
+case("unsorted_segment_prod_two_zeros", lambda x: em.math.unsorted_segment_prod(
+    x * np.array([[0., 1.], [1., 1.], [0., 1.]]), [1, 1, 1], 2), normal(3, 2))
+case("gather_nd", lambda x: em.gather_nd(x, [[1, 0], [2, 3], [1, 0]]), normal(3, 4, 2))
+case("gather_nd_batch", lambda x: em.gather_nd(x, [[[1], [0]], [[2], [2]]], batch_dims=1),
+     normal(2, 3, 2))
+case("einsum_contract", lambda a, b: em.einsum("bij,jk->bik", a, b), normal(2, 3, 4),
+     normal(4, 2))
+case("einsum_trace_outer", lambda a, b: em.einsum("ii,j->j", a, b), normal(3, 3), normal(2))
+for _ord, _axis in [("euclidean", None), (1, -1), (np.inf, 0), ("fro", [0, 1]), (3, None)]:
+    case(f"norm_{_ord}_{_axis}", lambda x, o=_ord, a=_axis: em.norm(x, ord=o, axis=a),
+         away(3, 4))
