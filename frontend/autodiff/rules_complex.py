@@ -46,30 +46,25 @@ def _conj(ct, x, *, out):
 
 
 def _length(x):
-    """The innermost dim of x as a scalar of x's real dtype."""
-    o = ops()
+    """The innermost dim of x as a scalar of x's dtype (complex): a float when static."""
     n = x.shape.dims[-1] if x.shape.dims is not None else None
-    real = x.dtype.real_dtype if x.dtype.is_complex else x.dtype
-    return float(n) if n is not None else o.cast(o.shape(x)[-1], real)
-
-
-def _cast_complex(value, dtype):
-    if isinstance(value, float):
-        return value
-    c = _cx()
-    return c.complex(value, ops().zeros_like(value))
+    if n is not None:
+        return float(n)
+    o = ops()
+    size = o.cast(o.shape(x)[-1], x.dtype.real_dtype)
+    return _cx().complex(size, o.zeros_like(size))
 
 
 @vjp(Sg.FftOp)
 def _fft(ct, x, *, out):
     from ember.frontend.dispatch import execute
-    return execute(Sg.IfftOp, [ct]) * _cast_complex(_length(ct), ct.dtype)
+    return execute(Sg.IfftOp, [ct]) * _length(ct)
 
 
 @vjp(Sg.IfftOp)
 def _ifft(ct, x, *, out):
     from ember.frontend.dispatch import execute
-    return execute(Sg.FftOp, [ct]) / _cast_complex(_length(ct), ct.dtype)
+    return execute(Sg.FftOp, [ct]) / _length(ct)
 
 
 def _static_inner(x, what: str) -> int:

@@ -206,7 +206,8 @@ case("real", em.math.real, cplx(2, 3))
 case("imag", em.math.imag, cplx(2, 3))
 case("angle", em.math.angle, cplx(2, 3))
 case("conj", em.math.conj, cplx(2, 3))
-case("fft", em.signal.fft, cplx(2, 5))
+case("fft", em.signal.fft, cplx(2, 5),
+     signature=[em.TensorSpec([None, None], em.complex128)])
 case("ifft", em.signal.ifft, cplx(2, 6))
 for _n in (None, 6, 5, 9):
     case(f"rfft_{_n}", lambda x, n=_n: em.signal.rfft(x, None if n is None else [n]),
