@@ -100,8 +100,10 @@ def _conv2d(ct, x, f, *, out, strides, dilations, padding):
     flipped = o.transpose(f[::-1, ::-1], [0, 1, 3, 2])
     dx = execute(N.Conv2DOp, [_transposed(ct, hw, k, strides, dilations, geo), flipped],
                  {"strides": [1, 1], "dilations": list(dilations), "padding": "VALID"})
+    # per tap: its input window, transposed, times the cotangent (an explicit transpose:
+    # matmul's transpose_a is much slower compiled for so long a contraction)
     rows = o.reshape(ct, [-1, cout])
-    taps = [o.matmul(o.reshape(win, [-1, cin]), rows, transpose_a=True)
+    taps = [o.matmul(o.transpose(o.reshape(win, [-1, cin])), rows)
             for _, _, win in _taps(_padded(x, geo), k, strides, dilations, geo)]
     return dx, o.reshape(o.stack(taps), list(f.shape.dims))
 
