@@ -167,6 +167,11 @@ for _k, _s, _p in [((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME"), ((3, 2),
          distinct(2, 6, 5, 2))
     case(f"avg_pool_{_k}{_s}{_p}", lambda x, k=_k, s=_s, p=_p: em.nn.avg_pool2d(x, k, s, p),
          normal(2, 6, 5, 2))
+case("depthwise_dynamic_batch", lambda x, f: em.nn.depthwise_conv2d(x, f, [1, 2, 1, 1], "SAME"),
+     normal(2, 5, 4, 2), normal(2, 2, 2, 3),
+     signature=[spec([None, 5, 4, 2]), spec([2, 2, 2, 3])])
+case("avg_pool_dynamic_batch", lambda x: em.nn.avg_pool2d(x, 2, 1, "SAME"), normal(2, 3, 4, 2),
+     signature=[spec([None, 3, 4, 2])])
 case("max_pool_dynamic_batch", lambda x: em.nn.max_pool2d(x, 3, 2, "SAME"), distinct(2, 5, 4, 2),
      signature=[spec([None, 5, 4, 2])])
 
