@@ -1,7 +1,9 @@
 """Automatic differentiation: `em.GradientTape` and the gradient rules of every op.
 
 recording.py: which tapes record (per thread and trace); tape.py: the tape and backprop;
-registry.py: `@vjp` rules; rules_*.py: the rules, one module per group of op specs;
+registry.py: `@vjp` rules; rules_*.py: the rules, one module per group of op specs
+(elementwise, structure, math: digamma/reduce_prod/scans, nn: conv/pool, scatter: scatter/
+sort, complex: complex parts/FFT, state: the state and random ops, which have none);
 control.py: em.cond / em.while_loop / Function calls as single recorded operations;
 custom.py: stop_gradient, custom_gradient, recompute_grad; jacobians.py.
 """

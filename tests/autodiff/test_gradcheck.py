@@ -33,7 +33,11 @@ EAGER_ONLY = {
     "linalg_triangular_solve_00", "linalg_triangular_solve_01", "linalg_triangular_solve_11",
     "segment_min", "unsorted_segment_min", "norm_1_-1", "norm_inf_0", "reduce_sum_-1_False",
     "reduce_mean_-1_False", "reduce_max_-1_False", "reduce_min_-1_False", "cumsum_01",
-    "cumsum_10", "cumprod_01", "cumprod_10", "rfft_6", "irfft_6", "matmul_01", "matmul_10"}
+    "cumsum_10", "cumprod_01", "cumprod_10", "rfft_6", "irfft_6", "matmul_01", "matmul_10",
+    "conv2d_(1, 1)(1, 1)VALID", "conv2d_(1, 1)(2, 1)SAME", "depthwise_(1, 1)(1, 1)SAME",
+    "segment_mean", "segment_max", "unsorted_segment_sum", "unsorted_segment_prod",
+    "max_pool_(3, 2)(1, 1)SAME", "avg_pool_(3, 2)(1, 1)SAME", "norm_fro_[0, 1]",
+    "reduce_prod_1_True", "reduce_max_1_True", "reduce_min_1_True"}
 COMPILED = [c for c in CASES if c.name not in EAGER_ONLY]
 FD_POINTS = 120  # elements per input checked by finite differences (all if fewer)
 
