@@ -79,6 +79,9 @@ def _reduce_prod(ct, x, *, out, axes, keepdims):
     from ember.frontend.autodiff.rules_structure import _expanded, shape_of
     from ember.frontend.scan_ops import cumprod
     rank = x.ndim
+    if rank is None:
+        raise ValueError(f"the gradient of reduce_prod needs the rank of {x}, unknown while "
+                         "tracing; give the input a known rank in the input_signature")
     axes = sorted(a % rank for a in axes)
     if not axes:
         return ct

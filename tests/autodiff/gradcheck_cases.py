@@ -232,7 +232,7 @@ def _near_eye(*shape):
     return lambda rng: np.eye(shape[-1]) * 2 + rng.standard_normal(shape) * 0.3
 
 
-case("linalg_inv", em.linalg.inv, _near_eye(2, 3, 3))
+case("linalg_inv", em.linalg.inv, _near_eye(2, 3, 3), signature=[spec([None, 3, 3])])
 case("linalg_inv_adjoint", lambda a: em.linalg.inv(a, adjoint=True), _near_eye(3, 3))
 case("linalg_solve", em.linalg.solve, _near_eye(3, 3), normal(2, 3, 2))
 case("linalg_solve_adjoint", lambda a, b: em.linalg.solve(a, b, adjoint=True),
@@ -240,7 +240,8 @@ case("linalg_solve_adjoint", lambda a, b: em.linalg.solve(a, b, adjoint=True),
 case("linalg_det", em.linalg.det, _near_eye(2, 3, 3))
 case("linalg_slogdet", lambda a: em.linalg.slogdet(a).log_abs_determinant,
      lambda rng: np.diag([-2., 1.5, 1.]) + rng.standard_normal((3, 3)) * 0.3)
-case("linalg_cholesky", lambda x: em.linalg.cholesky(_spd(x)), normal(2, 3, 3))
+case("linalg_cholesky", lambda x: em.linalg.cholesky(_spd(x)), normal(2, 3, 3),
+     signature=[spec([None, 3, 3])])
 for _lower in (True, False):
     for _adj in (False, True):
         case(f"linalg_triangular_solve_{_lower:d}{_adj:d}", lambda a, b, lo=_lower, ad=_adj:
