@@ -63,7 +63,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
         def grad(ct):
             gb = S.solve(a, ct, adjoint=not adjoint)
             ga = -_mm(x, gb, adjoint_b=True) if adjoint else -_mm(gb, x, adjoint_b=True)
-            return unbroadcast(ga, a), unbroadcast(gb, b)
+            return unbroadcast(ga, a, b), unbroadcast(gb, b, a)
         return x, grad
     del name
     a = convert_to_tensor(matrix)
@@ -122,7 +122,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
             gb = S.triangular_solve(a, ct, lower=lower, adjoint=not adjoint)
             ga = -_mm(x, gb, adjoint_b=True) if adjoint else -_mm(gb, x, adjoint_b=True)
             ga = band_part(ga, -1, 0) if lower else band_part(ga, 0, -1)
-            return unbroadcast(ga, a), unbroadcast(gb, b)
+            return unbroadcast(ga, a, b), unbroadcast(gb, b, a)
         return x, grad
     del name
     a = convert_to_tensor(matrix)

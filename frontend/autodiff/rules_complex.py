@@ -20,7 +20,7 @@ def _cx():
 @vjp(Cx.ComplexOp)
 def _complex(ct, re, im, *, out):
     c = _cx()
-    return unbroadcast(c.real(ct), re), unbroadcast(c.imag(ct), im)
+    return unbroadcast(c.real(ct), re, im), unbroadcast(c.imag(ct), im, re)
 
 
 @vjp(Cx.RealOp)
