@@ -21,7 +21,7 @@ def _tensor_scatter(ct, tensor, indices, updates, *, out, mode):
         return None, None, None
     if mode == "update":
         return (so.tensor_scatter_nd_update(ct, indices, o.zeros_like(updates)), None,
-                so.gather_nd(ct, indices))
+                _winning_updates(ct, tensor, indices, updates))
     if mode == "add":
         return ct, None, so.gather_nd(ct, indices)
     if mode == "sub":
@@ -35,6 +35,23 @@ def _tensor_scatter(ct, tensor, indices, updates, *, out, mode):
     ties = picked + so.scatter_nd(indices, from_updates, o.shape(tensor))
     shared = ct / ties
     return ct * picked / ties, None, so.gather_nd(shared, indices) * from_updates
+
+
+def _winning_updates(ct, tensor, indices, updates):
+    """The cotangent of the updates of mode update: the result's at each update's slice for
+    the update that wins there (the last of duplicates, as the op applies them), 0 for those
+    overwritten. (TensorFlow, whose order for duplicates is unspecified, gives every
+    duplicate the slice's cotangent; without duplicates the two agree.)"""
+    from ember.frontend import scatter_ops as so
+    o = ops()
+    rows = o.shape(indices)[:-1]
+    ids = o.reshape(o.range(o.reduce_prod(rows)), rows)
+    slots = o.fill(o.shape(tensor)[:indices.shape.dims[-1]], -1)
+    won = o.equal(so.gather_nd(so.tensor_scatter_nd_update(slots, indices, ids), indices), ids)
+    for _ in range(updates.ndim - (indices.ndim - 1)):  # to the updates' slice dims
+        won = o.expand_dims(won, -1)
+    picked = so.gather_nd(ct, indices)
+    return o.where(won, picked, o.zeros_like(picked))
 
 
 def _scatter_mul(ct, tensor, indices, updates, out):

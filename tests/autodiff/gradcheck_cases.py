@@ -198,6 +198,9 @@ for _mode in ("update", "add", "sub", "max", "min"):  # mul: through the segment
     _idx = _IDX if _mode != "update" else np.array([[1], [3]])
     case(f"tensor_scatter_{_mode}", lambda t, u, op=_op, i=_idx: op(t, i, u),
          distinct(5, 2), distinct(len(_idx), 2))
+case("tensor_scatter_update_duplicates", lambda t, u: em.tensor_scatter_nd_update(
+    t, [[1, 0], [0, 2], [1, 0]], u), normal(2, 3, 2), normal(3, 2),
+    signature=[spec([None, 3, 2]), spec([None, 2])])
 case("tensor_scatter_add_dynamic", lambda t, u: em.tensor_scatter_nd_add(t, [[0], [2]], u),
      normal(4, 3), normal(2, 3), signature=[spec([None, 3]), spec([2, 3])])
 case("sort_ascending", lambda x: em.sort(x), distinct(3, 5))
