@@ -27,6 +27,14 @@ def _hw(x, what: str) -> tuple[int, int]:
     return dims[1], dims[2]
 
 
+def _window(f, what: str) -> list[int]:
+    dims = f.shape.dims
+    if dims is None or None in dims:
+        raise ValueError(f"the gradient of {what} needs the filter's shape known while "
+                         f"tracing, got {f}; give it in the input_signature")
+    return list(dims)
+
+
 def _geometry(hw, k, strides, dilations, padding):
     """[(out, pad before, pad after)] for height and width."""
     return [window_geometry(hw[i], k[i], strides[i], dilations[i], padding) for i in range(2)]
@@ -92,8 +100,8 @@ def _empty(geo) -> bool:
 def _conv2d(ct, x, f, *, out, strides, dilations, padding):
     from ember.frontend.dispatch import execute
     o = ops()
-    hw, k = _hw(x, "conv2d"), f.shape.dims[:2]
-    cin, cout = f.shape.dims[2], f.shape.dims[3]
+    hw, (kh, kw, cin, cout) = _hw(x, "conv2d"), _window(f, "conv2d")
+    k = (kh, kw)
     geo = _geometry(hw, k, strides, dilations, padding)
     if _empty(geo):
         return o.zeros_like(x), o.zeros_like(f)
@@ -112,8 +120,8 @@ def _conv2d(ct, x, f, *, out, strides, dilations, padding):
 def _depthwise_conv2d(ct, x, f, *, out, strides, dilations, padding):
     from ember.frontend.dispatch import execute
     o = ops()
-    hw, k = _hw(x, "depthwise_conv2d"), f.shape.dims[:2]
-    c, m = f.shape.dims[2], f.shape.dims[3]
+    hw, (kh, kw, c, m) = _hw(x, "depthwise_conv2d"), _window(f, "depthwise_conv2d")
+    k = (kh, kw)
     geo = _geometry(hw, k, strides, dilations, padding)
     if _empty(geo):
         return o.zeros_like(x), o.zeros_like(f)

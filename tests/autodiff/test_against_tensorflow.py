@@ -1,6 +1,9 @@
 """Gradients of a representative set of ops and composites compared with TensorFlow's.
 
-Skipped where TensorFlow is not importable. TensorFlow's CPU kernels do not differentiate
+Skipped where TensorFlow is not importable; to run it with the bench venv's TensorFlow,
+put a directory holding an `ember` package that maps to this worktree (symlinks: ember/*
+plus dialects, frontend, passes, backends, runtime, tools) and one holding pytest first on
+PYTHONPATH, and run that venv's python -m pytest on this file from outside the worktree. TensorFlow's CPU kernels do not differentiate
 dilated conv2d (Conv2DBackpropInput refuses dilation rates > 1); dilations are checked
 against finite differences in test_gradcheck.py. Ember's API follows TensorFlow's, so each case
 is one function of the module (`em` or `tf`) and the inputs; both get the same float64
@@ -53,6 +56,12 @@ CASES = {
                                _normal(2, 6, 5, 3), _normal(3, 2, 3, 2)),
     "max_pool_same_overlapping": (lambda m, x: m.nn.max_pool2d(x, 3, 2, "SAME"),
                                   _distinct(2, 7, 6, 2)),
+    "max_pool_ties": (lambda m, x: m.nn.max_pool2d(x, 3, 2, "SAME"),
+                      lambda rng: np.round(rng.standard_normal((2, 7, 6, 2)) * 0.7)),
+    "max_pool_ties_valid": (lambda m, x: m.nn.max_pool2d(x, [2, 3], [1, 2], "VALID"),
+                            lambda rng: np.round(rng.standard_normal((1, 5, 7, 2)) * 0.5)),
+    "reduce_max_ties": (lambda m, x: m.reduce_max(x, axis=1),
+                        lambda rng: np.round(rng.standard_normal((3, 5)) * 0.5)),
     "avg_pool_same": (lambda m, x: m.nn.avg_pool2d(x, 3, 2, "SAME"), _normal(2, 7, 6, 2)),
     "reduce_prod_with_zero": (lambda m, x: m.reduce_prod(x * np.array([1., 0., 1.]), axis=1),
                               _normal(2, 3)),

@@ -88,3 +88,15 @@ def test_gradients_of_empty_tensors(name, fn, shape):
         warnings.simplefilter("error", em.InterpreterFallbackWarning)
         for g in (grad(x), em.function(grad)(x)):
             assert g.shape == shape and not np.any(g.numpy()), name
+
+
+def test_conv_gradient_needs_a_static_filter():
+    @em.function(input_signature=[em.TensorSpec([1, 4, 4, 2], em.float64),
+                                  em.TensorSpec([2, 2, 2, None], em.float64)])
+    def grad(x, f):
+        with em.GradientTape() as tape:
+            tape.watch([x, f])
+            y = em.reduce_sum(em.nn.conv2d(x, f, 1, "VALID"))
+        return tape.gradient(y, [x, f])
+    with pytest.raises(ValueError, match="gradient of conv2d needs the filter's shape"):
+        grad(em.constant(np.ones((1, 4, 4, 2))), em.constant(np.ones((2, 2, 2, 3))))
