@@ -180,7 +180,12 @@ case("max_pool_dynamic_batch", lambda x: em.nn.max_pool2d(x, 3, 2, "SAME"), dist
 case("strided_slice", lambda x: x[1:, ::-2, 1:3], normal(3, 5, 4))
 case("strided_slice_dynamic", lambda x: x[1:em.shape(x)[0] - 1, ::2], normal(5, 4),
      signature=[spec([None, 4])])
+case("strided_slice_shrink_newaxis", lambda x: x[..., 1, None, -1:0:-2], normal(2, 3, 4))
+case("strided_slice_negative", lambda x: x[-1:-4:-1, 2:], normal(5, 3))
 case("slice", lambda x: em.slice(x, [1, 0], [2, -1]), normal(4, 3))
+case("gather_axis0_matrix_indices", lambda x: em.gather(x, [[0, 2], [2, 2]]), normal(3, 2))
+case("gather_batch_dims", lambda x: em.gather(x, [[1, 1, 0], [2, 0, 0]], axis=1,
+                                              batch_dims=1), normal(2, 3, 2))
 case("gather_duplicates", lambda x: em.gather(x, [2, 0, 2, 2], axis=1), normal(3, 4),
      signature=[spec([None, 4])])
 case("one_hot_values", lambda on, off: em.one_hot([0, 2, 1], 3, on_value=on, off_value=off),
