@@ -1,13 +1,17 @@
 """Gradients of a representative set of ops and composites compared with TensorFlow's.
 
-Skipped where TensorFlow is not importable; to run it with the bench venv's TensorFlow,
-put a directory holding an `ember` package that maps to this worktree (symlinks: ember/*
-plus dialects, frontend, passes, backends, runtime, tools) and one holding pytest first on
-PYTHONPATH, and run that venv's python -m pytest on this file from outside the worktree. TensorFlow's CPU kernels do not differentiate
-dilated conv2d (Conv2DBackpropInput refuses dilation rates > 1); dilations are checked
-against finite differences in test_gradcheck.py. Ember's API follows TensorFlow's, so each case
-is one function of the module (`em` or `tf`) and the inputs; both get the same float64
-(complex128) inputs and the same output weights, and their tape gradients must agree.
+Ember's API follows TensorFlow's, so each case is one function of the module (`em` or
+`tf`) and the inputs; both get the same float64 (complex128) inputs and the same output
+weights, and their tape gradients must agree. TensorFlow's CPU kernels do not differentiate
+dilated conv2d (Conv2DBackpropInput refuses dilation rates > 1), nor rfft/irfft whose
+fft_length crops or pads: those are checked against finite differences in test_gradcheck.py.
+
+Skipped where TensorFlow is not importable. To run it with a bench venv's TensorFlow (whose
+editable `ember` may map to another worktree), put first on PYTHONPATH a directory whose
+`ember/` holds symlinks to this worktree's ember/* and its dialects, frontend, passes,
+backends, runtime and tools, and one holding pytest, and run from outside the worktree:
+    cd /tmp && PYTHONPATH=/tmp/ember_path:/tmp/pytest_path VENV/bin/python -m pytest \
+        WORKTREE/tests/autodiff/test_against_tensorflow.py
 """
 
 from __future__ import annotations
