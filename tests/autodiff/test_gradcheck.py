@@ -191,3 +191,27 @@ def test_every_differentiable_op_has_a_gradient_check():
         checked |= dynamic(c.name)[1]
     missing = sorted(s.name for s in REGISTRY.values() if s in rules and s not in checked)
     assert not missing, f"no gradient check reaches {missing}: add cases to gradcheck_cases.py"
+
+
+LOW_PRECISION = ["conv2d_(2, 2)(1, 1)SAME", "depthwise_(1, 1)(2, 1)SAME",
+                 "max_pool_(3, 3)(2, 2)SAME", "avg_pool_(3, 3)(2, 2)SAME", "digamma",
+                 "reduce_prod_[0, 2]_False", "cumprod_11", "sort_ascending",
+                 "tensor_scatter_max", "segment_prod", "top_k"]
+
+
+@pytest.mark.parametrize("dtype", [em.float32, em.float16, em.bfloat16], ids=str)
+@pytest.mark.parametrize("name", LOW_PRECISION)
+def test_low_precision_gradients_match_float64(name, dtype):
+    """The rules that make constants, pads or casts of their own (-inf padding, window
+    counts, series coefficients) in the narrower float dtypes, eagerly."""
+    case = BY_NAME[name]
+    w, expected, _ = eager(name)
+    xs = [em.cast(em.constant(x), dtype) for x in case.inputs]
+    with em.GradientTape() as tape:
+        tape.watch(xs)
+        out = case.fn(*xs)
+        target = em.reduce_sum(out * em.cast(em.constant(w), out.dtype))
+    tol = {em.float32: 1e-4, em.float16: 2e-2, em.bfloat16: 8e-2}[dtype]
+    for i, (g, e) in enumerate(zip(tape.gradient(target, xs), expected)):
+        assert g.dtype == dtype
+        assert_close(g.numpy().astype(np.float64), e, f"{name}: input {i}", tol)
