@@ -255,6 +255,7 @@ for _lower in (True, False):
         case(f"linalg_triangular_solve_{_lower:d}{_adj:d}", lambda a, b, lo=_lower, ad=_adj:
              em.linalg.triangular_solve(a, b, lower=lo, adjoint=ad), _near_eye(3, 3),
              normal(2, 3, 2))
+case("linalg_qr", lambda a: em.concat(list(em.linalg.qr(a)), axis=0), normal(4, 3))
 case("top_k", lambda x: em.math.top_k(x, 3).values, distinct(2, 6))
 case("top_k_wide", lambda x: em.math.top_k(x, 2).values, distinct(1, 1024))
 case("sparse_softmax_cross_entropy", lambda x: em.nn.sparse_softmax_cross_entropy_with_logits(
