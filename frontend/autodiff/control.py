@@ -20,6 +20,7 @@ import contextlib
 
 from ember.frontend import nest
 from ember.frontend.autodiff import recording
+from ember.frontend.autodiff.closures import frozen
 from ember.frontend.autodiff.tape import (Entry, GradientTape, UnconnectedGradients,
                                           differentiable)
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -122,6 +123,7 @@ def record_cond(pred, true_fn, false_fn, result, seen: Region) -> None:
     sources = seen.inputs()
     if not sources:
         return
+    true_fn, false_fn = frozen(true_fn), frozen(false_fn)  # as they were traced
     outputs = nest.flatten(result)
 
     def backward(cts):
@@ -144,6 +146,7 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     from ember.dialects.ember.types import TensorType
     from ember.frontend import ops
     from ember.frontend.while_loop import _call, _like
+    traced_body = frozen(body)  # what the backward re-traces: the body as traced now
     count0 = convert_to_tensor(0, dtype=dtypes.int32)
     stacks0 = tuple(_new_stack(v, t) for v, t in zip(inits, types))
     wrapped = (loop_vars, count0, stacks0)
@@ -173,7 +176,7 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     sources = [v if differentiable(v) else None for v in inits] + captured
 
     def backward(cts):
-        return _while_backward(body, loop_vars, results, filled(cts, results), count,
+        return _while_backward(traced_body, loop_vars, results, filled(cts, results), count,
                                stacks, types, captured)
     record(sources, results, backward)
     return out

@@ -61,3 +61,50 @@ def test_loop_body_returning_an_outside_value_passes_its_gradient():
         for got in both(loop_pass_through_gradient, [1.0, 2.0], [3.0, 4.0], n):
             np.testing.assert_array_equal(got[0], want[0])
             np.testing.assert_array_equal(got[1], want[1])
+
+
+def _rebound_after_if(b, x):
+    y = em.sin(x)
+    if b < 3:
+        return x * 2.0, y
+    y = em.sin(y)  # rebinds the y the first `if`'s branch reads: its gradient must not
+    return x, y
+
+
+def rebound_after_if_gradient(b, x):
+    with em.GradientTape() as tape:
+        tape.watch(x)
+        outs = _rebound_after_if(b, x)
+    return tape.gradient(outs, x)
+
+
+def test_if_gradient_uses_the_values_the_branch_closed_over_when_traced():
+    # was: compiled 2.0 (the gradient re-traced the branch with the later y, sin(sin(x)))
+    for b, want in ((1, 2 + np.cos(0.5)), (5, 1 + np.cos(np.sin(0.5)) * np.cos(0.5))):
+        for got in both(rebound_after_if_gradient, b, np.float32(0.5)):
+            np.testing.assert_allclose(got[0], want, rtol=1e-6)
+
+
+def _rebound_after_loop(x, n):
+    y = em.sin(x)
+    z = x
+    for _ in range(n):
+        z = z * y
+    y = em.cos(x)  # rebinds the y the loop body reads
+    return z, y
+
+
+def rebound_after_loop_gradient(x, n):
+    with em.GradientTape() as tape:
+        tape.watch(x)
+        outs = _rebound_after_loop(x, n)
+    return tape.gradient(outs, x)
+
+
+def test_loop_gradient_uses_the_values_the_body_closed_over_when_traced():
+    # was: compiled 0.2907 for n = 2 (the reverse loop re-traced the body with y = cos(x))
+    x = 0.5
+    for n in (0, 2, 3):
+        want = np.sin(x) ** n + n * x * np.sin(x) ** (n - 1) * np.cos(x) - np.sin(x)
+        for got in both(rebound_after_loop_gradient, np.float32(x), n):
+            np.testing.assert_allclose(got[0], want, rtol=1e-5)
