@@ -83,14 +83,14 @@ def record(inputs: list, outputs: list, backward, touched: Region | None = None)
             tape._add(Entry(inputs, outs, backward))
 
 
-def gradient_of(fn, sources: list, outputs_like: list, cts: list):
+def gradient_of(fn, sources: list, outputs_like: list, cts: list, structure=None):
     """Traces `fn()` again under a tape watching `sources`; the gradient of its tensor
-    outputs (paired with `outputs_like`, the op's results) weighted by `cts`, with zeros
-    for sources it does not reach."""
+    outputs (paired with `outputs_like`, the op's results, laid out as `structure` when
+    given) weighted by `cts`, with zeros for sources it does not reach."""
     with GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(sources)
         out = fn()
-    leaves = nest.flatten(out)
+    leaves = nest.flatten(out) if structure is None else _aligned(out, structure)
     targets, weights = [], []
     for leaf, like, ct in zip(leaves, outputs_like, cts):
         if isinstance(leaf, Tensor) and like is not None and ct is not None and \
@@ -101,6 +101,19 @@ def gradient_of(fn, sources: list, outputs_like: list, cts: list):
         return [_zeros(s) for s in sources]
     return tape.gradient(targets, list(sources), output_gradients=weights,
                          unconnected_gradients=UnconnectedGradients.ZERO)
+
+
+def _aligned(value, like) -> list:
+    """`value`'s leaves laid out as `like`'s: a branch's output before AutoGraph reconciled
+    it, against the merged result. A return value the branch leaves undefined became zeros
+    of the other branch's structure in the result (placeholders): None for each leaf."""
+    from ember.frontend.autograph.undefined import Undefined
+    if isinstance(value, Undefined):
+        return [None] * len(nest.flatten(like))
+    kids, like_kids = nest._children(value), nest._children(like)
+    if kids is None or like_kids is None or len(kids) != len(like_kids):
+        return nest.flatten(value)
+    return [leaf for k, lk in zip(kids, like_kids) for leaf in _aligned(k, lk)]
 
 
 def _zeros(value):
@@ -131,7 +144,7 @@ def record_cond(pred, true_fn, false_fn, result, seen: Region) -> None:
         cts = filled(cts, outputs)
 
         def branch(fn):
-            return lambda: tuple(gradient_of(fn, sources, outputs, cts))
+            return lambda: tuple(gradient_of(fn, sources, outputs, cts, result))
         return list(trace_cond(pred, branch(true_fn), branch(false_fn),
                                what="the gradient of an em.cond"))
     record(sources, outputs, backward)

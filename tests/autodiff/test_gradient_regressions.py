@@ -108,3 +108,35 @@ def test_loop_gradient_uses_the_values_the_body_closed_over_when_traced():
         want = np.sin(x) ** n + n * x * np.sin(x) ** (n - 1) * np.cos(x) - np.sin(x)
         for got in both(rebound_after_loop_gradient, np.float32(x), n):
             np.testing.assert_allclose(got[0], want, rtol=1e-5)
+
+
+def _return_in_else(a, x, y):
+    if a > 13:
+        y = em.tanh(y * x + x)
+        x = x + 0.25 * em.tanh(y)
+    else:
+        if a > 1:
+            return x * 2.0, y  # the then-branch leaves the return value undefined
+    return x, y
+
+
+def return_in_else_gradient(a, x, y):
+    with em.GradientTape() as tape:
+        tape.watch([x, y])
+        outs = _return_in_else(a, x, y)
+    return tape.gradient(outs, [x, y])
+
+
+def test_if_gradient_with_a_return_value_one_branch_leaves_undefined():
+    # was: compiled 0.0033 instead of 1.0037 (the branch's outputs, re-traced without
+    # AutoGraph's placeholders for the undefined return value, were paired with the wrong
+    # results)
+    x, y = 1.57, 1.56
+    t = np.tanh(y * x + x)
+    dt = 1 - t * t
+    want_x = 1 + 0.25 * (1 - np.tanh(t) ** 2) * dt * (y + 1) + dt * (y + 1)
+    want_y = 0.25 * (1 - np.tanh(t) ** 2) * dt * x + dt * x
+    for got in both(return_in_else_gradient, 61, np.float32(x), np.float32(y)):
+        np.testing.assert_allclose(got, [want_x, want_y], rtol=1e-4)
+    for got in both(return_in_else_gradient, 5, np.float32(x), np.float32(y)):
+        np.testing.assert_allclose(got, [2.0, 1.0], rtol=1e-6)
