@@ -110,6 +110,9 @@ class Variable:
     def read_value(self) -> Tensor:
         """The current value (symbolic inside a trace: read on every call)."""
         graph = tracing.current_graph()
+        replayed = recording.replayed_read(self) if graph is not None else None
+        if replayed is not None:  # a gradient's replay of a region that wrote it
+            return replayed
         if graph is not None:
             resource = graph.capture_variable(self)
             value = graph.apply_on_values(state.ReadVariableOp, [resource], {})
@@ -138,6 +141,10 @@ class Variable:
     def _write(self, spec, value):
         value = convert_to_tensor(value, dtype_hint=self.dtype)
         graph = tracing.current_graph()
+        if graph is not None and recording.replaying_now():
+            # a gradient's replay of a region: the forward trace wrote it already
+            recording.replayed_write(self, _written(spec, self, value))
+            return self
         if graph is not None:
             resource = graph.capture_variable(self)
             graph.apply_on_values(spec, [resource, graph.resolve(value)], {})
@@ -227,3 +234,12 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__getitem__",
               "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__"):
     setattr(Variable, _name, _operator(_name))
+
+
+def _written(spec, variable, value):
+    """The value the write `spec` (an assign op) of `value` leaves in `variable`."""
+    if spec is state.AssignVariableOp:
+        return value
+    from ember.frontend.math_ops import add, subtract
+    old = variable.read_value()
+    return add(old, value) if spec is state.AssignAddVariableOp else subtract(old, value)

@@ -20,6 +20,7 @@ class _State(threading.local):
         self.contexts: list[list] = [[]]  # one list of recording tapes per (nested) trace
         self.paused = 0  # inside em.stop_gradient / a custom_gradient's forward
         self.readers: list = []  # see `reads`: they hear of Variable reads even when paused
+        self.replays: list[dict] = []  # see `replaying`: per replay, id(Variable) -> value
 
 
 _state = _State()
@@ -101,3 +102,29 @@ def record_read(variable, value) -> None:
         reader._record_read(variable, value)
     for tape in tapes():
         tape._record_read(variable, value)
+
+
+@contextlib.contextmanager
+def replaying():
+    """A region is traced again for its gradient (control.py): its Variable writes already
+    happened in the forward trace, so they are not emitted again; a read after one sees the
+    value written in the replay (`replayed_write`, `replayed_read`)."""
+    _state.replays.append({})
+    try:
+        yield
+    finally:
+        _state.replays.pop()
+
+
+def replaying_now() -> bool:
+    return bool(_state.replays)
+
+
+def replayed_write(variable, value) -> None:
+    """The replay's write of `value` (the variable's new value): seen by later reads."""
+    _state.replays[-1][id(variable)] = value
+
+
+def replayed_read(variable):
+    """The value the replay wrote to `variable`, or None."""
+    return _state.replays[-1].get(id(variable)) if _state.replays else None

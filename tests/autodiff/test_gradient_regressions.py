@@ -140,3 +140,26 @@ def test_if_gradient_with_a_return_value_one_branch_leaves_undefined():
         np.testing.assert_allclose(got, [want_x, want_y], rtol=1e-4)
     for got in both(return_in_else_gradient, 5, np.float32(x), np.float32(y)):
         np.testing.assert_allclose(got, [2.0, 1.0], rtol=1e-6)
+
+
+def test_the_gradient_of_an_if_or_loop_does_not_write_its_variables_again():
+    # was: compiled counted 2 per call (the backward re-traced the branch, assign and all)
+    count = em.Variable(0.0)
+
+    def step(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            if em.reduce_sum(x) > 0:
+                count.assign_add(1.0)
+                y = x * 3.0
+            else:
+                y = x
+            for _ in range(2):
+                count.assign_add(10.0)
+                y = y * 2.0
+        return tape.gradient(y, x)
+    for fn in (step, em.function(step)):
+        count.assign(0.0)
+        np.testing.assert_array_equal(fn(em.constant([1.0, 2.0])), [12.0, 12.0])
+        np.testing.assert_array_equal(fn(em.constant([-1.0, -2.0])), [4.0, 4.0])
+        assert float(count.numpy()) == 41.0
