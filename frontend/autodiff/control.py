@@ -215,6 +215,14 @@ def _push(stack: Tensor, n: Tensor, value: Tensor) -> Tensor:
     return tensor_scatter_nd_update(grown, ops.reshape(n, [1, 1]), ops.expand_dims(value, 0))
 
 
+def _joined(a: tuple | None, b: tuple | None) -> list | None:
+    """The most specific shape both dims `a` and `b` fit (a loop variable's type and the
+    cotangent of its result, which may know less: from a cond or a `?` broadcast)."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return [x if x == y else None for x, y in zip(a, b)]
+
+
 def _while_backward(body, loop_vars, results, cts, count, stacks, types, captured):
     from ember.frontend import ops
     from ember.frontend.shape import TensorShape
@@ -236,7 +244,8 @@ def _while_backward(body, loop_vars, results, cts, count, stacks, types, capture
         new_caps = tuple(a + g for a, g in zip(ct_caps, grads[len(diff):]))
         return i, tuple(grads[:len(diff)]), new_caps
     start = (count, tuple(cts[j] for j in diff), tuple(_zeros(c) for c in captured))
-    invariants = (TensorShape([]), tuple(TensorShape(types[j].shape) for j in diff),
+    invariants = (TensorShape([]), tuple(TensorShape(_joined(types[j].shape, cts[j].shape.dims))
+                                         for j in diff),
                   tuple(TensorShape(_zeros(c).shape) for c in captured))
     _, ct_vars, ct_caps = while_loop(keep_going, step, start, shape_invariants=invariants)
     out = [None] * len(types)

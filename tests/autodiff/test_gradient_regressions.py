@@ -163,3 +163,27 @@ def test_the_gradient_of_an_if_or_loop_does_not_write_its_variables_again():
         np.testing.assert_array_equal(fn(em.constant([1.0, 2.0])), [12.0, 12.0])
         np.testing.assert_array_equal(fn(em.constant([-1.0, -2.0])), [4.0, 4.0])
         assert float(count.numpy()) == 41.0
+
+
+def test_loop_gradient_when_the_cotangent_knows_less_of_the_shape_than_the_loop():
+    # was: ControlFlowError compiled (the reverse loop's invariant was the loop variable's
+    # (3,); its cotangent, the seed of the if's (None,) result, entered as (None,))
+    v = em.Variable([1.0, 2.0, 3.0])
+
+    def grad(x, n):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            if em.reduce_sum(x) > 0:
+                y = x * v  # (3,), merged with the else branch's (None,)
+                for _ in range(n):  # a staged loop
+                    y = y * 2.0
+                z = y
+            else:
+                z = x
+        return tape.gradient(z, x)
+    compiled = em.function(grad, input_signature=[em.TensorSpec([None], em.float32),
+                                                  em.TensorSpec([], em.int32)])
+    for fn in (grad, compiled):
+        two = em.constant(2)
+        np.testing.assert_array_equal(fn(em.constant([1.0, 1.0, 1.0]), two), [4.0, 8.0, 12.0])
+        np.testing.assert_array_equal(fn(em.constant([-1.0, -1.0, -1.0]), two), [1.0, 1.0, 1.0])
