@@ -88,16 +88,27 @@ def _concat(ct, *inputs, out, dim):
 
 # -- reductions ---------------------------------------------------------------------------
 
+def _axes(x, axes) -> list[int]:
+    """`axes` counted from the front (the op keeps them as given: -1 is the last)."""
+    rank = len(x.shape.dims) if x.shape.dims is not None else None
+    if rank is None and any(a < 0 for a in axes):
+        raise ValueError(f"the gradient of a reduction over axes {list(axes)} needs the rank "
+                         f"of {x}, which is unknown while tracing; give the input a known "
+                         "rank in the input_signature")
+    return [a % rank if a < 0 else a for a in axes]
+
+
 def _expanded(ct, x, axes, keepdims):
     """`ct` of a reduction over `axes` with size-1 dims where they were, broadcast to x."""
     o = ops()
     if not keepdims:
-        for a in sorted(axes):
+        for a in sorted(_axes(x, axes)):
             ct = o.expand_dims(ct, a)
     return o.broadcast_to(ct, shape_of(x))
 
 
 def _count(x, axes, dtype):
+    axes = _axes(x, axes)
     dims = x.shape.dims
     if all(dims[a] is not None for a in axes):
         n = 1

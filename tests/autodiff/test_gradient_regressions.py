@@ -187,3 +187,21 @@ def test_loop_gradient_when_the_cotangent_knows_less_of_the_shape_than_the_loop(
         two = em.constant(2)
         np.testing.assert_array_equal(fn(em.constant([1.0, 1.0, 1.0]), two), [4.0, 8.0, 12.0])
         np.testing.assert_array_equal(fn(em.constant([-1.0, -1.0, -1.0]), two), [1.0, 1.0, 1.0])
+
+
+def test_reduction_gradients_over_negative_axes():
+    # was: OpShapeError eagerly (the cotangent expanded at -2 then -1 of a rank-1 value:
+    # 1x2x1), and compiled with `?` dims a gather of the shape at index -1 out of range
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+
+    def grad(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y = em.reduce_sum(em.reduce_mean(x, axis=[-2, -1]) * em.constant([1.0, 2.0])) \
+                + em.reduce_sum(em.math.reduce_std(x, axis=-1))
+        return tape.gradient(y, x)
+    std = (x - x.mean(-1, keepdims=True)) / (4 * x.std(-1, keepdims=True))
+    want = np.array([1.0, 2.0]).reshape(2, 1, 1) / 12 + std
+    compiled = em.function(grad, input_signature=[em.TensorSpec([None] * 3, em.float32)])
+    for fn in (grad, compiled, em.function(grad)):
+        np.testing.assert_allclose(fn(em.constant(x)), want, rtol=1e-5)
