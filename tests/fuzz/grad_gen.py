@@ -23,8 +23,9 @@ gradients. Kinds, by `seed % 8`:
   (and sometimes by a float value), with a trainable Variable read in the loops.
 
 The forward's outputs keep their generator's EXACT marks; gradients are compared with the
-runner's float tolerance. A program whose inputs include no float is drawn again (from the
-generator's next seed), so every program differentiates something.
+runner's float tolerance. A forward is drawn again (from the generator's next seed) when it
+has no float input (every program differentiates something) or hits a documented limit
+(`_fits`); array literals are made finite (`_finite`).
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def _wrap(source: str, kind: str, rng: random.Random, variables: bool) -> str:
     forward_args = list(params)
     if variables:  # the float inputs reach the forward through Variables it reads
         for p in floats:
-            head.append(f"w_{p} = em.Variable(em.zeros_like(em.constant(CALLS[0][{params.index(p)}])))")
+            first = f"CALLS[0][{params.index(p)}]"
+            head.append(f"w_{p} = em.Variable(em.zeros_like(em.constant({first})))")
             lines.append(f"    w_{p}.assign({p})")
             forward_args[params.index(p)] = f"w_{p}" if rng.random() < 0.5 \
                 else f"w_{p}.read_value()"
@@ -163,8 +165,11 @@ STATIC_ONLY = ("pool", "conv", "rfft")
 
 
 def _fits(source: str) -> bool:
-    """Whether a forward has a float input, and its recipes' gradients trace for its
-    signature."""
+    """Whether a forward has a float input, its recipes' gradients trace for its
+    signature, and its loop variables keep their shapes (a loop traced under a tape stacks
+    them per iteration: one that grows raises OpShapeError while tracing, reported)."""
+    if re.search(r"return \(i \+ 1, em\.concat", source):
+        return False  # a loop variable that grows: the gradient's stacks need one shape
     used = re.search(r"^USED = (.*)$", source, re.M)
     dynamic = "SIGNATURE = None" not in source
     if used and dynamic and any(k in name for name in eval(used.group(1))  # noqa: S307
@@ -212,6 +217,7 @@ def generate(seed: int) -> str:
 # -- control flow -------------------------------------------------------------------------
 
 FLOAT_VARS = ("x", "y")
+LOOPS = 2  # staged loops per program: their gradients take seconds to compile
 
 
 class _Flow:
@@ -221,7 +227,7 @@ class _Flow:
     sin, or adds a small multiple."""
 
     def __init__(self, seed: int, dynamic: bool):
-        self.dynamic = dynamic  # x and y have `?` dims: no `return` inside a staged loop
+        self.dynamic = dynamic  # x and y have `?` dims: no `return` (see stmt)
         self.ints = autograph_gen._Gen(seed)
         self.r = self.ints.r
         self.loops = 0
@@ -240,12 +246,14 @@ class _Flow:
         r = self.r
         target = r.choice(FLOAT_VARS)
         expr = " + ".join(self.term() for _ in range(r.randint(1, 3)))
-        form = r.choice([f"em.tanh({expr})", f"em.sin({expr})", f"{target} + 0.25 * em.tanh({expr})"])
+        form = r.choice([f"em.tanh({expr})", f"em.sin({expr})",
+                         f"{target} + 0.25 * em.tanh({expr})"])
         return [f"{pad}{target} = {form}"]
 
     def cond(self) -> str:
         if self.r.random() < 0.2:
-            return f"em.reduce_sum({self.r.choice(FLOAT_VARS)}) > {self.r.choice(('0.0', '0.5', '-0.5'))}"
+            bound = self.r.choice(("0.0", "0.5", "-0.5"))
+            return f"em.reduce_sum({self.r.choice(FLOAT_VARS)}) > {bound}"
         return self.ints.cond()
 
     def block(self, depth: int, in_loop: bool, indent: int) -> list[str]:
@@ -257,7 +265,7 @@ class _Flow:
     def stmt(self, depth: int, in_loop: bool, indent: int) -> list[str]:
         r, pad = self.r, "    " * indent
         choice = r.random()
-        if depth >= 3 or choice < 0.3:
+        if depth >= 2 or choice < 0.3:  # (nested deeper, compiling the gradient takes long)
             return self.float_stmt(pad)
         if choice < 0.4:
             v = r.choice(autograph_gen.VARS)
@@ -269,6 +277,8 @@ class _Flow:
             if r.random() < 0.5:
                 lines += [f"{pad}else:"] + self.block(depth + 1, in_loop, indent + 1)
             return lines
+        if choice < 0.88 and self.loops >= LOOPS:
+            return self.float_stmt(pad)
         if choice < 0.72:
             k = self.loops
             self.loops += 1
@@ -282,8 +292,9 @@ class _Flow:
                     f"{pad}    {r.choice(FLOAT_VARS)} = {r.choice(FLOAT_VARS)} + "
                     f"em.cast(i{k}, x.dtype) * 0.125"] + self.block(depth + 1, True, indent + 1)
         if in_loop and (choice < 0.95 or self.dynamic):
-            # (AutoGraph needs a static shape for a value returned from a staged loop)
             return [f"{pad}if {self.cond()}:", f"{pad}    {r.choice(['break', 'continue'])}"]
+        if self.dynamic:  # AutoGraph needs static shapes for a value returned from a
+            return self.float_stmt(pad)  # staged `if` or loop (reported)
         return [f"{pad}if {self.cond()}:", f"{pad}    return x * 2.0, y"]
 
 
@@ -294,7 +305,7 @@ def control_flow(seed: int) -> str:
     dynamic = r.random() < 0.3
     g = _Flow(seed, dynamic and bool(shape))
     body = ["    c = 1", "    d = 2"]
-    for _ in range(r.randint(1, 3)):
+    for _ in range(r.randint(1, 2)):
         body += g.block(0, False, 1)
     body.append("    return x, y")
 
