@@ -188,7 +188,7 @@ def _finite(source: str) -> str:
     def fix(match):
         return re.sub(r"\b(nan|inf|3\.4e\+38|1e\+38)\b|(?<![\w.])3\.4e\+38",
                       lambda m: special[m.group(0)], match.group(0))
-    return re.sub(r"np\.array\(\[[^\]]*\]", fix, source)
+    return re.sub(r"np\.array\(\[.*?\],\s*(dtype=)?np\.", fix, source)
 
 
 def _forward_source(kind: str, seed: int, rng: random.Random) -> str:
@@ -228,6 +228,9 @@ class _Flow:
 
     def __init__(self, seed: int, dynamic: bool):
         self.dynamic = dynamic  # x and y have `?` dims: no `return` (see stmt)
+        # (a static v0 would give x static dims that a loop then loses: a ControlFlowError
+        # asking for shape_invariants, as TensorFlow raises)
+        self.v0 = "em.reduce_mean(v0)" if dynamic else "v0"
         self.ints = autograph_gen._Gen(seed)
         self.r = self.ints.r
         self.loops = 0
@@ -236,7 +239,7 @@ class _Flow:
         r = self.r
         a, b = r.choice(FLOAT_VARS), r.choice(FLOAT_VARS)
         return r.choice([
-            a, f"{a} * {b}", f"em.sin({a})", f"em.exp(-em.square({a}))", f"{a} * v0",
+            a, f"{a} * {b}", f"em.sin({a})", f"em.exp(-em.square({a}))", f"{a} * {self.v0}",
             f"em.maximum({a}, {b})", f"em.sigmoid({a}) * {b}",
             f"em.reduce_sum({a}) * 0.1 + {b}",
             f"{a} * em.cast({r.choice(autograph_gen.VARS)}, {a}.dtype) * 0.01",
