@@ -27,14 +27,16 @@ lit: venv
 	set -o pipefail; PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -v lit_tests | tee $(VENV)/lit.log
 	@grep -Eq '^ *Passed *: *[1-9]' $(VENV)/lit.log || { echo "lit: no test passed"; exit 1; }
 
-# The fuzz campaign (not part of `make test`): tests/fuzz/test_fuzz.py with ten times the
-# inputs (20,000 IR inputs, 5,000 programs); counts and failing inputs go to FUZZ_DIR.
+# The fuzz campaign (not part of `make test`): tests/fuzz/test_fuzz.py and test_grad_fuzz.py
+# with ten times the inputs (20,000 IR inputs, 5,000 programs, 1,000 gradient programs);
+# counts and failing inputs go to FUZZ_DIR.
 FUZZ_SCALE ?= 10
 FUZZ_DIR   ?= $(VENV)/fuzz
 fuzz: venv
 	rm -rf $(FUZZ_DIR)
 	EMBER_FUZZ_SCALE=$(FUZZ_SCALE) EMBER_FUZZ_DIR=$(abspath $(FUZZ_DIR)) \
-	  $(BIN)/python -m pytest tests/fuzz/test_fuzz.py -p no:cacheprovider -rA -s
+	  $(BIN)/python -m pytest tests/fuzz/test_fuzz.py tests/fuzz/test_grad_fuzz.py \
+	  -p no:cacheprovider -rA -s
 
 demo: venv
 	$(BIN)/python examples/tour.py
