@@ -189,7 +189,8 @@ def _fits(source: str) -> bool:
 
 
 def _finite(source: str) -> str:
-    """`source` with the infinities and NaNs in its array literals made finite: where eager
+    """`source` with the infinities and NaNs in its array literals and its forward's code
+    made finite (the largest floats too: they overflow): where eager
     passes no cotangent (a loop that ran no iteration, a branch not taken), compiled code
     passes zeros, and zero times an infinite forward value is NaN (as in TensorFlow's
     graphs), a difference of representation, not of the gradient."""
@@ -198,7 +199,9 @@ def _finite(source: str) -> str:
     def fix(match):
         return re.sub(r"\b(nan|inf|3\.4e\+38|1e\+38)\b|(?<![\w.])3\.4e\+38",
                       lambda m: special[m.group(0)], match.group(0))
-    return re.sub(r"np\.array\(\[.*?\],\s*(dtype=)?np\.", fix, source)
+    source = re.sub(r"np\.array\(\[.*?\],\s*(dtype=)?np\.", fix, source)
+    start, end = source.index("\ndef f("), source.index("\nCALLS = [")
+    return source[:start] + fix(re.match(r"(?s).*", source[start:end])) + source[end:]
 
 
 def _forward_source(kind: str, seed: int, rng: random.Random) -> str:
