@@ -197,7 +197,7 @@ def _finite(source: str) -> str:
     special = {"nan": "0.5", "inf": "2.5", "3.4e+38": "3.4", "1e+38": "1.0"}
 
     def fix(match):
-        return re.sub(r"\b(nan|inf|3\.4e\+38|1e\+38)\b|(?<![\w.])3\.4e\+38",
+        return re.sub(r"(?<![\w.])(nan|inf|3\.4e\+38|1e\+38)\b(?!\()",
                       lambda m: special[m.group(0)], match.group(0))
     source = re.sub(r"np\.array\(\[.*?\],\s*(dtype=)?np\.", fix, source)
     start, end = source.index("\ndef f("), source.index("\nCALLS = [")
