@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import inspect
+import re
 import threading
 
 from ember.frontend import ops
@@ -19,11 +20,17 @@ from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.tracing import init_scope
 from ember.frontend.training import initializers
-from ember.frontend.training.module import Module, camel_to_snake
+from ember.frontend.training.module import Module
 from ember.frontend.variables import Variable
 
 _names = collections.Counter()
 _names_lock = threading.Lock()
+
+
+def _snake(name: str) -> str:
+    """Keras's layer names: `Conv2D` -> `conv2d`, `MaxPool2D` -> `max_pool2d`."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _unique_name(base: str) -> str:
@@ -45,7 +52,7 @@ class Layer(Module):
     """
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None):
-        super().__init__(name or _unique_name(camel_to_snake(type(self).__name__)))
+        super().__init__(name or _unique_name(_snake(type(self).__name__)))
         self.trainable = bool(trainable)
         self.built = False
         self._dtype = initializers.float_dtype(dtype, type(self).__name__)

@@ -18,9 +18,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/]*$")
 
 
 def camel_to_snake(name: str) -> str:
-    """`MyDense2D` -> `my_dense2d`, as tf.Module names an unnamed module."""
-    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    """`MyDense2D` -> `my_dense2_d`, as tf.Module names an unnamed module."""
+    return re.sub(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))", r"_\1", name).lower()
 
 
 def _children(value):

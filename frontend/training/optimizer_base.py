@@ -17,6 +17,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
+from ember.frontend.autodiff import GradientTape
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.training.schedules import LearningRateSchedule
@@ -165,6 +166,28 @@ class Optimizer:
             self._update_step(cast(grad, var.dtype), var, cast(lr, var.dtype))
         self.iterations.assign_add(np.int64(1))
         return self.iterations
+
+    def minimize(self, loss, var_list, tape=None):
+        """`apply_gradients` of the gradients of `loss` with respect to `var_list` (a list
+        or a callable returning one): `loss` is a tensor computed under `tape`, or a callable
+        of no arguments, then computed here under a new GradientTape.
+
+        Example:
+          >>> w = em.Variable(10.0)
+          >>> _ = em.optimizers.RMSprop(0.1).minimize(lambda: w * w / 2.0, [w])
+          >>> round(float(w.numpy()), 6)  # Keras's docstring example
+          9.683772
+        """
+        if callable(loss):
+            with GradientTape() as tape:
+                loss = loss()
+        elif tape is None:
+            raise ValueError(f"{type(self).__name__}.minimize: `tape` is required when `loss` "
+                             "is a tensor (the GradientTape that computed it); or pass a "
+                             "callable")
+        var_list = list(var_list() if callable(var_list) else var_list)
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
 
     def _filter(self, grads_and_vars) -> list:
         pairs, missing = [], []
