@@ -43,8 +43,8 @@ class BatchNormalization(Layer):
     Example:
       >>> bn = em.layers.BatchNormalization()
       >>> x = em.constant([[0.0], [2.0]])
-      >>> bn(x, training=True).numpy().round(3).ravel().tolist()
-      [-0.999, 0.999]
+      >>> bn(x, training=True).numpy().ravel()  # +-1 / sqrt(1 + 1e-3)
+      array([-0.9995..., 0.9995...], dtype=float32)
       >>> bn.moving_mean.numpy()  # 0.99 * 0 + 0.01 * 1
       array([0.01], dtype=float32)
     """
@@ -109,8 +109,8 @@ class LayerNormalization(Layer):
 
     Example:
       >>> ln = em.layers.LayerNormalization()
-      >>> ln(em.constant([[1.0, 3.0]])).numpy().round(3).tolist()
-      [[-0.999, 0.999]]
+      >>> ln(em.constant([[1.0, 3.0]])).numpy()
+      array([[-0.9995..., 0.9995...]], dtype=float32)
     """
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,

@@ -15,7 +15,6 @@ import warnings
 
 import numpy as np
 
-from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.autodiff import GradientTape
 from ember.frontend.math_ops import cast

@@ -198,7 +198,7 @@ class Adagrad(Optimizer):
       >>> w = em.Variable(1.0)
       >>> _ = em.optimizers.Adagrad(0.1).apply_gradients([(em.constant(0.3), w)])
       >>> round(float(w.numpy()), 6)  # 1 - 0.1 * 0.3 / sqrt(0.1 + 0.09 + 1e-7)
-      0.931176
+      0.931175
     """
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
