@@ -181,3 +181,78 @@ def _check_value(key: str, var: Variable, value: np.ndarray, path: str) -> None:
     if value.dtype != var.dtype.np_dtype:
         raise ValueError(f"em.train.Checkpoint: {key} in {path} has dtype {value.dtype}, but "
                          f"{var.name} has dtype {var.dtype.name}")
+
+
+class CheckpointManager:
+    """Numbered checkpoints in one directory, keeping the newest `max_to_keep`
+    (tf.train.CheckpointManager); checkpoints already in the directory are picked up.
+
+    Example:
+      >>> import tempfile
+      >>> v = em.Variable(1.0)
+      >>> manager = em.train.CheckpointManager(em.train.Checkpoint(v=v), tempfile.mkdtemp(),
+      ...                                      max_to_keep=2)
+      >>> paths = [manager.save() for _ in range(3)]
+      >>> [os.path.basename(p) for p in manager.checkpoints]
+      ['ckpt-2.npz', 'ckpt-3.npz']
+      >>> manager.latest_checkpoint == paths[-1]
+      True
+    """
+
+    def __init__(self, checkpoint: Checkpoint, directory, max_to_keep=5,
+                 checkpoint_name: str = "ckpt"):
+        if not isinstance(checkpoint, Checkpoint):
+            raise TypeError(f"em.train.CheckpointManager needs an em.train.Checkpoint, got "
+                            f"{checkpoint!r}")
+        if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep < 1):
+            raise ValueError(f"em.train.CheckpointManager: max_to_keep must be a positive "
+                             f"int or None (keep all), got {max_to_keep!r}")
+        self._checkpoint = checkpoint
+        self.directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._name = checkpoint_name
+
+    def _numbered(self) -> list:
+        return _numbered(self.directory, self._name)
+
+    @property
+    def checkpoints(self) -> list:
+        """The paths of the kept checkpoints, oldest first."""
+        return [path for _, path in self._numbered()]
+
+    @property
+    def latest_checkpoint(self):
+        """The newest checkpoint's path, or None."""
+        found = self._numbered()
+        return found[-1][1] if found else None
+
+    def save(self, checkpoint_number=None) -> str:
+        """Writes `{directory}/{checkpoint_name}-{n}.npz` (n one more than the newest, or
+        `checkpoint_number`), deletes the oldest beyond `max_to_keep`; returns the path."""
+        found = self._numbered()
+        number = checkpoint_number if checkpoint_number is not None else \
+            (found[-1][0] + 1 if found else 1)
+        path = self._checkpoint.write(os.path.join(self.directory, f"{self._name}-{number}"))
+        if self._max_to_keep is not None:
+            for _, old in self._numbered()[:-self._max_to_keep]:
+                os.remove(old)
+        return path
+
+
+def latest_checkpoint(checkpoint_dir, checkpoint_name: str = "ckpt"):
+    """The newest `{checkpoint_name}-{n}.npz` in `checkpoint_dir`, or None
+    (tf.train.latest_checkpoint)."""
+    found = _numbered(os.fspath(checkpoint_dir), checkpoint_name)
+    return found[-1][1] if found else None
+
+
+def _numbered(directory: str, name: str) -> list:
+    """(number, path) of the checkpoints `{name}-{n}.npz` in `directory`, oldest first."""
+    if not os.path.isdir(directory):
+        return []
+    found, prefix = [], f"{name}-"
+    for entry in os.listdir(directory):
+        stem = entry[:-len(SUFFIX)] if entry.endswith(SUFFIX) else ""
+        if stem.startswith(prefix) and stem[len(prefix):].isdigit():
+            found.append((int(stem[len(prefix):]), os.path.join(directory, entry)))
+    return sorted(found)

@@ -107,3 +107,21 @@ def test_errors_for_untracked_slots_bad_objects_and_missing_files(tmp_path):
         em.train.Checkpoint(w=w).read(tmp_path / "absent")
     with pytest.raises(ValueError, match="contains '/'"):
         em.train.Checkpoint(**{"a/b": w})
+
+
+def test_checkpoint_manager_numbers_keeps_and_finds_checkpoints(tmp_path):
+    v = em.Variable(0.0)
+    manager = em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path, max_to_keep=2)
+    assert manager.latest_checkpoint is None and em.train.latest_checkpoint(tmp_path) is None
+    for i in range(3):
+        v.assign(float(i))
+        manager.save()
+    assert [os.path.basename(p) for p in manager.checkpoints] == ["ckpt-2.npz", "ckpt-3.npz"]
+    assert em.train.latest_checkpoint(tmp_path) == manager.latest_checkpoint
+    # a new manager over the same directory continues the numbering
+    again = em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path, max_to_keep=2)
+    assert os.path.basename(again.save()) == "ckpt-4.npz"
+    em.train.Checkpoint(v=v).restore(manager.checkpoints[0])
+    assert v.numpy() == 2.0
+    with pytest.raises(ValueError, match="max_to_keep"):
+        em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path, max_to_keep=0)
