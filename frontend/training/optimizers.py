@@ -70,7 +70,9 @@ class Adam(Optimizer):
     """Adam (keras.optimizers.Adam): with t = iterations + 1,
     `m += (g - m) * (1 - beta_1)`, `v += (g**2 - v) * (1 - beta_2)`,
     `w -= lr * sqrt(1 - beta_2**t) / (1 - beta_1**t) * m / (sqrt(v) + epsilon)`;
-    `amsgrad` uses the running maximum of v.
+    `amsgrad` uses the running maximum of v. The arithmetic is in the variable's dtype, as
+    Keras's: in bfloat16, 1 - 0.999 ** t rounds to 0 and the steps vanish (keep trained
+    variables in float32, as mixed precision does).
 
     Example:
       >>> w = em.Variable(1.0)

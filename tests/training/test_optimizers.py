@@ -241,3 +241,26 @@ def test_minimize_with_a_callable_and_with_a_tape():
     assert v.numpy() == pytest.approx(0.7)
     with pytest.raises(ValueError, match="`tape` is required"):
         em.optimizers.SGD().minimize(loss, [v])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, em.bfloat16.np_dtype],
+                         ids=["float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("case", ["sgd-nesterov", "adam", "rmsprop-centered-momentum",
+                                  "adagrad"])
+def test_other_float_dtypes_compiled_agrees_with_eager(case, dtype):
+    make, want = CASES[case]
+    runs = []
+    for compiled in (False, True):
+        opt, w = make(), em.Variable(W0.astype(dtype))
+
+        def step(g):
+            opt.apply_gradients([(g, w)])
+        if compiled:
+            step = em.function(step)
+        for g in GRADS:
+            step(em.constant(g.astype(dtype)))
+        assert w.dtype == em.as_dtype(dtype)
+        runs.append(w.numpy().astype(np.float64))
+    np.testing.assert_array_equal(runs[0], runs[1])
+    if dtype == np.float64:  # the learning rate is a float32 Variable, as Keras's
+        np.testing.assert_allclose(runs[0], want, rtol=1e-7, atol=1e-9)
