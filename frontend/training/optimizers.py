@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ember.frontend import ops
 from ember.frontend.math_ops import cast
+from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training.optimizer_base import Optimizer
 
 
@@ -96,8 +97,9 @@ class Adam(Optimizer):
 
     def _update_step(self, g, w, lr):
         t = cast(ops.add(self.iterations.read_value(), 1), w.dtype)
-        beta_1_power = ops.pow(cast(self.beta_1, w.dtype), t)
-        beta_2_power = ops.pow(cast(self.beta_2, w.dtype), t)
+        # the betas straight in the variable's dtype (a float32 detour would round them)
+        beta_1_power = ops.pow(convert_to_tensor(self.beta_1, dtype=w.dtype), t)
+        beta_2_power = ops.pow(convert_to_tensor(self.beta_2, dtype=w.dtype), t)
         alpha = ops.divide(ops.multiply(lr, ops.sqrt(ops.subtract(1.0, beta_2_power))),
                            ops.subtract(1.0, beta_1_power))
         m, v = self.get_slot(w, "momentum"), self.get_slot(w, "velocity")

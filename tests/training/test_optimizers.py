@@ -13,11 +13,13 @@ W0 = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
 GRADS = [np.array([[0.5, -1.0], [2.0, 0.1]], np.float32),
          np.array([[-0.3, 0.2], [1.0, -4.0]], np.float32),
          np.array([[0.0, 0.7], [-1.5, 0.25]], np.float32)]
+GRADS64 = [g.astype(np.float64) for g in GRADS]  # numpy keeps `float * float32` in float32
 
 
 def ref_sgd(lr, momentum=0.0, nesterov=False):
+    lr = float(np.float32(lr))  # the optimizer keeps it in a float32 Variable
     w, m = W0.astype(np.float64), np.zeros_like(W0, np.float64)
-    for g in GRADS:
+    for g in GRADS64:
         if not momentum:
             w = w - lr * g
             continue
@@ -27,9 +29,10 @@ def ref_sgd(lr, momentum=0.0, nesterov=False):
 
 
 def ref_adam(lr, b1=0.9, b2=0.999, eps=1e-7, amsgrad=False, wd=None):
+    lr = float(np.float32(lr))  # the optimizer keeps it in a float32 Variable
     w = W0.astype(np.float64)
     m, v, vhat = (np.zeros_like(w) for _ in range(3))
-    for t, g in enumerate(GRADS, start=1):
+    for t, g in enumerate(GRADS64, start=1):
         if wd:
             w = w - w * wd * lr
         alpha = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
@@ -41,9 +44,10 @@ def ref_adam(lr, b1=0.9, b2=0.999, eps=1e-7, amsgrad=False, wd=None):
 
 
 def ref_rmsprop(lr, rho=0.9, momentum=0.0, eps=1e-7, centered=False):
+    lr = float(np.float32(lr))  # the optimizer keeps it in a float32 Variable
     w = W0.astype(np.float64)
     vel, mom, avg = (np.zeros_like(w) for _ in range(3))
-    for g in GRADS:
+    for g in GRADS64:
         vel = rho * vel + (1 - rho) * g * g
         avg = rho * avg + (1 - rho) * g
         denom = vel - avg * avg + eps if centered else vel + eps
@@ -57,8 +61,9 @@ def ref_rmsprop(lr, rho=0.9, momentum=0.0, eps=1e-7, centered=False):
 
 
 def ref_adagrad(lr, init=0.1, eps=1e-7):
+    lr = float(np.float32(lr))  # the optimizer keeps it in a float32 Variable
     w, acc = W0.astype(np.float64), np.full(W0.shape, init)
-    for g in GRADS:
+    for g in GRADS64:
         acc = acc + g * g
         w = w - lr * g / np.sqrt(acc + eps)
     return w
@@ -262,5 +267,5 @@ def test_other_float_dtypes_compiled_agrees_with_eager(case, dtype):
         assert w.dtype == em.as_dtype(dtype)
         runs.append(w.numpy().astype(np.float64))
     np.testing.assert_array_equal(runs[0], runs[1])
-    if dtype == np.float64:  # the learning rate is a float32 Variable, as Keras's
-        np.testing.assert_allclose(runs[0], want, rtol=1e-7, atol=1e-9)
+    if dtype == np.float64:
+        np.testing.assert_allclose(runs[0], want, rtol=1e-9, atol=1e-12)
