@@ -10,6 +10,7 @@ that is its first trace, as the guide allows.
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import re
 import threading
@@ -61,8 +62,17 @@ class Layer(Module):
     def dtype(self):
         return self._dtype
 
+    def __init_subclass__(cls, **kwargs):
+        """Wraps a subclass's `build` so a direct `layer.build(shape)` call (as the guide
+        advises before training several models with one function) marks the layer built and
+        the first call does not build it again (Keras's build wrapper)."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _built_once(cls.__dict__["build"])
+
     def build(self, input_shape: TensorShape) -> None:
         """Creates the weights for inputs of `input_shape` (a layer without any: nothing)."""
+        self.built = True
 
     def call(self, inputs, *args, **kwargs):
         raise TypeError(f"{type(self).__name__} subclasses Layer without defining "
@@ -72,7 +82,6 @@ class Layer(Module):
         inputs = convert_to_tensor(inputs)
         if not self.built:
             self.build(TensorShape(inputs.shape))
-            self.built = True
         return self.call(inputs, *args, **kwargs)
 
     def add_weight(self, name: str, shape, initializer="glorot_uniform",
@@ -97,6 +106,16 @@ class Layer(Module):
     @property
     def non_trainable_weights(self) -> list:
         return list(self.non_trainable_variables)
+
+
+def _built_once(build):
+    @functools.wraps(build)
+    def wrapper(self, input_shape):
+        if self.built:
+            return
+        build(self, TensorShape(input_shape))
+        self.built = True
+    return wrapper
 
 
 def last_dim(input_shape: TensorShape, where: str, min_rank: int = 2) -> int:
@@ -293,6 +312,17 @@ class Sequential(Layer):
 
     def __call__(self, inputs, training=None):
         return self.call(convert_to_tensor(inputs), training=training)
+
+    def build(self, input_shape):
+        """Builds every layer now, by an eager inference pass on zeros of `input_shape`
+        (unknown dims taken as 1), as keras.Sequential.build."""
+        dims = TensorShape(input_shape).as_list()
+        if dims is None:
+            raise ValueError(f"Sequential '{self.name}'.build needs an input shape of known "
+                             f"rank, got {input_shape}")
+        with init_scope():
+            self.call(ops.zeros([1 if d is None else d for d in dims], dtype=self.dtype),
+                      training=False)
 
     def call(self, inputs, training=None):
         x = inputs

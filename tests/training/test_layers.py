@@ -188,3 +188,25 @@ def test_layer_names_are_unique_and_keras_shaped():
     a, b = em.layers.Conv2D(1, 1), em.layers.Conv2D(1, 1)
     assert a.name.startswith("conv2d") and a.name != b.name
     assert em.layers.Dense(1, name="head").name == "head"
+
+
+def test_build_before_use_lets_one_function_serve_two_models():
+    """The guide: call model.build(input_shape) to create the weights before a Function
+    that already ran is given a second model (else: variables on a non-first call)."""
+    def make():
+        return em.Sequential([em.layers.Dense(3), em.layers.BatchNormalization(),
+                              em.layers.Dense(1)])
+    apply = em.function(lambda model, x: model(x))
+    first, second = make(), make()
+    apply(first, X2)
+    with pytest.raises(ValueError, match="non-first call"):
+        apply(second, X2)
+    third = make()
+    third.build([None, 5])
+    assert len(third.variables) == 8 and all(l.built for l in third.layers)
+    np.testing.assert_allclose(apply(third, X2).numpy(), third(X2).numpy(), rtol=1e-5)
+    dense = em.layers.Dense(2)
+    dense.build([None, 4])
+    kernel = dense.kernel
+    dense(np.ones((1, 4), np.float32))
+    assert dense.kernel is kernel  # built once
