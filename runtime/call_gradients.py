@@ -10,6 +10,7 @@ from ember.frontend import nest
 from ember.frontend.autodiff import recording
 from ember.frontend.autodiff.tape import Entry, GradientTape, UnconnectedGradients, _is_variable
 from ember.frontend.tensor import Tensor
+from ember.frontend.tracing import current_graph
 
 
 def _leaves(structure) -> list:
@@ -22,8 +23,20 @@ def _leaves(structure) -> list:
     return out
 
 
-def call_recorded(function, args, kwargs):
-    """`function(*args, **kwargs)` while a tape records: run, then recorded as one op."""
+def call_recorded(function, args, kwargs, concrete=None):
+    """`function(*args, **kwargs)` (or `concrete(...)`, one of its traces) while a tape
+    records: run, then recorded as one op."""
+    if concrete is not None:
+        try:
+            arguments = concrete._bind(args, kwargs)
+        except TypeError:
+            arguments = concrete._bind_tensor_parameters(args, kwargs)
+        flat = concrete._flat_inputs(arguments)
+        graph = current_graph()
+        result = concrete.call_in_graph(graph, flat) if graph is not None else \
+            concrete.call_flat(flat)
+        record_call(function, concrete, (), arguments, result)
+        return result
     bound = function._bind(args, kwargs)
     key = function._call_type(bound)
     concrete = function._lookup(key)
@@ -31,9 +44,7 @@ def call_recorded(function, args, kwargs):
         concrete = function._trace(key, bound, count_call=True)
     else:
         function._log.count_call(traced=False)
-    result = concrete(*bound.args, **bound.kwargs)
-    record_call(function, concrete, bound.args, bound.kwargs, result)
-    return result
+    return call_recorded(function, bound.args, bound.kwargs, concrete)
 
 
 def record_call(function, concrete, args: tuple, kwargs: dict, result) -> None:

@@ -355,7 +355,7 @@ class Function:
         compiles = self._jit_compile and backends.get(self._backend).compiles
         return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
                                 leaves, pipeline=self._pipeline, compile_enabled=compiles,
-                                backend=self._backend)
+                                backend=self._backend, owner=self)
 
 
 def _object_died(function_ref, key, _) -> None:

@@ -170,3 +170,19 @@ def test_forward_and_backward_are_optimised_together():
     assert optimized.count("ember.sin") == 1 and optimized.count("ember.cos") == 1  # CSE
     x = np.array([0.1, 0.5, 1.0, 2.0], np.float32)
     close(f(em.constant(x)), 2 * np.sin(x) * np.cos(x))
+
+
+def test_calls_of_a_function_and_of_its_concrete_function_are_recorded_once():
+    @em.function
+    def f(x, n=2):
+        r = x
+        for _ in range(n):
+            r = r * x
+        return r
+    x = em.constant(2.0)
+    with em.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y3 = f(x, n=3)
+        y2 = f.get_concrete_function(em.TensorSpec([], em.float32))(x)
+    close(tape.gradient(y3, x), 4 * 2.0 ** 3)
+    close(tape.gradient(y2, x), 3 * 2.0 ** 2)
