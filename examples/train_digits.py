@@ -16,9 +16,16 @@ import os
 import sys
 import time
 
-import numpy as np
+START = time.perf_counter()  # the wall time printed at the end includes the imports
 
-import ember as em
+# The matrices here are small (32 x 512 at most): one BLAS thread runs them as fast as two,
+# and OpenBLAS threads spin-wait when other processes share the cores, costing ~30 ms per
+# product. Set before numpy loads OpenBLAS; an explicit setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import ember as em  # noqa: E402
 
 
 def load_data(seed: int):
@@ -42,20 +49,32 @@ def mlp():
 
 
 def cnn():
-    """tf.wiki's CNN, scaled to 8x8 inputs: two conv + pool stages, a dense layer, logits."""
+    """tf.wiki's CNN (conv, pool, conv, pool, dense, logits) scaled to 8x8 inputs: 3x3
+    kernels, half the filters, and no second pooling (it would leave 2x2 pixels)."""
     return em.Sequential([
-        em.layers.Conv2D(32, 3, padding="same", activation="relu"),  # 8x8x32
-        em.layers.MaxPool2D(2),                                       # 4x4x32
-        em.layers.Conv2D(64, 3, padding="same", activation="relu"),  # 4x4x64
-        em.layers.MaxPool2D(2),                                       # 2x2x64
-        em.layers.Flatten(),
-        em.layers.Dense(256, activation="relu"),
+        em.layers.Conv2D(16, 3, padding="same", activation="relu"),  # 8x8x16
+        em.layers.MaxPool2D(2),                                       # 4x4x16
+        em.layers.Conv2D(32, 3, padding="same", activation="relu"),  # 4x4x32
+        em.layers.Flatten(),                                          # 512
+        em.layers.Dense(128, activation="relu"),
+        em.layers.Dropout(0.3),
         em.layers.Dense(10),
     ], name="cnn")
 
 
-def train(name, model, data, epochs, batch_size, learning_rate, seed):
-    """Trains `model` with Adam; returns (per-step losses, test accuracy)."""
+def shifted(images, rng):
+    """Each image moved by -1, 0 or +1 pixel in each direction (zeros shifted in): the
+    usual augmentation for digits, fresh every epoch."""
+    n = len(images)
+    padded = np.pad(images, [(0, 0), (1, 1), (1, 1), (0, 0)])
+    rows = rng.integers(0, 3, n)[:, None] + np.arange(8)
+    cols = rng.integers(0, 3, n)[:, None] + np.arange(8)
+    return padded[np.arange(n)[:, None, None], rows[:, :, None], cols[:, None, :]]
+
+
+def train(name, model, data, epochs, batch_size, learning_rate, seed, augment=False):
+    """Trains `model` with Adam (on shifted images with `augment`); returns (per-step
+    losses, test accuracy)."""
     from tqdm import tqdm
     x_train, x_test, y_train, y_test = data
     loss_fn = em.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -78,11 +97,12 @@ def train(name, model, data, epochs, batch_size, learning_rate, seed):
     losses = []
     for epoch in range(1, epochs + 1):
         order = rng.permutation(len(x_train))
+        images = shifted(x_train, rng) if augment else x_train
         bar = tqdm(range(steps), desc=f"{name} epoch {epoch:2d}/{epochs}", leave=False,
                    file=sys.stderr, mininterval=0.2)
         for i in bar:
             batch = order[i * batch_size:(i + 1) * batch_size]
-            losses.append((epoch, float(train_step(x_train[batch], y_train[batch]))))
+            losses.append((epoch, float(train_step(images[batch], y_train[batch]))))
             if i % 10 == 0:
                 bar.set_postfix(loss=f"{losses[-1][1]:.4f}")
         bar.close()
@@ -125,24 +145,26 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=os.path.join("build", "train_digits"),
                         help="output directory for loss_curve.png/.csv")
     parser.add_argument("--mlp-epochs", type=int, default=40)
-    parser.add_argument("--cnn-epochs", type=int, default=15)
+    parser.add_argument("--cnn-epochs", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    start = time.perf_counter()
+    start = START
     em.random.set_seed(args.seed)
     data = load_data(args.seed)
     curves, accuracies = {}, {}
-    for name, make, epochs in (("MLP", mlp, args.mlp_epochs), ("CNN", cnn, args.cnn_epochs)):
+    runs = (("MLP", mlp, args.mlp_epochs, 1e-3, False),
+            ("CNN", cnn, args.cnn_epochs, 2e-3, True))
+    for name, make, epochs, learning_rate, augment in runs:
         curves[name], accuracies[name] = train(name, make(), data, epochs, args.batch_size,
-                                               1e-3, args.seed)
+                                               learning_rate, args.seed, augment)
         print(f"{name}: test accuracy {accuracies[name]:.2%} after {epochs} epochs "
               f"({time.perf_counter() - start:.1f} s so far)")
     write_curves(args.out, curves)
     elapsed = time.perf_counter() - start
     print(f"MLP test accuracy: {accuracies['MLP']:.2%}")
     print(f"CNN test accuracy: {accuracies['CNN']:.2%}")
-    print(f"wall time: {elapsed:.1f} s (loss curves in {args.out})")
+    print(f"wall time: {elapsed:.1f} s, imports included (loss curves in {args.out})")
     return 0
 
 
