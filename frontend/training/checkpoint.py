@@ -146,6 +146,9 @@ class Checkpoint:
         with np.load(path, allow_pickle=False) as data:
             saved = {key: data[key] for key in data.files}
         targets = self._variables(saved_keys=saved)
+        for key, var in targets.items():
+            if key in saved:
+                saved[key] = _as_extension_dtype(saved[key], var)
         missing = sorted(set(targets) - set(saved))
         extra = sorted(set(saved) - set(targets))
         if missing or extra:
@@ -170,6 +173,14 @@ def _create_slots(name: str, opt: Optimizer, variables: dict, saved_keys) -> Non
         slot_name, _, var_path = key[len(name) + 1:].partition("/")
         if key.startswith(name + "/") and slot_name in initial and var_path in variables:
             opt.add_slot(variables[var_path], slot_name, initial[slot_name])
+
+
+def _as_extension_dtype(value: np.ndarray, var: Variable) -> np.ndarray:
+    """npz files keep bfloat16 (an ml_dtypes type) as raw 2-byte records: view them back."""
+    want = var.dtype.np_dtype
+    if value.dtype.kind == "V" and want.kind == "V" and value.dtype.itemsize == want.itemsize:
+        return value.view(want)
+    return value
 
 
 def _check_value(key: str, var: Variable, value: np.ndarray, path: str) -> None:

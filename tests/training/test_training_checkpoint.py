@@ -125,3 +125,15 @@ def test_checkpoint_manager_numbers_keeps_and_finds_checkpoints(tmp_path):
     assert v.numpy() == 2.0
     with pytest.raises(ValueError, match="max_to_keep"):
         em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path, max_to_keep=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64, np.int64, np.bool_,
+                                   em.bfloat16.np_dtype])
+def test_every_dtype_round_trips(tmp_path, dtype):
+    value = np.array([[1.5, 0.0], [-2.0, 3.0]]).astype(dtype)
+    v = em.Variable(value)
+    path = em.train.Checkpoint(v=v).write(tmp_path / "d")
+    v.assign(np.zeros_like(value))
+    em.train.Checkpoint(v=v).read(path)
+    assert v.dtype == em.as_dtype(dtype)
+    np.testing.assert_array_equal(v.numpy().astype(np.float64), value.astype(np.float64))
