@@ -152,8 +152,8 @@ class Dense(Layer):
       >>> layer = em.layers.Dense(3)
       >>> layer(em.ones([2, 4])).shape
       TensorShape([2, 3])
-      >>> [v.name for v in layer.trainable_variables]  # built on the first call
-      ['dense/bias:0', 'dense/kernel:0']
+      >>> [v.name.split("/")[-1] for v in layer.trainable_variables]  # built on first call
+      ['bias:0', 'kernel:0']
     """
 
     def __init__(self, units, activation=None, use_bias=True,
