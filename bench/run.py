@@ -145,7 +145,7 @@ def first_calls(systems: list[str], repeats: int) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--cases", default="A,B,C,D,F", help="comma-separated, of A,B,C,D,F")
+    p.add_argument("--cases", default="A,B,C,D,E,F", help="comma-separated, of A,B,C,D,E,F")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated, of "
                    + ",".join(SYSTEMS))
     p.add_argument("--first-repeats", type=int, default=3,
