@@ -52,6 +52,8 @@ from ember.frontend.tracing import OutOfScopeError, init_scope
 from ember.frontend.norms import norm
 from ember.frontend.misc_composites import add_n, clip_by_global_norm, unique_with_counts
 from ember.frontend.variables import Variable
+from ember.frontend.autodiff import (GradientTape, UnconnectedGradients, custom_gradient,
+                                     recompute_grad, stop_gradient)
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.function import Function, function

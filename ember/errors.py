@@ -39,6 +39,7 @@ from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.parsing import ParseError
 from ember.dialects.ember.types import ShapeError
 from ember.dialects.ember.verifier import VerificationError
+from ember.frontend.autodiff.registry import NoGradientError
 from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
@@ -53,7 +54,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "EmberError", "EmberWarning",
            "InputSignatureError", "InterpreterError", "InterpreterFallbackError",
            "InterpreterFallbackWarning", "InvalidArgumentError", "JitError", "LoweringError",
-           "NotCompilable", "OpAttributeError", "OpError", "OpShapeError", "OpTypeError",
+           "NoGradientError", "NotCompilable", "OpAttributeError", "OpError", "OpShapeError", "OpTypeError",
            "OutOfScopeError", "ParseError", "PassFailure", "PipelineError", "PrintBindingError",
            "RetracingWarning", "ShapeError", "SymbolicValueError", 
            "TranslationError", "VerificationError"]

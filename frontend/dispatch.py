@@ -15,6 +15,7 @@ import numpy as np
 from ember.dialects.ember.base import InvalidArgumentError, Op
 from ember.dialects.ember.types import TensorType, shapes_compatible
 from ember.frontend import tracing
+from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor
 
 
@@ -25,7 +26,10 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
     """
     graph = tracing.current_graph()
     if graph is not None:
-        return graph.apply(spec, operands, attrs or {})
+        results = graph.apply(spec, operands, attrs or {})
+        if results is not None and recording.recording():
+            recording.record_op(spec, operands, spec.normalize_attrs(attrs or {}), results)
+        return results
     for t in operands:
         if isinstance(t, tracing.SymbolicTensor):
             raise tracing.eager_use_error(t)
@@ -48,4 +52,7 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
             arr = arr.astype(rt.dtype.np_dtype)
         assert shapes_compatible(arr.shape, rt.shape), (spec.name, arr.shape, rt)
         results.append(Tensor(arr, rt.dtype))
-    return results[0] if len(results) == 1 else tuple(results)
+    out = results[0] if len(results) == 1 else tuple(results)
+    if recording.recording():
+        recording.record_op(spec, operands, attrs, out)
+    return out

@@ -35,6 +35,7 @@ from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.types import IRType, ResourceType, TensorType
+from ember.frontend.autodiff import recording
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import TensorTraceType
@@ -183,7 +184,8 @@ def active_graphs() -> list:
 def graph_scope(graph: "FuncGraph | None"):
     _thread.graphs.append(graph)
     try:
-        yield graph
+        with recording.new_context():  # a tape records the ops of its own context only
+            yield graph
     finally:
         _thread.graphs.pop()
 

@@ -21,6 +21,7 @@ from ember.dialects.ember import dtypes, state
 from ember.dialects.ember.types import TensorType
 from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
+from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.user_code import user_location
@@ -111,11 +112,15 @@ class Variable:
         graph = tracing.current_graph()
         if graph is not None:
             resource = graph.capture_variable(self)
-            return graph.apply_on_values(state.ReadVariableOp, [resource], {})
-        if self._handle.value is None:
+            value = graph.apply_on_values(state.ReadVariableOp, [resource], {})
+        elif self._handle.value is None:
             raise ValueError(f"{self.name} is not initialised yet: its initial value is "
                              "computed by the em.function that created it, on its first call")
-        return Tensor(self._handle.value, self.dtype)
+        else:
+            value = Tensor(self._handle.value, self.dtype)
+        if recording.recording():
+            recording.record_read(self, value)
+        return value
 
     value = read_value
 

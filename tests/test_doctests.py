@@ -17,7 +17,7 @@ def _modules():
     names = []
     for package in ("ember.frontend", "ember.dialects.ember"):
         pkg = importlib.import_module(package)
-        names += [f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, f"{package}.")]
     return sorted(names)
 
 

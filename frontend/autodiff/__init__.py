@@ -1,0 +1,14 @@
+"""Automatic differentiation: `em.GradientTape` and the gradient rules of every op.
+
+recording.py: which tapes record (per thread and trace); tape.py: the tape and backprop;
+registry.py: `@vjp` rules; rules_*.py: the rules, one module per group of op specs;
+control.py: em.cond / em.while_loop / Function calls as single recorded operations;
+custom.py: stop_gradient, custom_gradient, recompute_grad; jacobians.py.
+"""
+
+from ember.frontend.autodiff import rules_elementwise, rules_structure  # noqa: F401 (register)
+from ember.frontend.autodiff.custom import custom_gradient, recompute_grad, stop_gradient
+from ember.frontend.autodiff.tape import GradientTape, UnconnectedGradients
+
+__all__ = ["GradientTape", "UnconnectedGradients", "custom_gradient", "recompute_grad",
+           "stop_gradient"]
