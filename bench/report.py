@@ -160,6 +160,9 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
         if c.get("first_call") is not None and s == "ember":
             extra.append(f"first call {fmt_t(c['first_call'])}")
         reps = f"{c['repeats']}x{c['number']}" if ok and "repeats" in c else "-"
+        if ok and len(c.get("rounds", ())) > 1:
+            extra.append(f"median of {len(c['rounds'])} rounds, "
+                         f"{fmt_t(min(c['rounds']))}..{fmt_t(max(c['rounds']))}")
         rows.append([SYSTEMS[s][0], fmt_t(t), *[fmt_ratio(t, base[a]) for a in anchors],
                      reps, "; ".join(extra + ([note] if note else []))])
     out = [f"== Case {case}: {TITLES[case]}",
