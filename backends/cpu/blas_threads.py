@@ -7,8 +7,8 @@ processes (this one: 2 cores, other jobs), one descheduled thread stalls all of 
 256x1024x1024 product then takes 2-10 times as long as on one thread (measured: the case E
 training step at 135-145 ms on two OpenBLAS threads, 47 ms on one, 55 ms for jax.jit, whose
 Eigen pool hands out small blocks). Blocks taken from a shared counter degrade gracefully
-instead: a thread that runs late takes fewer blocks. On an idle machine it matches
-OpenBLAS's own threading (the blocks are large; each packs its share of the operands).
+instead: a thread that runs late takes fewer blocks. The blocks are large (each packs its
+share of the operands), so little is lost where the cores are free.
 
 How: `@ember_sgemm_blocks` / `@ember_dgemm_blocks` (the CBLAS signature, as `@ember_sgemm`)
 are bound to ctypes callbacks. A call of at least `SPLIT_MACS` multiply-adds splits C's
@@ -116,7 +116,7 @@ class GemmPool:
 
     def call(self, gemm, item: int, args: tuple) -> None:
         """C = alpha op(A) op(B) + beta C by `gemm` (a ctypes CBLAS GEMM), in blocks."""
-        if not self.splits or not self._lock.acquire(blocking=False):
+        if not self.splits or args[0] != ROW_MAJOR or not self._lock.acquire(blocking=False):
             gemm(*args)
             return
         try:

@@ -82,7 +82,7 @@ def test_blocks_compute_the_whole_product(dtype, ta, tb, m, n, k, alpha, beta, m
 
 
 @needs_blas
-def test_busy_pool_and_no_thread_control_call_the_library_whole():
+def test_busy_pool_no_thread_control_and_column_major_call_the_library_whole(monkeypatch):
     gemm, lib = _library_gemm(np.float32)
     rng = np.random.default_rng(1)
     for pool in (blas_threads.GemmPool(2, None), blas_threads.GemmPool(1, lib.local_threads)):
@@ -100,6 +100,17 @@ def test_busy_pool_and_no_thread_control_call_the_library_whole():
             if hold:
                 pool._lock.release()
         np.testing.assert_allclose(c, a.astype(np.float64) @ b.T, rtol=1e-4, atol=1e-3)
+    # column-major: never split (block_args computes row-major blocks). Each buffer below
+    # is stored row-major, so it holds the transpose of its column-major matrix.
+    monkeypatch.setattr(blas_threads, "SPLIT_MACS", 0)
+    m, n, k = 150, 200, 100
+    a_buf = rng.standard_normal((k, m + 3)).astype(np.float32)  # A: m x k, lda = m + 3
+    b_buf = rng.standard_normal((n, k + 2)).astype(np.float32)  # B: k x n, ldb = k + 2
+    c_buf = np.zeros((n, m + 1), np.float32)                     # C: m x n, ldc = m + 1
+    busy.call(gemm, 4, (102, 111, 111, m, n, k, 1.0, a_buf.ctypes.data, m + 3,
+                        b_buf.ctypes.data, k + 2, 0.0, c_buf.ctypes.data, m + 1))
+    want = b_buf[:, :k].astype(np.float64) @ a_buf[:, :m]  # (A B)^T = B^T A^T
+    np.testing.assert_allclose(c_buf[:, :m], want, rtol=1e-4, atol=1e-3)
 
 
 def _bufferized(shape_a, shape_b, backend):
