@@ -65,8 +65,8 @@ MIN_MACS = 8192
 # busy with another process (backends/cpu/blas_threads.py).
 BLOCK_MACS = 1 << 18
 
-__all__ = ["BLOCK_MACS", "BLOCK_SYMBOLS", "MIN_MACS", "SYMBOLS", "Contraction", "Gemm", "LinalgToBlasPass", "call_blas",
-           "contraction", "plan", "plan_contraction"]
+__all__ = ["BLOCK_MACS", "BLOCK_SYMBOLS", "MIN_MACS", "SYMBOLS", "Contraction", "Gemm",
+           "LinalgToBlasPass", "call_blas", "contraction", "plan", "plan_contraction"]
 
 
 @dataclasses.dataclass(frozen=True)
