@@ -10,6 +10,7 @@ result gets the most specific common shape (`tensor<2xf32>` and `tensor<3xf32>` 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 from mlir import ir
@@ -19,6 +20,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
+from ember.frontend.autodiff import control, recording
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
@@ -88,10 +90,12 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
     with graph.context:
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
     blocks, scopes, outs = [], [], []
+    seen = control.Region() if recording.recording() else None
     for i, (fn, branch) in enumerate(((true_fn, "the true branch"),
                                       (false_fn, "the false branch"))):
         block = ir.Block.create_at_start(owner.regions[i], [])
-        with graph.region(block, f"{branch} of {what}") as scope:
+        with graph.region(block, f"{branch} of {what}") as scope, \
+                (control.region(seen) if seen else contextlib.nullcontext()):
             outs.append(fn())
         blocks.append(block)
         scopes.append(scope)
@@ -104,7 +108,10 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
     for i, out in enumerate(outs):
         with enter(i):
             merged.append((out, _leaf_values(graph, nest.flatten(out))))
-    return _merge_branches(graph, condition, merged, blocks)
+    result = _merge_branches(graph, condition, merged, blocks)
+    if seen is not None:
+        control.record_cond(pred, true_fn, false_fn, result, seen)
+    return result
 
 
 def cond_effects(pred, true_fn: Callable, false_fn: Callable) -> None:
@@ -164,7 +171,9 @@ def trial_trace(fn: Callable, args: list):
         block = ir.Block.create_at_start(trial.regions[0], [
             type_to_mlir(TensorType(t.dtype, t.shape.dims)) for t in tensors])
     params = iter(block.arguments)
-    with graph.region(block, "a trial trace"):
+    dropped = control.region(control.Region()) if recording.recording() else \
+        contextlib.nullcontext()  # what the tapes record in it goes with it
+    with graph.region(block, "a trial trace"), dropped:
         out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, Tensor) else a
                    for a in args])
         return nest.map_structure(

@@ -18,6 +18,7 @@ from mlir.dialects import scf
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
+from ember.frontend.autodiff import control, recording
 from ember.frontend.control_flow import ControlFlowError, _cast, _predicate, _ttype
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -204,7 +205,12 @@ def _allows(invariant: tuple | None, shape: tuple | None) -> bool:
 
 def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool,
                       labels: list[str] | None = None, relax: Callable | None = None,
-                      what: str = "em.while_loop"):
+                      what: str = "em.while_loop", recorded: bool = True):
+    if recorded and recording.recording():  # a tape records: keep what its gradient needs
+        def trace_once(cond_, body_, loop_vars_, inits_, types_, labels_):
+            return _trace_while_once(graph, cond_, body_, loop_vars_, inits_, types_,
+                                     declared, labels_, relax, what, recorded=False)
+        return control.record_while(trace_once, cond, body, loop_vars, inits, types, labels)
     def label(i: int) -> str:
         return labels[i] if labels else f"loop variable {i} of em.while_loop"
     mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]

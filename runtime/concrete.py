@@ -26,11 +26,13 @@ from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
 from ember.frontend import nest
+from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, OutOfScopeError, SymbolicTensor, current_graph
 from ember.frontend.variables import Variable
 from ember.passes.ir_utils import symbol_name
 from ember.passes.pipeline import Pipeline
+from ember.runtime.call_gradients import call_recorded
 from ember.runtime.executor import Executor
 from ember.runtime.fast_path import make_entry
 from ember.runtime.graph_view import GraphView
@@ -50,8 +52,8 @@ class ConcreteFunction:
     def __init__(self, name: str, graph: FuncGraph, signature: inspect.Signature,
                  templates: dict[str, Any], outputs: Any, output_leaves: list,
                  pipeline: Pipeline | None = None, compile_enabled: bool = True,
-                 backend: str = "cpu"):
-        self.name = name
+                 backend: str = "cpu", owner=None):
+        self.name, self._owner = name, owner  # owner: the Function that traced it
         self._graph = graph
         self._signature = signature
         # parameter -> its trace-time value (placeholders inside); objects the trace is
@@ -207,6 +209,8 @@ class ConcreteFunction:
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        if recording.recording() and self._owner is not None:
+            return call_recorded(self._owner, args, kwargs, self)  # one op for the tapes
         flat = self._call_inputs(args, kwargs)
         graph = current_graph()
         if graph is not None:

@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional
 from ember import backends
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
+from ember.frontend.autodiff import recording
 from ember.frontend.autograph import convert as convert_control_flow
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import (PlaceholderContext, SequenceTraceType, TensorTraceType,
@@ -43,6 +44,7 @@ from ember.frontend.tracing import FuncGraph, current_graph, graph_scope
 from ember.frontend.user_code import definition_site
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
+from ember.runtime.call_gradients import call_recorded
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
@@ -112,6 +114,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
+        if recording.recording():
+            return call_recorded(self, args, kwargs)  # as one op: call_gradients.py
         cheap = None if kwargs or current_graph() is not None else fast_key(args)
         if cheap is not None:
             entry = self._fast.get(cheap)
@@ -351,7 +355,7 @@ class Function:
         compiles = self._jit_compile and backends.get(self._backend).compiles
         return ConcreteFunction(self._name, graph, self._signature, dict(templates), final,
                                 leaves, pipeline=self._pipeline, compile_enabled=compiles,
-                                backend=self._backend)
+                                backend=self._backend, owner=self)
 
 
 def _object_died(function_ref, key, _) -> None:

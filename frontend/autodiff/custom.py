@@ -41,12 +41,13 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
+        fn = _converted(f)
         tapes = recording.tapes()
         if not tapes:
-            return f(*args, **kwargs)[0]
+            return fn(*args, **kwargs)[0]
         inputs = [a for a in nest.flatten((args, kwargs)) if isinstance(a, Tensor)]
         with recording.reads(_VariableReads()) as reads, recording.paused():
-            y, grad_fn = f(*args, **kwargs)
+            y, grad_fn = fn(*args, **kwargs)
         outputs = [o for o in nest.flatten(y) if isinstance(o, Tensor)]
         variables = reads.variables
         fresh = [_fresh(o) for o in outputs]  # values of their own, recorded as outputs
@@ -68,7 +69,16 @@ def custom_gradient(f=None):
         for tape in tapes:
             tape._add(Entry(inputs + variables, fresh, backward))
         return y
+    wrapper.__ag_do_not_convert__ = True  # f itself is converted when it runs traced
     return wrapper
+
+
+def _converted(f):
+    """`f` converted by AutoGraph while tracing (as the function calling it was)."""
+    if tracing.current_graph() is None:
+        return f
+    from ember.frontend.autograph.conversion import convert
+    return convert(f)
 
 
 def recompute_grad(f):
@@ -78,14 +88,14 @@ def recompute_grad(f):
     def wrapper(*args):
         @custom_gradient
         def inner(*xs):
-            y = f(*xs)
+            y = _converted(f)(*xs)
 
             def grad(*dy, variables=None):
                 with GradientTape(watch_accessed_variables=False) as tape:
                     tape.watch([x for x in xs if isinstance(x, Tensor)])
                     if variables:
                         tape.watch(variables)
-                    again = f(*xs)
+                    again = _converted(f)(*xs)
                 sources = [x for x in xs if isinstance(x, Tensor)]
                 g = tape.gradient(again, sources + list(variables or []), output_gradients=
                                   list(dy))
@@ -94,6 +104,7 @@ def recompute_grad(f):
                 return g
             return y, grad
         return inner(*args)
+    wrapper.__ag_do_not_convert__ = True
     return wrapper
 
 

@@ -19,8 +19,10 @@ def conj(x: Tensor) -> Tensor:
     return x
 
 
-def unbroadcast(ct: Tensor | None, x: Tensor) -> Tensor | None:
-    """`ct` (the cotangent of a result `x` was broadcast into) summed back to x's shape."""
+def unbroadcast(ct: Tensor | None, x: Tensor, *others: Tensor) -> Tensor | None:
+    """`ct` (the cotangent of a result `x` was broadcast into) summed back to x's shape.
+    `others` are the op's other operands: where none of them can be larger than x in a dim
+    x has as `?`, that dim was not broadcast (else a run-time check decides)."""
     if ct is None:
         return None
     if not (x.dtype.is_floating or x.dtype.is_complex):
@@ -38,7 +40,7 @@ def unbroadcast(ct: Tensor | None, x: Tensor) -> Tensor | None:
         c = cs[lead + i]
         if d == 1 and c != 1:
             axes.append(lead + i)
-        elif d is None and c != 1:
+        elif d is None and c != 1 and _may_exceed(others, len(cs) - 1 - (lead + i)):
             ambiguous.append(lead + i)
     out = o.reduce_sum(ct, axis=axes, keepdims=True) if axes else ct
     for axis in ambiguous:  # x's dim is known only when it runs: 1 (broadcast) or not
@@ -46,6 +48,17 @@ def unbroadcast(ct: Tensor | None, x: Tensor) -> Tensor | None:
     if lead or out.shape.dims != tuple(xs):
         out = o.reshape(out, xs if None not in xs else o.shape(x))
     return out
+
+
+def _may_exceed(others, from_end: int) -> bool:
+    """Whether an operand in `others` may have a dim > 1 `from_end` dims from its last."""
+    for y in others:
+        dims = y.shape.dims
+        if dims is None:
+            return True
+        if from_end < len(dims) and dims[len(dims) - 1 - from_end] != 1:
+            return True
+    return not others
 
 
 def _sum_if_broadcast(ct: Tensor, x: Tensor, x_axis: int, axis: int) -> Tensor:

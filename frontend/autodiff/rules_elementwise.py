@@ -131,17 +131,17 @@ def _lgamma(ct, x, *, out):
 
 @vjp(B.AddOp)
 def _add(ct, x, y, *, out):
-    return unbroadcast(ct, x), unbroadcast(ct, y)
+    return unbroadcast(ct, x, y), unbroadcast(ct, y, x)
 
 
 @vjp(B.SubOp)
 def _sub(ct, x, y, *, out):
-    return unbroadcast(ct, x), unbroadcast(-ct, y)
+    return unbroadcast(ct, x, y), unbroadcast(-ct, y, x)
 
 
 @vjp(B.MulOp)
 def _mul(ct, x, y, *, out):
-    return unbroadcast(ct * conj(y), x), unbroadcast(ct * conj(x), y)
+    return unbroadcast(ct * conj(y), x, y), unbroadcast(ct * conj(x), y, x)
 
 
 @vjp(B.DivOp)
@@ -150,14 +150,14 @@ def _div(ct, x, y, *, out):
         return None, None
     cy = conj(y)
     gx = ct / cy
-    return unbroadcast(gx, x), unbroadcast(-gx * conj(out), y)
+    return unbroadcast(gx, x, y), unbroadcast(-gx * conj(out), y, x)
 
 
 @vjp(B.ModOp)
 def _mod(ct, x, y, *, out):
     if not is_real_or_complex(x):
         return None, None
-    return unbroadcast(ct, x), unbroadcast(-ct * ops().floordiv(x, y), y)
+    return unbroadcast(ct, x, y), unbroadcast(-ct * ops().floordiv(x, y), y, x)
 
 
 @vjp(B.PowOp)
@@ -173,13 +173,14 @@ def _pow(ct, x, y, *, out):
         log_x = o.where(positive, o.log(o.where(positive, x, o.ones_like(x))),
                         o.zeros_like(x))
     gy = ct * conj(out * log_x)
-    return unbroadcast(gx, x), unbroadcast(gy, y)
+    return unbroadcast(gx, x, y), unbroadcast(gy, y, x)
 
 
 def _selected(ct, mask, x, y):
     o = ops()
     zero = o.zeros_like(ct)
-    return unbroadcast(o.where(mask, ct, zero), x), unbroadcast(o.where(mask, zero, ct), y)
+    return (unbroadcast(o.where(mask, ct, zero), x, y),
+            unbroadcast(o.where(mask, zero, ct), y, x))
 
 
 @vjp(B.MaximumOp)
@@ -200,8 +201,8 @@ def _minimum(ct, x, y, *, out):
 def _select(ct, condition, a, b, *, out):
     o = ops()
     zero = o.zeros_like(ct)
-    return (None, unbroadcast(o.where(condition, ct, zero), a),
-            unbroadcast(o.where(condition, zero, ct), b))
+    return (None, unbroadcast(o.where(condition, ct, zero), a, b, condition),
+            unbroadcast(o.where(condition, zero, ct), b, a, condition))
 
 
 # -- creation -----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from ember.dialects.ember import nn as N
 from ember.dialects.ember import reduction as R
 from ember.dialects.ember import structure as T
 from ember.frontend.autodiff.registry import non_differentiable, vjp
+from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.autodiff.rule_helpers import is_real_or_complex, ops, unbroadcast
 
 non_differentiable("integer or boolean result", R.ReduceAnyOp, R.ReduceAllOp, R.ArgMaxOp,
@@ -43,7 +44,7 @@ def _matmul(ct, a, b, *, out, transpose_a, transpose_b):
         ga, gb = mm(b, ct, adjoint_a=True, adjoint_b=True), \
             mm(ct, a, adjoint_a=True, adjoint_b=True)
     if (a.ndim or 0) > 2 or (b.ndim or 0) > 2:  # broadcast batch dims
-        ga, gb = unbroadcast(ga, a), unbroadcast(gb, b)
+        ga, gb = unbroadcast(ga, a, b), unbroadcast(gb, b, a)
     return ga, gb
 
 
@@ -197,7 +198,7 @@ def _pad(ct, x, constant_value, *, out, paddings, mode):
         begin = list(paddings[0::2])
         inner = o.slice(ct, begin, shape_of(x))
         return inner, o.reduce_sum(ct) - o.reduce_sum(inner)
-    picked = execute(I.PadOp, [_positions(x), ops().constant(0)],
+    picked = execute(I.PadOp, [_positions(x), convert_to_tensor(0)],
                      {"paddings": paddings, "mode": mode})
     return _scatter_back(ct, x, picked), None
 

@@ -126,14 +126,17 @@ class GradientTape:
         rule = registry.rule_for(spec)
         self._add(Entry(operands, outputs, _op_backward(spec, rule, operands, attrs, outputs)))
 
-    def _record_read(self, variable, value) -> None:
-        if id(variable) not in self._live:
-            if not (self._watch_accessed_variables and getattr(variable, "trainable", False)):
-                return
+    def _accessed(self, variable) -> bool:
+        """`variable` is read: watches it if the tape watches accessed trainable Variables;
+        whether the tape watches it."""
+        if id(variable) not in self._live and self._watch_accessed_variables and \
+                getattr(variable, "trainable", False):
             self._watch_variable(variable)
-            if id(variable) not in self._live:
-                return
-        self._add(Entry([variable], [value], lambda cts: cts))
+        return id(variable) in self._live
+
+    def _record_read(self, variable, value) -> None:
+        if self._accessed(variable):
+            self._add(Entry([variable], [value], lambda cts: cts))
 
     def _add(self, entry: Entry) -> None:
         """Records `entry`; its differentiable outputs become live."""
@@ -230,7 +233,6 @@ def _op_backward(spec, rule, operands, attrs, outputs):
 
 def backprop(entries: list[Entry], targets: list, seeds, sources: list) -> list:
     """The cotangents of `sources` given those of `targets` (`seeds`; ones where None)."""
-    from ember.frontend.creation_ops import ones_like
     from ember.frontend.math_ops import add
     reach = {id(s) for s in sources}
     relevant = []
@@ -245,7 +247,7 @@ def backprop(entries: list[Entry], targets: list, seeds, sources: list) -> list:
     for i, t in enumerate(targets):
         if not differentiable(t):
             continue
-        seed = seeds[i] if seeds is not None and seeds[i] is not None else ones_like(t)
+        seed = seeds[i] if seeds is not None and seeds[i] is not None else _ones(t)
         accumulate(id(t), seed)
     for e in reversed(relevant):
         out_cts = [cts.get(id(o)) if o is not None else None for o in e.outputs]
@@ -256,3 +258,10 @@ def backprop(entries: list[Entry], targets: list, seeds, sources: list) -> list:
             if g is not None and i is not None and id(i) in reach:
                 accumulate(id(i), g)
     return [cts.get(id(s)) for s in sources]
+
+
+def _ones(t: Tensor) -> Tensor:
+    """The default seed: ones shaped like `t` (a constant when its shape is static, so the
+    forward value itself is not kept alive for its shape)."""
+    from ember.frontend.creation_ops import ones, ones_like
+    return ones(list(t.shape.dims), t.dtype) if t.shape.is_fully_defined() else ones_like(t)

@@ -344,3 +344,21 @@ def test_functions_given_to_cond_and_while_loop_are_converted():
     assert em.function(uses_while_loop)(em.constant(5)).numpy() == 0 + 2 + 4
     # calls inside a lambda go through converted_call too
     assert "lambda: ag__.converted_call(branch_with_if, x)" in em.autograph.to_code(uses_cond)
+
+
+def make_inner(flag):
+    if not flag:  # an early return: the function's returns become flags
+        return None
+
+    def inner(c):
+        if flag:
+            a = c
+        else:
+            a = c * 2
+        return a + 1  # inner's own return, which the outer rewrite must leave alone
+    return inner
+
+
+def test_a_nested_function_keeps_its_returns_when_the_outer_one_has_early_returns():
+    assert "return a + 1" in em.autograph.to_code(make_inner)
+    assert em.function(lambda x: make_inner(True)(x))(em.constant(1.0)).numpy() == 2.0

@@ -88,6 +88,9 @@ def _walk(node, stop):
 def _inside(s: ast.stmt, kind, replace, flag, into_loops) -> ast.stmt:
     if isinstance(s, _LOOPS) and not into_loops:
         return s
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+            not getattr(s, "_ag_generated", False):
+        return s  # a nested function's own `return`s are its own
     for field in ("body", "orelse", "finalbody"):
         block = getattr(s, field, None)
         if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

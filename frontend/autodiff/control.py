@@ -1,0 +1,214 @@
+"""Gradients through staged control flow: `scf.if` (em.cond) and `scf.while`.
+
+While a branch or a loop body is traced, the tapes record its ops as usual; when the region
+is done those entries are dropped (their values live only inside the region) and the whole
+`scf.if`/`scf.while` is recorded as one entry whose inputs are the values the region read
+from outside (and, for a loop, the initial loop variables).
+
+The backward of an `scf.if` is another `scf.if` on the same condition whose branches trace
+the forward branch again under a tape and take its gradient (TensorFlow's cond_v2 keeps the
+branch's intermediates as extra outputs instead; tracing again keeps the forward op as it
+was). A loop traced while a tape records carries an iteration count and a stack of its loop
+variables' values at the start of each iteration (TensorFlow stacks intermediates in
+TensorLists); the backward is a loop that runs the iterations in reverse, each one tracing
+the body again on the stacked values and taking its gradient.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ember.frontend import nest
+from ember.frontend.autodiff import recording
+from ember.frontend.autodiff.tape import (Entry, GradientTape, UnconnectedGradients,
+                                          differentiable)
+from ember.frontend.tensor import Tensor, convert_to_tensor
+
+
+class Region:
+    """What the tapes saw while one region was traced: per tape, the outside values read."""
+
+    def __init__(self):
+        self.touched: dict[int, tuple] = {}  # id(tape) -> (tape, [values read from outside])
+
+    def inputs(self) -> list:
+        """The outside values any tape saw the region read (no repeats, in order)."""
+        seen, out = set(), []
+        for _, values in self.touched.values():
+            for v in values:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+
+@contextlib.contextmanager
+def region(into: Region):
+    """Traces a region: its entries are dropped from the tapes at the end, and the outside
+    values they read are added to `into`."""
+    marks = [(tape, len(tape._entries)) for tape in recording.tapes()]
+    try:
+        yield into
+    finally:
+        for tape, mark in marks:
+            inner = tape._entries[mark:]
+            del tape._entries[mark:]
+            produced = {id(o) for e in inner for o in e.outputs if o is not None}
+            _, values = into.touched.setdefault(id(tape), (tape, []))
+            for e in inner:
+                for value in e.inputs:
+                    if value is not None and id(value) not in produced and \
+                            tape._connected(value) and all(v is not value for v in values):
+                        values.append(value)
+            for key in produced:
+                tape._live.pop(key, None)
+
+
+def record(inputs: list, outputs: list, backward, touched: Region | None = None) -> None:
+    """Records a control-flow op on each recording tape that sees one of `inputs`."""
+    outs = [o if isinstance(o, Tensor) else None for o in outputs]
+    for tape in recording.tapes():
+        if any(tape._connected(v) for v in inputs):
+            tape._add(Entry(inputs, outs, backward))
+
+
+def gradient_of(fn, sources: list, outputs_like: list, cts: list):
+    """Traces `fn()` again under a tape watching `sources`; the gradient of its tensor
+    outputs (paired with `outputs_like`, the op's results) weighted by `cts`, with zeros
+    for sources it does not reach."""
+    with GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(sources)
+        out = fn()
+    leaves = nest.flatten(out)
+    targets, weights = [], []
+    for leaf, like, ct in zip(leaves, outputs_like, cts):
+        if isinstance(leaf, Tensor) and like is not None and ct is not None and \
+                differentiable(leaf):
+            targets.append(leaf)
+            weights.append(ct)
+    if not targets:
+        return [_zeros(s) for s in sources]
+    return tape.gradient(targets, list(sources), output_gradients=weights,
+                         unconnected_gradients=UnconnectedGradients.ZERO)
+
+
+def _zeros(value):
+    from ember.frontend import ops
+    if hasattr(value, "read_value"):
+        return ops.zeros_like(value.read_value())
+    return ops.zeros_like(value)
+
+
+def filled(cts: list, outputs: list) -> list:
+    """The cotangents of `outputs`, zeros where there is none (a branch must yield each)."""
+    from ember.frontend import ops
+    return [None if not isinstance(o, Tensor) or not differentiable(o)
+            else (c if c is not None else ops.zeros_like(o)) for c, o in zip(cts, outputs)]
+
+
+# -- em.cond ------------------------------------------------------------------------------
+
+def record_cond(pred, true_fn, false_fn, result, seen: Region) -> None:
+    sources = seen.inputs()
+    if not sources:
+        return
+    outputs = nest.flatten(result)
+
+    def backward(cts):
+        from ember.frontend.control_flow import trace_cond
+        cts = filled(cts, outputs)
+
+        def branch(fn):
+            return lambda: tuple(gradient_of(fn, sources, outputs, cts))
+        return list(trace_cond(pred, branch(true_fn), branch(false_fn),
+                               what="the gradient of an em.cond"))
+    record(sources, outputs, backward)
+
+
+# -- scf.while ----------------------------------------------------------------------------
+
+def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, labels, **kw):
+    """Traces the loop with an iteration count and a stack per loop variable (see the
+    module docstring) and records it; `trace_once` is while_loop's tracer."""
+    from ember.dialects.ember import dtypes
+    from ember.dialects.ember.types import TensorType
+    from ember.frontend import ops
+    from ember.frontend.while_loop import _call, _like
+    count0 = convert_to_tensor(0, dtype=dtypes.int32)
+    stacks0 = tuple(_new_stack(v, t) for v, t in zip(inits, types))
+    wrapped = (loop_vars, count0, stacks0)
+
+    def counted_cond(inner, n, stacks):
+        return _call(cond, inner)
+
+    def counted_body(inner, n, stacks):
+        pushed = tuple(_push(s, n, v) for s, v in zip(stacks, nest.flatten(inner)))
+        return (_like(inner, _call(body, inner)), n + 1, pushed)
+    more = [f"the stack of loop variable {i} kept for the gradient" for i in range(len(types))]
+    seen = Region()
+    with region(seen):
+        out, count, stacks = trace_once(
+            counted_cond, counted_body, wrapped, inits + [count0] + list(stacks0),
+            types + [TensorType(dtypes.int32, ())] +
+            [TensorType(t.dtype, None if t.shape is None else (None,) + tuple(t.shape))
+             for t in types],
+            None if labels is None else labels + ["the iteration count"] + more)
+    results = nest.flatten(out)
+    captured = seen.inputs()
+    sources = [v if differentiable(v) else None for v in inits] + captured
+
+    def backward(cts):
+        return _while_backward(body, loop_vars, results, filled(cts, results), count,
+                               stacks, types, captured)
+    record(sources, results, backward)
+    return out
+
+
+def _new_stack(value: Tensor, ttype):
+    """An empty stack for `value`'s loop variable: room for one element to begin with."""
+    from ember.frontend import ops
+    if ttype.shape is None:
+        raise ValueError(f"the gradient of a while loop needs the rank of its loop variable "
+                         f"{value!r}; give it a known rank")
+    return ops.zeros(ops.concat([[1], ops.shape(value)], 0), value.dtype) \
+        if None in ttype.shape else ops.zeros([1] + list(ttype.shape), value.dtype)
+
+
+def _push(stack: Tensor, n: Tensor, value: Tensor) -> Tensor:
+    """`stack` with `value` at row n, its capacity doubled first when it is full."""
+    from ember.frontend import ops
+    from ember.frontend.control_flow import cond
+    from ember.frontend.scatter_ops import tensor_scatter_nd_update
+    full = ops.greater_equal(n, ops.shape(stack)[0])
+    grown = cond(full, lambda: ops.concat([stack, ops.zeros_like(stack)], 0), lambda: stack)
+    return tensor_scatter_nd_update(grown, ops.reshape(n, [1, 1]), ops.expand_dims(value, 0))
+
+
+def _while_backward(body, loop_vars, results, cts, count, stacks, types, captured):
+    from ember.frontend import ops
+    from ember.frontend.shape import TensorShape
+    from ember.frontend.while_loop import _call, _like, while_loop
+    diff = [j for j, t in enumerate(types) if t.dtype.is_floating or t.dtype.is_complex]
+
+    def keep_going(i, ct_vars, ct_caps):
+        return ops.greater(i, 0)
+
+    def step(i, ct_vars, ct_caps):
+        i = i - 1
+        state = [ops.gather(s, i) for s in stacks]
+        inner = nest.pack_sequence_as(loop_vars, state)
+        full = [None] * len(types)
+        for j, c in zip(diff, ct_vars):
+            full[j] = c
+        grads = gradient_of(lambda: _like(loop_vars, _call(body, inner)),
+                            [state[j] for j in diff] + captured, results, full)
+        new_caps = tuple(a + g for a, g in zip(ct_caps, grads[len(diff):]))
+        return i, tuple(grads[:len(diff)]), new_caps
+    start = (count, tuple(cts[j] for j in diff), tuple(_zeros(c) for c in captured))
+    invariants = (TensorShape([]), tuple(TensorShape(types[j].shape) for j in diff),
+                  tuple(TensorShape(_zeros(c).shape) for c in captured))
+    _, ct_vars, ct_caps = while_loop(keep_going, step, start, shape_invariants=invariants)
+    out = [None] * len(types)
+    for j, c in zip(diff, ct_vars):
+        out[j] = c
+    return out + list(ct_caps)
