@@ -21,6 +21,17 @@ to a stalled thread as a large one. Where the library has no such control, where
 has one thread, or where the pool is busy (another thread's call), the call goes to the
 library whole.
 
+Where the cores are not there to take the blocks (other processes keep them busy, or the
+process is limited to less CPU than it has threads), splitting costs more than it saves:
+the caller waits for a worker that is not running, and each hand-off of the GIL between
+them waits for a scheduler slice (the case E step at load average 6: 118-239 ms in blocks,
+63-78 ms on one thread, 59-65 ms for jax.jit). So the pool watches each split call: when
+the caller waited for the workers longer than `WAIT_RATIO` times it computed its own
+blocks, it runs every product whole on the calling thread (one OpenBLAS thread) for the
+next `BACKOFF_S` seconds, then tries blocks again; each try that fails again doubles the
+wait, up to `MAX_BACKOFF_S` (a try costs: one split product took ~50 ms at that load,
+whole ~10 ms), and one that succeeds resets it.
+
 `ember-linalg-to-blas` calls the `_blocks` symbols only for products of at least
 `BLOCK_MACS` multiply-adds per call (see that pass), those OpenBLAS would thread; smaller
 ones call the library directly, with no callback.
@@ -32,12 +43,16 @@ import ctypes
 import itertools
 import queue
 import threading
+import time
 from typing import Optional
 
 ROW_MAJOR, NO_TRANS = 101, 111
 BLOCKS_PER_THREAD = 2
 SPLIT_MACS = 1 << 22  # smaller products: one block (a hand-off costs tens of microseconds)
 ALIGN = 64  # block sizes are multiples of this many rows or columns
+WAIT_RATIO = 0.5  # waited longer than this times the caller's own blocks: no cores to spare
+BACKOFF_S = 0.25  # then products run whole on the caller for this long,
+MAX_BACKOFF_S = 8.0  # doubled after each failed try, up to this
 
 _I32, _I64, _PTR = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
 
@@ -97,6 +112,8 @@ class GemmPool:
         self._local = set_local_threads  # openblas_set_num_threads_local, or None
         self._lock = threading.Lock()
         self._queues: list = []
+        self.whole_until = 0.0  # time.monotonic() before which nothing is split
+        self.backoff = BACKOFF_S
 
     @property
     def splits(self) -> bool:
@@ -114,13 +131,22 @@ class GemmPool:
         while True:
             q.get().run()
 
+    def _watch(self, start: float, ran: float, done: float) -> None:
+        """After a split call: back off to whole products if the caller waited too long."""
+        if done - ran > WAIT_RATIO * (ran - start):
+            self.whole_until = done + self.backoff
+            self.backoff = min(2 * self.backoff, MAX_BACKOFF_S)
+        else:
+            self.backoff = BACKOFF_S
+
     def call(self, gemm, item: int, args: tuple) -> None:
         """C = alpha op(A) op(B) + beta C by `gemm` (a ctypes CBLAS GEMM), in blocks."""
         if not self.splits or args[0] != ROW_MAJOR or not self._lock.acquire(blocking=False):
             gemm(*args)
             return
         try:
-            split = args[3] * args[4] * args[5] >= SPLIT_MACS
+            split = args[3] * args[4] * args[5] >= SPLIT_MACS and \
+                time.monotonic() >= self.whole_until
             if split and not self._queues:
                 self._start()
             axis, spans = blocks(args[3], args[4], self.threads * BLOCKS_PER_THREAD
@@ -130,11 +156,15 @@ class GemmPool:
             for q in workers:
                 q.put(job)
             previous = self._local(1)
+            start = time.monotonic()
             try:
                 job.run()
             finally:
                 self._local(previous)
+            ran = time.monotonic()
             job.finished.wait()
+            if split:
+                self._watch(start, ran, time.monotonic())
         finally:
             self._lock.release()
         if job.errors:

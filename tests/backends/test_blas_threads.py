@@ -5,6 +5,7 @@ compiled products through the callbacks, also from several threads at once."""
 
 import ctypes
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -163,3 +164,37 @@ def test_compiled_products_in_blocks_match_numpy_from_several_threads(dtype, bla
     rtol = 1e-4 if dtype == "float32" else 1e-12
     for got in results:
         np.testing.assert_allclose(got, 2 * want, rtol=rtol, atol=rtol * 500)
+
+
+def test_the_pool_backs_off_to_whole_products_while_its_workers_lag():
+    pool = blas_threads.GemmPool(2, lambda n: 0)
+    pool._watch(start=10.0, ran=11.0, done=11.2)  # waited 0.2 s after 1 s of its own: fine
+    assert pool.whole_until == 0.0 and pool.backoff == blas_threads.BACKOFF_S
+    pool._watch(start=10.0, ran=11.0, done=12.0)  # waited as long as it worked
+    assert pool.whole_until == 12.0 + blas_threads.BACKOFF_S
+    assert pool.backoff == 2 * blas_threads.BACKOFF_S
+    for _ in range(20):
+        pool._watch(start=10.0, ran=11.0, done=12.0)
+    assert pool.backoff == blas_threads.MAX_BACKOFF_S
+    pool._watch(start=20.0, ran=21.0, done=21.0)  # a split that paid: back to the start
+    assert pool.backoff == blas_threads.BACKOFF_S
+
+
+@needs_blas
+def test_while_backing_off_products_run_whole_on_the_caller(monkeypatch):
+    monkeypatch.setattr(blas_threads, "SPLIT_MACS", 0)
+    gemm, lib = _library_gemm(np.float64)
+    local_calls = []
+
+    def local(n):
+        local_calls.append(n)
+        return 0
+    pool = blas_threads.GemmPool(2, local)
+    pool.whole_until = time.monotonic() + 60
+    rng = np.random.default_rng(4)
+    (a_wide, a), (b_wide, b), (c_wide, c) = _operands(rng, 130, 90, 40, True, False,
+                                                      np.float64)
+    pool.call(gemm, 8, _args(a_wide, b_wide, c_wide, 130, 90, 40, True, False, 1.0, 0.0))
+    assert not pool._queues  # no worker started: one block, on this thread
+    assert local_calls == [1, 0]  # on one OpenBLAS thread, then this thread's setting back
+    np.testing.assert_allclose(c, a.T @ b, rtol=1e-12, atol=1e-10)
