@@ -25,10 +25,10 @@ Where the cores are not there to take the blocks (other processes keep them busy
 process is limited to less CPU than it has threads), splitting costs more than it saves:
 the caller waits for a worker that is not running, and each hand-off of the GIL between
 them waits for a scheduler slice (the case E step at load average 6: 118-239 ms in blocks,
-63-78 ms on one thread, 59-65 ms for jax.jit). So the pool watches each split call: when
-the caller waited for the workers longer than `WAIT_RATIO` times it computed its own
-blocks, it runs every product whole on the calling thread (one OpenBLAS thread) for the
-next `BACKOFF_S` seconds, then tries blocks again; each try that fails again doubles the
+63-78 ms on one thread, 59-65 ms for jax.jit). So the pool watches each split call: the
+caller's own blocks time a block, so it knows about how long the product would have taken
+whole on its thread; when the split call took more than `PAYS` times that, it runs every
+product whole on the calling thread (one OpenBLAS thread) for the next `BACKOFF_S` seconds, then tries blocks again; each try that fails again doubles the
 wait, up to `MAX_BACKOFF_S` (a try costs: one split product took ~50 ms at that load,
 whole ~10 ms), and one that succeeds resets it.
 
@@ -50,7 +50,7 @@ ROW_MAJOR, NO_TRANS = 101, 111
 BLOCKS_PER_THREAD = 2
 SPLIT_MACS = 1 << 22  # smaller products: one block (a hand-off costs tens of microseconds)
 ALIGN = 64  # block sizes are multiples of this many rows or columns
-WAIT_RATIO = 0.5  # waited longer than this times the caller's own blocks: no cores to spare
+PAYS = 0.9  # a split call must take less than this times the product whole on one thread
 BACKOFF_S = 0.25  # then products run whole on the caller for this long,
 MAX_BACKOFF_S = 8.0  # doubled after each failed try, up to this
 
@@ -92,8 +92,11 @@ class _Job:
         self.gemm, self.calls, self.next, self.errors = gemm, calls, itertools.count(), []
         self.left, self.lock, self.finished = len(calls), threading.Lock(), threading.Event()
 
-    def run(self) -> None:
+    def run(self) -> int:
+        """Runs blocks until none is left; returns how many this thread ran."""
+        ran = 0
         while (i := next(self.next)) < len(self.calls):
+            ran += 1
             try:
                 self.gemm(*self.calls[i])
             except BaseException as e:  # noqa: BLE001 - reported to the calling thread
@@ -102,6 +105,7 @@ class _Job:
                 self.left -= 1
                 if not self.left:
                     self.finished.set()
+        return ran
 
 
 class GemmPool:
@@ -131,9 +135,12 @@ class GemmPool:
         while True:
             q.get().run()
 
-    def _watch(self, start: float, ran: float, done: float) -> None:
-        """After a split call: back off to whole products if the caller waited too long."""
-        if done - ran > WAIT_RATIO * (ran - start):
+    def _watch(self, start: float, ran: float, done: float, mine: int, blocks: int) -> None:
+        """After a split call that started at `start`, whose caller ran `mine` of its
+        `blocks` blocks by `ran` and saw all done at `done`: back off to whole products
+        unless the split paid (PAYS)."""
+        whole = (ran - start) / max(mine, 1) * blocks  # the caller's estimate, on one thread
+        if done - start > PAYS * whole:
             self.whole_until = done + self.backoff
             self.backoff = min(2 * self.backoff, MAX_BACKOFF_S)
         else:
@@ -158,13 +165,13 @@ class GemmPool:
             previous = self._local(1)
             start = time.monotonic()
             try:
-                job.run()
+                mine = job.run()
             finally:
                 self._local(previous)
             ran = time.monotonic()
             job.finished.wait()
             if split:
-                self._watch(start, ran, time.monotonic())
+                self._watch(start, ran, time.monotonic(), mine, len(spans))
         finally:
             self._lock.release()
         if job.errors:

@@ -166,17 +166,22 @@ def test_compiled_products_in_blocks_match_numpy_from_several_threads(dtype, bla
         np.testing.assert_allclose(got, 2 * want, rtol=rtol, atol=rtol * 500)
 
 
-def test_the_pool_backs_off_to_whole_products_while_its_workers_lag():
+def test_the_pool_backs_off_to_whole_products_while_splitting_does_not_pay():
     pool = blas_threads.GemmPool(2, lambda n: 0)
-    pool._watch(start=10.0, ran=11.0, done=11.2)  # waited 0.2 s after 1 s of its own: fine
+    # 2 of 4 blocks in 1 s (2 s whole), all done 0.2 s later: 1.2 s < 0.9 * 2 s, it paid
+    pool._watch(start=10.0, ran=11.0, done=11.2, mine=2, blocks=4)
     assert pool.whole_until == 0.0 and pool.backoff == blas_threads.BACKOFF_S
-    pool._watch(start=10.0, ran=11.0, done=12.0)  # waited as long as it worked
-    assert pool.whole_until == 12.0 + blas_threads.BACKOFF_S
+    # the caller ran all 4 (the worker never came) and still waited: it did not pay
+    pool._watch(start=10.0, ran=11.0, done=11.1, mine=4, blocks=4)
+    assert pool.whole_until == 11.1 + blas_threads.BACKOFF_S
     assert pool.backoff == 2 * blas_threads.BACKOFF_S
+    # 1 of 4 in 1 s (4 s whole) but done after 3.7 s > 0.9 * 4 s: the worker lagged
+    pool._watch(start=10.0, ran=11.0, done=13.7, mine=1, blocks=4)
+    assert pool.backoff == 4 * blas_threads.BACKOFF_S
     for _ in range(20):
-        pool._watch(start=10.0, ran=11.0, done=12.0)
+        pool._watch(start=10.0, ran=11.0, done=12.0, mine=2, blocks=2)
     assert pool.backoff == blas_threads.MAX_BACKOFF_S
-    pool._watch(start=20.0, ran=21.0, done=21.0)  # a split that paid: back to the start
+    pool._watch(start=20.0, ran=21.0, done=21.0, mine=1, blocks=2)  # paid: back to the start
     assert pool.backoff == blas_threads.BACKOFF_S
 
 
