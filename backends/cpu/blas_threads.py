@@ -18,8 +18,8 @@ one is one block, on the calling thread. Every block is a call of the library's 
 OpenBLAS's thread-local thread count (`openblas_set_num_threads_local`) set to 1: a product
 OpenBLAS would thread (more than 2**18 multiply-adds) but too small to split is as exposed
 to a stalled thread as a large one. Where the library has no such control, where the pool
-has one thread, or where the pool is busy (another thread's call), the call goes to the
-library whole.
+has one thread, where the pool is busy (another thread's call), or for a column-major
+call, the call goes to the library whole.
 
 Where the cores are not there to take the blocks (other processes keep them busy, or the
 process is limited to less CPU than it has threads), splitting costs more than it saves:
@@ -28,9 +28,10 @@ them waits for a scheduler slice (the case E step at load average 6: 118-239 ms 
 63-78 ms on one thread, 59-65 ms for jax.jit). So the pool watches each split call: the
 caller's own blocks time a block, so it knows about how long the product would have taken
 whole on its thread; when the split call took more than `PAYS` times that, it runs every
-product whole on the calling thread (one OpenBLAS thread) for the next `BACKOFF_S` seconds, then tries blocks again; each try that fails again doubles the
-wait, up to `MAX_BACKOFF_S` (a try costs: one split product took ~50 ms at that load,
-whole ~10 ms), and one that succeeds resets it.
+product whole on the calling thread (one OpenBLAS thread) for the next `BACKOFF_S`
+seconds, then tries blocks again; each try that fails again doubles the wait, up to
+`MAX_BACKOFF_S` (a try costs: one split product took ~50 ms at that load, whole ~10 ms),
+and one that succeeds resets it.
 
 `ember-linalg-to-blas` calls the `_blocks` symbols only for products of at least
 `BLOCK_MACS` multiply-adds per call (see that pass), those OpenBLAS would thread; smaller
