@@ -5,8 +5,9 @@ from ember.frontend.array_composites import eye
 from ember.frontend.linalg_composites import band_part, diag, diag_part, matvec, trace
 from ember.frontend.ops import matmul, transpose
 from ember.frontend.einsum import einsum, tensordot
-from ember.frontend.linalg_solvers import (cholesky, det, inv, lu, qr, slogdet, solve,
-                                           triangular_solve)
+from ember.frontend.linalg_solvers import lu, qr
+from ember.frontend.linalg_gradients import (cholesky, det, inv, slogdet, solve,
+                                             triangular_solve)
 from ember.frontend.norms import norm
 from ember.frontend.misc_composites import adjoint, matrix_transpose
 

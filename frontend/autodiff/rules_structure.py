@@ -9,7 +9,7 @@ from ember.dialects.ember import reduction as R
 from ember.dialects.ember import structure as T
 from ember.frontend.autodiff.registry import non_differentiable, vjp
 from ember.frontend.tensor import convert_to_tensor
-from ember.frontend.autodiff.rule_helpers import is_real_or_complex, ops, unbroadcast
+from ember.frontend.autodiff.rule_helpers import conj, is_real_or_complex, ops, unbroadcast
 
 non_differentiable("integer or boolean result", R.ReduceAnyOp, R.ReduceAllOp, R.ArgMaxOp,
                    R.ArgMinOp)
@@ -34,15 +34,17 @@ def reshape_like(ct, x):
 @vjp(T.MatmulOp)
 def _matmul(ct, a, b, *, out, transpose_a, transpose_b):
     mm = ops().matmul
+    # the real formulas, on the conjugated operands for complex ones (TensorFlow's convention)
+    ca, cb = conj(a), conj(b)
     if not transpose_a and not transpose_b:
-        ga, gb = mm(ct, b, adjoint_b=True), mm(a, ct, adjoint_a=True)
+        ga, gb = mm(ct, cb, transpose_b=True), mm(ca, ct, transpose_a=True)
     elif transpose_a and not transpose_b:
-        ga, gb = mm(b, ct, adjoint_b=True), mm(a, ct)
+        ga, gb = mm(cb, ct, transpose_b=True), mm(ca, ct)
     elif not transpose_a and transpose_b:
-        ga, gb = mm(ct, b), mm(ct, a, adjoint_a=True)
+        ga, gb = mm(ct, cb), mm(ct, ca, transpose_a=True)
     else:
-        ga, gb = mm(b, ct, adjoint_a=True, adjoint_b=True), \
-            mm(ct, a, adjoint_a=True, adjoint_b=True)
+        ga, gb = mm(cb, ct, transpose_a=True, transpose_b=True), \
+            mm(ct, ca, transpose_a=True, transpose_b=True)
     if (a.ndim or 0) > 2 or (b.ndim or 0) > 2:  # broadcast batch dims
         ga, gb = unbroadcast(ga, a, b), unbroadcast(gb, b, a)
     return ga, gb
@@ -198,7 +200,8 @@ def _pad(ct, x, constant_value, *, out, paddings, mode):
         begin = list(paddings[0::2])
         inner = o.slice(ct, begin, shape_of(x))
         return inner, o.reduce_sum(ct) - o.reduce_sum(inner)
-    picked = execute(I.PadOp, [_positions(x), convert_to_tensor(0)],
+    positions = _positions(x)
+    picked = execute(I.PadOp, [positions, convert_to_tensor(0, dtype=positions.dtype)],
                      {"paddings": paddings, "mode": mode})
     return _scatter_back(ct, x, picked), None
 
