@@ -77,7 +77,7 @@ def gradient_of(fn, sources: list, outputs_like: list, cts: list):
     outputs (paired with `outputs_like`, the op's results) weighted by `cts`, with zeros
     for sources it does not reach."""
     with GradientTape(watch_accessed_variables=False) as tape:
-        tape.watch(sources)
+        tape._watch(sources)
         out = fn()
     leaves = nest.flatten(out)
     targets, weights = [], []

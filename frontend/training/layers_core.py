@@ -52,8 +52,11 @@ class Layer(Module):
       dtype: the dtype of its weights (float32 by default).
     """
 
+    _ignored_attributes = Module._ignored_attributes | {"_made"}
+
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None):
         super().__init__(name or _unique_name(_snake(type(self).__name__)))
+        self._made: list = []  # the weights add_weight made, in order
         self.trainable = bool(trainable)
         self.built = False
         self._dtype = initializers.float_dtype(dtype, type(self).__name__)
@@ -92,8 +95,18 @@ class Layer(Module):
         shape = [int(d) for d in shape]
         with init_scope():
             value = convert_to_tensor(init(shape, dtype)).numpy()
-        return Variable(value, trainable=trainable and self.trainable,
-                        name=f"{self.name}/{name}")
+        weight = Variable(value, trainable=trainable and self.trainable,
+                          name=f"{self.name}/{name}")
+        self._made.append(weight)
+        return weight
+
+    def _walk_order(self) -> list:
+        """A layer's weights in the order it made them, as Keras lists them (kernel before
+        bias), then its other attributes sorted as tf.Module's."""
+        made = {id(w): i for i, w in enumerate(self._made)}
+        own = vars(self)
+        weights = sorted((k for k in own if id(own[k]) in made), key=lambda k: made[id(own[k])])
+        return weights + [k for k in sorted(own) if k not in weights]
 
     @property
     def weights(self) -> list:

@@ -108,6 +108,10 @@ class Module:
         """Every Module reachable from this one (not itself), each once, in walk order."""
         return tuple(self._flatten(lambda v: isinstance(v, Module)))
 
+    def _walk_order(self) -> list:
+        """The attribute names in the order the walk visits them (tf.Module: sorted)."""
+        return sorted(vars(self))
+
     def _flatten(self, predicate: Callable, with_path: bool = False) -> Iterator:
         """What tf.Module._flatten yields: the leaves satisfying `predicate`, as
         (path tuple, leaf) pairs with `with_path`."""
@@ -125,7 +129,7 @@ def _flatten_module(module: Module, predicate, with_path: bool, prefix: tuple, s
     contains itself is walked once."""
     recursive = id(module) not in stack
     submodules = []
-    for key in sorted(vars(module)):
+    for key in module._walk_order():
         if key in module._ignored_attributes:
             continue
         for path, leaf in _leaves(vars(module)[key], (key,)):

@@ -36,8 +36,11 @@ class Optimizer:
       name: the optimizer's name.
     """
 
-    def __init__(self, learning_rate, weight_decay=None, name=None):
+    def __init__(self, learning_rate, weight_decay=None, name=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None):
         self.name = name or type(self).__name__.lower()
+        self.clipnorm, self.clipvalue, self.global_clipnorm = _clipping(
+            type(self).__name__, clipnorm, clipvalue, global_clipnorm)
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
         self._learning_rate = self._learning_rate_var(learning_rate)
         self._owns_learning_rate = self._learning_rate is not learning_rate
@@ -152,7 +155,7 @@ class Optimizer:
           TypeError: something other than an em.Variable to update.
         """
         del name
-        pairs = self._filter(grads_and_vars)
+        pairs = self._clipped(self._filter(grads_and_vars))
         for _, var in pairs:
             self.build([var])
         lr = self.learning_rate
@@ -187,6 +190,20 @@ class Optimizer:
         var_list = list(var_list() if callable(var_list) else var_list)
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
+
+    def _clipped(self, pairs: list) -> list:
+        """Keras's gradient clipping: each gradient to `clipvalue` and to norm `clipnorm`,
+        or all of them together to global norm `global_clipnorm`."""
+        from ember.frontend.math_composites import clip_by_norm, clip_by_value
+        from ember.frontend.misc_composites import clip_by_global_norm
+        grads = [g for g, _ in pairs]
+        if self.clipvalue is not None:
+            grads = [clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        if self.clipnorm is not None:
+            grads = [clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.global_clipnorm is not None:
+            grads, _ = clip_by_global_norm(grads, self.global_clipnorm)
+        return [(g, v) for g, (_, v) in zip(grads, pairs)]
 
     def _filter(self, grads_and_vars) -> list:
         pairs, missing = [], []
@@ -238,3 +255,18 @@ def _check_shapes(grad, var: Variable, where: str) -> None:
                                for a, b in zip(g, v)):
         raise ValueError(f"{where}.apply_gradients: the gradient of {var.name} has shape "
                          f"{grad.shape}, but the variable has shape {var.shape}")
+
+
+def _clipping(where: str, clipnorm, clipvalue, global_clipnorm) -> tuple:
+    """The clipping options, checked as Keras checks them."""
+    if clipnorm is not None and global_clipnorm is not None:
+        raise ValueError(f"{where}: only one of clipnorm and global_clipnorm can be set, got "
+                         f"clipnorm={clipnorm!r} and global_clipnorm={global_clipnorm!r}")
+    for option, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue),
+                          ("global_clipnorm", global_clipnorm)):
+        if value is not None and (isinstance(value, bool) or
+                                  not isinstance(value, (int, float)) or value <= 0):
+            raise ValueError(f"{where}: {option} must be a float > 0 or None, got {value!r}")
+    return (None if clipnorm is None else float(clipnorm),
+            None if clipvalue is None else float(clipvalue),
+            None if global_clipnorm is None else float(global_clipnorm))

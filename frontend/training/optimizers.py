@@ -43,8 +43,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 name="SGD"):
-        super().__init__(learning_rate, weight_decay, name)
+                 name="SGD", **clipping):
+        super().__init__(learning_rate, weight_decay, name, **clipping)
         self.momentum = _fraction(momentum, "momentum", "SGD")
         self.nesterov = bool(nesterov)
 
@@ -83,8 +83,8 @@ class Adam(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, weight_decay=None, name="adam"):
-        super().__init__(learning_rate, weight_decay, name)
+                 amsgrad=False, weight_decay=None, name="adam", **clipping):
+        super().__init__(learning_rate, weight_decay, name, **clipping)
         where = type(self).__name__
         self.beta_1 = _fraction(beta_1, "beta_1", where, upper_open=True)
         self.beta_2 = _fraction(beta_2, "beta_2", where, upper_open=True)
@@ -132,11 +132,12 @@ class AdamW(Adam):
     """
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7, amsgrad=False, name="adamw"):
+                 epsilon=1e-7, amsgrad=False, name="adamw", **clipping):
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a float >= 0 (use em.optimizers."
                              "Adam for no decay), got None")
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, name)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, name,
+                         **clipping)
 
 
 class RMSprop(Optimizer):
@@ -153,8 +154,8 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, weight_decay=None, name="rmsprop"):
-        super().__init__(learning_rate, weight_decay, name)
+                 centered=False, weight_decay=None, name="rmsprop", **clipping):
+        super().__init__(learning_rate, weight_decay, name, **clipping)
         self.rho = _fraction(rho, "rho", "RMSprop")
         self.momentum = _fraction(momentum, "momentum", "RMSprop")
         self.epsilon = _non_negative(epsilon, "epsilon", "RMSprop")
@@ -206,8 +207,8 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 weight_decay=None, name="adagrad"):
-        super().__init__(learning_rate, weight_decay, name)
+                 weight_decay=None, name="adagrad", **clipping):
+        super().__init__(learning_rate, weight_decay, name, **clipping)
         self.initial_accumulator_value = _non_negative(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad")
         self.epsilon = _non_negative(epsilon, "epsilon", "Adagrad")

@@ -118,7 +118,7 @@ def test_batch_normalization_training_uses_batch_stats_and_updates_moving_stats(
     np.testing.assert_allclose(bn(X2).numpy(), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(em.function(lambda t: bn(t, training=False))(X2).numpy(),
                                want, rtol=1e-4, atol=1e-5)
-    assert [v.name.split("/")[-1] for v in bn.trainable_variables] == ["beta:0", "gamma:0"]
+    assert [v.name.split("/")[-1] for v in bn.trainable_variables] == ["gamma:0", "beta:0"]
     assert len(bn.non_trainable_variables) == 2
 
 
@@ -210,3 +210,11 @@ def test_build_before_use_lets_one_function_serve_two_models():
     kernel = dense.kernel
     dense(np.ones((1, 4), np.float32))
     assert dense.kernel is kernel  # built once
+
+
+def test_weights_are_listed_in_the_order_keras_lists_them():
+    model = em.Sequential([em.layers.Dense(4), em.layers.BatchNormalization(),
+                           em.layers.Dense(2)])
+    model(em.ones([3, 5]))
+    assert [v.name.split("/")[-1] for v in model.trainable_variables] == [
+        "kernel:0", "bias:0", "gamma:0", "beta:0", "kernel:0", "bias:0"]

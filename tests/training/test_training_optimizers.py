@@ -269,3 +269,27 @@ def test_other_float_dtypes_compiled_agrees_with_eager(case, dtype):
     np.testing.assert_array_equal(runs[0], runs[1])
     if dtype == np.float64:
         np.testing.assert_allclose(runs[0], want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("option, expected_w, expected_v", [
+    ({"clipnorm": 1.0}, [2.4, 3.2], [-1.0]),
+    ({"clipvalue": 0.5}, [2.5, 3.5], [-0.5]),
+    ({"global_clipnorm": 1.0}, [3 - 3 / 13, 4 - 4 / 13], [-12 / 13]),
+])
+def test_keras_gradient_clipping_options(compiled, option, expected_w, expected_v):
+    w, v = em.Variable([3.0, 4.0]), em.Variable([0.0])
+    opt = em.optimizers.SGD(1.0, **option)
+
+    def step():
+        opt.apply_gradients([(em.constant([3.0, 4.0]), w), (em.constant([12.0]), v)])
+    (em.function(step) if compiled else step)()
+    np.testing.assert_allclose(w.numpy(), expected_w, rtol=1e-6)
+    np.testing.assert_allclose(v.numpy(), expected_v, rtol=1e-6)
+
+
+def test_clipping_options_are_checked():
+    with pytest.raises(ValueError, match="only one of clipnorm and global_clipnorm"):
+        em.optimizers.Adam(clipnorm=1.0, global_clipnorm=1.0)
+    with pytest.raises(ValueError, match="clipvalue must be a float > 0"):
+        em.optimizers.RMSprop(clipvalue=-1.0)
