@@ -83,16 +83,33 @@ def run_system(system: str, mode: str, cases: list[str], extra_env=None,
     return data
 
 
-def steady(systems: list[str], cases: list[str], cache_dir: str) -> dict:
-    results = {}
-    for s in systems:
-        log(f"{s}: steady state, cases {' '.join(cases)}")
-        extra = {"EMBER_CACHE_DIR": cache_dir} if s.startswith("ember") else None
-        own = [c for c in cases if c == "A"] if s == "ember_numpy" else cases
-        if not own:
-            continue
-        results[s] = run_system(s, "steady", own, extra)
-        log(f"{s}: done in {results[s]['wall_s']:.1f} s")
+def merge_rounds(runs: list[dict]) -> dict:
+    """One system's result from several rounds: the first round's, with each case's median
+    replaced by the median of the rounds' medians (every round's kept in `rounds`)."""
+    merged = runs[0]
+    for case, c in merged["cases"].items():
+        medians = [r["cases"].get(case, {}).get("median") for r in runs]
+        if c.get("status") == "ok" and all(m is not None for m in medians):
+            c["rounds"] = medians
+            c["median"] = statistics.median(medians)
+    return merged
+
+
+def steady(systems: list[str], cases: list[str], cache_dir: str, rounds: int = 1) -> dict:
+    """Each system's process in turn, `rounds` times round-robin (load on a shared machine
+    drifts over minutes: rounds spread it over every system alike)."""
+    runs: dict = {}
+    for r in range(rounds):
+        for s in systems:
+            log(f"{s}: steady state, cases {' '.join(cases)}"
+                + (f" (round {r + 1} of {rounds})" if rounds > 1 else ""))
+            extra = {"EMBER_CACHE_DIR": cache_dir} if s.startswith("ember") else None
+            own = [c for c in cases if c == "A"] if s == "ember_numpy" else cases
+            if not own:
+                continue
+            runs.setdefault(s, []).append(run_system(s, "steady", own, extra))
+            log(f"{s}: done in {runs[s][-1]['wall_s']:.1f} s")
+    results = {s: merge_rounds(rs) for s, rs in runs.items()}
     if "ember" in systems and "D" in cases and any(n in os.environ for n in OPENBLAS_OVERRIDES):
         log("ember: case D again, with the machine's OpenBLAS overrides")
         results[EMBER_WITH_OVERRIDES] = run_system("ember", "steady", ["D"],
@@ -145,11 +162,14 @@ def first_calls(systems: list[str], repeats: int) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--cases", default="A,B,C,D,F", help="comma-separated, of A,B,C,D,F")
+    p.add_argument("--cases", default="A,B,C,D,E,F", help="comma-separated, of A,B,C,D,E,F")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated, of "
                    + ",".join(SYSTEMS))
     p.add_argument("--first-repeats", type=int, default=3,
                    help="fresh processes per first-call figure (case F)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="steady-state runs of every system, round-robin; each figure is the "
+                        "median of the rounds' medians")
     p.add_argument("--json", help="also write the raw results here")
     a = p.parse_args()
     cases = [c for c in a.cases.upper().split(",") if c]
@@ -168,7 +188,8 @@ def main() -> int:
     t0 = time.perf_counter()
     cache_dir = tempfile.mkdtemp(prefix="bench-ember-cache-")
     try:
-        res = steady(systems, [c for c in cases if c in STEADY_CASES], cache_dir)
+        res = steady(systems, [c for c in cases if c in STEADY_CASES], cache_dir,
+                     max(1, a.rounds))
         first = first_calls([s for s in systems if s not in ("numpy", "ember_numpy")],
                             a.first_repeats) \
             if "F" in cases else {}

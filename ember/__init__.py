@@ -59,6 +59,12 @@ from ember.runtime.executor import InterpreterFallbackError, InterpreterFallback
 from ember.runtime.function import Function, function
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
+from ember.frontend.training.module import Module
+from ember import optimizers
+from ember import layers
+from ember import losses
+from ember import train
+from ember.frontend.training.layers_core import Sequential
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None

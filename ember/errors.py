@@ -51,10 +51,9 @@ from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
-           "EmberError", "EmberWarning",
-           "InputSignatureError", "InterpreterError", "InterpreterFallbackError",
-           "InterpreterFallbackWarning", "InvalidArgumentError", "JitError", "LoweringError",
-           "NoGradientError", "NotCompilable", "OpAttributeError", "OpError", "OpShapeError", "OpTypeError",
-           "OutOfScopeError", "ParseError", "PassFailure", "PipelineError", "PrintBindingError",
-           "RetracingWarning", "ShapeError", "SymbolicValueError", 
-           "TranslationError", "VerificationError"]
+           "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
+           "InterpreterFallbackError", "InterpreterFallbackWarning", "InvalidArgumentError",
+           "JitError", "LoweringError", "NoGradientError", "NotCompilable", "OpAttributeError",
+           "OpError", "OpShapeError", "OpTypeError", "OutOfScopeError", "ParseError",
+           "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
+           "SymbolicValueError", "TranslationError", "VerificationError"]

@@ -81,7 +81,7 @@ def _backward_function(function, captured: list):
     def gradient(args, kwargs, cts):
         sources = _leaves((args, kwargs)) + captured
         with GradientTape(watch_accessed_variables=False) as tape:
-            tape.watch(sources)
+            tape._watch(sources)
             out = python_function(*args, **kwargs)
         targets = [o for o in nest.flatten(out) if isinstance(o, Tensor)]
         return tape.gradient(targets, sources, output_gradients=cts,

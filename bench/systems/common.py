@@ -5,6 +5,12 @@ function, run it to completion and read the result back (see numpy_cases.py).
     python bench/systems/SYSTEM_cases.py steady A B C D --out FILE   # steady-state timings
     python bench/systems/SYSTEM_cases.py first B --out FILE          # first call in this process
 
+Case E (a training step) changes state, so a system supplies `train_step(arrays)` for it
+instead: it makes the parameters its own (Variables, tensors, ...) and returns `(step,
+weights)`, where `step()` runs one step to completion and returns the loss, and `weights()`
+the parameters as numpy arrays. The loss and the weights after the first step are checked
+against numpy's (`numpy_train_step`) before timing.
+
 The result is JSON written to FILE (rewritten after every case, so a crash keeps the cases
 before it); libraries are free to print on stdout/stderr.
 """
@@ -29,9 +35,11 @@ MLP_DIMS = (784, 1024, 1024, 10)
 MLP_BATCH = 256
 C_SIZE = 10_000_000
 B_STEPS = 50
+LEARNING_RATE = 0.01  # case E's SGD step
 
 # Per case: (rtol, atol as a fraction of max |reference|) for the check against numpy.
-TOLERANCE = {"A": (1e-6, 1e-7), "B": (1e-4, 1e-5), "C": (1e-4, 1e-5), "D": (1e-3, 1e-4)}
+TOLERANCE = {"A": (1e-6, 1e-7), "B": (1e-4, 1e-5), "C": (1e-4, 1e-5), "D": (1e-3, 1e-4),
+             "E": (1e-3, 1e-4)}
 
 
 def programs(tanh, sin, relu, matmul):
@@ -74,7 +82,32 @@ def inputs(case: str) -> list[np.ndarray]:
             arrays.append(rng.standard_normal((n_in, n_out), dtype=f32) * f32(n_in ** -0.5))
             arrays.append(rng.standard_normal(n_out, dtype=f32) * f32(0.1))
         return arrays
+    if case == "E":  # x, integer labels, then D's weights
+        x, *params = inputs("D")
+        return [x, rng.integers(0, MLP_DIMS[-1], MLP_BATCH, dtype=np.int32), *params]
     raise ValueError(f"unknown case {case!r}")
+
+
+def numpy_train_step(x, labels, w1, b1, w2, b2, w3, b3, lr=LEARNING_RATE):
+    """Case E in numpy, the backward pass written out: relu MLP, softmax cross-entropy of
+    the integer labels averaged over the batch, one SGD step applied to the weights in
+    place. Returns the loss (before the step)."""
+    h1 = np.maximum(x @ w1 + b1, 0)
+    h2 = np.maximum(h1 @ w2 + b2, 0)
+    logits = h2 @ w3 + b3
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    rows = np.arange(len(labels))
+    loss = -logp[rows, labels].mean()
+    d3 = np.exp(logp)
+    d3[rows, labels] -= 1
+    d3 *= np.float32(1 / len(labels))
+    d2 = (d3 @ w3.T) * (h2 > 0)
+    d1 = (d2 @ w2.T) * (h1 > 0)
+    grads = [x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ d3, d3.sum(0)]
+    for w, g in zip((w1, b1, w2, b2, w3, b3), grads):
+        w -= np.float32(lr) * g
+    return np.float32(loss)
 
 
 def check(case: str, got, want) -> None:
@@ -143,7 +176,40 @@ def _warning_list(caught) -> list:
     return [{"category": w.category.__name__, "message": str(w.message)} for w in caught]
 
 
+def _run_train_case(sys_mod, case: str, mode: str) -> dict:
+    arrays = inputs(case)
+    want_weights = [a.copy() for a in arrays[2:]]
+    want_loss = numpy_train_step(*arrays[:2], *want_weights)
+    res: dict = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = time.perf_counter()
+        step, weights = sys_mod.train_step(arrays)
+        loss = step()
+        res["first_call"] = time.perf_counter() - t
+    res["warnings"] = _warning_list(caught)
+    try:
+        check(case, np.asarray(sys_mod.to_numpy(loss)), np.asarray(want_loss))
+        got = weights()
+        assert len(got) == len(want_weights), f"{len(got)} weights, expected {len(want_weights)}"
+        for i, (g, w) in enumerate(zip(got, want_weights)):
+            try:
+                check(case, g, w)
+            except AssertionError as e:
+                raise AssertionError(f"weight {i} after one step: {e}") from None
+    except AssertionError as e:
+        res["status"] = "wrong"
+        res["error"] = str(e).strip()[:800]
+        return res
+    res["status"] = "ok"
+    if mode == "steady":
+        res.update(measure(step))
+    return res
+
+
 def _run_case(sys_mod, case: str, mode: str) -> dict:
+    if case == "E":
+        return _run_train_case(sys_mod, case, mode)
     arrays = inputs(case)
     want = NUMPY_PROGRAMS[case](*arrays)
     args = sys_mod.convert(arrays)

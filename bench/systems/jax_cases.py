@@ -22,6 +22,33 @@ def run(fn, args):
     return fn(*args).block_until_ready()
 
 
+def _loss(params, x, labels):
+    w1, b1, w2, b2, w3, b3 = params
+    h = jax.nn.relu(x @ w1 + b1)
+    h = jax.nn.relu(h @ w2 + b2)
+    logp = jax.nn.log_softmax(h @ w3 + b3)
+    return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+
+
+def _sgd_step(params, x, labels):
+    loss, grads = jax.value_and_grad(_loss)(params, x, labels)
+    return loss, [p - common.LEARNING_RATE * g for p, g in zip(params, grads)]
+
+
+def train_step(arrays):
+    """Case E: value_and_grad and the update in one jax.jit, the old parameters donated
+    (their buffers reused for the new ones)."""
+    x, labels, *params = convert(arrays)
+    state = {"params": params}
+    step = jax.jit(_sgd_step, donate_argnums=0)
+
+    def run():
+        loss, state["params"] = step(state["params"], x, labels)
+        return jax.block_until_ready((loss, state["params"]))[0]
+
+    return run, lambda: [np.asarray(p) for p in state["params"]]
+
+
 def to_numpy(out):
     return np.asarray(out)
 

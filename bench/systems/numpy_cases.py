@@ -17,6 +17,11 @@ def run(fn, args):
     return fn(*args)
 
 
+def train_step(arrays):
+    x, labels, *params = [a.copy() for a in arrays]
+    return (lambda: common.numpy_train_step(x, labels, *params)), (lambda: params)
+
+
 def to_numpy(out):
     return out
 

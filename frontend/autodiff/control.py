@@ -88,7 +88,7 @@ def gradient_of(fn, sources: list, outputs_like: list, cts: list, structure=None
     outputs (paired with `outputs_like`, the op's results, laid out as `structure` when
     given) weighted by `cts`, with zeros for sources it does not reach."""
     with GradientTape(watch_accessed_variables=False) as tape, recording.replaying():
-        tape.watch(sources)
+        tape._watch(sources)
         out = fn()
     leaves = nest.flatten(out) if structure is None else _aligned(out, structure)
     targets, weights = [], []

@@ -92,9 +92,9 @@ def recompute_grad(f):
 
             def grad(*dy, variables=None):
                 with GradientTape(watch_accessed_variables=False) as tape:
-                    tape.watch([x for x in xs if isinstance(x, Tensor)])
+                    tape._watch([x for x in xs if isinstance(x, Tensor)])
                     if variables:
-                        tape.watch(variables)
+                        tape._watch(variables)
                     again = _converted(f)(*xs)
                 sources = [x for x in xs if isinstance(x, Tensor)]
                 g = tape.gradient(again, sources + list(variables or []), output_gradients=

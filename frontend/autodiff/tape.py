@@ -10,6 +10,7 @@ records are watched unless `watch_accessed_variables=False`.
 from __future__ import annotations
 
 import enum
+import warnings
 from typing import Callable
 
 from ember.frontend import nest
@@ -81,15 +82,24 @@ class GradientTape:
         self._recording = False
 
     def watch(self, tensor) -> None:
-        """Ensures `tensor` (a tensor, Variable, or a structure of them) is traced."""
+        """Ensures `tensor` (a tensor, Variable, or a structure of them) is traced; an
+        integer or bool one has no gradient (a warning says so, as TensorFlow's log does)."""
+        self._watch(tensor, warn=True)
+
+    def _watch(self, tensor, warn: bool = False) -> None:
         for leaf in nest.flatten(tensor):
             if _is_variable(leaf):
                 self._watch_variable(leaf)
             elif isinstance(leaf, Tensor):
                 if differentiable(leaf):
                     self._live[id(leaf)] = leaf
+                elif warn:
+                    warnings.warn(f"GradientTape.watch: {leaf!r} has dtype {leaf.dtype.name}, "
+                                  "which has no gradient (the gradient with respect to it is "
+                                  "None); watch a floating-point tensor (em.cast it first)",
+                                  stacklevel=3)
             elif hasattr(leaf, "_as_tensor"):
-                self.watch(leaf._as_tensor())
+                self._watch(leaf._as_tensor(), warn)
             else:
                 raise ValueError(f"GradientTape.watch takes tensors and Variables, got "
                                  f"{leaf!r}; convert it first (em.convert_to_tensor)")

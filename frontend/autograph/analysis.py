@@ -81,8 +81,10 @@ def definite_writes(stmts: list[ast.stmt]) -> set[str]:
 def _definite(s: ast.stmt) -> set[str]:
     if isinstance(s, ast.If):
         return definite_writes(s.body) & definite_writes(s.orelse)
-    if isinstance(s, (ast.For, ast.While, ast.AsyncFor, ast.Try, ast.With, ast.AsyncWith,
-                      ast.Match)):
+    if isinstance(s, (ast.With, ast.AsyncWith)):  # its body runs, like a block (or raises)
+        return writes([i.optional_vars for i in s.items if i.optional_vars is not None]) | \
+            definite_writes(s.body)
+    if isinstance(s, (ast.For, ast.While, ast.AsyncFor, ast.Try, ast.Match)):
         return set()  # may not run (or may be left early): kills nothing
     return writes([s])
 
@@ -108,6 +110,10 @@ def _exposed(s: ast.stmt) -> set[str]:
         return reads(s.iter) | body | reads_before_writes(s.orelse)
     if isinstance(s, ast.AugAssign):
         return reads(s) | _names(s.target, ast.Store)
+    if isinstance(s, (ast.With, ast.AsyncWith)):
+        items = set().union(*(reads(i.context_expr) for i in s.items))
+        bound = writes([i.optional_vars for i in s.items if i.optional_vars is not None])
+        return items | (reads_before_writes(s.body) - bound)
     return reads(s)
 
 

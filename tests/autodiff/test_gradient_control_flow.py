@@ -186,3 +186,19 @@ def test_calls_of_a_function_and_of_its_concrete_function_are_recorded_once():
         y2 = f.get_concrete_function(em.TensorSpec([], em.float32))(x)
     close(tape.gradient(y3, x), 4 * 2.0 ** 3)
     close(tape.gradient(y2, x), 3 * 2.0 ** 2)
+
+
+def test_a_tape_inside_a_staged_loop():  # an epoch of train steps in one function
+    w = em.Variable(1.0)
+
+    @em.function
+    def epoch(n):
+        total = em.constant(0.0)
+        for _ in em.range(n):
+            with em.GradientTape() as tape:
+                loss = w * w
+            w.assign_sub(0.25 * tape.gradient(loss, w))
+            total += loss
+        return total
+    close(epoch(em.constant(3)), 1.0 + 0.25 + 0.0625)
+    close(w.numpy(), 0.125)

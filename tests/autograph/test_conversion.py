@@ -2,6 +2,7 @@
 closures, nested functions, decorated functions, functools.partial), never Ember's own or
 library code; lambdas and code without source run as written; `autograph=False`."""
 
+import contextlib
 import functools
 import warnings
 
@@ -362,3 +363,16 @@ def make_inner(flag):
 def test_a_nested_function_keeps_its_returns_when_the_outer_one_has_early_returns():
     assert "return a + 1" in em.autograph.to_code(make_inner)
     assert em.function(lambda x: make_inner(True)(x))(em.constant(1.0)).numpy() == 2.0
+
+
+def with_in_loop(n, w):
+    total = em.constant(0.0)
+    for _ in em.range(n):
+        with contextlib.nullcontext():
+            step = w * 2.0  # assigned and used within one iteration: not a loop variable
+        total += step
+    return total
+
+
+def test_names_bound_in_a_with_block_inside_a_staged_loop_are_not_loop_variables():
+    assert em.function(with_in_loop)(em.constant(3), em.constant(1.5)).numpy() == 9.0

@@ -3,6 +3,7 @@
 import collections
 import dataclasses
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -49,7 +50,13 @@ def _type(value):
 TYPES = [_type(v) for v in VALUES]
 
 
-@pytest.mark.parametrize("t", TYPES, ids=repr)
+def _id(t) -> str:
+    """The type's repr without memory addresses, so every pytest worker collects the same
+    ids (pytest-xdist requires it)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(t))
+
+
+@pytest.mark.parametrize("t", TYPES, ids=_id)
 def test_subtyping_is_reflexive(t):
     assert t.is_subtype_of(t)
     assert t == t and hash(t) == hash(t)

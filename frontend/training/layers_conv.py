@@ -1,0 +1,105 @@
+"""`em.layers.Conv2D` and `em.layers.MaxPool2D` over NHWC images (keras.layers), on
+`em.nn.conv2d` / `em.nn.max_pool2d`."""
+
+from __future__ import annotations
+
+from ember.frontend import nn_ops, ops
+from ember.frontend.training.layers_core import Layer, _as, activation_fn, last_dim
+
+
+def _pair(value, what: str, where: str) -> tuple:
+    """An int or a pair of positive ints, as Keras's kernel_size / strides / pool_size."""
+    pair = (value, value) if isinstance(value, int) else tuple(value) \
+        if isinstance(value, (list, tuple)) else None
+    if pair is None or len(pair) != 2 or any(
+            not isinstance(v, int) or isinstance(v, bool) or v <= 0 for v in pair):
+        raise ValueError(f"{where}: {what} must be a positive int or a pair of them, got "
+                         f"{value!r}")
+    return pair
+
+
+def _padding(padding, where: str) -> str:
+    if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
+        raise ValueError(f"{where}: padding must be 'valid' or 'same', got {padding!r}")
+    return padding.upper()
+
+
+def _check_images(inputs, where: str):
+    if inputs.shape.rank != 4:
+        raise ValueError(f"{where}: inputs must be NHWC images of rank 4, got shape "
+                         f"{inputs.shape}")
+
+
+class Conv2D(Layer):
+    """A 2-D convolution of NHWC inputs with a `[kh, kw, in, filters]` kernel, plus bias and
+    activation (keras.layers.Conv2D, data_format "channels_last").
+
+    Example:
+      >>> layer = em.layers.Conv2D(8, 3, padding="same", activation="relu")
+      >>> layer(em.ones([2, 8, 8, 1])).shape
+      TensorShape([2, 8, 8, 8])
+      >>> layer.kernel.shape
+      TensorShape([3, 3, 1, 8])
+    """
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 dilation_rate=1, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
+            raise ValueError(f"Conv2D: filters must be a positive integer, got {filters!r}")
+        self.filters = filters
+        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2D")
+        self.strides = _pair(strides, "strides", "Conv2D")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate", "Conv2D")
+        self.padding = _padding(padding, "Conv2D")
+        self.activation = activation_fn(activation, "Conv2D")
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        where = f"Conv2D '{self.name}'"
+        if input_shape.rank != 4:
+            raise ValueError(f"{where}: inputs must be NHWC images of rank 4, got shape "
+                             f"{input_shape}")
+        channels = last_dim(input_shape, where, min_rank=4)
+        self.kernel = self.add_weight(
+            "kernel", [*self.kernel_size, channels, self.filters], self.kernel_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters], self.bias_initializer)
+
+    def call(self, inputs):
+        _check_images(inputs, f"Conv2D '{self.name}'")
+        out = nn_ops.conv2d(_as(inputs, self.dtype), self.kernel.read_value(),
+                            strides=list(self.strides), padding=self.padding,
+                            dilations=list(self.dilation_rate))
+        if self.use_bias:
+            out = ops.add(out, self.bias.read_value())
+        return self.activation(out) if self.activation is not None else out
+
+
+class MaxPool2D(Layer):
+    """The maximum over `pool_size` windows of NHWC inputs, moved by `strides` (default:
+    `pool_size`) (keras.layers.MaxPool2D).
+
+    Example:
+      >>> em.layers.MaxPool2D()(em.ones([1, 4, 4, 3])).shape
+      TensorShape([1, 2, 2, 3])
+    """
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = _pair(pool_size, "pool_size", "MaxPool2D")
+        self.strides = self.pool_size if strides is None else \
+            _pair(strides, "strides", "MaxPool2D")
+        self.padding = _padding(padding, "MaxPool2D")
+
+    def call(self, inputs):
+        _check_images(inputs, f"MaxPool2D '{self.name}'")
+        return nn_ops.max_pool2d(inputs, list(self.pool_size), list(self.strides),
+                                 padding=self.padding)
+
+
+MaxPooling2D = MaxPool2D

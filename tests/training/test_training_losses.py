@@ -1,0 +1,89 @@
+"""em.losses against numpy, eagerly and compiled."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember as em
+
+LOGITS = np.array([[2.0, -1.0, 0.5], [0.1, 0.2, 3.0], [-2.0, 1.0, 1.0]], np.float32)
+PROBS = np.exp(LOGITS) / np.exp(LOGITS).sum(-1, keepdims=True)
+LABELS = np.array([0, 2, 1], np.int32)
+ONE_HOT = np.eye(3, dtype=np.float32)[LABELS]
+
+
+@pytest.fixture(autouse=True)
+def no_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", em.InterpreterFallbackWarning)
+        yield
+
+
+def nll(p, labels):
+    return -np.log(np.clip(p, 1e-7, 1 - 1e-7)[np.arange(len(labels)), labels])
+
+
+CASES = [
+    ("sparse-logits", em.losses.SparseCategoricalCrossentropy(from_logits=True), LABELS,
+     LOGITS, nll(PROBS, LABELS).mean()),
+    ("sparse-probs", em.losses.SparseCategoricalCrossentropy(), LABELS, PROBS,
+     nll(PROBS, LABELS).mean()),
+    ("sparse-column-labels", em.losses.SparseCategoricalCrossentropy(), LABELS[:, None],
+     PROBS, nll(PROBS, LABELS).mean()),
+    ("categorical-logits", em.losses.CategoricalCrossentropy(from_logits=True), ONE_HOT,
+     LOGITS, nll(PROBS, LABELS).mean()),
+    ("categorical-probs", em.losses.CategoricalCrossentropy(), ONE_HOT, PROBS,
+     nll(PROBS, LABELS).mean()),
+    ("categorical-smoothing", em.losses.CategoricalCrossentropy(label_smoothing=0.3), ONE_HOT,
+     PROBS, -(((ONE_HOT * 0.7 + 0.1) * np.log(PROBS)).sum(-1)).mean()),
+    ("mse", em.losses.MeanSquaredError(), PROBS, ONE_HOT, ((PROBS - ONE_HOT) ** 2).mean()),
+]
+
+
+@pytest.mark.parametrize("loss, y_true, y_pred, want", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_loss_classes_match_numpy_eager_and_compiled(loss, y_true, y_pred, want):
+    eager = float(loss(y_true, y_pred))
+    compiled = float(em.function(lambda a, b: loss(a, b))(y_true, y_pred))
+    assert eager == pytest.approx(want, rel=1e-5)
+    assert compiled == pytest.approx(eager, rel=1e-6)
+
+
+def test_functional_losses_return_one_value_per_example():
+    np.testing.assert_allclose(em.losses.sparse_categorical_crossentropy(LABELS, PROBS),
+                               nll(PROBS, LABELS), rtol=1e-5)
+    np.testing.assert_allclose(
+        em.losses.sparse_categorical_crossentropy(LABELS, LOGITS, from_logits=True),
+        nll(PROBS, LABELS), rtol=1e-5)
+    np.testing.assert_allclose(em.losses.mean_squared_error(ONE_HOT, PROBS),
+                               ((PROBS - ONE_HOT) ** 2).mean(-1), rtol=1e-6)
+    np.testing.assert_allclose(em.losses.categorical_crossentropy(ONE_HOT, PROBS),
+                               nll(PROBS, LABELS), rtol=1e-5)
+
+
+def test_probabilities_are_clipped_so_a_certain_mistake_is_finite():
+    loss = em.losses.sparse_categorical_crossentropy([1], [[1.0, 0.0]])
+    assert float(loss[0]) == pytest.approx(-np.log(1e-7), rel=1e-4)
+
+
+def test_sample_weight_and_reductions():
+    loss = em.losses.MeanSquaredError()
+    w = np.array([1.0, 0.0, 2.0], np.float32)
+    per = ((PROBS - ONE_HOT) ** 2).mean(-1)
+    assert float(loss(ONE_HOT, PROBS, sample_weight=w)) == pytest.approx((per * w).sum() / 3)
+    assert float(em.losses.MeanSquaredError(reduction="sum")(ONE_HOT, PROBS)) == \
+        pytest.approx(per.sum(), rel=1e-6)
+    np.testing.assert_allclose(em.losses.MeanSquaredError(reduction="none")(ONE_HOT, PROBS),
+                               per, rtol=1e-6)
+    with pytest.raises(ValueError, match="reduction"):
+        em.losses.MeanSquaredError(reduction="mean")
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(TypeError, match="y_pred must be floating-point"):
+        em.losses.mean_squared_error([1.0], [1])
+    with pytest.raises(ValueError, match="same shape"):
+        em.losses.categorical_crossentropy(ONE_HOT[:, :2], PROBS)
+    with pytest.raises(ValueError, match="one dim fewer"):
+        em.losses.SparseCategoricalCrossentropy(from_logits=True)(ONE_HOT, LOGITS)
