@@ -47,8 +47,7 @@ BUFFERIZED = ("builtin.module(ember-copy-repeated-results,ember-drop-empty-conca
               "canonicalize,ownership-based-buffer-deallocation,canonicalize,"
               "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
               "canonicalize{blas})")
-_BLAS_CALLS = (",ember-linalg-to-blas{{min-macs={min_macs} block-macs={block_macs}}},"
-               "canonicalize,cse")
+_BLAS_CALLS = ",ember-linalg-to-blas{{min-macs={min_macs}}},canonicalize,cse"
 # convert-bufferization-to-memref first: the clones ownership-based deallocation returns (a
 # result of dynamic shape that aliases an argument) become alloc + copy, before copies
 # become loops. bf16 is computed in f32 and rounded in software (no denormal flush).
@@ -64,13 +63,10 @@ LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
         "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)")
 
 
-def bufferized_pipeline(blas: bool, threads: int = 1) -> str:
-    """The bufferized stage's pipeline, with the BLAS passes when `blas`; with `threads` > 1
-    large products are split into blocks on threads (blas_threads.py)."""
-    block_macs = linalg_to_blas.BLOCK_MACS if threads > 1 else 0
+def bufferized_pipeline(blas: bool) -> str:
+    """The bufferized stage's pipeline, with the BLAS passes when `blas`."""
     return BUFFERIZED.format(prepare="ember-prepare-blas," if blas else "",
-                             blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS,
-                                                     block_macs=block_macs)
+                             blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS)
                              if blas else "")
 
 
@@ -137,8 +133,7 @@ class CpuBackend:
         arguments, results of dynamic shape are returned unranked (the caller frees). With
         `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
         (transposes of their inputs folded into the calls' flags first; blas_library.py)."""
-        return self._run(module, "bufferized", bufferized_pipeline(self.options.blas,
-                                                                   self.options.threads))
+        return self._run(module, "bufferized", bufferized_pipeline(self.options.blas))
 
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the

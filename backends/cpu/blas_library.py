@@ -23,18 +23,13 @@ options resolve to `blas=False` (which is part of every compile-cache key) and e
 product keeps the loop lowering: no error.
 
 `bind()` gives the JIT (jit.py) ember's symbol names `@ember_sgemm` / `@ember_dgemm` at the
-library's addresses, so generated code and the compile cache do not depend on the library,
-and `@ember_sgemm_blocks` / `@ember_dgemm_blocks` (large products, the same signature) at
-callbacks that split them into blocks on Ember's threads (blas_threads.py; with the
-library's `openblas_set_num_threads_local`, if it has one, each block on one OpenBLAS
-thread). An AOT object (`ember-compile --emit=obj`) that multiplies float matrices
-therefore needs them at link time: rename the references to an ILP64 CBLAS, e.g. numpy's
-(checked with gcc and a C driver):
+library's addresses, so generated code and the compile cache do not depend on the library.
+An AOT object (`ember-compile --emit=obj`) that multiplies float matrices therefore needs
+them at link time: rename the references to an ILP64 CBLAS, e.g. numpy's (checked with gcc
+and a C driver):
 
     objcopy --redefine-sym ember_sgemm=scipy_cblas_sgemm64_ \\
-            --redefine-sym ember_dgemm=scipy_cblas_dgemm64_ \\
-            --redefine-sym ember_sgemm_blocks=scipy_cblas_sgemm64_ \\
-            --redefine-sym ember_dgemm_blocks=scipy_cblas_dgemm64_ f.o f_blas.o
+            --redefine-sym ember_dgemm=scipy_cblas_dgemm64_ f.o f_blas.o
     cc main.c f_blas.o -L.../numpy.libs -l:libscipy_openblas64_-<hash>.so
 
 (or link a two-line C shim defining ember_sgemm/ember_dgemm). Compile with
@@ -50,15 +45,12 @@ import glob
 import os
 from typing import Optional
 
-from ember.backends.cpu import blas_threads
-from ember.passes.transforms.linalg_to_blas import BLOCK_SYMBOLS, SYMBOLS
+from ember.passes.transforms.linalg_to_blas import SYMBOLS
 
 DISABLE_ENV = "EMBER_DISABLE_BLAS"
 # ILP64 CBLAS (sgemm, dgemm) names, in the order they are looked for.
 CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
               ("cblas_sgemm64_", "cblas_dgemm64_"))
-# OpenBLAS >= 0.3.27: `int openblas_set_num_threads_local(int)`, this thread's thread count.
-LOCAL_THREADS = "openblas_set_num_threads_local"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +58,6 @@ class Library:
     path: str
     names: tuple[str, str]       # the (sgemm, dgemm) symbols in the library
     addresses: tuple[int, int]
-    local_threads: Optional[object] = None  # LOCAL_THREADS as a ctypes function, if present
 
 
 def _candidate_paths() -> list[str]:
@@ -101,11 +92,8 @@ def _find() -> Optional[Library]:
                 fns = [getattr(lib, n) for n in names]
             except AttributeError:
                 continue
-            local = getattr(lib, LOCAL_THREADS, None)
-            if local is not None:
-                local.argtypes, local.restype = [ctypes.c_int], ctypes.c_int
             return Library(path, names,
-                           tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns), local)
+                           tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns))
     return None
 
 
@@ -124,18 +112,14 @@ _bound: set = set()
 
 
 def bind() -> bool:
-    """Makes `ember_sgemm`/`ember_dgemm` and their `_blocks` forms resolvable by the JIT
-    (process-wide, idempotent); false if there is no library to bind them to."""
+    """Makes `ember_sgemm`/`ember_dgemm` resolvable by the JIT (process-wide, idempotent);
+    false if there is no library to bind them to."""
     lib = library()
     if lib is None:
         return False
     if lib.path not in _bound:
         import llvmlite.binding as llvm_binding
-        from ember.backends.cpu.parallel import default_threads
         for symbol, address in zip(SYMBOLS.values(), lib.addresses):
-            llvm_binding.add_symbol(symbol, address)
-        split = blas_threads.callbacks(lib.addresses, lib.local_threads, default_threads())
-        for symbol, address in zip(BLOCK_SYMBOLS.values(), split):
             llvm_binding.add_symbol(symbol, address)
         _bound.add(lib.path)
     return True

@@ -4,12 +4,9 @@
 // read in place with the TRANS flag (112) instead of a linalg.transpose copy; integer
 // products keep the loop lowering. The zero fill of each product's output (one fill that
 // CSE shared between both float products) becomes beta = 0: no fill, no copy is left.
-// EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library). With threads, products OpenBLAS
-// would thread call @ember_sgemm_blocks instead (the same signature: a GEMM in blocks on
-// Ember's threads, backends/cpu/blas_threads.py).
+// EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library).
 
-// RUN: env EMBER_NUM_THREADS=1 ember-compile %s --emit=bufferized | FileCheck %s
-// RUN: env EMBER_NUM_THREADS=2 ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=THREADS
+// RUN: ember-compile %s --emit=bufferized | FileCheck %s
 // RUN: env EMBER_DISABLE_BLAS=1 ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OFF
 
 // CHECK:       func.func private @ember_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
@@ -29,12 +26,6 @@
 // CHECK:         call @ember_sgemm(%[[ROW]], %[[N]], %[[T]], {{.*}}, %[[ZERO]], %{{.*}}, %{{.*}}) :
 // CHECK:         linalg.matmul {{.*}}memref<64x64xi32>
 // CHECK:         return
-
-// THREADS:     func.func private @ember_sgemm_blocks(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
-// THREADS-NOT: call @ember_sgemm(
-// THREADS:     call @ember_sgemm_blocks(
-// THREADS:     call @ember_sgemm_blocks(
-// THREADS:     linalg.matmul {{.*}}memref<64x64xi32>
 
 // OFF-NOT:     ember_sgemm
 // OFF:         linalg.transpose

@@ -1,14 +1,10 @@
 // ember-linalg-to-blas turns a float product on memrefs into a call of the ILP64 CBLAS
 // GEMM signature, declared once: row-major (101), no transposes (111), m n k = 64 48 32,
 // leading dimensions from the strides, beta = 0 where a zero fill came right before (the
-// fill goes). Below `min-macs` the product stays; integer products always stay. From
-// `block-macs` multiply-adds on (64*48*32 = 98304 here) the call is of @ember_sgemm_blocks,
-// the same signature (the GEMM in blocks on the backend's threads).
+// fill goes). Below `min-macs` the product stays; integer products always stay.
 
 // RUN: ember-opt %s -p 'builtin.module(ember-linalg-to-blas,canonicalize)' | FileCheck %s
 // RUN: ember-opt %s -p 'builtin.module(ember-linalg-to-blas{min-macs=100000})' | FileCheck %s --check-prefix=SMALL
-// RUN: ember-opt %s -p 'builtin.module(ember-linalg-to-blas{block-macs=98304})' | FileCheck %s --check-prefix=BLOCKS
-// RUN: ember-opt %s -p 'builtin.module(ember-linalg-to-blas{block-macs=98305})' | FileCheck %s --check-prefix=NOBLOCKS
 
 // CHECK:       func.func private @ember_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
 // CHECK-NOT:   func.func private @ember_sgemm
@@ -28,12 +24,6 @@
 // CHECK-LABEL: func.func @integers(
 // CHECK-NOT:     call
 // CHECK:         linalg.matmul
-
-// BLOCKS:      func.func private @ember_sgemm_blocks(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
-// BLOCKS-NOT:  call @ember_sgemm(
-// BLOCKS-COUNT-2: call @ember_sgemm_blocks(
-
-// NOBLOCKS-NOT: ember_sgemm_blocks
 
 // SMALL-NOT:   call @ember_sgemm
 // SMALL-COUNT-3: linalg.matmul

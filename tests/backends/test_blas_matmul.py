@@ -169,8 +169,7 @@ def test_mlp_forward_calls_blas_and_matches_numpy(blas_on):
     text = mlp.get_concrete_function(*[em.constant(v) for v in args]).mlir()
     ir_text = _bufferized(text.replace("@mlp", "@f"), [parse_type(
         f"tensor<{'x'.join(map(str, v.shape))}xf32>") for v in args])
-    # all three are large enough for the GEMM in blocks when the backend has threads
-    assert ir_text.count("call @ember_sgemm(") + ir_text.count("call @ember_sgemm_blocks(") == 3
+    assert ir_text.count("call @ember_sgemm(") == 3
     assert "linalg.matmul" not in ir_text
 
 
@@ -190,7 +189,7 @@ def test_transposes_fold_into_the_call_flags(blas_on):
 def test_batch_with_a_matrix_is_one_call(blas_on):
     """Batch dims of `a` against a 2-D `b` fold into the rows: no loop around the call."""
     text, types = _matmul_text((4, 3, 32, 40), (40, 24), (4, 3, 32, 24), "f32")
-    out = _bufferized(text, types, CpuBackend(CpuOptions(threads=1)))  # no GEMM in blocks
+    out = _bufferized(text, types)
     assert out.count("call @ember_sgemm(") == 1 and "scf.for" not in out
     assert "arith.constant 384 : i64" in out  # m = 4 * 3 * 32
 
@@ -215,7 +214,7 @@ def test_small_products_stay_loops(blas_on):
     text, types = _matmul_text((8, 8), (8, 8), (8, 8), "f32")
     assert "linalg.matmul" in _bufferized(text, types)
     text, types = _matmul_text((64, 64), (64, 64), (64, 64), "f32")
-    assert "call @ember_sgemm(" in _bufferized(text, types, CpuBackend(CpuOptions(threads=1)))
+    assert "call @ember_sgemm(" in _bufferized(text, types)
 
 
 @needs_blas

@@ -27,10 +27,7 @@ Algorithm:
   3. Emit the call (emit.py): row-major, alpha = 1, beta = 1 (linalg accumulates into its
      output), or beta = 0 when a `linalg.fill` of 0.0 into the output comes right before
      (the fill is erased); pointers are the aligned pointer plus the buffer's offset.
-  4. Declare @ember_sgemm/@ember_dgemm once per module. With `block-macs` N > 0, products
-     of at least N multiply-adds per call call @ember_sgemm_blocks/@ember_dgemm_blocks
-     instead (the same signature; the CPU backend binds them to a GEMM split into blocks
-     on its own threads, backends/cpu/blas_threads.py, and sets N when it has threads).
+  4. Declare @ember_sgemm/@ember_dgemm once per module.
 
 Before:
     linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x48xf32>)
@@ -49,7 +46,7 @@ from typing import ClassVar, Optional
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
-from ember.passes.transforms.linalg_to_blas.emit import BLOCK_SYMBOLS, SYMBOLS, declare, emit
+from ember.passes.transforms.linalg_to_blas.emit import SYMBOLS, declare, emit
 from ember.passes.transforms.linalg_to_blas.plan import (Contraction, Gemm, contraction, plan,
                                                           plan_contraction, value_op)
 
@@ -59,30 +56,22 @@ from ember.passes.transforms.linalg_to_blas.plan import (Contraction, Gemm, cont
 # than as 64 calls; measured when this threshold was set).
 MIN_MACS = 8192
 
-# Products of at least this many multiply-adds per call go to the GEMM in blocks on Ember's
-# threads when the backend asks for it (`block-macs`): those OpenBLAS would run on its own
-# threads (it threads products of more than 2**18), whose spinning stalls when a core is
-# busy with another process (backends/cpu/blas_threads.py).
-BLOCK_MACS = 1 << 18
-
-__all__ = ["BLOCK_MACS", "BLOCK_SYMBOLS", "MIN_MACS", "SYMBOLS", "Contraction", "Gemm",
-           "LinalgToBlasPass", "call_blas", "contraction", "plan", "plan_contraction"]
+__all__ = ["MIN_MACS", "SYMBOLS", "Contraction", "Gemm", "LinalgToBlasPass", "call_blas",
+           "contraction", "plan", "plan_contraction"]
 
 
 @dataclasses.dataclass(frozen=True)
 class LinalgToBlasPass(Pass):
     name: ClassVar[str] = "ember-linalg-to-blas"
     min_macs: int = MIN_MACS
-    block_macs: int = 0  # 0: no product is split into blocks
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        stats.add("calls", call_blas(module, self.min_macs, self.block_macs))
+        stats.add("calls", call_blas(module, self.min_macs))
 
 
-def call_blas(module: ir.Module, min_macs: Optional[int] = None, block_macs: int = 0) -> int:
+def call_blas(module: ir.Module, min_macs: Optional[int] = None) -> int:
     """Replaces float contractions on memrefs by GEMM calls (see the module docstring);
-    returns how many were replaced. `min_macs`: `MIN_MACS` unless given; `block_macs`:
-    products of at least this many multiply-adds call the GEMM in blocks (0: none)."""
+    returns how many were replaced. `min_macs`: `MIN_MACS` unless given."""
     min_macs = MIN_MACS if min_macs is None else min_macs
     ops: list = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
@@ -95,9 +84,8 @@ def call_blas(module: ir.Module, min_macs: Optional[int] = None, block_macs: int
         if gemm is None or gemm.multiply_adds < min_macs:
             continue
         fill = _zero_fill_before(op) if not gemm.batch else None
-        blocks = 0 < block_macs <= gemm.multiply_adds
         with ir.Location.unknown():
-            emit(c, gemm, declare(module, c.element, blocks), beta=0.0 if fill else 1.0)
+            emit(c, gemm, declare(module, c.element), beta=0.0 if fill else 1.0)
         if fill is not None:  # C = A B instead of C = 0; C += A B
             fill.erase()
         replaced += 1

@@ -10,16 +10,12 @@ from ember.passes.transforms.linalg_to_blas.plan import Contraction, Gemm
 
 # The functions called, by element type: Ember's names for ILP64 cblas_sgemm/cblas_dgemm.
 SYMBOLS = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
-# The same signature, for large products: split into blocks on Ember's threads
-# (backends/cpu/blas_threads.py).
-BLOCK_SYMBOLS = {"f32": "ember_sgemm_blocks", "f64": "ember_dgemm_blocks"}
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 
 
-def declare(module: ir.Module, element: str, blocks: bool = False) -> str:
-    """Declares the GEMM of `element` (f32/f64) in `module` unless it is; returns its name.
-    `blocks`: the one split into blocks on threads (BLOCK_SYMBOLS)."""
-    name = (BLOCK_SYMBOLS if blocks else SYMBOLS)[element]
+def declare(module: ir.Module, element: str) -> str:
+    """Declares the GEMM of `element` (f32/f64) in `module` unless it is; returns its name."""
+    name = SYMBOLS[element]
     if name in symbol_table(module):
         return name
     i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
