@@ -166,7 +166,7 @@ class Dense(Layer):
       >>> layer(em.ones([2, 4])).shape
       TensorShape([2, 3])
       >>> [v.name.split("/")[-1] for v in layer.trainable_variables]  # built on first call
-      ['bias:0', 'kernel:0']
+      ['kernel:0', 'bias:0']
     """
 
     def __init__(self, units, activation=None, use_bias=True,
