@@ -26,25 +26,17 @@ def _leaves(structure) -> list:
 def call_recorded(function, args, kwargs, concrete=None):
     """`function(*args, **kwargs)` (or `concrete(...)`, one of its traces) while a tape
     records: run, then recorded as one op."""
-    if concrete is not None:
-        try:
-            arguments = concrete._bind(args, kwargs)
-        except TypeError:
-            arguments = concrete._bind_tensor_parameters(args, kwargs)
-        flat = concrete._flat_inputs(arguments)
-        graph = current_graph()
-        result = concrete.call_in_graph(graph, flat) if graph is not None else \
-            concrete.call_flat(flat)
-        record_call(function, concrete, (), arguments, result)
-        return result
-    bound = function._bind(args, kwargs)
-    key = function._call_type(bound)
-    concrete = function._lookup(key)
     if concrete is None:
-        concrete = function._trace(key, bound, count_call=True)
-    else:
-        function._log.count_call(traced=False)
-    return call_recorded(function, bound.args, bound.kwargs, concrete)
+        bound = function._bind(args, kwargs)
+        concrete = function._concrete_for(bound)
+        args, kwargs = bound.args, bound.kwargs
+    arguments = concrete.call_arguments(args, kwargs)
+    flat = concrete._flat_inputs(arguments)
+    graph = current_graph()
+    result = concrete.call_in_graph(graph, flat) if graph is not None else \
+        concrete.call_flat(flat)
+    record_call(function, concrete, (), arguments, result)
+    return result
 
 
 def record_call(function, concrete, args: tuple, kwargs: dict, result) -> None:

@@ -211,24 +211,23 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         if recording.recording() and self._owner is not None:
             return call_recorded(self._owner, args, kwargs, self)  # one op for the tapes
-        flat = self._call_inputs(args, kwargs)
+        flat = self._flat_inputs(self.call_arguments(args, kwargs))
         graph = current_graph()
         if graph is not None:
             return self.call_in_graph(graph, flat)
         return self.call_flat(flat)
 
-    def _call_inputs(self, args, kwargs) -> list:
-        """The flat tensor inputs of a call, taken as TensorFlow does: like a call of the
+    def call_arguments(self, args, kwargs) -> dict:
+        """A call's arguments by parameter name, taken as TensorFlow does: like a call of the
         Python function (Python-valued parameters may be left out), or else with only the
         tensor parameters, in order (`cf = f.get_concrete_function(model, x); cf(x)`)."""
         try:
-            return self._flat_inputs(self._bind(args, kwargs))
+            return self._bind(args, kwargs)
         except TypeError as structured_error:
             try:
-                arguments = self._bind_tensor_parameters(args, kwargs)
+                return self._bind_tensor_parameters(args, kwargs)
             except TypeError:
                 raise structured_error from None
-            return self._flat_inputs(arguments)
 
     def _bind(self, args, kwargs) -> dict:
         """Binds a call like one of the Python function; a Python-valued parameter left out

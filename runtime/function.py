@@ -17,9 +17,8 @@ Traces live as long as the Function, except one keyed on an object compared by w
 reference (trace_types.py): it is dropped when that object dies. Each trace keeps a bounded
 number of compiled shape specialisations (executor.py, `config.set_compile_cache_limits`).
 
-Variables may only be created by a Function's first trace. A first trace that creates some is
-traced once more and that trace discarded (as TensorFlow does): if it creates variables
-again, every call would, and the call raises ValueError.
+Only a first trace may create Variables; one that does is traced again and discarded (as
+TensorFlow does): if that creates variables again, the call raises ValueError.
 """
 
 from __future__ import annotations
@@ -124,14 +123,7 @@ class Function:
                 log.calls += 1
                 log.recent.append(False)
                 return entry(args)
-        bound = self._bind(args, kwargs)
-        key = self._call_type(bound)
-        concrete = self._lookup(key)
-        traced = concrete is None
-        if traced:
-            concrete = self._trace(key, bound, count_call=True)
-        else:
-            self._log.count_call(traced=False)
+        concrete = self._concrete_for(bound := self._bind(args, kwargs))
         result = concrete(*bound.args, **bound.kwargs)
         if cheap is not None and any(a is not b for a, b in zip(bound.args, args)):
             cheap = None  # converted to the input_signature's dtypes: the general path
@@ -142,6 +134,14 @@ class Function:
                 concrete.watch_fast_entry(entry, functools.partial(drop_entry, self._fast,
                                                                    cheap, entry))
         return result
+
+    def _concrete_for(self, bound: inspect.BoundArguments) -> ConcreteFunction:
+        """The concrete function a call with `bound` arguments runs (traced on a miss)."""
+        key = self._call_type(bound)
+        concrete = self._lookup(key)
+        if concrete is not None:
+            self._log.count_call(traced=False)
+        return concrete or self._trace(key, bound, count_call=True)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The concrete function for these arguments (tensors, TensorSpecs or Python values),

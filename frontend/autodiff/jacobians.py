@@ -13,13 +13,6 @@ def _ops():
     return ops
 
 
-def _checked(tape, what: str):
-    if tape._used and not tape._persistent:
-        raise RuntimeError(f"A non-persistent GradientTape can only be used to compute one "
-                           f"set of gradients (or jacobians); {what} needs "
-                           "em.GradientTape(persistent=True) to be called again")
-
-
 def _dims(t):
     o = _ops()
     dims = t.shape.dims
@@ -28,17 +21,10 @@ def _dims(t):
     return list(dims) if None not in dims else o.shape(t)
 
 
-def _finish(tape):
-    if not tape._persistent:
-        tape._used = True
-        tape._entries = []
-        tape._live = {}
-
-
 def jacobian(tape, target, sources, unconnected: UnconnectedGradients):
     from ember.frontend.functional_ops import map_fn
     o = _ops()
-    _checked(tape, "jacobian")
+    tape._check_usable("jacobian")
     flat = nest.flatten(sources)
     t = o.convert_to_tensor(target)
     n = o.size(t)
@@ -52,7 +38,7 @@ def jacobian(tape, target, sources, unconnected: UnconnectedGradients):
         connected = backprop(entries, [t], None, flat)
         rows = map_fn(row, o.range(n), fn_output_signature=[_spec(s) for s in flat]) \
             if flat else []
-    _finish(tape)
+    tape._used_once()
     out = []
     for s, r, c in zip(flat, rows, connected):
         if c is None and unconnected is UnconnectedGradients.NONE:
@@ -66,7 +52,7 @@ def jacobian(tape, target, sources, unconnected: UnconnectedGradients):
 def batch_jacobian(tape, target, source, unconnected: UnconnectedGradients):
     from ember.frontend.functional_ops import map_fn
     o = _ops()
-    _checked(tape, "batch_jacobian")
+    tape._check_usable("batch_jacobian")
     t = o.convert_to_tensor(target)
     if t.ndim is None or t.ndim < 1 or source.shape.rank in (None, 0):
         raise ValueError("batch_jacobian needs a target and a source with a batch dim first")
@@ -82,7 +68,7 @@ def batch_jacobian(tape, target, source, unconnected: UnconnectedGradients):
     with recording.without(tape):
         (connected,) = backprop(entries, [t], None, [source])
         cols = map_fn(column, o.range(m), fn_output_signature=_spec(source))
-    _finish(tape)
+    tape._used_once()
     if connected is None and unconnected is UnconnectedGradients.NONE:
         return None
     rank = cols.ndim

@@ -164,10 +164,7 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE):
         """The gradient of `target` (summed over its elements and leaves) with respect to
         each of `sources`, in the structure of `sources`."""
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians); create it with "
-                               "em.GradientTape(persistent=True) to call gradient again")
+        self._check_usable("gradient")
         unconnected = UnconnectedGradients(unconnected_gradients)
         targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
@@ -184,16 +181,26 @@ class GradientTape:
                                  f"tensors for {len(targets)} targets")
         with recording.without(self):
             grads = backprop(self._entries, targets, seeds, flat_sources)
-        if not self._persistent:
-            self._used = True
-            self._entries = []
-            self._live = {}
+        self._used_once()
         out = []
         for s, g in zip(flat_sources, grads):
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 g = _zeros_like(s)
             out.append(g)
         return nest.pack_sequence_as(sources, out)
+
+    def _check_usable(self, what: str) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError(f"A non-persistent GradientTape can only be used to compute one "
+                               f"set of gradients (or jacobians); create it with "
+                               f"em.GradientTape(persistent=True) to call {what} again")
+
+    def _used_once(self) -> None:
+        """A non-persistent tape is spent after one gradient: what it recorded is freed."""
+        if not self._persistent:
+            self._used = True
+            self._entries = []
+            self._live = {}
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
