@@ -14,7 +14,8 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 `InputSignatureError`, and warns `AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
 `PipelineError` and `PassFailure`; the backends `NotCompilable`, `BackendError`, `JitError`,
-`TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`; the
+`TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`;
+ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError`; parsing and verifying IR `ParseError` and
 `VerificationError`. (The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
@@ -49,6 +50,8 @@ from ember.passes.pipeline_syntax import PipelineError
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
+from ember.backends.cpu.aot.build import AotError
+from ember.runtime.aot.compile import ArtifactError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -56,4 +59,5 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "JitError", "LoweringError", "NoGradientError", "NotCompilable", "OpAttributeError",
            "OpError", "OpShapeError", "OpTypeError", "OutOfScopeError", "ParseError",
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
-           "SymbolicValueError", "TranslationError", "VerificationError"]
+           "SymbolicValueError", "TranslationError", "VerificationError",
+           "AotError", "ArtifactError"]

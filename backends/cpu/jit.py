@@ -61,7 +61,7 @@ def _bind_blas(code: str | bytes) -> None:
 ENTRY_PREFIX = "__ember_entry_"
 
 
-def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
+def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> str:
     """LLVM IR of `i32 __ember_entry_<symbol>(ptr* data)`: calls `@symbol` with each
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
@@ -72,6 +72,10 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
     It returns a status (native.py): 0, or the failure's status after compiled code
     unwound to it (`longjmp`), with the failure's values written into the `native.MAX_VALUES`
     slots from `data[len(types)]` on.
+    With `inputs`, the first `inputs` types are the arguments and may have `?` dims (the
+    ahead-of-time library, backends/cpu/aot): the k-th `?` dim of the arguments, in order,
+    is read as an i64 from `data[len(types) + native.MAX_VALUES + k]`, and their strides
+    (row-major) are computed from it.
     The error context (jump buffer, value, the thread's previous context) lives on its
     stack and is the thread's value of the error key while `@symbol` runs. The module must
     have the error runtime (`native.install`, run by `CpuBackend.make_llvm`)."""
@@ -88,17 +92,21 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
              "  br i1 %failed, label %fail, label %run",
              "run:",
              "  call i32 @pthread_setspecific(i32 %key, ptr %ctx)"]
-    args, dynamic = [], [i for i, t in enumerate(types) if not t.is_static]
+    args = []
+    dynamic = [i for i, t in enumerate(types) if i >= inputs and not t.is_static]
+    sized = iter(range(n + native.MAX_VALUES, 1 << 62))  # slots of the arguments' `?` dims
     for i, t in enumerate(types):
         if i in dynamic:
             continue  # returned by the call, not passed
         lines.append(f"  %slot{i} = getelementptr ptr, ptr %data, i64 {i}")
         lines.append(f"  %p{i} = load ptr, ptr %slot{i}")
-        strides, step = [], 1
-        for d in reversed(t.shape):
-            strides.insert(0, step)
-            step *= max(d, 1)
-        scalars = ["i64 0"] + [f"i64 {d}" for d in t.shape] + [f"i64 {s}" for s in strides]
+        sizes = [str(d) if d is not None else _load_size(lines, f"%n{i}.{k}", next(sized))
+                 for k, d in enumerate(t.shape)]
+        strides, step = [], "1"
+        for k in reversed(range(len(t.shape))):
+            strides.insert(0, f"i64 {step}")
+            step = _times(lines, f"%s{i}.{k}", step, sizes[k])
+        scalars = ["i64 0"] + [f"i64 {d}" for d in sizes] + strides
         args += [f"ptr %p{i}", f"ptr %p{i}"] + scalars
     call = f"call void @{symbol}({', '.join(args)})"
     if dynamic:  # unranked results: {i64 rank, ptr descriptor}, in a struct if several
@@ -123,6 +131,24 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
               "  ret i32 %status",
               "}"]
     return "\n".join(lines) + "\n"
+
+
+def _load_size(lines: list[str], name: str, slot: int) -> str:
+    """Entry IR loading the i64 in `data[slot]` as `name`; returns `name`."""
+    lines += [f"  {name}.at = getelementptr ptr, ptr %data, i64 {slot}",
+              f"  {name} = load i64, ptr {name}.at"]
+    return name
+
+
+def _times(lines: list[str], name: str, step: str, size: str) -> str:
+    """The stride after `step` (a constant or a value) over a dim of `size`, at least 1
+    each as the static strides are: a constant if both are, else IR computing `name`."""
+    if step.lstrip("-").isdigit() and size.lstrip("-").isdigit():
+        return str(int(step) * max(int(size), 1))
+    lines += [f"  {name}.big = icmp sgt i64 {size}, 1",
+              f"  {name}.one = select i1 {name}.big, i64 {size}, i64 1",
+              f"  {name} = mul i64 {step}, {name}.one"]
+    return name
 
 
 def _copy_values(n: int) -> list[str]:

@@ -1,0 +1,375 @@
+"""The C API of an AOT library: `<name>.h`, and the C source that implements it around the
+compiled entries (build.py), compiled and linked into the library by link.py.
+
+Per entry `e` of library `lib`, `int lib_e(...)`: its inputs as `const T *x` followed by
+`int64_t x_dim<k>` for each `?` dim k of `x`; then its outputs, `T *out<j>` (written,
+caller-allocated) for a static shape, `T **out<j>, int64_t *out<j>_shape` for a shape
+with `?` dims (allocated by the library: the caller frees it). It returns LIB_OK or an
+error code, and `lib_last_error()` is then the message, the JIT's (errors.py).
+
+The C source fills the entry's pointer array (jit.entry_wrapper: buffers, the failure's
+value slots, then the `?` dims of the inputs), calls it, and on a failure formats the
+message from the error table. It defines the error key the objects declare and creates
+it once (`pthread_once`). Variables left as buffers (freeze_variables=False) are arrays of
+the library, initialised to their values when compiled (`.incbin` of a file written next
+to the source) and set by name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from ember.backends.cpu.aot.build import Entry, Extra
+from ember.backends.cpu.aot.errors import error_table
+from ember.backends.cpu.native import KEY_SYMBOL, MAX_VALUES, OUT_OF_MEMORY
+from ember.dialects.ember.types import TensorType
+
+# error codes: (suffix, Python class the loader raises), in code order from 0
+CODES = (("OK", None), ("OUT_OF_MEMORY", "MemoryError"),
+         ("INVALID_ARGUMENT", "InvalidArgumentError"),
+         ("ASSERTION_FAILED", "AssertionFailedError"), ("SHAPE", "OpShapeError"),
+         ("TYPE", "OpTypeError"), ("ATTRIBUTE", "OpAttributeError"),
+         ("RUNTIME", "RuntimeError"), ("BAD_CALL", "ValueError"))
+CODE_OF = {cls: k for k, (_, cls) in enumerate(CODES) if cls}
+
+_C_TYPES = {"float32": "float", "float64": "double", "int8": "int8_t", "int16": "int16_t",
+            "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "bool": "uint8_t",
+            "float16": "uint16_t", "bfloat16": "uint16_t", "complex64": "float",
+            "complex128": "double"}
+_NOTES = {"bool": " (0 or 1)", "float16": " (IEEE half bits)", "bfloat16": " (bfloat16 bits)",
+          "complex64": " (real, imaginary pairs)", "complex128": " (real, imaginary pairs)"}
+
+
+def c_type(t: TensorType) -> str:
+    return _C_TYPES[t.dtype.name]
+
+
+def c_string(text: str | bytes) -> str:
+    """A C string literal of `text` (UTF-8), in pieces of at most 80 characters."""
+    data = text.encode() if isinstance(text, str) else text
+    pieces, cur = [], ""
+    for i, b in enumerate(data):
+        ch = chr(b)
+        if ch in '"\\?':
+            cur += "\\" + ch
+        elif 32 <= b < 127:
+            cur += ch
+        else:
+            cur += f"\\{b:03o}"
+        if len(cur) >= 80:
+            pieces.append(cur)
+            cur = ""
+    pieces.append(cur)
+    return "\n    ".join(f'"{p}"' for p in pieces)
+
+
+def shape_text(t: TensorType) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in t.shape) + "]"
+
+
+def signature(entry: Entry, names: Sequence[str], extras: Sequence[Extra]) -> dict:
+    """The entry's signature as the manifest and the library both state it."""
+    def spec(t, name=None):
+        out = {"dtype": t.dtype.name, "shape": list(t.shape)}
+        return {"name": name, **out} if name else out
+    return {"name": entry.name,
+            "inputs": [spec(t, n) for t, n in zip(entry.inputs, names)],
+            "variables": [extras[k].name for k in entry.variables],
+            "outputs": [spec(t) for t in entry.results]}
+
+
+def parameters(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
+    """The C parameters of entry point `lib_<entry>`."""
+    params = []
+    for t, name in zip(entry.inputs, names):
+        params.append(f"const {c_type(t)} *{name}")
+        params += [f"int64_t {name}_dim{k}" for k, d in enumerate(t.shape) if d is None]
+    for j, t in enumerate(entry.results):
+        params += [f"{c_type(t)} *out{j}"] if t.is_static else \
+            [f"{c_type(t)} **out{j}", f"int64_t *out{j}_shape"]
+    return params
+
+
+def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
+           variables: Sequence[Extra], about: str) -> str:
+    guard, up = f"EMBER_AOT_{lib.upper()}_H", lib.upper()
+    lines = [f"/* {lib}.h: the C API of lib{lib}.so, {about}.", " *",
+             " * Arrays are C-contiguous (row-major) of the element type shown. Inputs are",
+             " * only read; a `?` dim of an input is the parameter after its pointer.",
+             " * An output of static shape is written into a buffer the caller allocates",
+             " * (it must not overlap an input). An output with a `?` dim is allocated by",
+             f" * the library: *out receives the data, out_shape its dims; the caller owns it",
+             f" * and frees it with {lib}_free() (which is free()). On an error nothing is",
+             " * allocated and outputs are unspecified.",
+             f" * Each entry returns {up}_OK (0) or an error code; {lib}_last_error() is then",
+             " * the message, as Ember raises it in Python.",
+             " * Thread safety: entries may run concurrently on any threads (each call keeps",
+             " * its state on its stack; the error message is per thread). Set variables",
+             " * only while no entry runs.", " */",
+             f"#ifndef {guard}", f"#define {guard}", "", "#include <stdint.h>", "",
+             "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
+    lines += [f"#define {up}_{suffix} {k}" for k, (suffix, _) in enumerate(CODES)]
+    lines.append("")
+    for entry, arg_names in zip(entries, names):
+        lines += _entry_doc(entry, arg_names, variables)
+        lines.append(f"int {lib}_{entry.name}({', '.join(parameters(lib, entry, arg_names))});")
+        lines.append("")
+    lines += [f"/* The message of this thread's last error (\"\" if none). */",
+              f"const char *{lib}_last_error(void);",
+              f"/* The name of an error code ({up}_SHAPE -> \"OpShapeError\"). */",
+              f"const char *{lib}_error_name(int code);",
+              f"/* Frees an output the library allocated. */", f"void {lib}_free(void *data);",
+              "/* The entries' signatures as JSON (what em.aot.load checks). */",
+              f"const char *{lib}_signature(void);"]
+    if variables:
+        lines += ["", "/* Variables, by name (each initialised to its value when compiled):",
+                  *[f" *   \"{v.name}\": {v.ttype.dtype.name}{shape_text(v.ttype)}, "
+                    f"{v.value.nbytes} bytes" for v in variables],
+                  f" * set copies `nbytes` (the variable's size) from `data`; get copies out.",
+                  f" * {up}_BAD_CALL for an unknown name or a wrong size. */",
+                  f"int {lib}_set_variable(const char *name, const void *data, "
+                  "int64_t nbytes);",
+                  f"int {lib}_get_variable(const char *name, void *data, int64_t nbytes);"]
+    lines += ["", "#ifdef __cplusplus", "}", "#endif", f"#endif  /* {guard} */", ""]
+    return "\n".join(lines)
+
+
+def _entry_doc(entry: Entry, names: Sequence[str], variables: Sequence[Extra]) -> list[str]:
+    ins = ", ".join(f"{n}: {t.dtype.name}{shape_text(t)}" for t, n in zip(entry.inputs, names))
+    outs = ", ".join(f"{t.dtype.name}{shape_text(t)}" for t in entry.results)
+    lines = [f"/* {entry.name}({ins}) -> ({outs})"]
+    for t, n in zip(entry.inputs, names):
+        lines.append(f" *   {n}: {c_type(t)}{_NOTES.get(t.dtype.name, '')}")
+    for j, t in enumerate(entry.results):
+        how = "caller-allocated" if t.is_static else "allocated by the library"
+        lines.append(f" *   out{j}: {c_type(t)}{_NOTES.get(t.dtype.name, '')}, {how}")
+    if entry.variables:
+        lines.append(" *   reads variables " + ", ".join(
+            f'"{variables[k].name}"' for k in entry.variables))
+    lines[-1] += " */"
+    return lines
+
+
+_RUNTIME = r"""
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+HIDDEN int32_t KEY = -1;  /* the objects' error key (native.py) */
+static pthread_once_t ember_once = PTHREAD_ONCE_INIT;
+static int ember_key_failed;
+static __thread char ember_message[4096];
+
+typedef struct { int32_t status; int code; const char *text; } ember_site;
+
+static void ember_make_key(void) {
+  pthread_key_t key;
+  if (pthread_key_create(&key, NULL) != 0) { ember_key_failed = 1; return; }
+  KEY = (int32_t)key;
+}
+
+static int ember_bad_call(const char *text) {
+  snprintf(ember_message, sizeof ember_message, "%s", text);
+  return CODE_BAD_CALL;
+}
+
+static int ember_begin(void) {
+  ember_message[0] = 0;
+  pthread_once(&ember_once, ember_make_key);
+  if (!ember_key_failed) return 0;
+  snprintf(ember_message, sizeof ember_message,
+           "pthread_key_create failed: no key for errors of compiled code");
+  return CODE_RUNTIME;
+}
+
+static void ember_format(const char *text, const int64_t *values) {
+  size_t at = 0, size = sizeof ember_message;
+  for (const char *c = text; *c && at + 1 < size; c++) {
+    if (*c == 1 && c[1]) {
+      int k = (unsigned char)*++c - 1;
+      int n = snprintf(ember_message + at, size - at, "%lld", (long long)values[k]);
+      at = n < 0 ? at : (at + (size_t)n < size ? at + (size_t)n : size - 1);
+    } else {
+      ember_message[at++] = *c;
+    }
+  }
+  ember_message[at] = 0;
+}
+
+static void ember_size(char *out, size_t size, unsigned long long count) {
+  static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int bits = 0;
+  for (unsigned long long c = count; c; c >>= 1) bits++;
+  int unit = (bits - 1 > 1 ? bits - 1 : 1) / 10;
+  if (unit > 6) unit = 6;
+  double value = (double)count / (double)(1ULL << (10 * unit));
+  if (unit < 6 && (long long)(value + 0.5) == 1024) { value /= 1024; unit++; }
+  if (unit == 0) snprintf(out, size, "%llu bytes", count);
+  else if (value + 0.5 < 1000) snprintf(out, size, "%#.3g %s", value, units[unit]);
+  else snprintf(out, size, "%#.0f %s", value, units[unit]);
+}
+
+static int ember_fail(int32_t status, const int64_t *values, const ember_site *sites,
+                      int count, const char *entry) {
+  if (status == STATUS_OOM) {
+    char amount[64];
+    ember_size(amount, sizeof amount, (unsigned long long)values[0]);
+    snprintf(ember_message, sizeof ember_message,
+             "Unable to allocate %s in compiled code of @%s: out of memory", amount, entry);
+    return CODE_OUT_OF_MEMORY;
+  }
+  for (int i = 0; i < count; i++) {
+    if (sites[i].status == status) {
+      ember_format(sites[i].text, values);
+      return sites[i].code;
+    }
+  }
+  snprintf(ember_message, sizeof ember_message,
+           "compiled code of @%s failed with unknown status %d", entry, (int)status);
+  return CODE_RUNTIME;
+}
+
+/* An output of `?` dims: the descriptor the entry returned (allocated, aligned, offset,
+   sizes, strides; malloc'ed) becomes a malloc'ed C-contiguous buffer the caller frees. */
+static int ember_take(void *slot, int rank, size_t item, void **out, int64_t *shape) {
+  int64_t *d = (int64_t *)slot;
+  char *allocated = (char *)(intptr_t)d[0], *aligned = (char *)(intptr_t)d[1];
+  int64_t offset = d[2], *sizes = d + 3, *strides = d + 3 + rank, count = 1, step = 1;
+  int dense = aligned + offset * (int64_t)item == allocated;
+  for (int k = rank - 1; k >= 0; k--) {
+    count *= sizes[k];
+    if (sizes[k] != 1 && strides[k] != step) dense = 0;
+    step *= sizes[k];
+  }
+  for (int k = 0; k < rank; k++) shape[k] = sizes[k];
+  if (dense || count == 0) {
+    *out = count ? allocated : (free(allocated), malloc(1));
+  } else {
+    char *copy = malloc((size_t)count * item), *from = aligned + offset * (int64_t)item;
+    if (!copy) { free(allocated); free(d); *out = NULL; return 1; }
+    for (int64_t i = 0; i < count; i++) {
+      int64_t rest = i, at = 0;
+      for (int k = rank - 1; k >= 0; k--) { at += (rest % sizes[k]) * strides[k]; rest /= sizes[k]; }
+      memcpy(copy + i * (int64_t)item, from + at * (int64_t)item, item);
+    }
+    free(allocated);
+    *out = copy;
+  }
+  free(d);
+  return *out == NULL;
+}
+"""
+
+
+def source(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
+           variables: Sequence[Extra], var_files: Sequence[str], signatures: str) -> str:
+    """The C source of the library (see the module docstring)."""
+    up = lib.upper()
+    text = _RUNTIME.replace("ember_", f"{lib}_rt_").replace("KEY", KEY_SYMBOL)
+    text = text.replace("STATUS_OOM", str(OUT_OF_MEMORY)).replace("CODE_", f"{up}_")
+    lines = [f'#include "{lib}.h"', text]
+    for k, (v, path) in enumerate(zip(variables, var_files)):
+        lines += _variable_buffer(lib, k, v, path)
+    for entry, arg_names in zip(entries, names):
+        lines += _entry_source(lib, entry, arg_names)
+    lines += [f"const char *{lib}_last_error(void) {{ return {lib}_rt_message; }}",
+              f"void {lib}_free(void *data) {{ free(data); }}",
+              f"const char *{lib}_signature(void) {{\n  return {c_string(signatures)};\n}}",
+              f"const char *{lib}_error_name(int code) {{",
+              "  static const char *names[] = {" + ", ".join(
+                  c_string(cls or "OK") for _, cls in CODES) + "};",
+              f"  return code >= 0 && code < {len(CODES)} ? names[code] : \"unknown\";", "}"]
+    if variables:
+        lines += _variable_access(lib, variables)
+    return "\n".join(lines) + "\n"
+
+
+def _variable_buffer(lib: str, k: int, v: Extra, path: str) -> list[str]:
+    name = f"{lib}_rt_var{k}"
+    return [f'__asm__(".section .data.{name},\\"aw\\",@progbits\\n.balign 64\\n'
+            f'.hidden {name}\\n.type {name}, @object\\n{name}:\\n'
+            f'.incbin \\"{path}\\"\\n.size {name}, {v.value.nbytes}\\n.previous");',
+            f"extern HIDDEN unsigned char {name}[{max(v.value.nbytes, 1)}];", ""]
+
+
+def _variable_access(lib: str, variables: Sequence[Extra]) -> list[str]:
+    up = lib.upper()
+    table = ", ".join(f"{{{c_string(v.name)}, {lib}_rt_var{k}, {v.value.nbytes}}}"
+                      for k, v in enumerate(variables))
+    lines = [f"static const struct {{ const char *name; unsigned char *data; int64_t nbytes; }}",
+             f"  {lib}_rt_vars[] = {{{table}}};"]
+    for verb, copy in (("set", "memcpy(v->data, data, (size_t)nbytes)"),
+                       ("get", "memcpy(data, v->data, (size_t)nbytes)")):
+        const = "const " if verb == "set" else ""
+        lines += [f"int {lib}_{verb}_variable(const char *name, {const}void *data, "
+                  "int64_t nbytes) {",
+                  f"  {lib}_rt_message[0] = 0;",
+                  f"  for (size_t i = 0; i < sizeof {lib}_rt_vars / sizeof *{lib}_rt_vars; i++) {{",
+                  f"    const __typeof__(*{lib}_rt_vars) *v = &{lib}_rt_vars[i];",
+                  "    if (!name || strcmp(name, v->name)) continue;",
+                  "    if (nbytes != v->nbytes || (!data && nbytes))",
+                  f"      return {lib}_rt_bad_call(\"{lib}_{verb}_variable: wrong size or "
+                  "no data for this variable\");",
+                  f"    {copy};", f"    return {up}_OK;", "  }",
+                  f"  return {lib}_rt_bad_call(\"{lib}_{verb}_variable: no variable of "
+                  "that name\");", "}"]
+    return lines
+
+
+def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
+    up, fn = lib.upper(), f"{lib}_{entry.name}"
+    args = list(entry.inputs) + [None] * len(entry.variables)
+    n = len(args) + len(entry.results)
+    dims = [(name, k) for t, name in zip(entry.inputs, names)
+            for k, d in enumerate(t.shape) if d is None]
+    table = error_table(entry.errors)
+    sites = ", ".join(f"{{{status}, {CODE_OF.get(cls, CODE_OF['RuntimeError'])}, "
+                      f"{c_string(text)}}}" for status, cls, text in table) or "{0, 0, 0}"
+    lines = [f"int {lib}_rt_{entry.wrapper}(void **data) __asm__(\"{entry.wrapper}\");",
+             f"int {fn}({', '.join(parameters(lib, entry, names))}) {{",
+             f"  static const {lib}_rt_site sites[] = {{{sites}}};",
+             f"  void *data[{n + MAX_VALUES + max(len(dims), 1)}] = {{0}};",
+             f"  int code = {lib}_rt_begin();", "  if (code) return code;"]
+    for name, k in dims:
+        lines += [f"  if ({name}_dim{k} < 0)",
+                  f"    return {lib}_rt_bad_call(\"{fn}: {name}_dim{k} is negative\");"]
+    for i, (t, name) in enumerate(zip(entry.inputs, names)):
+        lines.append(f"  data[{i}] = (void *){name};")
+    for k, index in enumerate(entry.variables):
+        lines.append(f"  data[{len(entry.inputs) + k}] = {lib}_rt_var{index};")
+    dynamic = []
+    for j, t in enumerate(entry.results):
+        if t.is_static:
+            lines.append(f"  data[{len(args) + j}] = out{j};")
+        else:
+            dynamic.append(j)
+            lines.append(f"  if (!out{j} || !out{j}_shape)")
+            lines.append(f"    return {lib}_rt_bad_call(\"{fn}: out{j} and out{j}_shape "
+                         "must point to where the output goes\");")
+            lines.append(f"  *out{j} = 0;")
+    for slot, (name, k) in enumerate(dims):
+        lines.append(f"  data[{n + MAX_VALUES + slot}] = (void *)(intptr_t){name}_dim{k};")
+    lines += [f"  int32_t status = {lib}_rt_{entry.wrapper}(data);",
+              "  if (status)",
+              f"    return {lib}_rt_fail(status, (const int64_t *)(data + {n}), sites, "
+              f"{len(table)}, {c_string(entry.name)});",
+              "  int lost = 0;"]
+    for j in dynamic:
+        t = entry.results[j]
+        lines.append(f"  lost |= {lib}_rt_take(data[{len(args) + j}], {len(t.shape)}, "
+                     f"{t.dtype.np_dtype.itemsize}, (void **)out{j}, out{j}_shape);")
+    if dynamic:
+        lines += ["  if (lost) {"] + [f"    free(*out{j}); *out{j} = 0;" for j in dynamic] + [
+            f"    snprintf({lib}_rt_message, sizeof {lib}_rt_message, "
+            f"\"Unable to allocate an output of @{entry.name}: out of memory\");",
+            f"    return {up}_OUT_OF_MEMORY;", "  }"]
+    lines += [f"  return {up}_OK;", "}", ""]
+    return lines
+
+
+def signatures_json(sigs: list[dict]) -> str:
+    return json.dumps(sigs, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,260 @@
+"""`em.aot.compile`: traced functions -> an artifact folder with lib<name>.so, <name>.h,
+<name>.json and the loader (ember/aot_loader.py), which needs only numpy.
+
+  1. Each function becomes a ConcreteFunction for its signature (one entry point each).
+  2. Its optimised module, signature tensors and extra arguments (variables, large
+     captured constants) go to backends/cpu/aot/build.py, for the chosen target CPU.
+  3. The C API (capi.py) is generated and linked with the objects (link.py).
+  4. The header and the loader are written, then the manifest, last: signatures, dtypes,
+     shapes (`null` for a `?` dim), versions, target, the sha256 of each file, and its
+     own checksum (ember/aot_loader.py reads and checks it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import tempfile
+
+import llvmlite.binding as llvm
+
+from ember.backends.cpu.aot import capi
+from ember.backends.cpu.aot.build import AotError, Extra, build_entry
+from ember.backends.cpu.aot.link import link
+from ember.backends.cpu.backend import CpuBackend, CpuOptions
+from ember.dialects.ember.errors import EmberError
+from ember.dialects.ember.types import TensorType
+from ember.frontend.shape import TensorSpec
+from ember.frontend.tracing import SymbolicTensor
+from ember.runtime.aot.signature import parse_spec
+from ember.runtime.concrete import ConcreteFunction
+from ember.runtime.function import Function, function
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+LEVELS = ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
+
+
+class ArtifactError(EmberError, ValueError):
+    """An AOT artifact that is corrupt, changed after compilation, or not for this machine
+    (raised by em.aot.load)."""
+
+
+def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str | None = None,
+            target_cpu: str = "host", freeze_variables: bool = True) -> dict:
+    """Compiles functions ahead of time into `out_dir` (em.aot.compile); returns the
+    manifest. See ember/aot.py for the arguments; `loader` is the loader module
+    (ember/aot_loader.py), copied into the folder and whose manifest format is written."""
+    entries = _concretes(fn_or_concrete, signature)
+    name = name or entries[0][0]
+    _check_identifier(name, "name")
+    backend = CpuBackend(_options(target_cpu))
+    variables, owners, built, arg_names, sigs = [], [], [], [], []
+    for entry_name, cf in entries:
+        entry, names = _build(entry_name, cf, backend, freeze_variables, variables, owners)
+        built.append(entry)
+        arg_names.append(names)
+        sig = capi.signature(entry, names, variables)
+        sig["structure"] = "single" if isinstance(cf.structured_outputs, SymbolicTensor) \
+            else "tuple"
+        sigs.append(sig)
+    os.makedirs(out_dir, exist_ok=True)
+    _remove_old_artifact(out_dir, loader.FORMAT)
+    target = {"requested": target_cpu, "triple": llvm.get_default_triple(),
+              "cpu": backend.options.cpu, "features": backend.options.features or ""}
+    about = f"compiled by Ember {_version('ember')} for {target['cpu']} ({target['triple']})"
+    library, header = f"lib{name}.so", f"{name}.h"
+    with tempfile.TemporaryDirectory(prefix="ember-aot-") as work:
+        files = []
+        for k, v in enumerate(variables):
+            files.append(os.path.join(work, f"var{k}.bin"))
+            with open(files[-1], "wb") as f:
+                f.write(v.value.tobytes())
+        with open(os.path.join(work, header), "w") as f:
+            f.write(capi.header(name, built, arg_names, variables, about))
+        source = capi.source(name, built, arg_names, variables, files,
+                             capi.signatures_json(sigs))
+        link(os.path.join(out_dir, library), source, [e.obj for e in built], work,
+             [f"{name}_*"])
+        shutil.copyfile(os.path.join(work, header), os.path.join(out_dir, header))
+    shutil.copyfile(loader.__file__, os.path.join(out_dir, "ember_aot_loader.py"))
+    record = {"format": loader.FORMAT, "name": name, "library": library, "header": header,
+              "loader": "ember_aot_loader.py", "entries": sigs, "target": target,
+              "frozen": bool(freeze_variables),
+              "variables": [{"name": v.name, "dtype": v.ttype.dtype.name,
+                             "shape": list(v.ttype.shape)} for v in variables],
+              "codes": [cls or "OK" for _, cls in capi.CODES],
+              "versions": {"ember": _version("ember"), "llvm": ".".join(
+                  map(str, llvm.llvm_version_info)), "llvmlite": _version("llvmlite"),
+                  "mlir": _version("xtc-mlir-python-bindings")},
+              "files": {f: loader.file_sha256(os.path.join(out_dir, f))
+                        for f in (library, header, "ember_aot_loader.py")}}
+    record["sha256"] = loader.checksum(record)
+    with open(os.path.join(out_dir, f"{name}.json"), "wb") as f:
+        f.write(loader.canonical(record))
+    return record
+
+
+def _concretes(fn, signature) -> list[tuple[str, ConcreteFunction]]:
+    """(entry name, concrete function) for each function to compile (step 1)."""
+    if isinstance(fn, dict):
+        if not fn:
+            raise AotError("em.aot.compile got an empty dict of functions")
+        if signature is not None and not isinstance(signature, dict):
+            raise AotError("with a dict of functions, signature must be a dict of "
+                           "signatures by the same names (or None)")
+        out = []
+        for key, value in fn.items():
+            _check_identifier(key, "an entry name")
+            out.append((key, _concrete(value, (signature or {}).get(key))[1]))
+        return out
+    return [_concrete(fn, signature)]
+
+
+def _concrete(fn, signature) -> tuple[str, ConcreteFunction]:
+    if isinstance(fn, ConcreteFunction):
+        if signature is not None:
+            raise AotError("a ConcreteFunction has its signature already: pass signature="
+                           "None, or pass the em.function")
+        return _entry_name(fn.name), fn
+    if not isinstance(fn, Function):
+        if not callable(fn):
+            raise TypeError(f"em.aot.compile needs an em.function, a ConcreteFunction or a "
+                            f"Python function, got {fn!r}")
+        fn = function(fn)
+    specs = fn.input_signature if signature is None else \
+        [parse_spec(s) if isinstance(s, str) else s for s in signature]
+    if specs is None:
+        raise AotError(f"'{fn.__name__}' has no input_signature: pass signature=[em."
+                       "TensorSpec(...), ...] (a `None` dim stays dynamic in the library)")
+    for s in specs:
+        if not isinstance(s, TensorSpec):
+            raise AotError(f"signature entries must be em.TensorSpec or 'f32[?,784]' "
+                           f"strings, got {s!r}")
+    return _entry_name(fn.__name__), fn.get_concrete_function(*specs)
+
+
+def _entry_name(name: str) -> str:
+    return re.sub(r"\W", "_", name) if name else "function"
+
+
+def _check_identifier(name: str, what: str) -> None:
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+        raise AotError(f"{what} {name!r} must be a C identifier (letters, digits, _)")
+
+
+def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variables: list,
+           owners: list):
+    """Step 2 for one concrete function; appends the variables it keeps as buffers to
+    `variables` and their em.Variables to `owners` (one buffer per variable, whichever
+    entries read it)."""
+    graph = cf._graph
+    if graph.callbacks:
+        raise AotError(f"'{cf.name}' calls Python (em.py_function or a print to a Python "
+                       "stream): an AOT library has no Python to call")
+    if not isinstance(cf.structured_outputs, SymbolicTensor) and not (
+            isinstance(cf.structured_outputs, (tuple, list)) and
+            all(isinstance(o, SymbolicTensor) for o in cf.structured_outputs)):
+        raise AotError(f"'{cf.name}' returns {cf.structured_outputs!r}: an entry returns a "
+                       "tensor or a flat tuple or list of tensors")
+    inputs = [t._ttype for t in graph.inputs]
+    names = []
+    for t in graph.inputs:
+        base = re.sub(r"\W", "_", t._name) or "arg"
+        base = base if not base[0].isdigit() and not base.startswith("out") else f"in_{base}"
+        names.append(base if base not in names else f"{base}_{len(names)}")
+    extras, index = [], {}
+    for kind, obj in graph.extra_args:
+        if kind == "tensor":
+            raise AotError(f"'{cf.name}' uses a tensor of an enclosing trace: compile the "
+                           "outer function")
+        if kind == "constant":
+            extras.append(Extra(obj._value, TensorType(obj.dtype, obj._value.shape)))
+            continue
+        value = obj.numpy()
+        extras.append(Extra(value, TensorType(obj.dtype, value.shape),
+                            _variable_name(obj, variables, owners)))
+        index[len(extras) - 1] = obj
+    entry = build_entry(entry_name, cf._optimized_text(), graph.symbol, inputs, extras,
+                        freeze, backend, str(cf._pipeline) if cf._pipeline else "")
+    kept = []
+    for k in entry.variables:
+        found = [i for i, owner in enumerate(owners) if owner is index[k]]
+        if not found:
+            variables.append(extras[k])
+            owners.append(index[k])
+            found = [len(variables) - 1]
+        kept.append(found[0])
+    return dataclasses.replace(entry, variables=tuple(kept)), names
+
+
+def _variable_name(variable, taken: list, owners: list) -> str:
+    """The variable's name (`dense/kernel:0`), made unique among `taken`."""
+    base = variable.name
+    names = {v.name for v in taken}
+    if base not in names or any(o is variable for v, o in zip(taken, owners)
+                                if v.name == base):
+        return base
+    k = 1
+    while f"{base}_{k}" in names:
+        k += 1
+    return f"{base}_{k}"
+
+
+def _options(target_cpu: str) -> CpuOptions:
+    """Code-generation options for `target_cpu`: the host's CPU and features, or a named
+    CPU (an x86-64 level or an LLVM CPU name) with the features it implies. Products
+    become loops (blas=False): an AOT library calls no OpenBLAS."""
+    if target_cpu == "host":
+        return CpuOptions(blas=False, threads=1)
+    if not isinstance(target_cpu, str) or not _known_cpu(target_cpu):
+        raise AotError(f"target_cpu {target_cpu!r} is not a CPU LLVM knows: use \"host\", "
+                       f"one of {', '.join(LEVELS)}, or an LLVM CPU name (e.g. "
+                       "\"skylake-avx512\", \"znver3\")")
+    return CpuOptions(cpu=target_cpu, features="", blas=False, threads=1)
+
+
+def _known_cpu(cpu: str) -> bool:
+    """Whether LLVM knows `cpu` (it only warns on stderr about one it does not)."""
+    if cpu in LEVELS:
+        return True
+    CpuBackend(CpuOptions(blas=False, threads=1))  # initialises the native target
+    with tempfile.TemporaryFile() as err:
+        saved = os.dup(2)
+        try:
+            os.dup2(err.fileno(), 2)
+            llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features="")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        err.seek(0)
+        return b"not a recognized processor" not in err.read()
+
+
+def _remove_old_artifact(out_dir: str, form: str) -> None:
+    """Removes the files of an artifact compiled into `out_dir` before (as its manifest
+    lists them), so that the folder holds one artifact."""
+    for entry in os.listdir(out_dir):
+        if not entry.endswith(".json"):
+            continue
+        path = os.path.join(out_dir, entry)
+        with contextlib.suppress(OSError, ValueError):
+            with open(path) as f:
+                record = json.load(f)
+            if isinstance(record, dict) and str(record.get("format", "")).startswith(
+                    form.split("/")[0]):
+                for name in record.get("files", {}):
+                    with contextlib.suppress(OSError):
+                        os.remove(os.path.join(out_dir, os.path.basename(name)))
+                os.remove(path)
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
