@@ -1,5 +1,8 @@
-"""`ember-compile`: run a backend's stages (the CPU's) on a file and stop at any of them.
+"""`ember-compile`: run a backend's stages (the CPU's) on a file and stop at any of them, or
+compile a Python function ahead of time into a shared library (em.aot.compile).
 
+    ember-compile SCRIPT.py:fn --signature 'f32[?,784]' [--signature ...] --out DIR
+                  [--name N] [--target-cpu host|x86-64-v3|x86-64-v4|CPU] [--no-freeze]
     ember-compile FILE [--emit=linalg|bufferized|llvm|llvmir|asm|obj] [--from=STAGE]
                   [--function NAME --arg-types 'tensor<4xf32>,tensor<4xf32>']
                   [--backend cpu] [--cpu NAME --features +avx2,...] [--print-ir-after-all]
@@ -14,12 +17,20 @@ function to static input types (as the runtime does per call). Input text goes t
 same guards as ember-opt's (dialects/ember/parsing.py) before MLIR or LLVM parse it; errors
 print as `file:line:col: error: ...` with exit status 1, a bug in Ember as one `internal
 error` line with exit status 2 (tools/driver.py), never a traceback without `--debug`.
+
+With `SCRIPT.py:fn`, the script runs (as a module named `__ember_compile__`, so its
+`if __name__ == "__main__":` part does not) and its function `fn` (an em.function or a
+plain function) is compiled for the `--signature`s, or its input_signature, into `--out`:
+lib<name>.so, <name>.h, <name>.json and the numpy-only loader (README, "Ahead-of-time
+compilation").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import runpy
 import sys
 
 import llvmlite.binding as llvm
@@ -54,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --emit=llvmir: print the IR after LLVM's -O3 for the target "
                         "(shows vectorisation)")
     add_instrumentation_flags(p, " of every stage")
+    aot = p.add_argument_group("ahead of time (input SCRIPT.py:fn)")
+    aot.add_argument("--signature", action="append", default=[], metavar="SPEC",
+                     help="a tensor argument, e.g. 'f32[?,784]' (repeat per argument)")
+    aot.add_argument("--out", help="the folder to write the library to")
+    aot.add_argument("--name", help="the library's name (default: the function's)")
+    aot.add_argument("--target-cpu", default="host",
+                     help="host, x86-64-v3, x86-64-v4 or an LLVM CPU name (default: host)")
+    aot.add_argument("--no-freeze", action="store_true",
+                     help="keep variables as buffers the caller can set, not constants")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -130,7 +150,57 @@ def _lowering(args):
         raise ToolError(f"--backend={args.backend}: {e}") from None
 
 
+_SCRIPT = re.compile(r"(.+\.py):([A-Za-z_][A-Za-z0-9_.]*)")
+
+
+def compile_script(args) -> int:
+    """The ahead-of-time mode: SCRIPT.py:fn to a library in --out (module docstring)."""
+    m = _SCRIPT.fullmatch(args.input)
+    if m is None:
+        raise ToolError(f"--out compiles a Python function: give SCRIPT.py:fn, not "
+                        f"'{args.input}'")
+    script, name = m.groups()
+    if not os.path.isfile(script):
+        raise ToolError(f"cannot read '{script}': no such file")
+    import ember as em
+    from ember.runtime.aot.signature import parse_spec
+    try:
+        specs = [parse_spec(s) for s in args.signature] or None
+    except ValueError as e:
+        raise ToolError(f"--signature: {e}") from None
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    scope = runpy.run_path(script, run_name="__ember_compile__")
+    fn = scope
+    for part in name.split("."):
+        fn = fn.get(part) if isinstance(fn, dict) else getattr(fn, part, None)
+        if fn is None:
+            raise ToolError(f"{script} defines no '{name}'")
+    try:
+        record = em.aot.compile(fn, specs, out_dir=args.out, name=args.name,
+                                target_cpu=args.target_cpu,
+                                freeze_variables=not args.no_freeze)
+    except (em.aot.AotError, ValueError, TypeError) as e:
+        raise ToolError(str(e)) from None
+    for entry in record["entries"]:
+        ins = ", ".join(f"{i['name']}: {_spec(i)}" for i in entry["inputs"])
+        outs = ", ".join(_spec(o) for o in entry["outputs"])
+        print(f"{record['name']}_{entry['name']}({ins}) -> ({outs})")
+    print(f"wrote {', '.join(sorted(record['files']))} and {record['name']}.json to {args.out}")
+    return 0
+
+
+def _spec(spec: dict) -> str:
+    dims = ",".join("?" if d is None else str(d) for d in spec["shape"])
+    return f"{spec['dtype']}[{dims}]"
+
+
 def run(args) -> int:
+    if args.out or _SCRIPT.fullmatch(args.input) and not os.path.isfile(args.input):
+        if not args.out:
+            raise ToolError("SCRIPT.py:fn compiles ahead of time: give --out DIR")
+        return compile_script(args)
+    if args.signature:
+        raise ToolError("--signature needs SCRIPT.py:fn and --out")
     lowering = _lowering(args)
     if args.source != "ember" and \
             args.source not in lowering.path_to(args.emit, lowering.STAGES[0])[:-1]:
