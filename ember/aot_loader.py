@@ -175,8 +175,11 @@ def load(folder: str, errors: dict | None = None) -> "Library":
     """The library in `folder`, checked (module docstring). `errors`: exception classes by
     name to raise in place of this module's stand-ins (em.aot.load passes Ember's)."""
     folder = os.path.abspath(folder)
-    record, manifest = read_manifest(folder)
     classes = {**STAND_INS, **(errors or {})}
+    try:
+        record, manifest = read_manifest(folder)
+    except ArtifactError as e:
+        raise classes["ArtifactError"](str(e)) from None
     path = os.path.join(folder, record["library"])
     try:
         lib = ctypes.CDLL(path)
