@@ -11,8 +11,9 @@ the call (jit.entry_wrapper with `inputs`). Steps:
      `ember.constant`s and leave the signature; other variables become plain arguments
      (the library's named buffers, capi.py). Then the pipeline runs again, to fold them.
   3. Name the function after the entry (`ember_aot_<entry>`: no clash with libc's names).
-  4. Lower (CpuBackend), keeping the error sites (errors.py); the error key becomes an
-     external global that the library's C source defines and fills once (capi.py).
+  4. Lower (CpuBackend), keeping the error sites (errors.py); every definition becomes
+     internal (entries share one library), and the error key an external global that the
+     library's C source defines and fills once (capi.py).
   5. Add the entry wrapper and emit a position-independent object for the target.
 """
 
@@ -106,6 +107,7 @@ def build_entry(name: str, module_text: str, symbol: str, inputs: Sequence[Tenso
             errors = error_sites(module)
         backend.lower(module, "llvm", start="bufferized")
         with module.context, ir.Location.unknown():
+            _internalize(module)
             _declare_key(module)
         llvm_ir = backend.make_llvmir(module)
     except (BackendError, PassFailure, TranslationError) as e:
@@ -174,6 +176,20 @@ def _read_only(fn: ir.Operation, arg: ir.Value, extra: Extra) -> ir.Value:
         op.results[0].replace_all_uses_with(read.results[0])
         op.erase()
     return read.results[0]
+
+
+def _internalize(module: ir.Module) -> None:
+    """Gives every function and global the module defines internal linkage: several
+    entries' objects go into one library, and each has its own helpers of the same names
+    (the deallocation's `dealloc_helper`); the entry wrapper, added as LLVM IR after
+    this, is what the C source calls."""
+    internal = ir.Attribute.parse("#llvm.linkage<internal>")
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "llvm.func" and op.regions[0].blocks or \
+                op.name == "llvm.mlir.global" and ("value" in op.attributes or
+                                                   op.regions[0].blocks):
+            op.attributes["linkage"] = internal
 
 
 def _declare_key(module: ir.Module) -> None:

@@ -165,17 +165,18 @@ def shape_error(site: dict, values: list[int]) -> OpError:
 
 def check(lw: Lowering, value: ir.Value, vtype: TensorType,
           is_bad: Callable[[ir.Value], ir.Value], bad_numpy: Callable[[np.ndarray], np.ndarray],
-          message: str, error: str = "InvalidArgumentError") -> None:
+          message: str, error: str = "InvalidArgumentError",
+          extra: tuple = ()) -> None:
     """Emits, before the op being lowered, a check that raises `error` with `message` if
     any element `x` of `value` has `is_bad(x)` (an i1). `bad_numpy` is the same test on
     numpy arrays, for a constant `value`. A `{}` in the message stands for the first bad
-    value."""
+    value; further `{}`s for the i64 values `extra` (a size known only at run time)."""
     constant = _constant(value, vtype)
     if constant is not None and not np.any(bad_numpy(constant)):
         return
     i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
     false = arith.ConstantOp(i1, 0).result
-    site = _declare_site(lw, error, message)
+    site = _declare_site(lw, error, message, 1 + len(extra))
     if "{}" not in message:
         (failed,) = _scan(lw, value, vtype, lambda x, found: [
             arith.OrIOp(found, is_bad(x)).result], [false])
@@ -192,7 +193,7 @@ def check(lw: Lowering, value: ir.Value, vtype: TensorType,
                                [false, arith.ConstantOp(i64, 0).result])
     branch = scf.IfOp(failed)
     with ir.InsertionPoint(branch.then_block):
-        func.CallOp([], ir.FlatSymbolRefAttr.get(site), [detail])
+        func.CallOp([], ir.FlatSymbolRefAttr.get(site), [detail, *extra])
         scf.YieldOp([])
 
 

@@ -258,8 +258,12 @@ def _check_gather_indices(lw: Lowering, indices, it, size) -> None:
 
     def bad_numpy(i):  # a constant with a dynamic size is checked at run time
         return (i < 0) | (i >= size) if static else np.ones(i.shape, bool)
-    bound = size if static else "the axis size"
-    check(lw, indices, it, bad, bad_numpy, f"gather index {{}} is out of range [0, {bound})")
+    if static:
+        check(lw, indices, it, bad, bad_numpy, f"gather index {{}} is out of range [0, {size})")
+        return
+    wide = arith.IndexCastOp(ir.IntegerType.get_signless(64), size).result  # reported too
+    check(lw, indices, it, bad, bad_numpy, "gather index {} is out of range [0, {})",
+          extra=(wide,))
 
 
 @lowers(I.OneHotOp)

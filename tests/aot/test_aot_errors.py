@@ -1,0 +1,135 @@
+"""Errors of compiled code come back through the C API and through `load` as the class and
+message the JIT raises (the library carries its error sites' messages itself); bad
+arguments are refused as a ConcreteFunction refuses them."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import ember as em
+from aot_harness import run_clean
+
+I32, F32 = em.int32, em.float32
+
+
+@em.function(input_signature=[em.TensorSpec([None], F32), em.TensorSpec([None], F32)])
+def add(x, y):
+    return x + y
+
+
+@em.function(input_signature=[em.TensorSpec([None, None], F32),
+                              em.TensorSpec([None, None], F32)])
+def product(a, b):
+    return em.matmul(a, b)
+
+
+@em.function(input_signature=[em.TensorSpec([None], I32), em.TensorSpec([None], I32)])
+def divide(x, y):
+    return x // y
+
+
+@em.function(input_signature=[em.TensorSpec([None], F32), em.TensorSpec([None], I32)])
+def pick(x, i):
+    return em.gather(x, i)
+
+
+@em.function(input_signature=[em.TensorSpec([None], F32)])
+def positive(x):
+    em.debugging.assert_less(em.constant(0.0), x, message="x must be positive")
+    return em.sqrt(x)
+
+
+CASES = [("add", (np.ones(3, np.float32), np.ones(5, np.float32))),
+         ("product", (np.ones((2, 3), np.float32), np.ones((4, 5), np.float32))),
+         ("divide", (np.array([4, 5], np.int32), np.array([1, 0], np.int32))),
+         ("pick", (np.arange(4, dtype=np.float32), np.array([1, 9], np.int32))),
+         ("positive", (np.array([1.0, -2.0], np.float32),))]
+FUNCTIONS = {"add": add, "product": product, "divide": divide, "pick": pick,
+             "positive": positive}
+
+
+@pytest.fixture(scope="module")
+def lib_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("errors")
+    em.aot.compile(FUNCTIONS, out_dir=str(out), name="errs")
+    return out
+
+
+def _jit_error(name, args):
+    with pytest.raises(Exception) as info:
+        FUNCTIONS[name](*args)
+    return info.value
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
+def test_error_of_compiled_code_is_the_jits(lib_dir, name, args):
+    want = _jit_error(name, args)
+    lib = em.aot.load(str(lib_dir))
+    with pytest.raises(type(want)) as got:
+        getattr(lib, name)(*args)
+    assert type(got.value) is type(want)
+    assert str(got.value) == str(want)
+
+
+def test_error_comes_back_through_the_c_api(lib_dir):
+    want = _jit_error("add", CASES[0][1])
+    c = ctypes.CDLL(str(lib_dir / "liberrs.so"))
+    c.errs_add.restype = ctypes.c_int
+    c.errs_last_error.restype = c.errs_error_name.restype = ctypes.c_char_p
+    x, y = np.ones(3, np.float32), np.ones(5, np.float32)
+    out, shape = ctypes.c_void_p(), (ctypes.c_int64 * 1)()
+    code = c.errs_add(ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(3),
+                      ctypes.c_void_p(y.ctypes.data), ctypes.c_int64(5), ctypes.byref(out),
+                      shape)
+    assert code == 4 and c.errs_error_name(code) == b"OpShapeError"
+    assert c.errs_last_error().decode() == str(want)
+    assert out.value is None  # nothing allocated on an error
+    code = c.errs_add(ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(-1),
+                      ctypes.c_void_p(y.ctypes.data), ctypes.c_int64(3), ctypes.byref(out),
+                      shape)
+    assert code == 8 and b"x_dim0 is negative" in c.errs_last_error()
+
+
+def test_errors_in_a_clean_process_have_the_jits_class_name_and_message(lib_dir, tmp_path):
+    wants = {name: _jit_error(name, args) for name, args in CASES}
+    np.savez(tmp_path / "args.npz", **{f"{name}{k}": a for name, args in CASES
+                                       for k, a in enumerate(args)})
+    code = ("import numpy as np\n"
+            f"sys.path.insert(0, {str(lib_dir)!r})\n"
+            "import ember_aot_loader\n"
+            f"lib = ember_aot_loader.load({str(lib_dir)!r})\n"
+            "arrays = np.load('args.npz')\n"
+            f"for name in {[name for name, _ in CASES]!r}:\n"
+            "    args = [arrays[k] for k in sorted(arrays.files) if k[:-1] == name]\n"
+            "    try:\n"
+            "        getattr(lib, name)(*args)\n"
+            "    except Exception as e:\n"
+            "        print(name, [c.__name__ for c in type(e).__mro__], repr(str(e)))\n")
+    done = run_clean(tmp_path, code)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(CASES)
+    for line, (name, _) in zip(lines, CASES):
+        want = wants[name]
+        bases = [c.__name__ for c in type(want).__mro__ if c.__module__ in ("builtins",)]
+        got_name, rest = line.split(" ", 1)
+        assert got_name == name
+        mro, message = rest.rsplit("] ", 1)
+        assert mro.startswith(f"['{type(want).__name__}'")
+        assert all(f"'{b}'" in mro for b in bases)
+        assert eval(message) == str(want)
+
+
+@pytest.mark.parametrize("bad", [np.ones(3, np.float64), np.ones((3, 1), np.float32),
+                                 np.float32(1.0)])
+def test_bad_arguments_are_refused_as_a_concrete_function_refuses_them(lib_dir, bad):
+    cf = add.get_concrete_function()
+    with pytest.raises(em.errors.InvalidArgumentError) as want:
+        cf(bad, np.ones(3, np.float32))
+    lib = em.aot.load(str(lib_dir))
+    with pytest.raises(em.errors.InvalidArgumentError) as got:
+        lib.add(bad, np.ones(3, np.float32))
+    assert str(got.value) == str(want.value)
+    with pytest.raises(TypeError, match=r"add\(x, y\) takes 2 tensor arguments but 3"):
+        lib.add(1, 2, 3)
