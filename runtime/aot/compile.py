@@ -130,7 +130,8 @@ def _concrete(fn, signature) -> tuple[str, ConcreteFunction]:
         [parse_spec(s) if isinstance(s, str) else s for s in signature]
     if specs is None:
         raise AotError(f"'{fn.__name__}' has no input_signature: pass signature=[em."
-                       "TensorSpec(...), ...] (a `None` dim stays dynamic in the library)")
+                       "TensorSpec(...), ...], or --signature 'f32[?,784]' to ember-compile "
+                       "(a `None` or `?` dim stays dynamic in the library)")
     for s in specs:
         if not isinstance(s, TensorSpec):
             raise AotError(f"signature entries must be em.TensorSpec or 'f32[?,784]' "

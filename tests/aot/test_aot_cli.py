@@ -1,0 +1,66 @@
+"""`ember-compile SCRIPT.py:fn --signature ... --out DIR`: the command line's AOT mode; its
+errors are one `error:` line and exit status 1; `--emit` still lowers IR files."""
+
+import numpy as np
+
+import ember as em
+from ember.tools.ember_compile import main
+
+SCRIPT = '''
+import numpy as np
+import ember as em
+
+scale = em.Variable(np.float32(3.0), name="scale")
+
+def scaled(x, y):
+    return x * scale + y
+
+@em.function(input_signature=[em.TensorSpec([None], em.int32)])
+def square(n):
+    return n * n
+
+if __name__ == "__main__":
+    raise SystemExit("the script's main part must not run")
+'''
+
+
+def test_compiles_a_function_of_a_script(tmp_path, capsys):
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out"
+    code = main([f"{script}:scaled", "--signature", "f32[?]", "--signature", "f32[]",
+                 "--out", str(out), "--name", "scaler", "--no-freeze"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "scaler_scaled(x: float32[?], y: float32[]) -> (float32[?])" in printed.out
+    lib = em.aot.load(str(out))
+    assert lib(np.array([1, 2], np.float32), np.float32(0.5)).tolist() == [3.5, 6.5]
+    assert list(lib.variables) == ["scale:0"]
+    assert main([f"{script}:square", "--out", str(out)]) == 0  # its input_signature
+    assert em.aot.load(str(out))(np.array([3], np.int32)).tolist() == [9]
+    assert sorted(p.name for p in out.iterdir()) == ["ember_aot_loader.py", "libsquare.so",
+                                                     "square.h", "square.json"]
+
+
+def test_errors_are_one_line_with_status_1(tmp_path, capsys):
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    cases = [([f"{script}:missing", "--out", str(tmp_path)], "defines no 'missing'"),
+             ([f"{script}:scaled", "--signature", "f32[?", "--out", str(tmp_path)],
+              "--signature: signature 'f32[?' is not of the form"),
+             ([f"{script}:scaled", "--out", str(tmp_path)], "has no input_signature"),
+             ([f"{script}:square"], "give --out DIR"),
+             ([f"{tmp_path}/none.py:f", "--out", str(tmp_path)], "no such file")]
+    for argv, message in cases:
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_emit_still_lowers_ir(tmp_path, capsys):
+    ir_file = tmp_path / "f.mlir"
+    ir_file.write_text('func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+                       '  %y = "ember.add"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> '
+                       'tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n')
+    assert main([str(ir_file), "--emit=linalg"]) == 0
+    assert "linalg.generic" in capsys.readouterr().out
