@@ -12,6 +12,11 @@ from ember.dialects.ember.types import TensorType
 print(entry_wrapper("f", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int32, (4,))]))
 print(entry_wrapper("g", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int32, (None,)),
                           TensorType(dtypes.int32, (2,)), TensorType(dtypes.int32, (None, 3))]))
+# An AOT library's entry (inputs=2): the arguments' `?` dims come from the slots after the
+# value slots, in order, and their strides are computed from them.
+print(entry_wrapper("h", [TensorType(dtypes.float32, (None, 3, None)),
+                          TensorType(dtypes.float32, (2,)), TensorType(dtypes.float32, (None,))],
+                    inputs=2))
 
 # CHECK-LABEL: define i32 @__ember_entry_f(ptr %data) {
 # CHECK-NEXT:    %ctx = alloca [776 x i8], align 16
@@ -43,3 +48,10 @@ print(entry_wrapper("g", [TensorType(dtypes.int32, (4,)), TensorType(dtypes.int3
 # CHECK-NEXT:    %slot3 = getelementptr ptr, ptr %data, i64 3
 # CHECK-NEXT:    store ptr %d3, ptr %slot3
 # CHECK:         %v0.slot = getelementptr ptr, ptr %data, i64 4
+
+# CHECK-LABEL: define i32 @__ember_entry_h(ptr %data) {
+# CHECK:         %n0.0.at = getelementptr ptr, ptr %data, i64 35
+# CHECK-NEXT:    %n0.0 = load i64, ptr %n0.0.at
+# CHECK-NEXT:    %n0.2.at = getelementptr ptr, ptr %data, i64 36
+# CHECK-NEXT:    %n0.2 = load i64, ptr %n0.2.at
+# CHECK:         %returned = call { i64, ptr } @h(ptr %p0, ptr %p0, i64 0, i64 %n0.0, i64 3, i64 %n0.2, i64 %s0.1, i64 %s0.2, i64 1, ptr %p1, ptr %p1, i64 0, i64 2, i64 1)

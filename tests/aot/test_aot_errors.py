@@ -133,3 +133,31 @@ def test_bad_arguments_are_refused_as_a_concrete_function_refuses_them(lib_dir, 
     assert str(got.value) == str(want.value)
     with pytest.raises(TypeError, match=r"add\(x, y\) takes 2 tensor arguments but 3"):
         lib.add(1, 2, 3)
+
+
+def test_threads_call_concurrently_each_with_its_own_error(lib_dir):
+    lib = em.aot.load(str(lib_dir))
+    want = str(_jit_error("add", CASES[0][1]))
+    ok = np.arange(1000, dtype=np.float32)
+    failures = []
+
+    def work(fail: bool):
+        for _ in range(200):
+            try:
+                if fail:
+                    with pytest.raises(em.errors.OpShapeError) as info:
+                        lib.add(*CASES[0][1])
+                    assert str(info.value) == want
+                else:
+                    assert np.array_equal(lib.add(ok, ok), ok * 2)
+            except BaseException as e:  # noqa: BLE001 (reported below)
+                failures.append(e)
+                return
+
+    import threading
+    threads = [threading.Thread(target=work, args=(k % 2 == 0,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[0]
