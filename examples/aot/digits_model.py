@@ -17,7 +17,11 @@ import sys
 
 import numpy as np
 
-import ember as em
+# The JIT's products on Ember's own kernels, as the library has them: what it prints below
+# is then what main.c prints, to the last bit (else a shape may go to numpy's OpenBLAS).
+os.environ.setdefault("EMBER_BLAS", "off")
+
+import ember as em  # noqa: E402
 
 em.random.set_seed(0)
 model = em.Sequential([em.layers.Flatten(), em.layers.Dense(256, activation="relu"),

@@ -4,7 +4,9 @@
   1. Each function becomes a ConcreteFunction for its signature (one entry point each).
   2. Its optimised module, signature tensors and extra arguments (variables, large
      captured constants) go to backends/cpu/aot/build.py, for the chosen target CPU.
-  3. The C API (capi.py) is generated and linked with the objects (link.py).
+  3. The C API (capi.py) is generated and linked with the objects (link.py), and with
+     Ember's GEMM kernels for the target when an entry multiplies matrices
+     (kernels.library_object).
   4. The header and the loader are written, then the manifest, last: signatures, dtypes,
      shapes (`null` for a `?` dim), versions, target, the sha256 of each file, and its
      own checksum (ember/aot_loader.py reads and checks it).
@@ -23,6 +25,7 @@ import tempfile
 
 import llvmlite.binding as llvm
 
+from ember.backends.cpu import kernels
 from ember.backends.cpu.aot import capi
 from ember.backends.cpu.aot.build import AotError, Extra, build_entry
 from ember.backends.cpu.aot.link import link
@@ -74,12 +77,16 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
             files.append(os.path.join(work, f"var{k}.bin"))
             with open(files[-1], "wb") as f:
                 f.write(v.value.tobytes())
+        objects = [e.obj for e in built]
+        gemm = any(s.encode() in obj for obj in objects for s in kernels.ENTRY.values())
+        if gemm:
+            objects.append(kernels.library_object(backend.options.cpu,
+                                                  backend.options.features or ""))
         with open(os.path.join(work, header), "w") as f:
-            f.write(capi.header(name, built, arg_names, variables, about))
+            f.write(capi.header(name, built, arg_names, variables, about, gemm))
         source = capi.source(name, built, arg_names, variables, files,
-                             capi.signatures_json(sigs))
-        link(os.path.join(out_dir, library), source, [e.obj for e in built], work,
-             [f"{name}_*"])
+                             capi.signatures_json(sigs), gemm)
+        link(os.path.join(out_dir, library), source, objects, work, [f"{name}_*"])
         shutil.copyfile(os.path.join(work, header), os.path.join(out_dir, header))
     shutil.copyfile(loader.__file__, os.path.join(out_dir, "ember_aot_loader.py"))
     record = {"format": loader.FORMAT, "name": name, "library": library, "header": header,
@@ -209,21 +216,22 @@ def _variable_name(variable, taken: list, owners: list) -> str:
 def _options(target_cpu: str) -> CpuOptions:
     """Code-generation options for `target_cpu`: the host's CPU and features, or a named
     CPU (an x86-64 level or an LLVM CPU name) with the features it implies. Products
-    become loops (blas=False): an AOT library calls no OpenBLAS."""
+    call Ember's own GEMM kernels (gemm="ember", linked into the library): an AOT library
+    never calls OpenBLAS."""
     if target_cpu == "host":
-        return CpuOptions(blas=False, threads=1)
+        return CpuOptions(gemm="ember", threads=1)
     if not isinstance(target_cpu, str) or not _known_cpu(target_cpu):
         raise AotError(f"target_cpu {target_cpu!r} is not a CPU LLVM knows: use \"host\", "
                        f"one of {', '.join(LEVELS)}, or an LLVM CPU name (e.g. "
                        "\"skylake-avx512\", \"znver3\")")
-    return CpuOptions(cpu=target_cpu, features="", blas=False, threads=1)
+    return CpuOptions(cpu=target_cpu, features="", gemm="ember", threads=1)
 
 
 def _known_cpu(cpu: str) -> bool:
     """Whether LLVM knows `cpu` (it only warns on stderr about one it does not)."""
     if cpu in LEVELS:
         return True
-    CpuBackend(CpuOptions(blas=False, threads=1))  # initialises the native target
+    CpuBackend(CpuOptions(gemm="ember", threads=1))  # initialises the native target
     with tempfile.TemporaryFile() as err:
         saved = os.dup(2)
         try:

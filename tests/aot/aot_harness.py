@@ -1,5 +1,5 @@
 """Shared by the AOT tests: a numpy-only Python to run artifacts in, and the JIT with
-products as loops (what the library computes, bit for bit)."""
+Ember's own GEMM kernels (what the library computes, bit for bit)."""
 
 from __future__ import annotations
 
@@ -43,17 +43,18 @@ def run_clean(tmp: pathlib.Path, code: str, *args: str, cwd=None) -> subprocess.
 
 
 @contextlib.contextmanager
-def loops_jit():
-    """The JIT with products as loops (EMBER_DISABLE_BLAS), as an AOT library has them."""
-    old = os.environ.get("EMBER_DISABLE_BLAS")
-    os.environ["EMBER_DISABLE_BLAS"] = "1"
+def own_kernels_jit():
+    """The JIT with Ember's own GEMM kernels everywhere (EMBER_BLAS=off), as an AOT
+    library has them."""
+    old = os.environ.get("EMBER_BLAS")
+    os.environ["EMBER_BLAS"] = "off"
     try:
         yield
     finally:
         if old is None:
-            del os.environ["EMBER_DISABLE_BLAS"]
+            del os.environ["EMBER_BLAS"]
         else:
-            os.environ["EMBER_DISABLE_BLAS"] = old
+            os.environ["EMBER_BLAS"] = old
 
 
 def same_bits(a, b) -> bool:

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from aot_harness import ROOT, loops_jit, run_clean
+from aot_harness import ROOT, own_kernels_jit, run_clean
 
 EXAMPLE = ROOT / "examples" / "aot"
 ALLOWED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "ld-linux-x86-64.so.2"}
@@ -24,7 +24,7 @@ def digits(tmp_path_factory):
     spec.loader.exec_module(module)
     out = tmp_path_factory.mktemp("digits")
     module.em.aot.compile(module.predict, out_dir=str(out), name="digits")
-    with loops_jit():
+    with own_kernels_jit():
         logits, classes = module.predict(module.sample_images())
     return out, module.report(logits.numpy(), classes.numpy())
 

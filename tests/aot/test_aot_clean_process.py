@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from aot_harness import loops_jit, run_clean, same_bits
+from aot_harness import own_kernels_jit, run_clean, same_bits
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_clean_process_matches_the_jit_bit_for_bit(mlp, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ran []"
     got = np.load(tmp_path / "outputs.npz")
-    with loops_jit():
+    with own_kernels_jit():
         for key, x in batches.items():
             probs, classes = forward(x)
             assert same_bits(got[key + "p"], probs.numpy()), key
@@ -73,7 +73,7 @@ def test_in_process_load_matches_the_jit_and_raises_embers_classes(mlp):
     forward, out = mlp
     lib = em.aot.load(str(out))
     x = np.linspace(-1, 1, 60, dtype=np.float32).reshape(3, 20)
-    with loops_jit():
+    with own_kernels_jit():
         want = forward(x)
     got = lib(x)
     assert all(same_bits(g, w.numpy()) for g, w in zip(got, want))

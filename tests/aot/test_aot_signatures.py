@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import ember as em
-from aot_harness import loops_jit, same_bits
+from aot_harness import own_kernels_jit, same_bits
 
 
 def _check(lib, fn, *args):
-    with loops_jit():
+    with own_kernels_jit():
         want = fn(*args)
     got = lib(*args)
     want = want if isinstance(want, (tuple, list)) else (want,)
@@ -29,9 +29,23 @@ def test_several_dynamic_dims_and_static_outputs(tmp_path):
     em.aot.compile(f, out_dir=str(tmp_path))
     lib = em.aot.load(str(tmp_path))
     rng = np.random.default_rng(0)
-    for m, k, n in [(3, 4, 5), (1, 1, 1), (0, 3, 2), (6, 0, 2)]:
+    for m, k, n in [(3, 4, 5), (1, 1, 1), (0, 3, 2), (6, 0, 2), (64, 48, 40), (1, 300, 70)]:
         _check(lib, f, rng.standard_normal((m, k)).astype(np.float32),
                rng.standard_normal((k, n)).astype(np.float32))
+
+
+def test_products_of_run_time_sizes_call_embers_gemm(tmp_path):
+    @em.function(input_signature=[em.TensorSpec([None, None], em.float64),
+                                  em.TensorSpec([None, None], em.float64)])
+    def f(a, b):
+        return em.matmul(a, b, transpose_b=True), em.matmul(a, a, transpose_a=True)
+
+    em.aot.compile(f, out_dir=str(tmp_path))
+    assert "f_set_gemm_threads" in (tmp_path / "f.h").read_text()  # the kernels are in
+    lib = em.aot.load(str(tmp_path))
+    rng = np.random.default_rng(1)
+    for m, k, n in [(40, 50, 60), (2, 3, 4), (100, 1, 90)]:
+        _check(lib, f, rng.standard_normal((m, k)), rng.standard_normal((n, k)))
 
 
 def test_results_whose_size_depends_on_values(tmp_path):

@@ -22,6 +22,7 @@ from typing import Sequence
 
 from ember.backends.cpu.aot.build import Entry, Extra
 from ember.backends.cpu.aot.errors import error_table
+from ember.backends.cpu.kernels import THREADS_SYMBOL
 from ember.backends.cpu.native import KEY_SYMBOL, MAX_VALUES, OUT_OF_MEMORY
 from ember.dialects.ember.types import TensorType
 
@@ -92,7 +93,7 @@ def parameters(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
 
 
 def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
-           variables: Sequence[Extra], about: str) -> str:
+           variables: Sequence[Extra], about: str, gemm: bool = False) -> str:
     guard, up = f"EMBER_AOT_{lib.upper()}_H", lib.upper()
     lines = [f"/* {lib}.h: the C API of lib{lib}.so, {about}.", " *",
              " * Arrays are C-contiguous (row-major) of the element type shown. Inputs are",
@@ -122,6 +123,9 @@ def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
               f"/* Frees an output the library allocated. */", f"void {lib}_free(void *data);",
               "/* The entries' signatures as JSON (what em.aot.load checks). */",
               f"const char *{lib}_signature(void);"]
+    if gemm:
+        lines += ["/* Threads a matrix product may use (0, the default: the CPUs online). */",
+                  f"void {lib}_set_gemm_threads(int threads);"]
     if variables:
         lines += ["", "/* Variables, by name (each initialised to its value when compiled):",
                   *[f" *   \"{v.name}\": {v.ttype.dtype.name}{shape_text(v.ttype)}, "
@@ -266,8 +270,10 @@ static int ember_take(void *slot, int rank, size_t item, void **out, int64_t *sh
 
 
 def source(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
-           variables: Sequence[Extra], var_files: Sequence[str], signatures: str) -> str:
-    """The C source of the library (see the module docstring)."""
+           variables: Sequence[Extra], var_files: Sequence[str], signatures: str,
+           gemm: bool = False) -> str:
+    """The C source of the library (see the module docstring); with `gemm`, the library
+    has Ember's GEMM kernels (kernels/) and `<lib>_set_gemm_threads` sets their threads."""
     up = lib.upper()
     text = _RUNTIME.replace("ember_", f"{lib}_rt_").replace("KEY", KEY_SYMBOL)
     text = text.replace("STATUS_OOM", str(OUT_OF_MEMORY)).replace("CODE_", f"{up}_")
@@ -285,6 +291,10 @@ def source(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
               f"  return code >= 0 && code < {len(CODES)} ? names[code] : \"unknown\";", "}"]
     if variables:
         lines += _variable_access(lib, variables)
+    if gemm:
+        lines += [f"extern HIDDEN int32_t {THREADS_SYMBOL};",
+                  f"void {lib}_set_gemm_threads(int threads) {{",
+                  f"  {THREADS_SYMBOL} = threads > 0 ? threads : 0;", "}"]
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,9 @@ Algorithm:
      contiguous in all three buffers merge, strides pick the transpose flags and leading
      dimensions, size-1 and broadcast (stride 0) dims are allowed.
   2. Skip products of fewer than `min-macs` multiply-adds per call (LLVM's vectorised
-     loops are as fast there), dynamic strides and layouts no GEMM expresses.
+     loops are as fast there), dynamic strides and layouts no GEMM expresses. A 2-D
+     matmul of run-time sizes on row-major buffers is one call of those sizes
+     (dynamic.py).
   3. Emit the call (emit.py): row-major, alpha = 1, beta = 1 (linalg accumulates into its
      output), or beta = 0 when a `linalg.fill` of 0.0 into the output comes right before
      (the fill is erased); pointers are the aligned pointer plus the buffer's offset.
@@ -46,6 +48,7 @@ from typing import ClassVar, Optional
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.transforms.linalg_to_blas.dynamic import dynamic_matmul, emit_dynamic
 from ember.passes.transforms.linalg_to_blas.emit import SYMBOLS, declare, emit
 from ember.passes.transforms.linalg_to_blas.plan import (Contraction, Gemm, contraction, plan,
                                                           plan_contraction, value_op)
@@ -78,6 +81,12 @@ def call_blas(module: ir.Module, min_macs: Optional[int] = None) -> int:
     replaced = 0
     for op in ops:
         c = contraction(op)
+        if c is None and (found := dynamic_matmul(op)) is not None:
+            with ir.Location.unknown():
+                emit_dynamic(op, declare(module, found[0]), *found, _zero_fill_before(op),
+                             min_macs)
+            replaced += 1
+            continue
         if c is None or not isinstance(op.operands[2].type, ir.MemRefType):
             continue
         gemm = plan_contraction(c)
