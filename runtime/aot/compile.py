@@ -40,6 +40,10 @@ from ember.runtime.function import Function, function
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LEVELS = ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
+_C_KEYWORDS = frozenset(
+    "auto bool break case char const continue default do double else enum extern float for "
+    "goto if inline int long register restrict return short signed sizeof static struct "
+    "switch typedef union unsigned void volatile while data code".split())
 
 
 class ArtifactError(EmberError, ValueError):
@@ -58,10 +62,11 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
     backend = CpuBackend(_options(target_cpu))
     variables, owners, built, arg_names, sigs = [], [], [], [], []
     for entry_name, cf in entries:
-        entry, names = _build(entry_name, cf, backend, freeze_variables, variables, owners)
+        entry, names, py_names = _build(entry_name, cf, backend, freeze_variables,
+                                        variables, owners)
         built.append(entry)
         arg_names.append(names)
-        sig = capi.signature(entry, names, variables)
+        sig = capi.signature(entry, py_names, variables, names)
         sig["structure"] = "single" if isinstance(cf.structured_outputs, SymbolicTensor) \
             else "tuple"
         sigs.append(sig)
@@ -157,9 +162,9 @@ def _check_identifier(name: str, what: str) -> None:
 
 def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variables: list,
            owners: list):
-    """Step 2 for one concrete function; appends the variables it keeps as buffers to
-    `variables` and their em.Variables to `owners` (one buffer per variable, whichever
-    entries read it)."""
+    """Step 2 for one concrete function: (entry, its inputs' C names, their Python
+    names). Appends the variables it keeps as buffers to `variables` and their
+    em.Variables to `owners` (one buffer per variable, whichever entries read it)."""
     graph = cf._graph
     if graph.callbacks:
         raise AotError(f"'{cf.name}' calls Python (em.py_function or a print to a Python "
@@ -170,10 +175,11 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
         raise AotError(f"'{cf.name}' returns {cf.structured_outputs!r}: an entry returns a "
                        "tensor or a flat tuple or list of tensors")
     inputs = [t._ttype for t in graph.inputs]
-    names = []
-    for t in graph.inputs:
+    names, py_names = [], [t._name for t in graph.inputs]
+    for t in graph.inputs:  # C parameter names: no keyword, no clash with out<j>
         base = re.sub(r"\W", "_", t._name) or "arg"
-        base = base if not base[0].isdigit() and not base.startswith("out") else f"in_{base}"
+        if base[0].isdigit() or base.startswith("out") or base in _C_KEYWORDS:
+            base = f"in_{base}"
         names.append(base if base not in names else f"{base}_{len(names)}")
     extras, index = [], {}
     for kind, obj in graph.extra_args:
@@ -197,7 +203,7 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
             owners.append(index[k])
             found = [len(variables) - 1]
         kept.append(found[0])
-    return dataclasses.replace(entry, variables=tuple(kept)), names
+    return dataclasses.replace(entry, variables=tuple(kept)), names, py_names
 
 
 def _variable_name(variable, taken: list, owners: list) -> str:

@@ -149,3 +149,16 @@ def test_target_cpu_level_and_string_signature(tmp_path):
     assert lib.manifest["target"]["cpu"] == "x86-64-v3"
     x = np.linspace(-2, 2, 37, dtype=np.float32)
     np.testing.assert_allclose(lib(x), np.exp(x) + 1, rtol=1e-6)
+
+
+def test_parameter_names_that_are_c_keywords(tmp_path):
+    def f(int, data):  # noqa: A002 (names C cannot take as they are)
+        return int + data
+
+    em.aot.compile(f, ["f32[2]", "f32[2]"], out_dir=str(tmp_path))
+    assert "int f_f(const float *in_int, const float *in_data, float *out0);" in \
+        (tmp_path / "f.h").read_text()
+    lib = em.aot.load(str(tmp_path))
+    assert lib(np.ones(2, np.float32), data=np.ones(2, np.float32)).tolist() == [2.0, 2.0]
+    assert lib.manifest["entries"][0]["inputs"][0] == {
+        "name": "int", "c_name": "in_int", "dtype": "float32", "shape": [2]}

@@ -69,13 +69,17 @@ def shape_text(t: TensorType) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in t.shape) + "]"
 
 
-def signature(entry: Entry, names: Sequence[str], extras: Sequence[Extra]) -> dict:
-    """The entry's signature as the manifest and the library both state it."""
-    def spec(t, name=None):
+def signature(entry: Entry, names: Sequence[str], extras: Sequence[Extra],
+              c_names: Sequence[str] = ()) -> dict:
+    """The entry's signature as the manifest and the library both state it: the inputs
+    by their Python names (and C names where these differ)."""
+    def spec(t, name=None, c_name=None):
         out = {"dtype": t.dtype.name, "shape": list(t.shape)}
-        return {"name": name, **out} if name else out
+        out = {"name": name, **out} if name else out
+        return {**out, "c_name": c_name} if c_name and c_name != name else out
     return {"name": entry.name,
-            "inputs": [spec(t, n) for t, n in zip(entry.inputs, names)],
+            "inputs": [spec(t, n, c) for t, n, c in
+                       zip(entry.inputs, names, list(c_names) or names)],
             "variables": [extras[k].name for k in entry.variables],
             "outputs": [spec(t) for t in entry.results]}
 
