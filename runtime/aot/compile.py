@@ -83,6 +83,9 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
             with open(files[-1], "wb") as f:
                 f.write(v.value.tobytes())
         objects = [e.obj for e in built]
+        if any(b"openblas" in obj for obj in objects):  # gemm="ember" never retargets
+            raise AotError("an entry calls OpenBLAS; an AOT library must not (this is a bug "
+                           "in Ember: the entries are compiled with gemm=\"ember\")")
         gemm = any(s.encode() in obj for obj in objects for s in kernels.ENTRY.values())
         if gemm:
             objects.append(kernels.library_object(backend.options.cpu,

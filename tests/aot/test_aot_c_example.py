@@ -54,6 +54,10 @@ def test_library_needs_only_libc_libm_libpthread(digits):
     needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
     assert needed and needed <= ALLOWED, needed
     assert "TEXTREL" not in dynamic  # position-independent
+    symbols = subprocess.run([readelf, "-s", "-W", str(out / "libdigits.so")], check=True,
+                             capture_output=True, text=True).stdout
+    assert "ember_sgemm" in symbols  # Ember's own kernels are linked in, never OpenBLAS
+    assert "openblas" not in symbols.lower()
 
 
 def test_numpy_only_example_prints_the_same(digits, tmp_path):
