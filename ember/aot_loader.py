@@ -256,8 +256,9 @@ class Library:
     def get_variable(self, name: str) -> np.ndarray:
         spec = self._variable(name)
         out = np.empty(spec["shape"], _dtype(spec["dtype"]))
-        if self._get(name.encode(), out.ctypes.data, out.nbytes):
-            self.raise_error(8)
+        code = self._get(name.encode(), out.ctypes.data, out.nbytes)
+        if code:
+            self.raise_error(code)
         return out
 
     def set_variable(self, name: str, value) -> None:
@@ -266,8 +267,9 @@ class Library:
         if array.dtype != _dtype(spec["dtype"]) or list(array.shape) != spec["shape"]:
             raise ValueError(f"variable {name!r} is {spec['dtype']}{spec['shape']}, got "
                              f"{array.dtype}{list(array.shape)}")
-        if self._set(name.encode(), array.ctypes.data, array.nbytes):
-            self.raise_error(8)
+        code = self._set(name.encode(), array.ctypes.data, array.nbytes)
+        if code:
+            self.raise_error(code)
 
 
 def _dtype(name: str) -> np.dtype:
@@ -345,8 +347,8 @@ class Entry:
                 array = array.astype(dtype)
         if array.dtype != dtype:
             raise self._error(f"cannot compute {self.name} as input #{i} ({name}, zero-based) "
-                              f"was expected to be a {_name(dtype)} tensor but is a "
-                              f"{_name(array.dtype)} tensor")
+                              f"was expected to be a {dtype.name} tensor but is a "
+                              f"{array.dtype.name} tensor")
         if len(array.shape) != len(shape) or any(
                 d is not None and d != n for d, n in zip(shape, array.shape)):
             traced = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1
@@ -386,6 +388,3 @@ class Entry:
             return outs[0]
         return tuple(outs)
 
-
-def _name(dtype: np.dtype) -> str:
-    return {"bool": "bool"}.get(dtype.name, dtype.name)
