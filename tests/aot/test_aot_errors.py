@@ -161,3 +161,19 @@ def test_threads_call_concurrently_each_with_its_own_error(lib_dir):
     for t in threads:
         t.join()
     assert not failures, failures[0]
+
+
+def test_out_of_memory_is_the_jits_memory_error(tmp_path):
+    @em.function(input_signature=[em.TensorSpec([], em.int64)])
+    def big(n):
+        return em.range(n)
+
+    em.aot.compile(big, out_dir=str(tmp_path))
+    lib = em.aot.load(str(tmp_path))
+    for n in (2 ** 40, 123456789012345):
+        with pytest.raises(MemoryError) as want:
+            big(np.int64(n))
+        with pytest.raises(MemoryError) as got:
+            lib(np.int64(n))
+        assert str(got.value) == str(want.value)
+        assert "Unable to allocate" in str(got.value)
