@@ -59,7 +59,9 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     """The library's func-level MLIR for each Params."""
     parts = []
     for i, p in enumerate(params):
-        body = gemm_ir.micro_kernel(p) + packing_ir.packing(p) + gemm_ir.blocked(p) + \
+        body = "".join(gemm_ir.micro_kernel(p, r) for r in gemm_ir.row_variants(p)) + \
+            gemm_ir.direct_kernels(p) + gemm_ir.direct(p) + \
+            packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
         if i:  # one declaration of sysconf
             body = body.replace("  func.func private @sysconf(i32) -> i64\n", "")
