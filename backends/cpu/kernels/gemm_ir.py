@@ -238,12 +238,18 @@ def blocked(p: Params) -> str:
     %cmr = arith.constant {p.mr} : index
     %cnr = arith.constant {p.nr} : index
 {row_consts}
+    // blocks of the sum of equal depth (a multiple of 8, at most KC): no thin last block
+    %c8 = arith.constant 8 : index
+    %nkb = arith.ceildivui %k, %ckc : index
+    %even = arith.ceildivui %k, %nkb : index
+    %even8 = arith.ceildivui %even, %c8 : index
+    %kcb = arith.muli %even8, %c8 : index
     %one = arith.constant 1.0 : {t}
     scf.for %jc = %c0 to %n step %ncb {{
       %nc = affine.min affine_map<(d0)[s0, s1] -> (s1, s0 - d0)>(%jc)[%n, %ncb]
       %bj = arith.addi %n0, %jc : index
-      scf.for %pc = %c0 to %k step %ckc {{
-        %kc = affine.min affine_map<(d0)[s0] -> ({p.kc}, s0 - d0)>(%pc)[%k]
+      scf.for %pc = %c0 to %k step %kcb {{
+        %kc = affine.min affine_map<(d0)[s0, s1] -> (s1, s0 - d0)>(%pc)[%k, %kcb]
         %first = arith.cmpi eq, %pc, %c0 : index
         %beta_here = arith.select %first, %beta, %one : {t}
         func.call @{p.prefix}_pack_b(%b, %ldb, %tb, %bj, %pc, %nc, %kc, %bp) : {pack_type}
