@@ -174,3 +174,22 @@ def test_products_of_a_few_rows_read_in_place_match_the_reference(target, elemen
             case = dict(order="R", ta=ta, tb=False, m=m, n=n, k=37, alpha=1.5,
                         beta=float(n % 2) * 0.5, pad=1, threads=1 + n % 3)
             _run_case(target, element, case, n)
+
+
+def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    calls = []
+    chooser = choice.Chooser({"f32": 1, "f64": 2}, {"f32": 3, "f64": 4}, ("test",))
+
+    def measure(*shape):
+        calls.append(shape)
+        return {"ember": 1.0, "openblas": 0.5 if shape[3] == 7 else 0.99}
+    monkeypatch.setattr(chooser, "measure", measure)
+    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas"  # twice as fast
+    assert chooser.decide("f32", 111, 111, 9, 64, 64) == "ember"  # within the margin
+    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    fresh = choice.Chooser({}, {}, ("test",))  # another process: from the disk cache
+    monkeypatch.setattr(fresh, "measure", measure)
+    assert fresh.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    big = choice.MAX_MEASURED_MACS  # not timed: seconds per call
+    assert fresh.decide("f32", 111, 111, big, 2, 1) == "ember" and len(calls) == 2
