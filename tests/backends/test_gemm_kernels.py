@@ -179,7 +179,7 @@ def test_products_of_a_few_rows_read_in_place_match_the_reference(target, elemen
 def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_path):
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
     calls = []
-    chooser = choice.Chooser({"f32": 1, "f64": 2}, {"f32": 3, "f64": 4}, ("test",))
+    chooser = choice.Chooser({"f32": 1, "f64": 2}.get, {"f32": 3, "f64": 4}, ("test",))
 
     def measure(*shape):
         calls.append(shape)
@@ -188,7 +188,7 @@ def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_pa
     assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas"  # twice as fast
     assert chooser.decide("f32", 111, 111, 9, 64, 64) == "ember"  # within the margin
     assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
-    fresh = choice.Chooser({}, {}, ("test",))  # another process: from the disk cache
+    fresh = choice.Chooser({}.get, {}, ("test",))  # another process: from the disk cache
     monkeypatch.setattr(fresh, "measure", measure)
     assert fresh.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
     big = choice.MAX_MEASURED_MACS  # not timed: seconds per call

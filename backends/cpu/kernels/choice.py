@@ -111,7 +111,9 @@ def _declare_like(module: ir.Module, existing: str, name: str) -> None:
 class Chooser:
     """Times Ember's kernel against OpenBLAS per shape, once per machine (`decide`)."""
 
-    def __init__(self, own: dict[str, int], openblas: dict[str, int], context: tuple):
+    def __init__(self, own, openblas: dict[str, int], context: tuple):
+        """`own(element)`: the address of Ember's GEMM (loaded on first use); `openblas`:
+        OpenBLAS's by element; `context`: what else the timings depend on (cache key)."""
         self.own, self.openblas, self.context = own, openblas, context
         self._memory: dict[tuple, str] = {}
         self._lock = threading.Lock()
@@ -149,12 +151,12 @@ class Chooser:
         args = (101, 112 if ta else NO_TRANS, 112 if tb else NO_TRANS, m, n, k, 1.0,
                 a.ctypes.data, max(a.shape[1], 1), b.ctypes.data, max(b.shape[1], 1), 0.0,
                 c.ctypes.data, max(n, 1))
-        fns = {"ember": proto(self.own[element]), "openblas": proto(self.openblas[element])}
+        fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
         for fn in fns.values():
             fn(*args)  # warm-up: pages, threads, caches
         times: dict[str, list[float]] = {name: [] for name in fns}
-        budget = time.perf_counter() + 0.25
-        while len(times["ember"]) < 3 or (len(times["ember"]) < 9 and
+        budget = time.perf_counter() + 0.05  # a first call waits for this, once per shape
+        while len(times["ember"]) < 3 or (len(times["ember"]) < 7 and
                                          time.perf_counter() < budget):
             for name, fn in fns.items():
                 t0 = time.perf_counter()
