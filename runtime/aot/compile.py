@@ -86,10 +86,12 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
         if any(b"openblas" in obj for obj in objects):  # gemm="ember" never retargets
             raise AotError("an entry calls OpenBLAS; an AOT library must not (this is a bug "
                            "in Ember: the entries are compiled with gemm=\"ember\")")
-        gemm = any(s.encode() in obj for obj in objects for s in kernels.ENTRY.values())
-        if gemm:
+        elements = tuple(e for e, symbol in kernels.ENTRY.items()
+                         if any(symbol.encode() in obj for obj in objects))
+        gemm = bool(elements)
+        if gemm:  # the kernels of the element types the entries multiply
             objects.append(kernels.library_object(backend.options.cpu,
-                                                  backend.options.features or ""))
+                                                  backend.options.features or "", elements))
         with open(os.path.join(work, header), "w") as f:
             f.write(capi.header(name, built, arg_names, variables, about, gemm))
         source = capi.source(name, built, arg_names, variables, files,
