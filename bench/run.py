@@ -145,7 +145,10 @@ def steady_gemm(systems: list[str], cache_dir: str, rounds: int) -> dict:
         for v in gemm.variants(systems):
             log(f"{v.label}: case G and D" + (f" (round {r + 1} of {rounds})" if rounds > 1
                                                 else ""))
-            env = dict(v.env, **({"EMBER_CACHE_DIR": cache_dir} if v.system == "ember" else {}))
+            # a cache per variant: nothing compiled (or chosen) under one EMBER_BLAS is reused
+            # under another
+            cache = {"EMBER_CACHE_DIR": os.path.join(cache_dir, v.key)}
+            env = dict(v.env, **(cache if v.system == "ember" else {}))
             runs.setdefault(v.key, []).append(
                 run_system(v.system, "steady", list(gemm.CASES), env, v.keep_openblas))
             log(f"{v.label}: done in {runs[v.key][-1]['wall_s']:.1f} s")
