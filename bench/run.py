@@ -254,7 +254,8 @@ def main() -> int:
           f"skews every figure)")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"steady": res, "gemm": gemm_res, "first": {"/".join(k): v for k, v in first.items()}},
+            json.dump({"steady": res, "gemm": gemm_res,
+                       "first": {"/".join(k): v for k, v in first.items()}},
                       f, indent=1, default=str)
     return 0
 

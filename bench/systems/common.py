@@ -13,8 +13,8 @@ the parameters as numpy arrays. The loss and the weights after the first step ar
 against numpy's (`numpy_train_step`) before timing.
 
 A system file may define a dict INFO, added to the JSON's "info" (ember's says whether it
-has its own GEMM kernels). The result is JSON written to FILE (rewritten after every case, so a crash keeps the cases
-before it); libraries are free to print on stdout/stderr.
+has its own GEMM kernels). The result is JSON written to FILE (rewritten after every case,
+so a crash keeps the cases before it); libraries are free to print on stdout/stderr.
 """
 
 from __future__ import annotations
