@@ -159,10 +159,9 @@ class CpuBackend:
         key = (o.cpu, o.features, o.threads)
         chooser = _CHOOSERS.get(key)
         if chooser is None:
-            own = kernels.bind_jit(o.cpu, o.features, o.threads)
             lib = blas_library.library()
             chooser = choice.Chooser(
-                {e: own[symbol] for e, symbol in kernels.ENTRY.items()},
+                lambda element: kernels.bind_jit(o.cpu, o.features, o.threads, element),
                 dict(zip(("f32", "f64"), lib.addresses)),
                 (o.cpu, o.features, o.threads, lib.path, kernels.fingerprint(o.cpu, o.features)))
             _CHOOSERS[key] = chooser

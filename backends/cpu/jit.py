@@ -54,9 +54,10 @@ def bind_gemm(backend: CpuBackend, code: str | bytes) -> None:
     unresolved symbol."""
     def mentions(symbol: str) -> bool:
         return (symbol.encode() if isinstance(code, bytes) else symbol) in code
-    if any(mentions(s) for s in kernels.ENTRY.values()):
-        o = backend.options
-        kernels.bind_jit(o.cpu, o.features, o.threads)
+    o = backend.options
+    for element, symbol in kernels.ENTRY.items():
+        if mentions(symbol):
+            kernels.bind_jit(o.cpu, o.features, o.threads, element)
     if any(mentions(s) for s in OPENBLAS.values()) and not blas.bind():
         raise JitError("the code calls numpy's OpenBLAS, but no OpenBLAS library is "
                        "available in this process: compile with EMBER_BLAS=off")

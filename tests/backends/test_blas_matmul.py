@@ -275,6 +275,17 @@ def test_plan_refuses_what_no_gemm_expresses():
 # -- without the library -------------------------------------------------------------------
 
 
+def _compile_and_check_a_product() -> str:
+    """Compiles and runs a 64x48x32 float32 product under the environment's policy, checks
+    its result; returns the bufferized IR."""
+    text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
+    rng = np.random.default_rng(1)
+    a, b = (rng.standard_normal(t.shape).astype(np.float32) for t in types)
+    (got,) = compile_function(text, "f", types)([a, b])
+    _check(got, a, b, False, False, 1e-5)
+    return _bufferized(text, types)
+
+
 def test_loops_policy_keeps_loops_and_its_own_cache_key(monkeypatch):
     monkeypatch.setenv("EMBER_BLAS", "off")
     key_own = CpuOptions().key()
@@ -282,13 +293,8 @@ def test_loops_policy_keeps_loops_and_its_own_cache_key(monkeypatch):
     assert CpuBackend().options.gemm == "loops"
     key_loops = CpuOptions().key()
     assert "gemm=loops" in key_loops and "gemm=ember" in key_own
-    text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
-    out = _bufferized(text, types)
+    out = _compile_and_check_a_product()
     assert "linalg.matmul" in out and "ember_sgemm" not in out
-    rng = np.random.default_rng(1)
-    a, b = (rng.standard_normal(t.shape).astype(np.float32) for t in types)
-    (got,) = compile_function(text, "f", types)([a, b])
-    _check(got, a, b, False, False, 1e-5)
 
 
 def test_without_openblas_products_call_embers_own_kernels(monkeypatch):
@@ -297,13 +303,8 @@ def test_without_openblas_products_call_embers_own_kernels(monkeypatch):
         monkeypatch.setenv("EMBER_BLAS", policy)
         assert CpuBackend().options.gemm == "ember"  # no error
     monkeypatch.delenv("EMBER_BLAS")
-    text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
-    out = _bufferized(text, types)
+    out = _compile_and_check_a_product()
     assert "call @ember_sgemm(" in out and "openblas" not in out
-    rng = np.random.default_rng(1)
-    a, b = (rng.standard_normal(t.shape).astype(np.float32) for t in types)
-    (got,) = compile_function(text, "f", types)([a, b])
-    _check(got, a, b, False, False, 1e-5)
 
 
 def test_an_unknown_policy_is_an_error_naming_the_choices(monkeypatch):

@@ -122,7 +122,7 @@ def test_calls_crossing_every_block_match_the_reference(target, element, seed):
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_every_split_covers_c_exactly_once(threads):
     """Products big enough to start threads, split by rows and by columns."""
-    for m, n in ((2000, 40), (40, 2000), (333, 333)):
+    for m, n in ((2000, 40), (40, 2000), (333, 333), (3000, 10), (10, 3000)):
         case = dict(order="R", ta=False, tb=False, m=m, n=n, k=300, alpha=1.0, beta=0.0,
                     pad=1, threads=threads)
         _run_case((HOST.cpu, HOST.features), "f32", case, m)
@@ -161,3 +161,35 @@ def test_the_policy_names():
     assert choice.policy("openblas") == "openblas" and choice.policy("loops") == "loops"
     with pytest.raises(ValueError, match="not a GEMM policy"):
         choice.policy("fast")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("element", ["f32", "f64"])
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5])
+def test_products_of_a_few_rows_read_in_place_match_the_reference(target, element, m):
+    """m <= 4 with B by rows skips packing (wide tiles, then NR-wide ones, then the packed
+    path for the last columns): every column count around those widths."""
+    for n in (16, 32, 40, 96, 128, 200, 260):
+        for ta in (False, True):
+            case = dict(order="R", ta=ta, tb=False, m=m, n=n, k=37, alpha=1.5,
+                        beta=float(n % 2) * 0.5, pad=1, threads=1 + n % 3)
+            _run_case(target, element, case, n)
+
+
+def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    calls = []
+    chooser = choice.Chooser({"f32": 1, "f64": 2}.get, {"f32": 3, "f64": 4}, ("test",))
+
+    def measure(*shape):
+        calls.append(shape)
+        return {"ember": 1.0, "openblas": 0.5 if shape[3] == 7 else 0.99}
+    monkeypatch.setattr(chooser, "measure", measure)
+    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas"  # twice as fast
+    assert chooser.decide("f32", 111, 111, 9, 64, 64) == "ember"  # within the margin
+    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    fresh = choice.Chooser({}.get, {}, ("test",))  # another process: from the disk cache
+    monkeypatch.setattr(fresh, "measure", measure)
+    assert fresh.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    big = choice.MAX_MEASURED_MACS  # not timed: seconds per call
+    assert fresh.decide("f32", 111, 111, big, 2, 1) == "ember" and len(calls) == 2

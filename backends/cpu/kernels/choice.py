@@ -4,8 +4,9 @@ that was measured faster for the product's shape.
 `EMBER_BLAS` (or `CpuOptions.gemm`) sets the policy:
   - `auto` (the default): per shape (element type, transposes, m, n, k), both are timed once
     on this machine with the threads the process uses, and OpenBLAS is called only if it
-    was at least `MARGIN` faster; the choice is kept in memory and in the disk cache, so
-    a shape is measured once per machine (and compile cache entries stay consistent);
+    took at most `MARGIN` of Ember's time (products beyond MAX_MEASURED_MACS stay Ember's);
+    the choice is kept in memory and in the disk cache, so a shape is measured once per
+    machine (and compile cache entries stay consistent);
   - `off` (or `ember`): always Ember's own kernels (what an AOT library runs, bit for bit);
   - `openblas`: OpenBLAS wherever numpy has one (else Ember's own);
   - `loops`: no GEMM calls at all, products stay loop nests (for debugging the lowering).
@@ -35,6 +36,9 @@ _ALIASES = {"": "auto", "auto": "auto", "off": "ember", "0": "ember", "ember": "
             "loops": "loops"}
 OPENBLAS = {"f32": "ember_openblas_sgemm", "f64": "ember_openblas_dgemm"}
 MARGIN = 0.95  # OpenBLAS must take at most this fraction of Ember's time to be chosen
+# Products of more multiply-adds than this are not timed (seconds per call, and operands
+# as large): both libraries run them at the machine's peak, and Ember's kernel is kept.
+MAX_MEASURED_MACS = 1 << 28
 NO_TRANS = 111
 
 
@@ -107,7 +111,9 @@ def _declare_like(module: ir.Module, existing: str, name: str) -> None:
 class Chooser:
     """Times Ember's kernel against OpenBLAS per shape, once per machine (`decide`)."""
 
-    def __init__(self, own: dict[str, int], openblas: dict[str, int], context: tuple):
+    def __init__(self, own, openblas: dict[str, int], context: tuple):
+        """`own(element)`: the address of Ember's GEMM (loaded on first use); `openblas`:
+        OpenBLAS's by element; `context`: what else the timings depend on (cache key)."""
         self.own, self.openblas, self.context = own, openblas, context
         self._memory: dict[tuple, str] = {}
         self._lock = threading.Lock()
@@ -121,7 +127,9 @@ class Chooser:
             key = cache_key("gemm-choice", *self.context, *shape)
             entry = disk_cache().load(key)
             choice = entry[1].get("choice") if entry is not None else None
-            if choice not in ("ember", "openblas"):
+            if choice not in ("ember", "openblas") and m * n * k > MAX_MEASURED_MACS:
+                choice = "ember"
+            elif choice not in ("ember", "openblas"):
                 times = self.measure(*shape)
                 choice = "openblas" if times["openblas"] < MARGIN * times["ember"] else "ember"
                 disk_cache().store(key, b"", {"choice": choice, "seconds": times})
@@ -143,12 +151,12 @@ class Chooser:
         args = (101, 112 if ta else NO_TRANS, 112 if tb else NO_TRANS, m, n, k, 1.0,
                 a.ctypes.data, max(a.shape[1], 1), b.ctypes.data, max(b.shape[1], 1), 0.0,
                 c.ctypes.data, max(n, 1))
-        fns = {"ember": proto(self.own[element]), "openblas": proto(self.openblas[element])}
+        fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
         for fn in fns.values():
             fn(*args)  # warm-up: pages, threads, caches
         times: dict[str, list[float]] = {name: [] for name in fns}
-        budget = time.perf_counter() + 0.25
-        while len(times["ember"]) < 3 or (len(times["ember"]) < 9 and
+        budget = time.perf_counter() + 0.05  # a first call waits for this, once per shape
+        while len(times["ember"]) < 3 or (len(times["ember"]) < 7 and
                                          time.perf_counter() < budget):
             for name, fn in fns.items():
                 t0 = time.perf_counter()

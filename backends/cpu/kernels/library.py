@@ -59,7 +59,9 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     """The library's func-level MLIR for each Params."""
     parts = []
     for i, p in enumerate(params):
-        body = gemm_ir.micro_kernel(p) + packing_ir.packing(p) + gemm_ir.blocked(p) + \
+        body = "".join(gemm_ir.micro_kernel(p, r) for r in gemm_ir.row_variants(p)) + \
+            gemm_ir.direct_kernels(p) + gemm_ir.direct(p) + \
+            packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
         if i:  # one declaration of sysconf
             body = body.replace("  func.func private @sysconf(i32) -> i64\n", "")
@@ -67,13 +69,18 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     return "module {\n" + "\n".join(parts) + "\n}\n"
 
 
-@functools.lru_cache(maxsize=8)
-def llvm_ir(features: str, cpu: str = "") -> str:
-    """The library's LLVM IR for a target with LLVM `features` (and CPU name `cpu`)."""
+ELEMENTS = ("f32", "f64")
+
+
+@functools.lru_cache(maxsize=16)
+def llvm_ir(features: str, cpu: str = "", elements: tuple[str, ...] = ELEMENTS) -> str:
+    """The library's LLVM IR for a target with LLVM `features` (and CPU name `cpu`), with
+    the GEMMs of `elements` (the JIT loads each on first use: a fifth of a second to two
+    seconds of LLVM each)."""
     from ember.backends.cpu.translate import to_llvm_ir
     from ember.dialects.ember.irdl import default_context
     from ember.passes.pipeline import run_pipeline
-    params = isa_params(features, cpu)
+    params = tuple(p for p in isa_params(features, cpu) if p.element in elements)
     with default_context():
         module = ir.Module.parse(mlir_text(params))
         run_pipeline(module, PIPELINE, verify_each=False)
@@ -86,4 +93,6 @@ def llvm_ir(features: str, cpu: str = "") -> str:
 
 def fingerprint(cpu: str, features: str) -> str:
     """What identifies the library's code for a target (part of cache keys)."""
-    return hashlib.sha256(f"{cpu}\0{features}\0{llvm_ir(features, cpu)}".encode()).hexdigest()
+    text = mlir_text(isa_params(features, cpu)) + "".join(
+        driver_ir.driver(p) for p in isa_params(features, cpu))
+    return hashlib.sha256(f"{cpu}\0{features}\0{text}".encode()).hexdigest()
