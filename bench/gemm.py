@@ -136,9 +136,10 @@ def _ratio_rows(results: dict, own_kernels: bool | None) -> tuple[list[list[str]
     return rows, notes
 
 
-def report_gemm(results: dict) -> str:
+def report_gemm(results: dict, load_at_start: str = "") -> str:
     """Case G's tables: every variant's time and GFLOP/s per shape (and case D), then the
-    own kernel's speed relative to OpenBLAS's best and pinned kernels, with the targets."""
+    own kernel's speed relative to OpenBLAS's best and pinned kernels, with the targets;
+    a caution when the machine was busier than its cores at the start."""
     pin, source = pinned_coretype()
     shown = [v for v in variants(list(SYSTEMS)) if v.key in results]
     header = ["variant", *[f"{c[1:]} ms GF/s" if c != "D" else "case D ms GF/s"
@@ -170,6 +171,11 @@ def report_gemm(results: dict) -> str:
                                "target"]),
             *notes]
     out.append(_case_d_line(results))
+    busy = float(load_at_start.split()[0]) if load_at_start else 0.0
+    if busy > (os.cpu_count() or 1):
+        out.append(f"CAUTION: load average {busy:.2f} at the start, above the "
+                   f"{os.cpu_count()} cores: OpenBLAS's threads wait for CPUs they spin on, so "
+                   "these figures and verdicts say little; rerun when the machine is quiet.")
     return "\n".join(out)
 
 

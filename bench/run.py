@@ -248,7 +248,7 @@ def main() -> int:
     if "F" in cases:
         print(report_first(first, systems, res) + "\n")
     if "G" in cases:
-        print(gemm.report_gemm(gemm_res) + "\n")
+        print(gemm.report_gemm(gemm_res, load_at_start) + "\n")
     print(f"total {time.perf_counter() - t0:.0f} s; load average at the end "
           f"{load()} (other work on this machine "
           f"skews every figure)")
