@@ -270,15 +270,17 @@ def header_lines(res: dict, available: dict, load_at_start: str) -> list[str]:
         if s in res:
             info = res[s].get("info", {})
             crash = f"; PROCESS FAILED: {res[s]['crash']}" if res[s].get("crash") else ""
+            py = res[s].get("python", sys.executable)
+            py = f"; run by {py} (this checkout's ember)" if py != sys.executable else ""
             lines.append(f"  {label:<14} {info.get('version', '?'):<12} measured in this run "
-                         f"(import {fmt_t(info.get('import_s'))}){crash}")
+                         f"(import {fmt_t(info.get('import_s'))}){py}{crash}")
         else:
             lines.append(f"  {label:<14} {'-':<12} {available.get(s) or 'not installed'}: "
                          f"recorded figures shown where the issue has them")
     np_info = res.get("numpy", {}).get("info", {})
     blas = np_info.get("blas")
     if blas is None:
-        kern = "unknown (threadpoolctl not installed)"
+        kern = "unknown (neither threadpoolctl nor numpy's OpenBLAS found)"
     else:
         kern = ", ".join(f"{b['internal_api']} {b.get('version')} kernel "
                          f"{b.get('architecture')} x{b.get('num_threads')}" for b in blas) or "none"

@@ -4,15 +4,18 @@ anchors measured in the same run, next to the issue's target.
 
     python bench/run.py                  # everything (make bench)
     python bench/run.py --cases A,D --systems numpy,ember --first-repeats 1
+    python bench/run.py --cases G --rounds 3   # matrix products: own kernels vs OpenBLAS
 
 Each system runs in its own process (bench/systems/SYSTEM_cases.py), one after another;
 steady-state figures are medians of >= 7 timed blocks after warm-up. Case F (first call)
-starts a fresh process per measurement. See bench/README.md.
+starts a fresh process per measurement; case G (bench/gemm.py) runs numpy, ember, jax and tf
+in several environments each. See bench/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -23,10 +26,12 @@ import sys
 import tempfile
 import time
 
+import gemm
 from report import (EMBER_WITH_OVERRIDES, STEADY_CASES, SYSTEMS, header_lines, load,
                     report_case, report_first)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
 SYSTEMS_DIR = os.path.join(HERE, "systems")
 
 TIMEOUT_S = {"steady": 240, "first": 120}
@@ -50,13 +55,27 @@ def system_env(system: str, extra: dict | None = None, keep_openblas: bool = Fal
     return env
 
 
+@functools.cache
+def interpreter(system: str) -> str:
+    """This interpreter, except for ember when its `ember` is not this checkout's (e.g.
+    .venv-anchors installed from another worktree): then this checkout's .venv, if made."""
+    if not system.startswith("ember"):
+        return sys.executable
+    spec = importlib.util.find_spec("ember")
+    mine = os.path.join(REPO, "ember", "__init__.py")
+    venv = os.path.join(REPO, ".venv", "bin", "python")
+    if spec and spec.origin and os.path.realpath(spec.origin) == os.path.realpath(mine):
+        return sys.executable
+    return venv if os.access(venv, os.X_OK) else sys.executable
+
+
 def run_system(system: str, mode: str, cases: list[str], extra_env=None,
                keep_openblas: bool = False) -> dict:
     """Runs one system's process; returns its JSON, with 'crash' set if it died early."""
     fd, out = tempfile.mkstemp(prefix=f"bench-{system}-", suffix=".json")
     os.close(fd)
     os.unlink(out)
-    cmd = [sys.executable, os.path.join(SYSTEMS_DIR, f"{system}_cases.py"), mode, *cases,
+    cmd = [interpreter(system), os.path.join(SYSTEMS_DIR, f"{system}_cases.py"), mode, *cases,
            "--out", out]
     t0 = time.perf_counter()
     try:
@@ -74,6 +93,7 @@ def run_system(system: str, mode: str, cases: list[str], extra_env=None,
             data = json.load(f)
         os.unlink(out)
     data["wall_s"] = wall
+    data["python"] = cmd[0]
     if rc != 0:
         tail = [ln for ln in (err or "").strip().splitlines() if ln.strip()][-1:]
         why = f"timed out after {TIMEOUT_S[mode]} s" if rc == "timeout" else f"exit {rc}"
@@ -116,6 +136,23 @@ def steady(systems: list[str], cases: list[str], cache_dir: str, rounds: int = 1
                                                    {"EMBER_CACHE_DIR": cache_dir},
                                                    keep_openblas=True)
     return results
+
+
+def steady_gemm(systems: list[str], cache_dir: str, rounds: int) -> dict:
+    """Case G: every variant's process (gemm.variants) in turn, `rounds` times round-robin."""
+    runs: dict = {}
+    for r in range(rounds):
+        for v in gemm.variants(systems):
+            log(f"{v.label}: case G and D" + (f" (round {r + 1} of {rounds})" if rounds > 1
+                                                else ""))
+            # a cache per variant: nothing compiled (or chosen) under one EMBER_BLAS is reused
+            # under another
+            cache = {"EMBER_CACHE_DIR": os.path.join(cache_dir, v.key)}
+            env = dict(v.env, **(cache if v.system == "ember" else {}))
+            runs.setdefault(v.key, []).append(
+                run_system(v.system, "steady", list(gemm.CASES), env, v.keep_openblas))
+            log(f"{v.label}: done in {runs[v.key][-1]['wall_s']:.1f} s")
+    return {k: merge_rounds(rs) for k, rs in runs.items()}
 
 
 def count_files(path: str) -> int:
@@ -162,7 +199,7 @@ def first_calls(systems: list[str], repeats: int) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--cases", default="A,B,C,D,E,F", help="comma-separated, of A,B,C,D,E,F")
+    p.add_argument("--cases", default="A,B,C,D,E,F,G", help="comma-separated, of A,B,C,D,E,F,G")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated, of "
                    + ",".join(SYSTEMS))
     p.add_argument("--first-repeats", type=int, default=3,
@@ -193,21 +230,32 @@ def main() -> int:
         first = first_calls([s for s in systems if s not in ("numpy", "ember_numpy")],
                             a.first_repeats) \
             if "F" in cases else {}
+        gemm_res = steady_gemm(systems, cache_dir, max(1, a.rounds)) if "G" in cases else {}
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
-    lines = header_lines(res, not_run, load_at_start)
+    shown = dict(res)  # the header's per-system lines: case G's processes when only G ran
+    for v in gemm.variants(systems):
+        if v.key in gemm_res:
+            shown.setdefault(v.system, gemm_res[v.key])
+    for s in systems:  # e.g. ember_numpy, which runs case A only
+        if s not in shown:
+            not_run[s] = "no steady-state case of this run"
+    lines = header_lines(shown, not_run, load_at_start)
     print("\n".join(lines) + "\n")
     for case in cases:
         if case in STEADY_CASES:
             print(report_case(case, res, systems) + "\n")
     if "F" in cases:
         print(report_first(first, systems, res) + "\n")
+    if "G" in cases:
+        print(gemm.report_gemm(gemm_res, load_at_start) + "\n")
     print(f"total {time.perf_counter() - t0:.0f} s; load average at the end "
           f"{load()} (other work on this machine "
           f"skews every figure)")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"steady": res, "first": {"/".join(k): v for k, v in first.items()}},
+            json.dump({"steady": res, "gemm": gemm_res,
+                       "first": {"/".join(k): v for k, v in first.items()}},
                       f, indent=1, default=str)
     return 0
 

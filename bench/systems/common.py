@@ -4,6 +4,7 @@ function, run it to completion and read the result back (see numpy_cases.py).
 
     python bench/systems/SYSTEM_cases.py steady A B C D --out FILE   # steady-state timings
     python bench/systems/SYSTEM_cases.py first B --out FILE          # first call in this process
+    python bench/systems/SYSTEM_cases.py steady G1024x1024x1024 --out FILE   # case G, one shape
 
 Case E (a training step) changes state, so a system supplies `train_step(arrays)` for it
 instead: it makes the parameters its own (Variables, tensors, ...) and returns `(step,
@@ -11,8 +12,9 @@ weights)`, where `step()` runs one step to completion and returns the loss, and 
 the parameters as numpy arrays. The loss and the weights after the first step are checked
 against numpy's (`numpy_train_step`) before timing.
 
-The result is JSON written to FILE (rewritten after every case, so a crash keeps the cases
-before it); libraries are free to print on stdout/stderr.
+A system file may define a dict INFO, added to the JSON's "info" (ember's says whether it
+has its own GEMM kernels). The result is JSON written to FILE (rewritten after every case,
+so a crash keeps the cases before it); libraries are free to print on stdout/stderr.
 """
 
 from __future__ import annotations
@@ -36,15 +38,30 @@ MLP_BATCH = 256
 C_SIZE = 10_000_000
 B_STEPS = 50
 LEARNING_RATE = 0.01  # case E's SGD step
+# Case G: one float32 product x @ w per (m, k, n): 1024^3, then case D's three products.
+GEMM_SHAPES = ((1024, 1024, 1024), (256, 784, 1024), (256, 1024, 1024), (256, 1024, 10))
+
+
+def gemm_case(m: int, k: int, n: int) -> str:
+    """Case G's name for one shape, e.g. 'G256x784x1024'; a system process runs it as a case."""
+    return f"G{m}x{k}x{n}"
+
+
+def gemm_shape(case: str) -> tuple[int, int, int]:
+    m, k, n = (int(d) for d in case[1:].split("x"))
+    return m, k, n
+
+
+GEMM_CASES = tuple(gemm_case(*s) for s in GEMM_SHAPES)
 
 # Per case: (rtol, atol as a fraction of max |reference|) for the check against numpy.
 TOLERANCE = {"A": (1e-6, 1e-7), "B": (1e-4, 1e-5), "C": (1e-4, 1e-5), "D": (1e-3, 1e-4),
-             "E": (1e-3, 1e-4)}
+             "E": (1e-3, 1e-4), "G": (1e-3, 1e-4)}
 
 
 def programs(tanh, sin, relu, matmul):
-    """The four cases, written once over a library's ops (so every system runs the same
-    program); arithmetic operators and Python float constants are the library's own."""
+    """Cases A-D and G's shapes, written once over a library's ops (so every system runs the
+    same program); arithmetic operators and Python float constants are the library's own."""
     def A(x, y):
         return x + y
 
@@ -61,7 +78,10 @@ def programs(tanh, sin, relu, matmul):
         h = relu(matmul(h, w2) + b2)
         return matmul(h, w3) + b3
 
-    return {"A": A, "B": B, "C": C, "D": D}
+    def G(x, w):
+        return matmul(x, w)
+
+    return {"A": A, "B": B, "C": C, "D": D, **{case: G for case in GEMM_CASES}}
 
 
 NUMPY_PROGRAMS = programs(np.tanh, np.sin, lambda h: np.maximum(h, 0), np.matmul)
@@ -85,6 +105,10 @@ def inputs(case: str) -> list[np.ndarray]:
     if case == "E":  # x, integer labels, then D's weights
         x, *params = inputs("D")
         return [x, rng.integers(0, MLP_DIMS[-1], MLP_BATCH, dtype=np.int32), *params]
+    if case in GEMM_CASES:  # scaled as D's weights: the product's entries stay near 1
+        m, k, n = gemm_shape(case)
+        return [rng.standard_normal((m, k), dtype=f32),
+                rng.standard_normal((k, n), dtype=f32) * f32(k ** -0.5)]
     raise ValueError(f"unknown case {case!r}")
 
 
@@ -111,7 +135,7 @@ def numpy_train_step(x, labels, w1, b1, w2, b2, w3, b3, lr=LEARNING_RATE):
 
 
 def check(case: str, got, want) -> None:
-    rtol, atol = TOLERANCE[case]
+    rtol, atol = TOLERANCE[case[0]]
     got = np.asarray(got)
     assert got.shape == want.shape and got.dtype == want.dtype, (
         f"result {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}")
@@ -150,11 +174,32 @@ def measure(call, min_repeats=7, max_repeats=21, block_s=0.05, spend_s=1.5) -> d
             "repeats": len(times), "number": number}
 
 
+def _openblas_by_ctypes() -> list | None:
+    """numpy's OpenBLAS asked directly (its kernel, version, threads), where threadpoolctl is
+    not installed (the project's .venv, which runs ember's processes): the same fields."""
+    import ctypes
+    import glob
+    folder = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(folder, "libscipy_openblas*.so*"))):
+        lib = ctypes.CDLL(path)
+        suffix = "64_" if "openblas64_" in path else ""  # e.g. scipy_openblas_get_config64_
+        try:
+            name, config, threads = (getattr(lib, f"scipy_openblas_get_{what}{suffix}")
+                                     for what in ("corename", "config", "num_threads"))
+        except AttributeError:
+            continue
+        name.restype = config.restype = ctypes.c_char_p
+        return [{"internal_api": "openblas", "architecture": name().decode(),
+                 "version": config().decode().split()[1], "num_threads": threads(),
+                 "filepath": path}]
+    return None
+
+
 def blas_info() -> list | None:
     try:
         from threadpoolctl import threadpool_info
     except ImportError:
-        return None
+        return _openblas_by_ctypes()
     return [{k: d.get(k) for k in ("internal_api", "architecture", "version", "num_threads",
                                    "filepath")} for d in threadpool_info()]
 
@@ -242,7 +287,9 @@ def main(sys_mod, name: str, version: str) -> None:
     info = {"name": name, "version": version, "python": sys.version.split()[0],
             "numpy": np.__version__, "import_s": time.perf_counter() - T_IMPORT0,
             "blas": blas_info(),
-            "env": {k: os.environ[k] for k in sorted(os.environ) if k.startswith("OPENBLAS_")}}
+            "env": {k: os.environ[k] for k in sorted(os.environ)
+                    if k.startswith(("OPENBLAS_", "EMBER_BLAS"))},
+            **getattr(sys_mod, "INFO", {})}
     rec = _Recorder(a.out, name, info)
     for case in a.cases:
         try:

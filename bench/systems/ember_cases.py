@@ -1,6 +1,12 @@
 """Ember: em.function, compiled per static input shape by the CPU backend."""
+import importlib.util
+
 import common  # first: starts the import clock
 import ember as em
+
+# Case G's "Ember's own kernel" figure means something only when this ember has them (with
+# EMBER_BLAS=off they replace OpenBLAS); bench/gemm.py says so when they are missing.
+INFO = {"own_gemm_kernels": importlib.util.find_spec("ember.backends.cpu.kernels") is not None}
 
 PROGRAMS = common.programs(em.tanh, em.sin, em.relu, em.matmul)
 
