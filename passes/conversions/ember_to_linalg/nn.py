@@ -39,6 +39,7 @@ from ember.passes.conversions.ember_to_linalg.builders import (amap, collapse, f
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
+from ember.passes.conversions.ember_to_linalg.conv_gemm import conv2d_as_gemm
 from ember.passes.conversions.ember_to_linalg.elementwise import convert_scalar
 from ember.passes.conversions.ember_to_linalg.indexing import pad_tensor
 
@@ -96,8 +97,15 @@ def lower_conv2d(op, lw: Lowering):
     acc = _compute_type(d)
     sizes = [size_of(lw, x, xt, 0), geometry[0][0], geometry[1][0], size_of(lw, f, ft, 3)]
     x = _padded(x, xt, geometry, element_type(d), 0)
-    init = filled(sizes, _constant(acc, 0))
-    y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
+    channels = xt.shape[3] if xt.shape[3] is not None else ranked(ft, "filter")[2]
+    if channels is not None:  # a GEMM (conv_gemm.py); a `?` channel count: the named op
+        shape = [xt.shape[0], xt.shape[1] + geometry[0][1] + geometry[0][2],
+                 xt.shape[2] + geometry[1][1] + geometry[1][2], channels]
+        y = conv2d_as_gemm(x, shape, f, ranked(ft, "filter"), sizes, strides, dilations,
+                           element_type(d), acc)
+    else:
+        init = filled(sizes, _constant(acc, 0))
+        y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
     return [truncated(y, sizes, d) if is_half(d) else y]
 
 
