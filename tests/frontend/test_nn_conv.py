@@ -472,6 +472,27 @@ def test_compiled_half_precision_conv2d(fs, strides, dtype, rng, no_fallback):
                                em.cast(want, "float32").numpy(), rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("batch", [1, 3, 0])
+@pytest.mark.parametrize("strides,dilations,padding", [
+    (1, 1, "SAME"), (2, 1, "SAME"), ([1, 2], [2, 1], "VALID"),
+    ([2, 1], 1, [[0, 0], [1, 2], [0, 1], [0, 0]]), (1, 1, "VALID")])
+def test_compiled_conv2d_gradients_match_eager(strides, dilations, padding, batch, rng,
+                                               no_fallback):
+    # both gradients are convolutions; at these sizes each is a GEMM call compiled
+    x = em.constant(rand(rng, (batch, 9, 8, 8), np.float64))
+    f = em.constant(rand(rng, (3, 3, 8, 16), np.float64))
+
+    def grads(x, f):
+        with em.GradientTape() as tape:
+            tape.watch([x, f])
+            y = em.reduce_sum(em.sin(em.nn.conv2d(x, f, strides, padding,
+                                                  dilations=dilations)))
+        return tape.gradient(y, [x, f])
+    for want, got in zip(grads(x, f), em.function(grads)(x, f)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_geometry_helper_agrees_with_the_loop_oracle():
     """The SAME split of the oracle is TensorFlow's: total // 2 before, the rest after."""
     assert same_pads(10, 4, 3, 1) == (1, 2)
