@@ -9,12 +9,12 @@
 // RUN: not ember-opt %s -p convert-ember-to-linalg --split-input-file 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 
-// conv2d is a GEMM: patches [N*OH*OW, KH*KW*C] (the gather's map holds the strides; the
-// filter is an operand only for the sizes of i and j), the filter as [KH*KW*C, F], a
-// linalg.matmul on a zero fill, and a copy back to NHWC.
+// conv2d is a GEMM: patches [N*OH*OW, KH*KW*C] (the gather's map holds the strides; a
+// constant [KH, KW] operand only gives loops i and j their sizes), the filter as
+// [KH*KW*C, F], a linalg.matmul on a zero fill, and a copy back to NHWC.
 // SAME, stride 2 on 5x5 with a 3x3 filter: 3x3 outputs, one row/column of zeros each side.
 // CHECK-DAG:   #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 9, ((d0 floordiv 3) mod 3) * 2 + d1, (d0 mod 3) * 2 + d2, d3)>
-// CHECK-DAG:   #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, 0, 0)>
+// CHECK-DAG:   #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
 // CHECK-DAG:   #[[COLS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, (d1 * 3 + d2) * 3 + d3)>
 // CHECK-DAG:   #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG:   #[[ROWS:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 * 3 + d1) * 3 + d2, d3)>
@@ -24,8 +24,9 @@
 // CHECK:       %[[P:.*]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 1, 1, 0] {
 // CHECK:         tensor.yield %[[PZ]] : f32
 // CHECK:       } : tensor<1x5x5x3xf32> to tensor<1x7x7x3xf32>
-// CHECK:       %[[A:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[TAPS]], #[[COLS]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[F]] : tensor<1x7x7x3xf32>, tensor<3x3x3x8xf32>) outs(%{{.*}} : tensor<9x27xf32>)
-// CHECK-NEXT:  ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK:       %[[T:.*]] = arith.constant dense<0> : tensor<3x3xi8>
+// CHECK:       %[[A:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[TAPS]], #[[COLS]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[T]] : tensor<1x7x7x3xf32>, tensor<3x3xi8>) outs(%{{.*}} : tensor<9x27xf32>)
+// CHECK-NEXT:  ^bb0(%[[V:.*]]: f32, %{{.*}}: i8, %{{.*}}: f32):
 // CHECK-NEXT:    linalg.yield %[[V]] : f32
 // CHECK:       %[[B:.*]] = linalg.generic {indexing_maps = [#[[ID4]], #[[ROWS]]], {{.*}} ins(%[[F]] : tensor<3x3x3x8xf32>) outs(%{{.*}} : tensor<27x8xf32>)
 // CHECK:       %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<9x8xf32>)
@@ -50,7 +51,7 @@ func.func @conv_same(%x: tensor<1x5x5x3xf32>, %f: tensor<3x3x3x8xf32>) -> tensor
 // CHECK:       %[[C15:.*]] = arith.constant 15 : index
 // CHECK:       %[[M:.*]] = arith.muli %[[N]], %[[C15]] : index
 // CHECK:       %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x18xf32>
-// CHECK:       %[[A:.*]] = linalg.generic {indexing_maps = [#[[READ]], {{.*}} ins(%[[X]], %[[F]] : tensor<?x9x7x2xf16>, tensor<3x3x2x4xf16>) outs(%[[E]] : tensor<?x18xf32>)
+// CHECK:       %[[A:.*]] = linalg.generic {indexing_maps = [#[[READ]], {{.*}} ins(%[[X]], %{{.*}} : tensor<?x9x7x2xf16>, tensor<3x3xi8>) outs(%[[E]] : tensor<?x18xf32>)
 // CHECK:         arith.extf %{{.*}} : f16 to f32
 // CHECK:       %[[B:.*]] = linalg.generic {{.*}} ins(%[[F]] : tensor<3x3x2x4xf16>) outs(%{{.*}} : tensor<18x4xf32>)
 // CHECK:         arith.extf %{{.*}} : f16 to f32

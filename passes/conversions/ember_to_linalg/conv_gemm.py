@@ -53,13 +53,13 @@ def _dims(n: int) -> list:
     return [ir.AffineDimExpr.get(i) for i in range(n)]
 
 
-def _patches(x: ir.Value, f: ir.Value, elem: ir.Type, acc: ir.Type, m: Size, out_hw,
-             window, strides, dilations) -> ir.Value:
+def _patches(x: ir.Value, elem: ir.Type, acc: ir.Type, m: Size, out_hw, window, strides,
+             dilations) -> ir.Value:
     """The [M, K] patch matrix of the padded input `x`: row (n, oh, ow), column (i, j, c).
 
     Loops (m, i, j, c): the innermost copies C contiguous elements, the div/mod of m is
-    per row. The filter is an operand read at (i, j, 0, 0) only so that the sizes of loops
-    i and j are known (the body does not use it). The output map is not a permutation, so
+    per row. A constant [KH, KW] operand (a global, unused by the body) gives loops i and j
+    their sizes, which no other map names alone. The output map is not a permutation, so
     `linalg-fuse-elementwise-ops` neither fuses this copy into the product (which would
     rebuild the convolution's loop nest) nor propagates reshapes through it."""
     (oh, ow), (kh, kw, c) = out_hw, window
@@ -68,11 +68,14 @@ def _patches(x: ir.Value, f: ir.Value, elem: ir.Type, acc: ir.Type, m: Size, out
         ir.AffineExpr.get_floor_div(mi, ow) % oh, mi % ow
     read = amap(4, [n_i, oh_i * strides[0] + i * dilations[0],
                     ow_i * strides[1] + j * dilations[1], ci])
-    zero = ir.AffineConstantExpr.get(0)
     write = amap(4, [mi, (i * kw + j) * c + ci])
-    return generic([x, f], [elem, elem], [new_tensor([m, kh * kw * c], acc)],
-                   [read, amap(4, [i, j, zero, zero]), write], [PARALLEL] * 4,
-                   lambda v, _f, _: [_extend(v, elem, acc)])[0]
+    i8 = ir.IntegerType.get_signless(8)
+    taps_type = ir.RankedTensorType.get([kh, kw], i8)
+    taps = arith.ConstantOp(taps_type, ir.DenseElementsAttr.get_splat(
+        taps_type, ir.IntegerAttr.get(i8, 0))).result
+    return generic([x, taps], [elem, i8], [new_tensor([m, kh * kw * c], acc)],
+                   [read, amap(4, [i, j]), write], [PARALLEL] * 4,
+                   lambda v, _t, _: [_extend(v, elem, acc)])[0]
 
 
 def _filter_rows(f: ir.Value, elem: ir.Type, acc: ir.Type, window, f_out: Size) -> ir.Value:
@@ -112,7 +115,7 @@ def conv2d_as_gemm(x: ir.Value, x_shape, f: ir.Value, f_shape, out_sizes: list[S
                                   [0, 0, 0, 0], [1, 1] + b_sizes, [1, 1, 1, 1]).result
         y = linalg.matmul(a, b, outs=[filled([m, f_out], zero)])
         return expand(y, out_sizes, acc, [[0, 1, 2], [3]])
-    a = _patches(x, f, elem, acc, m, (oh, ow), window, strides, dilations)
+    a = _patches(x, elem, acc, m, (oh, ow), window, strides, dilations)
     b = _filter_rows(f, elem, acc, window, f_out)
     y = linalg.matmul(a, b, outs=[filled([m, f_out], zero)])
     # back to [N, OH, OW, F] by a copy (an expand_shape would turn the product into a
