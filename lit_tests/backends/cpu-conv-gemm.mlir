@@ -2,7 +2,8 @@
 // the backend's linalg-fuse-elementwise-ops must neither fuse the patch gather back into the
 // product (a convolution loop nest again) nor split its reduction dim (no GEMM then). A
 // bias add fuses into the copy back to NHWC. 3x3 SAME: M = 2*8*8 = 128, N = 16, K = 3*3*8
-// = 72; a 1x1 window with stride 1 reads x in place (K = 8), beta = 0 for both.
+// = 72; a 1x1 window with stride 1 copies x as rows [128, 8] (K = 8), and the relu that
+// produced x fuses into that copy, not into the product; beta = 0 for both.
 
 // RUN: ember-compile %s --emit=bufferized | FileCheck %s
 
@@ -25,16 +26,19 @@ func.func @conv_bias(%x: tensor<2x8x8x8xf32>, %f: tensor<3x3x8x16xf32>, %b: tens
   return %1 : tensor<2x8x8x16xf32>
 }
 
-// CHECK-LABEL: func.func @conv_1x1(
-// CHECK-NOT:     linalg.generic
+// CHECK-LABEL: func.func @relu_conv_1x1(
 // CHECK-DAG:     %[[M:.*]] = arith.constant 128 : i64
 // CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i64
 // CHECK-DAG:     %[[K:.*]] = arith.constant 8 : i64
-// CHECK:         memref.extract_aligned_pointer_as_index %arg0
+// CHECK:         linalg.generic {{.*}} ins(%arg0 : memref<2x8x8x8xf64>) outs(%{{.*}} : memref<128x8xf64>)
+// CHECK-NEXT:    ^bb0(
+// CHECK-NEXT:      arith.maximumf
+// CHECK-NEXT:      linalg.yield
 // CHECK:         call @ember_dgemm(%{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %[[N]], %[[K]], %{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %[[N]])
-// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     arith.mulf
 // CHECK:         return
-func.func @conv_1x1(%x: tensor<2x8x8x8xf64>, %f: tensor<1x1x8x64xf64>) -> tensor<2x8x8x64xf64> {
-  %0 = "ember.conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<2x8x8x8xf64>, tensor<1x1x8x64xf64>) -> tensor<2x8x8x64xf64>
+func.func @relu_conv_1x1(%x: tensor<2x8x8x8xf64>, %f: tensor<1x1x8x64xf64>) -> tensor<2x8x8x64xf64> {
+  %r = "ember.relu"(%x) : (tensor<2x8x8x8xf64>) -> tensor<2x8x8x8xf64>
+  %0 = "ember.conv2d"(%r, %f) {dilations = array<i64: 1, 1>, padding = "VALID", strides = array<i64: 1, 1>} : (tensor<2x8x8x8xf64>, tensor<1x1x8x64xf64>) -> tensor<2x8x8x64xf64>
   return %0 : tensor<2x8x8x64xf64>
 }

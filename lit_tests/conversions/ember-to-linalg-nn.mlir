@@ -66,19 +66,24 @@ func.func @conv_valid_dilated_f16(%x: tensor<?x9x7x2xf16>, %f: tensor<3x3x2x4xf1
 
 // -----
 
-// A 1x1 window with stride 1: no gather, reshapes and a slice around the product; N and F
-// dynamic.
+// A 1x1 window with stride 1: no gather, x copied as rows [N*H*W, C] (no div/mod in the
+// maps); N and F dynamic.
+// CHECK-DAG:   #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[ROWS:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 * 4 + d1) * 4 + d2, d3)>
+// CHECK-DAG:   #[[FROWS:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 + d1) * 3 + d2, d3)>
 // CHECK-LABEL: func.func @conv_1x1(
 // CHECK-SAME:    %[[X:.*]]: tensor<?x4x4x3xf64>, %[[F:.*]]: tensor<1x1x3x?xf64>)
 // CHECK:       %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x4x3xf64>
 // CHECK:       %[[FO:.*]] = tensor.dim %[[F]], %{{.*}} : tensor<1x1x3x?xf64>
 // CHECK:       %[[M:.*]] = arith.muli %[[N]], %{{.*}} : index
-// CHECK:       %[[A:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]] : tensor<?x4x4x3xf64> into tensor<?x3xf64>
-// CHECK:       %[[B:.*]] = tensor.extract_slice %[[F]][0, 0, 0, 0] [1, 1, 3, %[[FO]]] [1, 1, 1, 1] : tensor<1x1x3x?xf64> to tensor<3x?xf64>
+// CHECK:       %[[EA:.*]] = tensor.empty(%[[M]]) : tensor<?x3xf64>
+// CHECK:       %[[A:.*]] = linalg.generic {indexing_maps = [#[[ID4]], #[[ROWS]]], {{.*}} ins(%[[X]] : tensor<?x4x4x3xf64>) outs(%[[EA]] : tensor<?x3xf64>)
+// CHECK:       %[[B:.*]] = linalg.generic {indexing_maps = [#[[ID4]], #[[FROWS]]], {{.*}} ins(%[[F]] : tensor<1x1x3x?xf64>) outs(%{{.*}} : tensor<3x?xf64>)
 // CHECK:       %[[E:.*]] = tensor.empty(%[[M]], %[[FO]]) : tensor<?x?xf64>
 // CHECK:       %[[Z:.*]] = linalg.fill ins(%{{.*}} : f64) outs(%[[E]] : tensor<?x?xf64>)
 // CHECK:       %[[C:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x3xf64>, tensor<3x?xf64>) outs(%[[Z]] : tensor<?x?xf64>)
-// CHECK:       %[[Y:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], 4, 4, %[[FO]]] : tensor<?x?xf64> into tensor<?x4x4x?xf64>
+// CHECK:       %[[EY:.*]] = tensor.empty(%[[N]], %[[FO]]) : tensor<?x4x4x?xf64>
+// CHECK:       %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ROWS]], #[[ID4]]], {{.*}} ins(%[[C]] : tensor<?x?xf64>) outs(%[[EY]] : tensor<?x4x4x?xf64>)
 // CHECK:       return %[[Y]]
 func.func @conv_1x1(%x: tensor<?x4x4x3xf64>, %f: tensor<1x1x3x?xf64>) -> tensor<?x4x4x?xf64> {
   %0 = "ember.conv2d"(%x, %f) {dilations = array<i64: 1, 1>, padding = "SAME", strides = array<i64: 1, 1>} : (tensor<?x4x4x3xf64>, tensor<1x1x3x?xf64>) -> tensor<?x4x4x?xf64>

@@ -371,7 +371,7 @@ PROGRAMS = {  # name -> (function, input shape, filter shape or None)
     "conv2d_nchw": (lambda x, f: em.nn.conv2d(x, f, 1, "SAME", "NCHW"), (3, 2, 5, 4),
                     (3, 3, 2, 3)),
     # big enough (>= 8192 multiply-adds) for the GEMM call: patches, strided and dilated,
-    # and the 1x1 window (stride 1 reads x in place)
+    # and the 1x1 window (stride 1: x copied as rows)
     "conv2d_gemm_same": (lambda x, f: em.nn.conv2d(x, f, 2, "SAME"), (3, 9, 8, 8),
                          (3, 3, 8, 16)),
     "conv2d_gemm_dilated": (lambda x, f: em.nn.conv2d(x, f, 1, "VALID", dilations=[2, 1]),

@@ -22,7 +22,7 @@ from test_lowering_structure import check, ember_text, random_array
     ((1, 6, 6, 4), (3, 3, 4, 2), (1, 1), (1, 1), "SAME", "float16", ()),
     ((1, 6, 5, 2), (2, 2, 2, 3), (2, 1), (1, 1), "VALID", "bfloat16", ()),
     ((3, 5, 5, 2), (3, 3, 2, 2), (1, 1), (1, 1), "SAME", "float32", ((0, 0), (1, 3))),
-    # 1x1 windows: stride 1 is a product of x itself (f32/f64), else patches
+    # 1x1 windows: stride 1 copies x as rows (no patches), stride 2 gathers patches
     ((2, 4, 3, 5), (1, 1, 5, 3), (1, 1), (1, 1), "SAME", "float32", ()),
     ((2, 4, 3, 5), (1, 1, 5, 3), (1, 1), (1, 1), "VALID", "float64", ((0, 0), (1, 3))),
     ((2, 5, 5, 3), (1, 1, 3, 4), (2, 2), (1, 1), "SAME", "float32", ()),
