@@ -5,8 +5,9 @@ Windows follow the dialect's `window_geometry` (TensorFlow's SAME/VALID): SAME p
 `tensor.pad` of the input, then
   - conv2d is one matrix product (conv_gemm.py): the patches [N * OH * OW, KH * KW * C]
     times the filter as [KH * KW * C, F], a `linalg.matmul` that ember-linalg-to-blas makes
-    a GEMM call (a 1x1 window with stride 1 needs no patches); with a `?` channel count it
-    is `linalg.conv_2d_nhwc_hwcf` (HWIO is HWCF) on a zero-filled init, a scalar loop nest;
+    a GEMM call (a 1x1 window with stride 1 needs no patches: x is copied as rows); with a
+    `?` channel count it is `linalg.conv_2d_nhwc_hwcf` (HWIO is HWCF) on a zero-filled
+    init, a scalar loop nest;
   - depthwise_conv2d is `linalg.depthwise_conv_2d_nhwc_hwcm` into [N, OH, OW, C, M], then a
     `tensor.collapse_shape` of (C, M) into the C * M output channels (c * M + m, TF's order);
     it stays a loop nest (per channel it is a product of K = KH * KW, too short for a GEMM);
