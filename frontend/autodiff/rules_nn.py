@@ -6,8 +6,9 @@ gradient is a convolution too (of the input, batch and channels swapped, by the
 cotangent), so both compile to GEMMs; depthwise_conv2d's sums, per window tap, the input
 window times the cotangent. max_pool2d routes each window's cotangent to its first
 maximal element (TensorFlow's MaxPoolGrad), through the element positions and a scatter;
-avg_pool2d's SAME windows divide by their count of real elements, as the forward does. All need static spatial dims (the window geometry, and so
-the padding, is fixed when the op is traced); the batch may be dynamic.
+avg_pool2d's SAME windows divide by their count of real elements, as the forward does.
+All need static spatial dims (the window geometry, and so the padding, is fixed when the
+op is traced); the batch may be dynamic.
 """
 
 from __future__ import annotations
