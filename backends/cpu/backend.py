@@ -22,7 +22,9 @@ from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms import linalg_to_blas
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends.cpu import blas_library
+from ember.backends.cpu import kernels
 from ember.backends.cpu import native
+from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.translate import to_llvm_ir
 
@@ -64,7 +66,8 @@ LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
 
 
 def bufferized_pipeline(blas: bool) -> str:
-    """The bufferized stage's pipeline, with the BLAS passes when `blas`."""
+    """The bufferized stage's pipeline, with the GEMM passes when `blas` (products become
+    calls of @ember_sgemm/@ember_dgemm)."""
     return BUFFERIZED.format(prepare="ember-prepare-blas," if blas else "",
                              blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS)
                              if blas else "")
@@ -79,16 +82,18 @@ def _init_llvm() -> tuple[str, str]:
 
 @dataclasses.dataclass(frozen=True)
 class CpuOptions:
-    """Code-generation options; `None` cpu/features mean the host's. `blas`: float matrix
-    products call the BLAS numpy loaded (blas_library.py); `None` means whenever one is found and
-    `EMBER_DISABLE_BLAS` is not set, and asking for it where there is none gives `False`.
+    """Code-generation options; `None` cpu/features mean the host's. `gemm`: which GEMM float
+    matrix products call (kernels/choice.py): "auto" (Ember's own kernels, or numpy's
+    OpenBLAS for a shape where it was measured faster), "ember" (own kernels only),
+    "openblas", or "loops" (no GEMM calls); `None` means `EMBER_BLAS` from the environment
+    (default auto), and auto/openblas where numpy has no OpenBLAS resolve to "ember".
     `threads`: how many threads a large elementwise function is split across (parallel.py);
     `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use."""
 
     cpu: str | None = None
     features: str | None = None
     opt_level: int = 3
-    blas: bool | None = None
+    gemm: str | None = None
     threads: int | None = None
 
     def resolved(self) -> "CpuOptions":
@@ -96,13 +101,20 @@ class CpuOptions:
         return dataclasses.replace(self, cpu=self.cpu or host_cpu,
                                    features=self.features if self.features is not None
                                    else host_features,
-                                   blas=self.blas is not False and blas_library.available(),
+                                   gemm=_resolve_gemm(self.gemm),
                                    threads=self.threads or default_threads())
 
     def key(self) -> tuple:
         r = self.resolved()
-        return ("cpu", r.cpu, r.features, r.opt_level, "blas" if r.blas else "loops",
+        return ("cpu", r.cpu, r.features, r.opt_level, f"gemm={r.gemm}",
                 f"threads={r.threads}")
+
+
+def _resolve_gemm(gemm: str | None) -> str:
+    mode = choice.policy(gemm)
+    if mode in ("auto", "openblas") and not blas_library.available():
+        return "ember"
+    return mode
 
 
 class CpuBackend:
@@ -131,9 +143,29 @@ class CpuBackend:
     def make_bufferized(self, module: ir.Module) -> ir.Module:
         """tensors -> memrefs; results of static shape become caller-allocated output
         arguments, results of dynamic shape are returned unranked (the caller frees). With
-        `options.blas`, float matrix products become calls of @ember_sgemm/@ember_dgemm
-        (transposes of their inputs folded into the calls' flags first; blas_library.py)."""
-        return self._run(module, "bufferized", bufferized_pipeline(self.options.blas))
+        `options.gemm` other than "loops", float matrix products become calls of
+        @ember_sgemm/@ember_dgemm (Ember's kernels, kernels/; transposes of their inputs
+        folded into the calls' flags first), some retargeted to OpenBLAS (kernels/choice.py)."""
+        self._run(module, "bufferized", bufferized_pipeline(self.options.gemm != "loops"))
+        if self.options.gemm in ("auto", "openblas"):
+            with module.context:
+                choice.retarget(module, self.options.gemm,
+                                lambda *shape: self._chooser().decide(*shape))
+        return module
+
+    def _chooser(self) -> "choice.Chooser":
+        """Times Ember's kernels against OpenBLAS for this machine and thread count."""
+        o = self.options
+        key = (o.cpu, o.features, o.threads)
+        chooser = _CHOOSERS.get(key)
+        if chooser is None:
+            lib = blas_library.library()
+            chooser = choice.Chooser(
+                lambda element: kernels.bind_jit(o.cpu, o.features, o.threads, element),
+                dict(zip(("f32", "f64"), lib.addresses)),
+                (o.cpu, o.features, o.threads, lib.path, kernels.fingerprint(o.cpu, o.features)))
+            _CHOOSERS[key] = chooser
+        return chooser
 
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
@@ -194,6 +226,8 @@ class CpuBackend:
             value = getattr(self, f"make_{stage}")(value)
         return value
 
+
+_CHOOSERS: dict = {}
 
 _FOLD_TAIL = "#llvm.loop_annotation<vectorize = <predicateEnable = true>>"
 

@@ -1,39 +1,20 @@
-"""Matrix products call a well-kept BLAS: the OpenBLAS that numpy already loads.
+"""numpy's OpenBLAS, which the JIT may call for a matrix product of a shape where it was
+measured faster than Ember's own kernel (kernels/choice.py).
 
-Why a BLAS, and why this one: `convert-linalg-to-loops` turns `linalg.matmul` into a naive
-triple loop (about 1.6 s for the 256x784x1024x1024x10 MLP forward here, 300x numpy). Tiling
-and vectorising in MLIR to OpenBLAS's level (packing, register blocking per ISA, threads)
-is a project of its own; numpy's wheels ship OpenBLAS (`numpy.libs/libscipy_openblas64_*`,
-its kernels picked per CPU at load time, threaded, maintained by the OpenBLAS and
-scipy-openblas projects) and every ember process has numpy loaded, so calling it costs no
-new dependency and gives numpy's own speed. OpenBLAS reads `OPENBLAS_NUM_THREADS`,
-`OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` when numpy loads it, so ember's products run with
-whatever kernel and thread count numpy got.
-
-With `CpuOptions.blas`, the backend runs two passes: `ember-prepare-blas` on tensors
-(transposes folded into the products, each product its own zero fill) and, after
-bufferization, `ember-linalg-to-blas`, which turns each large float product into a call of
-`@ember_sgemm`/`@ember_dgemm` (the ILP64 `cblas_sgemm` signature; see that pass).
+numpy's wheels ship OpenBLAS (`numpy.libs/libscipy_openblas64_*`, kernels picked per CPU at
+load time, threaded) and every Ember process has numpy loaded, so calling it costs no new
+dependency. OpenBLAS reads `OPENBLAS_NUM_THREADS`, `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE`
+when numpy loads it, so its products run with whatever kernel and thread count numpy got.
+An AOT library never calls it: it links Ember's own kernels (kernels/).
 
 Finding the library: the shared objects this process has mapped (`/proc/self/maps`, where
 numpy's import already put it), then the `numpy.libs` folder next to numpy; the first one
 exporting an ILP64 pair (`scipy_cblas_sgemm64_`, or `cblas_sgemm64_` of a 64_-suffixed
-OpenBLAS) wins. If none is found, or `EMBER_DISABLE_BLAS=1`, `available()` is false, the
-options resolve to `blas=False` (which is part of every compile-cache key) and every
-product keeps the loop lowering: no error.
+OpenBLAS) wins. If none is found, `available()` is false and the GEMM policy resolves to
+Ember's own kernels (backend.CpuOptions).
 
-`bind()` gives the JIT (jit.py) ember's symbol names `@ember_sgemm` / `@ember_dgemm` at the
+`bind()` gives the JIT the names `@ember_openblas_sgemm` / `@ember_openblas_dgemm` at the
 library's addresses, so generated code and the compile cache do not depend on the library.
-An AOT object (`ember-compile --emit=obj`) that multiplies float matrices therefore needs
-them at link time: rename the references to an ILP64 CBLAS, e.g. numpy's (checked with gcc
-and a C driver):
-
-    objcopy --redefine-sym ember_sgemm=scipy_cblas_sgemm64_ \\
-            --redefine-sym ember_dgemm=scipy_cblas_dgemm64_ f.o f_blas.o
-    cc main.c f_blas.o -L.../numpy.libs -l:libscipy_openblas64_-<hash>.so
-
-(or link a two-line C shim defining ember_sgemm/ember_dgemm). Compile with
-`EMBER_DISABLE_BLAS=1` for an object with no external calls but malloc/free/memset.
 """
 
 from __future__ import annotations
@@ -45,9 +26,8 @@ import glob
 import os
 from typing import Optional
 
-from ember.passes.transforms.linalg_to_blas import SYMBOLS
+from ember.backends.cpu.kernels.choice import OPENBLAS
 
-DISABLE_ENV = "EMBER_DISABLE_BLAS"
 # ILP64 CBLAS (sgemm, dgemm) names, in the order they are looked for.
 CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
               ("cblas_sgemm64_", "cblas_dgemm64_"))
@@ -98,9 +78,7 @@ def _find() -> Optional[Library]:
 
 
 def library() -> Optional[Library]:
-    """The BLAS ember calls, or None (none found, or `EMBER_DISABLE_BLAS=1`)."""
-    if os.environ.get(DISABLE_ENV, "") not in ("", "0"):
-        return None
+    """numpy's OpenBLAS, or None if none was found."""
     return _find()
 
 
@@ -112,14 +90,15 @@ _bound: set = set()
 
 
 def bind() -> bool:
-    """Makes `ember_sgemm`/`ember_dgemm` resolvable by the JIT (process-wide, idempotent);
+    """Makes `ember_openblas_sgemm`/`ember_openblas_dgemm` resolvable by the JIT
+    (process-wide, idempotent);
     false if there is no library to bind them to."""
     lib = library()
     if lib is None:
         return False
     if lib.path not in _bound:
         import llvmlite.binding as llvm_binding
-        for symbol, address in zip(SYMBOLS.values(), lib.addresses):
+        for symbol, address in zip(OPENBLAS.values(), lib.addresses):
             llvm_binding.add_symbol(symbol, address)
         _bound.add(lib.path)
     return True

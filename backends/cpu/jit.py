@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Sequence
 import llvmlite.binding as llvm
 import numpy as np
 
-from ember.backends.cpu import blas_library as blas, native
+from ember.backends.cpu import blas_library as blas, kernels, native
+from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
 from ember.dialects.ember.errors import EmberError
@@ -39,23 +40,27 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
         module = backend.optimize_llvm(llvm_ir, machine)
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
-    _bind_blas(llvm_ir)
+    bind_gemm(backend, llvm_ir)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     native.bind(engine)
     return engine
 
 
-def _bind_blas(code: str | bytes) -> None:
-    """Binds the BLAS symbols the code may call (blas_library.py). Code that calls them
-    where no BLAS is available is refused here: MCJIT would abort the process on the
+def bind_gemm(backend: CpuBackend, code: str | bytes) -> None:
+    """Makes the GEMMs the code may call resolvable: Ember's own kernels (loaded once per
+    process, kernels/) and numpy's OpenBLAS (blas_library.py). Code that calls OpenBLAS
+    where none is available is refused here: MCJIT would abort the process on the
     unresolved symbol."""
-    if blas.bind():
-        return
-    for symbol in blas.SYMBOLS.values():
-        if (symbol.encode() if isinstance(code, bytes) else symbol) in code:
-            raise JitError(f"the code calls {symbol} (a BLAS GEMM), but no BLAS library is "
-                           f"available in this process")
+    def mentions(symbol: str) -> bool:
+        return (symbol.encode() if isinstance(code, bytes) else symbol) in code
+    o = backend.options
+    for element, symbol in kernels.ENTRY.items():
+        if mentions(symbol):
+            kernels.bind_jit(o.cpu, o.features, o.threads, element)
+    if any(mentions(s) for s in OPENBLAS.values()) and not blas.bind():
+        raise JitError("the code calls numpy's OpenBLAS, but no OpenBLAS library is "
+                       "available in this process: compile with EMBER_BLAS=off")
 
 
 ENTRY_PREFIX = "__ember_entry_"
@@ -149,7 +154,7 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code); it owns
     its target machine, and frees both when it is garbage-collected."""
-    _bind_blas(obj)
+    bind_gemm(backend, obj)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

@@ -1,13 +1,15 @@
-// Float matrix products become calls of the BLAS numpy loaded (ember-prepare-blas and
-// ember-linalg-to-blas in the bufferized stage; backends/cpu/blas_library.py):
+// Float matrix products become calls of a GEMM (ember-prepare-blas and ember-linalg-to-blas
+// in the bufferized stage): Ember's own kernels (backends/cpu/kernels/) with EMBER_BLAS=off:
 // a call of the private @ember_sgemm declaration, row-major (101), a transposed operand
 // read in place with the TRANS flag (112) instead of a linalg.transpose copy; integer
 // products keep the loop lowering. The zero fill of each product's output (one fill that
 // CSE shared between both float products) becomes beta = 0: no fill, no copy is left.
-// EMBER_DISABLE_BLAS=1 keeps linalg.matmul (no library).
+// EMBER_BLAS=loops keeps linalg.matmul; EMBER_BLAS=openblas calls numpy's OpenBLAS
+// (backends/cpu/blas_library.py) under its own name; the default, auto, picks per shape.
 
-// RUN: ember-compile %s --emit=bufferized | FileCheck %s
-// RUN: env EMBER_DISABLE_BLAS=1 ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OFF
+// RUN: env EMBER_BLAS=off ember-compile %s --emit=bufferized | FileCheck %s
+// RUN: env EMBER_BLAS=loops ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OFF
+// RUN: env EMBER_BLAS=openblas ember-compile %s --emit=bufferized | FileCheck %s --check-prefix=OPENBLAS
 
 // CHECK:       func.func private @ember_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
 // CHECK-LABEL: func.func @mlp_layer(
@@ -37,3 +39,7 @@ func.func @mlp_layer(%x: tensor<256x784xf32>, %w: tensor<784x1024xf32>, %v: tens
   %2 = "ember.matmul"(%i, %i) {transpose_a = false, transpose_b = false} : (tensor<64x64xi32>, tensor<64x64xi32>) -> tensor<64x64xi32>
   return %0, %1, %2 : tensor<256x1024xf32>, tensor<256x512xf32>, tensor<64x64xi32>
 }
+
+// OPENBLAS: func.func private @ember_openblas_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// OPENBLAS-COUNT-2: call @ember_openblas_sgemm(
+// OPENBLAS-NOT: call @ember_sgemm(

@@ -1,10 +1,10 @@
 // Each MLIR stage of the CPU backend is one pipeline of upstream and Ember passes, so
 // MLIR's instrumentation shows every step, the workarounds included: IR printing after
-// each pass, in order, and the timing report per stage. EMBER_DISABLE_BLAS=1 leaves the
-// BLAS passes out.
+// each pass, in order, and the timing report per stage. EMBER_BLAS=loops leaves the
+// GEMM passes out.
 
 // RUN: ember-compile %s --emit=llvm --print-ir-after-all -o /dev/null 2>&1 | FileCheck %s
-// RUN: env EMBER_DISABLE_BLAS=1 ember-compile %s --emit=llvm --print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBLAS
+// RUN: env EMBER_BLAS=loops ember-compile %s --emit=llvm --print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBLAS
 // RUN: ember-compile %s --emit=bufferized --timing -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: ember-compile %s --emit=llvm --print-ir-after=ember-round-to-bf16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE
 

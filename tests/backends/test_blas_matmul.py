@@ -1,13 +1,15 @@
-"""Float matrix products in compiled code call numpy's OpenBLAS (`ember-linalg-to-blas`,
-backends/cpu/blas_library.py).
+"""Float matrix products in compiled code call a GEMM (`ember-linalg-to-blas`): Ember's own
+kernels (backends/cpu/kernels/) or numpy's OpenBLAS (backends/cpu/blas_library.py), as
+`EMBER_BLAS` says.
 
 Differential: compiled products (BLAS forced for every size) against a float64 numpy
 reference and the interpreter on seeded random shapes: 1xN, Nx1, K=1, batched, broadcast
 batch dims, 2-D against batched, transposes. Error bound per element: rtol * (|A| @ |B|)
 (the GEMM error bound; an elementwise relative error is meaningless where sums cancel) with
 rtol 1e-5 for float32 and 1e-12 for float64. Also: the plan for given strides, the IR (a
-call, transposes folded, integer and small products left as loops), and everything still
-working with the library "missing" (EMBER_DISABLE_BLAS=1), with its own cache key.
+call, transposes folded, integer and small products left as loops), loops with
+EMBER_BLAS=loops, and Ember's own kernels when numpy has no OpenBLAS, each with its own
+cache key.
 """
 
 import itertools
@@ -34,12 +36,12 @@ needs_blas = pytest.mark.skipif(blas_library._find() is None,
 
 @pytest.fixture
 def blas_on(monkeypatch):
-    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
+    """Products call Ember's own kernels (the IR names @ember_sgemm/@ember_dgemm)."""
+    monkeypatch.setenv("EMBER_BLAS", "off")
 
 
-@pytest.fixture
-def blas_off(monkeypatch):
-    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
+POLICIES = [("off", "ember_{}gemm"),
+            pytest.param("openblas", "ember_openblas_{}gemm", marks=needs_blas)]
 
 
 def _matmul_text(a_shape, b_shape, out_shape, dtype, ta=False, tb=False) -> tuple:
@@ -120,18 +122,19 @@ CASES = [(s, ta, tb) for s in SHAPES + _random_shapes(12, 7)
          for ta, tb in itertools.product([False, True], repeat=2)]
 
 
-@needs_blas
+@pytest.mark.parametrize("policy,symbol", POLICIES)
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("shape,ta,tb", CASES,
                          ids=[f"{s}-{'T' if ta else 'N'}{'T' if tb else 'N'}"
                               for s, ta, tb in CASES])
-def test_blas_products_match_reference_and_interpreter(shape, ta, tb, dtype, blas_on,
+def test_blas_products_match_reference_and_interpreter(shape, ta, tb, dtype, policy, symbol,
                                                        monkeypatch):
-    monkeypatch.setattr(linalg_to_blas, "MIN_MACS", 0)  # every product a BLAS call
+    monkeypatch.setenv("EMBER_BLAS", policy)
+    monkeypatch.setattr(linalg_to_blas, "MIN_MACS", 0)  # every product a GEMM call
     rng = np.random.default_rng(zlib.crc32(repr((shape, ta, tb, dtype)).encode()))
     text, types, a, b = _case(*shape, ta, tb, dtype, rng)
     exe, llvm_ir = _compile(text, types)
-    symbol = linalg_to_blas.SYMBOLS[dtype]
+    symbol = symbol.format("s" if dtype == "f32" else "d")
     m, k, n = shape[2:]
     assert f"call void @{symbol}(" in llvm_ir, "the product did not become a BLAS call"
     (got,) = exe([a, b])
@@ -147,7 +150,6 @@ def test_blas_products_match_reference_and_interpreter(shape, ta, tb, dtype, bla
     assert np.all(np.abs(got.astype(np.float64) - expected) <= 2 * bound + 1e-300)
 
 
-@needs_blas
 def test_mlp_forward_calls_blas_and_matches_numpy(blas_on):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((256, 784), dtype=np.float32)
@@ -176,7 +178,6 @@ def test_mlp_forward_calls_blas_and_matches_numpy(blas_on):
 # -- the IR --------------------------------------------------------------------------------
 
 
-@needs_blas
 def test_transposes_fold_into_the_call_flags(blas_on):
     text, types = _matmul_text((64, 32), (48, 64), (32, 48), "f32", ta=True, tb=True)
     out = _bufferized(text, types)
@@ -185,7 +186,6 @@ def test_transposes_fold_into_the_call_flags(blas_on):
     assert out.count("arith.constant 112 : i32") == 1  # both flags are TRANS: one constant
 
 
-@needs_blas
 def test_batch_with_a_matrix_is_one_call(blas_on):
     """Batch dims of `a` against a 2-D `b` fold into the rows: no loop around the call."""
     text, types = _matmul_text((4, 3, 32, 40), (40, 24), (4, 3, 32, 24), "f32")
@@ -194,7 +194,6 @@ def test_batch_with_a_matrix_is_one_call(blas_on):
     assert "arith.constant 384 : i64" in out  # m = 4 * 3 * 32
 
 
-@needs_blas
 def test_batched_product_loops_around_the_call(blas_on):
     text, types = _matmul_text((5, 32, 40), (5, 40, 24), (5, 32, 24), "f64")
     out = _bufferized(text, types)
@@ -209,7 +208,6 @@ def test_integer_and_half_products_stay_loops(dtype, blas_on):
     assert "ember_sgemm" not in out and "ember_dgemm" not in out
 
 
-@needs_blas
 def test_small_products_stay_loops(blas_on):
     text, types = _matmul_text((8, 8), (8, 8), (8, 8), "f32")
     assert "linalg.matmul" in _bufferized(text, types)
@@ -217,7 +215,6 @@ def test_small_products_stay_loops(blas_on):
     assert "call @ember_sgemm(" in _bufferized(text, types)
 
 
-@needs_blas
 @pytest.mark.parametrize("ta,tb", [(True, False), (False, True), (True, True)])
 def test_small_transposed_products_are_loops_over_the_folded_maps(ta, tb, blas_on):
     """Below MIN_MACS the transposes are folded (no copy) but the product stays loops."""
@@ -278,42 +275,53 @@ def test_plan_refuses_what_no_gemm_expresses():
 # -- without the library -------------------------------------------------------------------
 
 
-def test_disabled_blas_keeps_loops_and_its_own_cache_key(monkeypatch):
-    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
-    key_on = CpuOptions().key()
-    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
-    assert blas_library.library() is None and not blas_library.available()
-    assert CpuBackend().options.blas is False
-    assert CpuBackend(CpuOptions(blas=True)).options.blas is False  # no error
-    key_off = CpuOptions().key()
-    assert "loops" in key_off and "blas" not in key_off
-    if blas_library._find() is not None:
-        assert key_on != key_off and "blas" in key_on
+def _compile_and_check_a_product() -> str:
+    """Compiles and runs a 64x48x32 float32 product under the environment's policy, checks
+    its result; returns the bufferized IR."""
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
-    out = _bufferized(text, types)
-    assert "linalg.matmul" in out and "ember_sgemm" not in out
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal(t.shape).astype(np.float32) for t in types)
     (got,) = compile_function(text, "f", types)([a, b])
     _check(got, a, b, False, False, 1e-5)
+    return _bufferized(text, types)
 
 
-def test_blas_option_off_keeps_loops(blas_on):
-    text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
-    backend = CpuBackend(CpuOptions(blas=False))
-    assert "loops" in backend.options.key()
-    assert "ember_sgemm" not in _bufferized(text, types, backend)
+def test_loops_policy_keeps_loops_and_its_own_cache_key(monkeypatch):
+    monkeypatch.setenv("EMBER_BLAS", "off")
+    key_own = CpuOptions().key()
+    monkeypatch.setenv("EMBER_BLAS", "loops")
+    assert CpuBackend().options.gemm == "loops"
+    key_loops = CpuOptions().key()
+    assert "gemm=loops" in key_loops and "gemm=ember" in key_own
+    out = _compile_and_check_a_product()
+    assert "linalg.matmul" in out and "ember_sgemm" not in out
+
+
+def test_without_openblas_products_call_embers_own_kernels(monkeypatch):
+    monkeypatch.setattr(blas_library, "library", lambda: None)
+    for policy in ("auto", "openblas", "off"):
+        monkeypatch.setenv("EMBER_BLAS", policy)
+        assert CpuBackend().options.gemm == "ember"  # no error
+    monkeypatch.delenv("EMBER_BLAS")
+    out = _compile_and_check_a_product()
+    assert "call @ember_sgemm(" in out and "openblas" not in out
+
+
+def test_an_unknown_policy_is_an_error_naming_the_choices(monkeypatch):
+    monkeypatch.setenv("EMBER_BLAS", "mkl")
+    with pytest.raises(ValueError, match="EMBER_BLAS='mkl'.*auto.*off.*openblas.*loops"):
+        CpuBackend()
 
 
 @needs_blas
-def test_code_calling_blas_is_refused_not_aborted_without_the_library(monkeypatch):
-    monkeypatch.delenv(blas_library.DISABLE_ENV, raising=False)
+def test_code_calling_openblas_is_refused_not_aborted_without_the_library(monkeypatch):
+    monkeypatch.setenv("EMBER_BLAS", "openblas")
     text, types = _matmul_text((64, 48), (48, 32), (64, 32), "f32")
     backend = CpuBackend()
     llvm_ir = backend.lower(specialize(text, "f", types), "llvmir")
-    assert "@ember_sgemm" in llvm_ir
-    monkeypatch.setenv(blas_library.DISABLE_ENV, "1")
-    with pytest.raises(JitError, match="ember_sgemm"):
+    assert "@ember_openblas_sgemm" in llvm_ir
+    monkeypatch.setattr(blas_library, "library", lambda: None)
+    with pytest.raises(JitError, match="OpenBLAS.*EMBER_BLAS=off"):
         jit_compile(backend, llvm_ir)
 
 
@@ -327,7 +335,6 @@ def test_the_library_is_numpys():
 # -- views: offsets and leading dimensions --------------------------------------------------
 
 
-@needs_blas
 def test_slices_are_read_in_place_with_their_offset_and_leading_dimension(blas_on):
     @em.function
     def f(x, w):
@@ -345,7 +352,6 @@ def test_slices_are_read_in_place_with_their_offset_and_leading_dimension(blas_o
     assert "memref.copy" not in out and "memref.alloc" not in out  # no copies of the slices
 
 
-@needs_blas
 def test_a_dynamic_offset_is_added_at_run_time(blas_on):
     """A view whose offset is only known at run time (not produced by ember today, but the
     rewrite takes any static-strided memref): the call reads from base + offset."""

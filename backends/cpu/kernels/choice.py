@@ -1,0 +1,165 @@
+"""Which GEMM a JIT-compiled product calls: Ember's own kernel, or numpy's OpenBLAS where
+that was measured faster for the product's shape.
+
+`EMBER_BLAS` (or `CpuOptions.gemm`) sets the policy:
+  - `auto` (the default): per shape (element type, transposes, m, n, k), both are timed once
+    on this machine with the threads the process uses, and OpenBLAS is called only if it
+    took at most `MARGIN` of Ember's time (products beyond MAX_MEASURED_MACS stay Ember's);
+    the choice is kept in memory and in the disk cache, so a shape is measured once per
+    machine (and compile cache entries stay consistent);
+  - `off` (or `ember`): always Ember's own kernels (what an AOT library runs, bit for bit);
+  - `openblas`: OpenBLAS wherever numpy has one (else Ember's own);
+  - `loops`: no GEMM calls at all, products stay loop nests (for debugging the lowering).
+After `ember-linalg-to-blas` every product calls `@ember_sgemm`/`@ember_dgemm`; `retarget`
+renames the calls that go to OpenBLAS to `@ember_openblas_sgemm`/`@ember_openblas_dgemm`,
+which blas_library.bind() resolves.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import statistics
+import threading
+import time
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from ember.backends.cpu.kernels.driver_ir import ENTRY
+
+ENV = "EMBER_BLAS"
+MODES = ("auto", "ember", "openblas", "loops")
+_ALIASES = {"": "auto", "auto": "auto", "off": "ember", "0": "ember", "ember": "ember",
+            "own": "ember", "openblas": "openblas", "on": "openblas", "1": "openblas",
+            "loops": "loops"}
+OPENBLAS = {"f32": "ember_openblas_sgemm", "f64": "ember_openblas_dgemm"}
+MARGIN = 0.95  # OpenBLAS must take at most this fraction of Ember's time to be chosen
+# Products of more multiply-adds than this are not timed (seconds per call, and operands
+# as large): both libraries run them at the machine's peak, and Ember's kernel is kept.
+MAX_MEASURED_MACS = 1 << 28
+NO_TRANS = 111
+
+
+def policy(value: str | None = None) -> str:
+    """The policy `value` names (None: `EMBER_BLAS` from the environment)."""
+    raw = os.environ.get(ENV, "") if value is None else value
+    mode = _ALIASES.get(raw.strip().lower())
+    if mode is None:
+        raise ValueError(f"{ENV}={raw!r} is not a GEMM policy: use auto (Ember's kernel or "
+                         "OpenBLAS, whichever is faster per shape), off (Ember's own "
+                         "kernels only), openblas, or loops")
+    return mode
+
+
+def retarget(module: ir.Module, mode: str, decide) -> int:
+    """Renames the GEMM calls in `module` that should go to OpenBLAS: all of them in
+    `openblas` mode, those `decide(element, ta, tb, m, n, k)` says in `auto` mode (calls
+    with a run-time shape stay Ember's). Returns how many were renamed."""
+    if mode not in ("auto", "openblas"):
+        return 0
+    calls: list[tuple[ir.Operation, str]] = []
+    by_symbol = {symbol: element for element, symbol in ENTRY.items()}
+
+    def visit(op):
+        if op.name == "func.call":
+            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            if callee in by_symbol:
+                calls.append((op, by_symbol[callee]))
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    renamed = 0
+    declared: set[str] = set()
+    for op, element in calls:
+        if mode == "auto":
+            shape = [_constant(op.operands[i]) for i in (1, 2, 3, 4, 5)]
+            if None in shape or decide(element, *shape) != "openblas":
+                continue
+        with op.context:
+            op.attributes["callee"] = ir.FlatSymbolRefAttr.get(OPENBLAS[element])
+        if element not in declared:
+            _declare_like(module, ENTRY[element], OPENBLAS[element])
+            declared.add(element)
+        renamed += 1
+    return renamed
+
+
+def _constant(value: ir.Value):
+    owner = value.owner
+    op = owner.operation if isinstance(owner, ir.OpView) else owner
+    if not isinstance(op, ir.Operation) or op.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def _declare_like(module: ir.Module, existing: str, name: str) -> None:
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name:
+            return
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and \
+                ir.StringAttr(op.attributes["sym_name"]).value == existing:
+            with ir.InsertionPoint.at_block_begin(module.body), op.location:
+                ftype = ir.TypeAttr(op.attributes["function_type"]).value
+                func.FuncOp(name, ftype, visibility="private")
+            return
+
+
+class Chooser:
+    """Times Ember's kernel against OpenBLAS per shape, once per machine (`decide`)."""
+
+    def __init__(self, own, openblas: dict[str, int], context: tuple):
+        """`own(element)`: the address of Ember's GEMM (loaded on first use); `openblas`:
+        OpenBLAS's by element; `context`: what else the timings depend on (cache key)."""
+        self.own, self.openblas, self.context = own, openblas, context
+        self._memory: dict[tuple, str] = {}
+        self._lock = threading.Lock()
+
+    def decide(self, element: str, ta: int, tb: int, m: int, n: int, k: int) -> str:
+        shape = (element, ta != NO_TRANS, tb != NO_TRANS, m, n, k)
+        with self._lock:
+            if shape in self._memory:
+                return self._memory[shape]
+            from ember.backends.cpu.cache import cache_key, disk_cache
+            key = cache_key("gemm-choice", *self.context, *shape)
+            entry = disk_cache().load(key)
+            choice = entry[1].get("choice") if entry is not None else None
+            if choice not in ("ember", "openblas") and m * n * k > MAX_MEASURED_MACS:
+                choice = "ember"
+            elif choice not in ("ember", "openblas"):
+                times = self.measure(*shape)
+                choice = "openblas" if times["openblas"] < MARGIN * times["ember"] else "ember"
+                disk_cache().store(key, b"", {"choice": choice, "seconds": times})
+            self._memory[shape] = choice
+            return choice
+
+    def measure(self, element: str, ta: bool, tb: bool, m: int, n: int, k: int) -> dict:
+        """Median seconds per call of each GEMM on random operands of this shape."""
+        dtype = np.float32 if element == "f32" else np.float64
+        scalar = ctypes.c_float if element == "f32" else ctypes.c_double
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+        c = np.zeros((m, n), dtype)
+        proto = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                                 ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, scalar,
+                                 ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                                 ctypes.c_int64, scalar, ctypes.c_void_p, ctypes.c_int64)
+        args = (101, 112 if ta else NO_TRANS, 112 if tb else NO_TRANS, m, n, k, 1.0,
+                a.ctypes.data, max(a.shape[1], 1), b.ctypes.data, max(b.shape[1], 1), 0.0,
+                c.ctypes.data, max(n, 1))
+        fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
+        for fn in fns.values():
+            fn(*args)  # warm-up: pages, threads, caches
+        times: dict[str, list[float]] = {name: [] for name in fns}
+        budget = time.perf_counter() + 0.05  # a first call waits for this, once per shape
+        while len(times["ember"]) < 3 or (len(times["ember"]) < 7 and
+                                         time.perf_counter() < budget):
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn(*args)
+                times[name].append(time.perf_counter() - t0)
+        return {name: statistics.median(ts) for name, ts in times.items()}
