@@ -3,9 +3,10 @@
 // product (a convolution loop nest again) nor split its reduction dim (no GEMM then). A
 // bias add fuses into the copy back to NHWC. 3x3 SAME: M = 2*8*8 = 128, N = 16, K = 3*3*8
 // = 72; a 1x1 window with stride 1 copies x as rows [128, 8] (K = 8), and the relu that
-// produced x fuses into that copy, not into the product; beta = 0 for both.
+// produced x fuses into that copy, not into the product; beta = 0 for both. EMBER_BLAS=off:
+// Ember's own kernels (the default policy may pick @ember_openblas_sgemm per shape).
 
-// RUN: ember-compile %s --emit=bufferized | FileCheck %s
+// RUN: env EMBER_BLAS=off ember-compile %s --emit=bufferized | FileCheck %s
 
 // CHECK-LABEL: func.func @conv_bias(
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
