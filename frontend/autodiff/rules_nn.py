@@ -1,12 +1,14 @@
 """Gradient rules of conv2d, depthwise_conv2d, max_pool2d and avg_pool2d (dialects/ember/nn.py).
 
 The input gradients are transposed convolutions: the result's cotangent, dilated by the
-strides and padded, convolved (VALID, stride 1) with the flipped window. The filter
-gradients sum, per window tap, the input window times the cotangent. max_pool2d routes each
-window's cotangent to its first maximal element (TensorFlow's MaxPoolGrad), through the
-element positions and a scatter; avg_pool2d's SAME windows divide by their count of real
-elements, as the forward does. All need static spatial dims (the window geometry, and so
-the padding, is fixed when the op is traced); the batch may be dynamic.
+strides and padded, convolved (VALID, stride 1) with the flipped window. conv2d's filter
+gradient is a convolution too (of the input, batch and channels swapped, by the
+cotangent), so both compile to GEMMs; depthwise_conv2d's sums, per window tap, the input
+window times the cotangent. max_pool2d routes each window's cotangent to its first
+maximal element (TensorFlow's MaxPoolGrad), through the element positions and a scatter;
+avg_pool2d's SAME windows divide by their count of real elements, as the forward does.
+All need static spatial dims (the window geometry, and so the padding, is fixed when the
+op is traced); the batch may be dynamic.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def _empty(geo) -> bool:
 def _conv2d(ct, x, f, *, out, strides, dilations, padding):
     from ember.frontend.dispatch import execute
     o = ops()
-    hw, (kh, kw, cin, cout) = _hw(x, "conv2d"), _window(f, "conv2d")
+    hw, (kh, kw, _, _) = _hw(x, "conv2d"), _window(f, "conv2d")
     k = (kh, kw)
     geo = _geometry(hw, k, strides, dilations, padding)
     if _empty(geo):
@@ -108,12 +110,16 @@ def _conv2d(ct, x, f, *, out, strides, dilations, padding):
     flipped = o.transpose(f[::-1, ::-1], [0, 1, 3, 2])
     dx = execute(N.Conv2DOp, [_transposed(ct, hw, k, strides, dilations, geo), flipped],
                  {"strides": [1, 1], "dilations": list(dilations), "padding": "VALID"})
-    # per tap: its input window, transposed, times the cotangent (an explicit transpose:
-    # matmul's transpose_a is much slower compiled for so long a contraction)
-    rows = o.reshape(ct, [-1, cout])
-    taps = [o.matmul(o.transpose(o.reshape(win, [-1, cin])), rows)
-            for _, _, win in _taps(_padded(x, geo), k, strides, dilations, geo)]
-    return dx, o.reshape(o.stack(taps), list(f.shape.dims))
+    # df[i, j, c, f] = sum over (n, oh, ow) of xp[n, oh * s + i * d, ow * s + j * d, c] *
+    # ct[n, oh, ow, f]: a VALID conv2d of the padded input with batch and channels swapped
+    # ([C, Hp, Wp, N]) by the cotangent as its window ([OH, OW, N, F]), strided by the
+    # dilations and dilated by the strides; its first (KH, KW) outputs. Compiled it is one
+    # GEMM (K = N * OH * OW); per-tap matmuls of reshaped windows were not (the fusion pass
+    # splits their reduction into (n, oh, ow), which no GEMM call takes).
+    dw = execute(N.Conv2DOp, [o.transpose(_padded(x, geo), [3, 1, 2, 0]),
+                              o.transpose(ct, [1, 2, 0, 3])],
+                 {"strides": list(dilations), "dilations": list(strides), "padding": "VALID"})
+    return dx, o.transpose(dw[:, :kh, :kw, :], [1, 2, 0, 3])
 
 
 @vjp(N.DepthwiseConv2DOp)

@@ -370,6 +370,18 @@ PROGRAMS = {  # name -> (function, input shape, filter shape or None)
                         (3, 7, 6, 2), (2, 3, 2, 3)),
     "conv2d_nchw": (lambda x, f: em.nn.conv2d(x, f, 1, "SAME", "NCHW"), (3, 2, 5, 4),
                     (3, 3, 2, 3)),
+    # big enough (>= 8192 multiply-adds) for the GEMM call: patches, strided and dilated,
+    # and the 1x1 window (stride 1: x copied as rows)
+    "conv2d_gemm_same": (lambda x, f: em.nn.conv2d(x, f, 2, "SAME"), (3, 9, 8, 8),
+                         (3, 3, 8, 16)),
+    "conv2d_gemm_dilated": (lambda x, f: em.nn.conv2d(x, f, 1, "VALID", dilations=[2, 1]),
+                            (3, 9, 8, 8), (2, 3, 8, 16)),
+    "conv2d_gemm_explicit": (lambda x, f: em.nn.conv2d(x, f, [1, 2], [[0, 0], [1, 2], [0, 1],
+                                                                      [0, 0]]),
+                             (3, 7, 6, 8), (2, 3, 8, 16)),
+    "conv2d_1x1": (lambda x, f: em.nn.conv2d(x, f, 1, "SAME"), (3, 8, 8, 8), (1, 1, 8, 32)),
+    "conv2d_1x1_strided": (lambda x, f: em.nn.conv2d(x, f, 2, "VALID"), (3, 8, 8, 8),
+                           (1, 1, 8, 32)),
     "conv2d_transpose": (lambda x, f: em.nn.conv2d_transpose(
         x, f, [em.shape(x)[0], 7, 8, 3], 2, "SAME"), (3, 4, 4, 2), (3, 3, 3, 2)),
     "conv2d_transpose_valid": (lambda x, f: em.nn.conv2d_transpose(
@@ -445,6 +457,40 @@ def test_compiled_half_precision_depthwise_and_transpose(rng, no_fallback):
     check(got, depthwise_loops(x, f, [1, 1], [1, 1], "SAME"), np.float16)
     got = em.function(lambda a, b: em.nn.conv2d_transpose(a, b, [2, 10, 10, 2], 2))(x, f)
     check(got, transpose_loops(x, f, (2, 10, 10, 2), [2, 2], [1, 1], "SAME"), np.float16)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("fs,strides", [((3, 3, 8, 16), 2), ((1, 1, 8, 16), 1)])
+def test_compiled_half_precision_conv2d(fs, strides, dtype, rng, no_fallback):
+    # f32 products (a GEMM call), rounded once: as eager's f32 accumulation
+    x, f = rand(rng, (2, 8, 8, 8), np.float32), rand(rng, fs, np.float32)
+    x, f = em.cast(x, dtype), em.cast(f, dtype)
+    want = em.nn.conv2d(x, f, strides, "SAME")
+    got = em.function(lambda a, b: em.nn.conv2d(a, b, strides, "SAME"))(x, f)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(em.cast(got, "float32").numpy(),
+                               em.cast(want, "float32").numpy(), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("batch", [1, 3, 0])
+@pytest.mark.parametrize("strides,dilations,padding", [
+    (1, 1, "SAME"), (2, 1, "SAME"), ([1, 2], [2, 1], "VALID"),
+    ([2, 1], 1, [[0, 0], [1, 2], [0, 1], [0, 0]]), (1, 1, "VALID")])
+def test_compiled_conv2d_gradients_match_eager(strides, dilations, padding, batch, rng,
+                                               no_fallback):
+    # both gradients are convolutions; at these sizes each is a GEMM call compiled
+    x = em.constant(rand(rng, (batch, 9, 8, 8), np.float64))
+    f = em.constant(rand(rng, (3, 3, 8, 16), np.float64))
+
+    def grads(x, f):
+        with em.GradientTape() as tape:
+            tape.watch([x, f])
+            y = em.reduce_sum(em.sin(em.nn.conv2d(x, f, strides, padding,
+                                                  dilations=dilations)))
+        return tape.gradient(y, [x, f])
+    for want, got in zip(grads(x, f), em.function(grads)(x, f)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_geometry_helper_agrees_with_the_loop_oracle():

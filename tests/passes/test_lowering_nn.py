@@ -22,6 +22,21 @@ from test_lowering_structure import check, ember_text, random_array
     ((1, 6, 6, 4), (3, 3, 4, 2), (1, 1), (1, 1), "SAME", "float16", ()),
     ((1, 6, 5, 2), (2, 2, 2, 3), (2, 1), (1, 1), "VALID", "bfloat16", ()),
     ((3, 5, 5, 2), (3, 3, 2, 2), (1, 1), (1, 1), "SAME", "float32", ((0, 0), (1, 3))),
+    # 1x1 windows: stride 1 copies x as rows (no patches), stride 2 gathers patches
+    ((2, 4, 3, 5), (1, 1, 5, 3), (1, 1), (1, 1), "SAME", "float32", ()),
+    ((2, 4, 3, 5), (1, 1, 5, 3), (1, 1), (1, 1), "VALID", "float64", ((0, 0), (1, 3))),
+    ((2, 5, 5, 3), (1, 1, 3, 4), (2, 2), (1, 1), "SAME", "float32", ()),
+    ((1, 4, 4, 3), (1, 1, 3, 2), (1, 1), (1, 1), "SAME", "bfloat16", ()),
+    # a `?` channel count in x only (known from the filter), and in both (the named op)
+    ((2, 5, 4, 3), (2, 3, 3, 4), (1, 2), (1, 1), "SAME", "float32", ((0, 3),)),
+    ((2, 4, 4, 3), (1, 1, 3, 4), (1, 1), (1, 1), "VALID", "float32", ((0, 3),)),
+    ((2, 5, 4, 3), (2, 3, 3, 4), (2, 1), (1, 2), "SAME", "float32", ((0, 3), (1, 2))),
+    # empty: no output rows, a batch of 0 (static and `?`), no channels
+    ((2, 1, 4, 3), (2, 2, 3, 5), (1, 1), (1, 1), "VALID", "float32", ()),
+    ((0, 5, 5, 3), (3, 3, 3, 2), (1, 1), (1, 1), "SAME", "float32", ()),
+    ((0, 5, 5, 3), (3, 3, 3, 2), (2, 2), (1, 1), "SAME", "float64", ((0, 0),)),
+    ((0, 4, 4, 3), (1, 1, 3, 2), (1, 1), (1, 1), "SAME", "float32", ((0, 0), (1, 3))),
+    ((2, 4, 4, 0), (3, 3, 0, 2), (1, 1), (1, 1), "SAME", "float32", ()),
 ])
 def test_conv2d_matches_reference(x, f, strides, dilations, padding, dtype, dynamic):
     rng = np.random.default_rng(8)

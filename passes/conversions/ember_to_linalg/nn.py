@@ -3,9 +3,14 @@ log_softmax.
 
 Windows follow the dialect's `window_geometry` (TensorFlow's SAME/VALID): SAME padding is a
 `tensor.pad` of the input, then
-  - conv2d is `linalg.conv_2d_nhwc_hwcf` (HWIO is HWCF) on a zero-filled init;
+  - conv2d is one matrix product (conv_gemm.py): the patches [N * OH * OW, KH * KW * C]
+    times the filter as [KH * KW * C, F], a `linalg.matmul` that ember-linalg-to-blas makes
+    a GEMM call (a 1x1 window with stride 1 needs no patches: x is copied as rows); with a
+    `?` channel count it is `linalg.conv_2d_nhwc_hwcf` (HWIO is HWCF) on a zero-filled
+    init, a scalar loop nest;
   - depthwise_conv2d is `linalg.depthwise_conv_2d_nhwc_hwcm` into [N, OH, OW, C, M], then a
     `tensor.collapse_shape` of (C, M) into the C * M output channels (c * M + m, TF's order);
+    it stays a loop nest (per channel it is a product of K = KH * KW, too short for a GEMM);
   - max_pool2d pads with the lowest value (-inf, INT_MIN, 0 for ui8) and is
     `linalg.pooling_nhwc_max` (`_unsigned` for ui8) on an init filled with it;
   - avg_pool2d pads with 0, sums with `linalg.pooling_nhwc_sum`, and divides by the number of
@@ -39,6 +44,7 @@ from ember.passes.conversions.ember_to_linalg.builders import (amap, collapse, f
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
+from ember.passes.conversions.ember_to_linalg.conv_gemm import conv2d_as_gemm
 from ember.passes.conversions.ember_to_linalg.elementwise import convert_scalar
 from ember.passes.conversions.ember_to_linalg.indexing import pad_tensor
 
@@ -96,8 +102,15 @@ def lower_conv2d(op, lw: Lowering):
     acc = _compute_type(d)
     sizes = [size_of(lw, x, xt, 0), geometry[0][0], geometry[1][0], size_of(lw, f, ft, 3)]
     x = _padded(x, xt, geometry, element_type(d), 0)
-    init = filled(sizes, _constant(acc, 0))
-    y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
+    channels = xt.shape[3] if xt.shape[3] is not None else ranked(ft, "filter")[2]
+    if channels is not None:  # a GEMM (conv_gemm.py); a `?` channel count: the named op
+        shape = [xt.shape[0], xt.shape[1] + geometry[0][1] + geometry[0][2],
+                 xt.shape[2] + geometry[1][1] + geometry[1][2], channels]
+        y = conv2d_as_gemm(x, shape, f, ranked(ft, "filter"), sizes, strides, dilations,
+                           element_type(d), acc)
+    else:
+        init = filled(sizes, _constant(acc, 0))
+        y = linalg.conv_2d_nhwc_hwcf(x, f, outs=[init], strides=strides, dilations=dilations)
     return [truncated(y, sizes, d) if is_half(d) else y]
 
 
