@@ -101,8 +101,9 @@ def micro_kernel(p: Params, rows: int | None = None, unroll: int = 4,
     tile of C at `c[co]` (row stride `ldc`; `mr` x `nr` of it valid; stored transposed, row
     i at column i, if `tc`) becomes alpha * (A panel at `ap[ao]` times B panel at `bp[bo]`,
     `kc` deep) + beta * itself; beta == 0 never reads C. Full row-major tiles are written
-    with vector stores, the rest element by element through a scratch tile. `rows` (<= MR)
-    is the tile's height in registers: `@<p>_kernel<rows>` reads only the first `rows` of
+    with vector stores, other tiles stored by rows under masks (the rows they have, the
+    columns they have), tiles stored transposed element by element through a scratch
+    tile. `rows` (<= MR) is the tile's height in registers: `@<p>_kernel<rows>` reads only the first `rows` of
     each step's MR packed values of A, for `mr` <= `rows`.
 
     `direct`: `@<p>_direct<rows>(a, ao, b, bo, kc, c, co, ldc, alpha, beta, mr, nr, tc,
@@ -183,8 +184,34 @@ def micro_kernel(p: Params, rows: int | None = None, unroll: int = 4,
             val = g.op(f"vector.fma {alpha}, {accs[r * nrv + j]}, {scaled} : {v}", "o")
             g.emit(f"vector.store {val}, %c[{at}] : memref<?x{t}>, {v}")
     g.emit("  }")
-    g.emit("} else {")
-    # an edge tile: through a scratch tile, element by element
+    g.emit(f"}} else {{")
+    # an edge tile stored by rows: the rows it has, each under a mask of its columns
+    g.emit(f"  scf.if {row_major} {{")
+    mask_t = f"vector<{lanes}xi1>"
+    for r in range(mr):
+        if r:
+            inside = g.op(f"arith.cmpi ult, {g.const(r)}, %mr : index", "in")
+            g.emit(f"scf.if {inside} {{")
+        row = g.add("%co", g.mul(g.const(r), "%ldc"))
+        for j in range(nrv):
+            at = g.add(row, g.const(j * lanes)) if j else row
+            left = g.op(f"arith.subi %nr, {g.const(j * lanes)} : index", "n")
+            mask = g.op(f"vector.create_mask {left} : {mask_t}", "mk")
+            fresh = g.op(f"arith.mulf {alpha}, {accs[r * nrv + j]} : {v}", "o")
+            g.emit(f"scf.if {no_beta} {{")
+            g.emit(f"  vector.maskedstore %c[{at}], {mask}, {fresh} : memref<?x{t}>, "
+                   f"{mask_t}, {v}")
+            g.emit("} else {")
+            old = g.op(f"vector.maskedload %c[{at}], {mask}, {zero} : memref<?x{t}>, "
+                       f"{mask_t}, {v} into {v}", "o")
+            val = g.op(f"vector.fma {beta}, {old}, {fresh} : {v}", "o")
+            g.emit(f"  vector.maskedstore %c[{at}], {mask}, {val} : memref<?x{t}>, "
+                   f"{mask_t}, {v}")
+            g.emit("}")
+        if r:
+            g.emit("}")
+    g.emit("  } else {")
+    # an edge tile stored transposed: through a scratch tile, element by element
     tile = g.op(f"memref.alloca() : memref<{mr * nr}x{t}>", "tile")
     for r in range(mr):
         for j in range(nrv):
@@ -208,6 +235,7 @@ def micro_kernel(p: Params, rows: int | None = None, unroll: int = 4,
     g.emit("}")
     g.emit("  }")
     g.emit("}")
+    g.emit("  }")
     g.emit("}")
     name = f"{p.prefix}_direct{mr}x{p.nrv}" if direct else kernel_name(p, mr)
     strides = ", %ars: index, %aks: index, %bks: index" if direct else ""
