@@ -7,6 +7,8 @@ of zeros among products, so bufferization fills one buffer and copies it into th
 Run before bufferization; `ember-linalg-to-blas` runs after it.
 
 Algorithm:
+  0. Elementwise functions of an operand that the fusion pass moved into a product's body
+     (`out += relu(a) * b`) go back into generics of their own (linalg_to_blas/prologues.py).
   1. For each float contraction on tensors (linalg_to_blas.plan.contraction) whose input
      is produced by a `linalg.transpose`, read the transpose's input instead, with the
      permutation folded into that operand's indexing map (kept only if the op verifies:
@@ -35,6 +37,7 @@ from mlir import ir
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import as_operation, has_uses
 from ember.passes.transforms.linalg_to_blas.plan import contraction, indexing_maps, value_op
+from ember.passes.transforms.linalg_to_blas.prologues import split_prologues
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +46,7 @@ class PrepareBlasPass(Pass):
     per_function: ClassVar[bool] = True
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
+        stats.add("prologues-split", split_prologues(module))
         stats.add("transposes-folded", fold_transposes(module))
         stats.add("fills-cloned", own_zero_fills(module))
 

@@ -386,3 +386,42 @@ def test_a_dynamic_offset_is_added_at_run_time(blas_on):
     types = [ptr, ptr, i64, i64, i64, i64, i64] * 3 + [i64]
     ctypes.CFUNCTYPE(None, *types)(engine.get_function_address("g"))(*args)
     _check(o, x[7:71, 2:50], w, False, False, 1e-5)
+
+
+# -- products the fusion pass reshaped or fused into ---------------------------------------
+
+
+def test_plan_merges_reduction_dims_contiguous_in_both_operands():
+    # out[n, o] += x[n, h, c] * w[h, c, o]: loop dims (n, o, h, c), k = h * c
+    g = linalg_to_blas.plan([4, 5, 3, 2], (2, 3), [6, 0, 2, 1], [0, 1, 10, 5], [5, 1, 0, 0])
+    assert (g.m, g.n, g.k, g.trans_l, g.trans_r) == (4, 5, 6, False, False)
+    # not contiguous in w (its h and c are swapped): no single K
+    assert linalg_to_blas.plan([4, 5, 3, 2], (2, 3), [6, 0, 2, 1], [0, 1, 5, 15],
+                               [5, 1, 0, 0]) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_an_activation_then_flatten_then_dense_is_one_gemm(dtype, blas_on):
+    """relu, reshape to rows, matmul: the fusion pass fuses the relu into the product and
+    the reshape makes three reduction dims; the product must still call the GEMM."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((16, 5, 5, 8)).astype(dtype)
+    w = rng.standard_normal((5 * 5 * 8, 24)).astype(np.float32 if dtype == np.float16
+                                                     else dtype)
+
+    @em.function
+    def dense(x, w):
+        h = em.nn.relu(x)
+        if x.dtype == em.float16:
+            h = em.cast(h, em.float32)
+        return em.matmul(em.reshape(h, [16, -1]), w)
+    got = dense(em.constant(x), em.constant(w)).numpy()
+    want = np.maximum(x, 0).astype(np.float64).reshape(16, -1) @ w.astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype != np.float64 else 1e-12,
+                               atol=1e-4)
+    text = dense.get_concrete_function(em.constant(x), em.constant(w)).mlir()
+    names = {np.float16: "f16", np.float32: "f32", np.float64: "f64"}
+    product = "f64" if dtype == np.float64 else "f32"
+    ir_text = _bufferized(text.replace("@dense", "@f"), [
+        parse_type(f"tensor<16x5x5x8x{names[dtype]}>"), parse_type(f"tensor<200x24x{product}>")])
+    assert ("call @ember_dgemm(" if product == "f64" else "call @ember_sgemm(") in ir_text

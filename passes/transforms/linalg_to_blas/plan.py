@@ -17,12 +17,14 @@ ELEMENTS = ("f32", "f64")
 
 @dataclasses.dataclass
 class Contraction:
-    """out[...] += a[...] * b[...] with one reduction dim `k`; `maps[i][j]` is the loop dim
+    """out[...] += a[...] * b[...] over reduction dims `k` (one, or several that `plan` merges
+    when they are contiguous in both operands: a flatten fused into a product); `maps[i][j]`
+    is the loop dim
     indexing dim j of operand i (a, b, out), or None for a constant 0 (a broadcast size-1
     dim)."""
     op: ir.Operation
     maps: list[list[Optional[int]]]
-    k: int
+    k: tuple[int, ...]
     extents: list[int]
     element: str  # "f32" or "f64"
 
@@ -103,7 +105,7 @@ def contraction(op: ir.Operation) -> Optional[Contraction]:
     if None in out or len(set(out)) != len(out):
         return None
     reduction = [d for d in range(rank) if d not in out]
-    if len(reduction) != 1:
+    if not reduction:
         return None
     for operand_dims, s in zip(dims, shaped):
         used = [d for d in operand_dims if d is not None]
@@ -129,7 +131,7 @@ def contraction(op: ir.Operation) -> Optional[Contraction]:
             return None
         if not _is_multiply_add(op):
             return None
-    return Contraction(op, dims, reduction[0], extents, element)
+    return Contraction(op, dims, tuple(reduction), extents, element)
 
 
 # -- planning one GEMM -------------------------------------------------------------------
@@ -214,21 +216,42 @@ def _orient(dims, big_k: int, kl: int, kr: int, swap: bool) -> Optional[Gemm]:
     return None
 
 
-def plan(extents: Sequence[int], k: int, strides_a: Sequence[int], strides_b: Sequence[int],
+def _merged_reduction(dims: list[tuple]) -> Optional[tuple]:
+    """One reduction dim (extent, sa, sb) for reduction dims contiguous in both operands
+    (a[..., h, w, c] against b[h, w, c, ...]: k = h * w * c), or None if they are not."""
+    dims = [d for d in dims if d[0] != 1]
+    while len(dims) > 1:
+        pair = next(((i, j) for i, outer in enumerate(dims) for j, inner in enumerate(dims)
+                     if i != j and outer[1] == inner[1] * inner[0] and
+                     outer[2] == inner[2] * inner[0]), None)
+        if pair is None:
+            return None
+        outer, inner = dims[pair[0]], dims[pair[1]]
+        dims = [d for t, d in enumerate(dims) if t not in pair] + \
+            [(outer[0] * inner[0], inner[1], inner[2])]
+    return dims[0] if dims else (1, 1, 1)
+
+
+def plan(extents: Sequence[int], k, strides_a: Sequence[int], strides_b: Sequence[int],
          strides_c: Sequence[int]) -> Optional[Gemm]:
-    """The GEMM computing c[p] += sum_k a[p, k] * b[p, k] over loop dims with `extents`, the
+    """The GEMM computing c[p] += sum_k a[p, k] * b[p, k] over loop dims with `extents`
+    (`k`: the reduction dim, or several, merged when contiguous in both operands), the
     operands' element strides per loop dim (0 where an operand does not depend on it), or
     None if no GEMM with unit-stride rows expresses it (or it is empty)."""
+    ks = (k,) if isinstance(k, int) else tuple(k)
     if any(e == 0 for e in extents):
         return None
     dims = [(extents[d], strides_a[d], strides_b[d], strides_c[d])
-            for d in range(len(extents)) if d != k and extents[d] != 1]
+            for d in range(len(extents)) if d not in ks and extents[d] != 1]
     if any(d[3] == 0 for d in dims):
         return None
     dims = _merged(dims)
-    ka, kb = (strides_a[k], strides_b[k]) if extents[k] > 1 else (1, 1)
+    reduction = _merged_reduction([(extents[d], strides_a[d], strides_b[d]) for d in ks])
+    if reduction is None:
+        return None
+    big_k, ka, kb = reduction if reduction[0] > 1 else (reduction[0], 1, 1)
     for swap in (False, True):
-        gemm = _orient(dims, extents[k], ka, kb, swap)
+        gemm = _orient(dims, big_k, ka, kb, swap)
         if gemm is not None:
             return gemm
     return None
