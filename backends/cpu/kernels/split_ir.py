@@ -22,7 +22,7 @@ def split(p: Params) -> str:
     slice runs with one panel of each on the stack (slower, never wrong)."""
     t, mem, pre = p.element, f"memref<?x{p.element}>", p.prefix
     return f"""
-  func.func private @sysconf(i32) -> i64
+  func.func private @ember_gemm_cpus() -> i64
 
   func.func @{pre}_plan(%m: i64, %n: i64, %k: i64, %want: i64) -> i64
       attributes {{llvm.linkage = #llvm.linkage<internal>}} {{
@@ -39,18 +39,20 @@ def split(p: Params) -> str:
     %nt = arith.ceildivsi %n, %cnr : i64
     %units = arith.maxsi %mt, %nt : i64
     %asked = arith.cmpi sgt, %want, %c0 : i64
-    %cpus = scf.if %asked -> i64 {{
+    %alone = arith.cmpi sle, %by_work, %c1 : i64
+    %skip = arith.ori %asked, %alone : i1
+    %cpus = scf.if %skip -> i64 {{
       scf.yield %want : i64
     }} else {{
-      %online = arith.constant 84 : i32
-      %s = func.call @sysconf(%online) : (i32) -> i64
+      %s = func.call @ember_gemm_cpus() : () -> i64
       scf.yield %s : i64
     }}
     %a = arith.minsi %cpus, %units : i64
     %b = arith.minsi %a, %by_work : i64
     %d = arith.minsi %b, %cmax : i64
     %r = arith.maxsi %d, %c1 : i64
-    return %r : i64
+    %one = arith.select %alone, %c1, %r : i64
+    return %one : i64
   }}
 
   func.func @{pre}_slice(%order: i32, %transa: i32, %transb: i32, %m64: i64, %n64: i64,
@@ -177,23 +179,34 @@ def split(p: Params) -> str:
         %nrs = arith.muli %nr_up, %cnr : index
         %mcb = arith.minui %cmc, %mrs : index
         %ncb = arith.minui %cnc, %nrs : index
+        // one register tile of rows or of columns: panels on the stack (no malloc)
+        %few_rows = arith.cmpi ule, %ms, %cmr : index
+        %few_cols = arith.cmpi ule, %nsr, %cnr : index
+        %small = arith.ori %few_rows, %few_cols : i1
         %asize = arith.muli %mcb, %ckc : index
         %bsize = arith.muli %ncb, %ckc : index
-        %ap = memref.alloc(%asize) {{alignment = 64 : i64}} : {mem}
-        %bp = memref.alloc(%bsize) {{alignment = 64 : i64}} : {mem}
+        %asize_h = arith.select %small, %c0, %asize : index
+        %bsize_h = arith.select %small, %c0, %bsize : index
+        %ap = memref.alloc(%asize_h) {{alignment = 64 : i64}} : {mem}
+        %bp = memref.alloc(%bsize_h) {{alignment = 64 : i64}} : {mem}
         %apx = memref.extract_aligned_pointer_as_index %ap : {mem} -> index
         %bpx = memref.extract_aligned_pointer_as_index %bp : {mem} -> index
         %a_ok = arith.cmpi ne, %apx, %c0 : index
         %b_ok = arith.cmpi ne, %bpx, %c0 : index
         %ok = arith.andi %a_ok, %b_ok : i1
-        scf.if %ok {{
+        %true_s = arith.constant true
+        %small_not = arith.xori %small, %true_s : i1
+        %heap = arith.andi %ok, %small_not : i1
+        scf.if %heap {{
           func.call @{pre}_blocked(%a, %lda, %ta, %b, %ldb, %tb, %c, %ldc, %m0, %n0r, %ms, %nsr,
               %k, %alpha, %beta, %ap, %bp, %mcb, %ncb, %tc) : ({mem}, index, i1, {mem},
               index, i1, {mem}, index, index, index, index, index, index, {t}, {t}, {mem},
               {mem}, index, index, i1) -> ()
         }} else {{
-          %aps = memref.alloca() : memref<{p.mr * p.kc}x{t}>
-          %bps = memref.alloca() : memref<{p.nr * p.kc}x{t}>
+          // small, or malloc failed: one panel of A and one of B on the stack (slower
+          // only when both m and n span several tiles)
+          %aps = memref.alloca() {{alignment = 64 : i64}} : memref<{p.mr * p.kc}x{t}>
+          %bps = memref.alloca() {{alignment = 64 : i64}} : memref<{p.nr * p.kc}x{t}>
           %apd = memref.cast %aps : memref<{p.mr * p.kc}x{t}> to {mem}
           %bpd = memref.cast %bps : memref<{p.nr * p.kc}x{t}> to {mem}
           func.call @{pre}_blocked(%a, %lda, %ta, %b, %ldb, %tb, %c, %ldc, %m0, %n0r, %ms, %nsr,
