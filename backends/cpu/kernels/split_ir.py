@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from ember.backends.cpu.kernels.dot_ir import DOT_COPY_ELEMENTS
 from ember.backends.cpu.kernels.gemm_ir import DIRECT_ROWS, Params
 
 
 # GEMMs of fewer multiply-adds than this run on the calling thread alone; a thread is
 # started per call (about 20-40 us), so each must get at least this much work.
-MIN_MACS_PER_THREAD = 1 << 21
+MIN_MACS_PER_THREAD = 1 << 20
 MAX_THREADS = 64
 
 
 def split(p: Params) -> str:
     """`@<p>_plan(m, n, k, want) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
     alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t`
-    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); so does a
-    product narrower than a register tile (n < NR, m > n) with C written transposed, so the
+    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product
+    narrower than a register tile (n < NR) runs as dot products along k if A is stored by
+    rows (dot_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the
     tile's rows, not its columns, go to waste; the larger of m / MR and n / NR is split in
     whole register tiles; k == 0 or alpha == 0 scale C by
     beta (zero it when beta == 0). Workspaces are malloc'ed per slice; if malloc fails the
@@ -91,7 +93,17 @@ def split(p: Params) -> str:
     %true = arith.constant true
     %thin = arith.cmpi ult, %n1, %cnr : index
     %taller = arith.cmpi ugt, %m1, %n1 : index
-    %tc = arith.andi %thin, %taller : i1
+    // unless A is stored by rows: then dot products along k (dot_ir)
+    %a_rows = arith.xori %ta1, %true : i1
+    %kn1 = arith.muli %k, %n1 : index
+    %cdotmax = arith.constant {DOT_COPY_ELEMENTS} : index
+    %copy_fits = arith.cmpi ule, %kn1, %cdotmax : index
+    %b_fits = arith.ori %tb1, %copy_fits : i1
+    %dot0 = arith.andi %thin, %a_rows : i1
+    %dot = arith.andi %dot0, %b_fits : i1
+    %ndot = arith.xori %dot, %true : i1
+    %tc0 = arith.andi %thin, %taller : i1
+    %tc = arith.andi %tc0, %ndot : i1
     %a = arith.select %tc, %b1, %a1 : {mem}
     %b = arith.select %tc, %a1, %b1 : {mem}
     %lda = arith.select %tc, %ldb1, %lda1 : index
@@ -157,14 +169,24 @@ def split(p: Params) -> str:
           }}
         }}
       }} else {{
-        // a few rows, B by rows: whole register tiles read A and B in place
-        %done = scf.if %direct -> index {{
-          %d = func.call @{pre}_direct(%a, %lda, %ta, %b, %ldb, %c, %ldc, %m0, %n0, %ms,
-              %ns, %k, %alpha, %beta) : ({mem}, index, i1, {mem}, index, {mem}, index, index,
-              index, index, index, index, {t}, {t}) -> index
-          scf.yield %d : index
+        // narrow with A by rows: dot products; a few rows with B by rows: whole register
+        // tiles reading A and B in place; the columns left take the packed path
+        %done = scf.if %dot -> index {{
+          %fine = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms, %ns,
+              %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index, index,
+              index, index, index, index, {t}, {t}) -> i1
+          %all = arith.select %fine, %ns, %c0 : index
+          scf.yield %all : index
         }} else {{
-          scf.yield %c0 : index
+          %dd = scf.if %direct -> index {{
+            %d = func.call @{pre}_direct(%a, %lda, %ta, %b, %ldb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, i1, {mem}, index, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> index
+            scf.yield %d : index
+          }} else {{
+            scf.yield %c0 : index
+          }}
+          scf.yield %dd : index
         }}
         %n0r = arith.addi %n0, %done : index
         %nsr = arith.subi %ns, %done : index
