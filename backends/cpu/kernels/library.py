@@ -14,7 +14,8 @@ import hashlib
 
 from mlir import ir
 
-from ember.backends.cpu.kernels import dot_ir, driver_ir, gemm_ir, packing_ir, split_ir
+from ember.backends.cpu.kernels import (direct_ir, dot_ir, driver_ir, gemm_ir, packing_ir,
+                                        split_ir)
 from ember.backends.cpu.kernels.gemm_ir import Params
 
 # Upstream passes only: the library is written in func/scf/arith/math/memref/vector/affine.
@@ -62,7 +63,7 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     parts = []
     for i, p in enumerate(params):
         body = "".join(gemm_ir.micro_kernel(p, r) for r in gemm_ir.row_variants(p)) + \
-            gemm_ir.direct_kernels(p) + gemm_ir.direct(p) + dot_ir.dot(p) + \
+            direct_ir.direct_kernels(p) + direct_ir.direct(p) + dot_ir.dot(p) + \
             packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
         if i:  # one declaration of ember_gemm_cpus

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.dot_ir import DOT_COPY_ELEMENTS
-from ember.backends.cpu.kernels.gemm_ir import DIRECT_ROWS, Params
+from ember.backends.cpu.kernels.direct_ir import DIRECT_ROWS
+from ember.backends.cpu.kernels.gemm_ir import Params
 
 
 # GEMMs of fewer multiply-adds than this run on the calling thread alone; a thread is
