@@ -33,18 +33,13 @@ def dot(p: Params) -> str:
     # the loads of one step at column offset %kk (masked with %mask)
     def step(masked: bool, accs_in: list[str], suffix: str) -> list[str]:
         out = []
-        for r in range(DR):
-            at = f"%ar{r}_{suffix}"
-            lines.append(f"          {at} = arith.addi %arow{r}, %kk : index")
-            load = (f"vector.maskedload %a[{at}], %mask, %vzero : {mem}, {mask_t}, {v} into {v}"
-                    if masked else f"vector.load %a[{at}] : {mem}, {v}")
-            lines.append(f"          %va{r}_{suffix} = {load}")
-        for c in range(DC):
-            at = f"%bt{c}_{suffix}"
-            lines.append(f"          {at} = arith.addi %brow{c}, %kk : index")
-            load = (f"vector.maskedload %bt[{at}], %mask, %vzero : {mem}, {mask_t}, {v} into {v}"
-                    if masked else f"vector.load %bt[{at}] : {mem}, {v}")
-            lines.append(f"          %vb{c}_{suffix} = {load}")
+        for array, base, name, count in (("%a", "%arow", "%va", DR), ("%bt", "%brow", "%vb", DC)):
+            for i in range(count):
+                at = f"{name}at{i}_{suffix}"
+                lines.append(f"          {at} = arith.addi {base}{i}, %kk : index")
+                load = (f"vector.maskedload {array}[{at}], %mask, %vzero : {mem}, {mask_t}, "
+                        f"{v} into {v}" if masked else f"vector.load {array}[{at}] : {mem}, {v}")
+                lines.append(f"          {name}{i}_{suffix} = {load}")
         for r in range(DR):
             for c in range(DC):
                 name = f"%f{r}{c}_{suffix}"
