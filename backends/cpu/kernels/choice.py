@@ -35,7 +35,10 @@ _ALIASES = {"": "auto", "auto": "auto", "off": "ember", "0": "ember", "ember": "
             "own": "ember", "openblas": "openblas", "on": "openblas", "1": "openblas",
             "loops": "loops"}
 OPENBLAS = {"f32": "ember_openblas_sgemm", "f64": "ember_openblas_dgemm"}
-MARGIN = 0.95  # OpenBLAS must take at most this fraction of Ember's time to be chosen
+# OpenBLAS must take at most this fraction of Ember's time to be chosen: timings on a
+# shared machine move by more than 5%, and mixing both libraries in one program costs
+# (OpenBLAS's threads spin after its calls while Ember's run)
+MARGIN = 0.85
 # Products of more multiply-adds than this are not timed (seconds per call, and operands
 # as large): both libraries run them at the machine's peak, and Ember's kernel is kept.
 MAX_MEASURED_MACS = 1 << 28
@@ -151,15 +154,17 @@ class Chooser:
         args = (101, 112 if ta else NO_TRANS, 112 if tb else NO_TRANS, m, n, k, 1.0,
                 a.ctypes.data, max(a.shape[1], 1), b.ctypes.data, max(b.shape[1], 1), 0.0,
                 c.ctypes.data, max(n, 1))
+        # Ember's first: OpenBLAS's threads spin for a while after each of its calls and
+        # would slow whatever runs next on the other cores
         fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
-        for fn in fns.values():
+        times: dict[str, float] = {}
+        for name, fn in fns.items():
             fn(*args)  # warm-up: pages, threads, caches
-        times: dict[str, list[float]] = {name: [] for name in fns}
-        budget = time.perf_counter() + 0.05  # a first call waits for this, once per shape
-        while len(times["ember"]) < 3 or (len(times["ember"]) < 7 and
-                                         time.perf_counter() < budget):
-            for name, fn in fns.items():
+            runs: list[float] = []
+            budget = time.perf_counter() + 0.025  # a first call waits, once per shape
+            while len(runs) < 3 or (len(runs) < 7 and time.perf_counter() < budget):
                 t0 = time.perf_counter()
                 fn(*args)
-                times[name].append(time.perf_counter() - t0)
-        return {name: statistics.median(ts) for name, ts in times.items()}
+                runs.append(time.perf_counter() - t0)
+            times[name] = statistics.median(runs)
+        return times
