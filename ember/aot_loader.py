@@ -93,16 +93,25 @@ def file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
-# CPU features that x86-64 micro-architecture levels imply (LLVM's names, as in cpuinfo)
+# CPU features that x86-64 micro-architecture levels imply (LLVM's names; for manifests
+# that list no features)
 _LEVELS = {"x86-64-v2": ("sse4.2", "popcnt", "ssse3"),
            "x86-64-v3": ("sse4.2", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c"),
            "x86-64-v4": ("sse4.2", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c",
                          "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
-_CPUINFO = {"sse4.2": "sse4_2", "sse4.1": "sse4_1", "avx512vnni": "avx512_vnni",
-            "avx512bf16": "avx512_bf16", "avx512fp16": "avx512_fp16"}
-_CHECKED = ("sse4.1", "sse4.2", "ssse3", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c",
-            "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", "avx512vnni",
-            "avx512bf16", "avx512fp16")
+# the instruction-set features checked, by LLVM name: their flag in /proc/cpuinfo
+_CPUINFO = {f: f for f in ("sse", "sse2", "ssse3", "popcnt", "cx16", "avx", "avx2", "fma",
+                           "bmi2", "f16c", "movbe", "aes", "adx", "gfni", "vaes",
+                           "vpclmulqdq", "avx512f", "avx512bw", "avx512cd", "avx512dq",
+                           "avx512vl", "avx512ifma", "avx512vbmi")}
+_CPUINFO.update({"sse3": "pni", "sse4.1": "sse4_1", "sse4.2": "sse4_2", "bmi": "bmi1",
+                 "lzcnt": "abm", "pclmul": "pclmulqdq", "sha": "sha_ni",
+                 "avx512vnni": "avx512_vnni", "avx512bf16": "avx512_bf16",
+                 "avx512fp16": "avx512_fp16", "avx512vbmi2": "avx512_vbmi2",
+                 "avx512bitalg": "avx512_bitalg", "avx512vpopcntdq": "avx512_vpopcntdq",
+                 "avx512vp2intersect": "avx512_vp2intersect", "avxvnni": "avx_vnni",
+                 "amx-tile": "amx_tile", "amx-int8": "amx_int8", "amx-bf16": "amx_bf16",
+                 "amx-fp16": "amx_fp16"})
 
 
 def _host_flags() -> set | None:
@@ -123,7 +132,7 @@ def missing_features(target: dict) -> list[str]:
     flags = _host_flags()
     if flags is None:
         return []
-    return sorted(f for f in wanted & set(_CHECKED) if _CPUINFO.get(f, f) not in flags)
+    return sorted(f for f in wanted & set(_CPUINFO) if _CPUINFO[f] not in flags)
 
 
 def read_manifest(folder: str) -> tuple[dict, str]:

@@ -71,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     aot.add_argument("--out", help="the folder to write the library to")
     aot.add_argument("--name", help="the library's name (default: the function's)")
     aot.add_argument("--target-cpu", default="host",
-                     help="host, x86-64-v3, x86-64-v4 or an LLVM CPU name (default: host)")
+                     help="host, x86-64-v3, x86-64-v4 or an x86-64 CPU's LLVM name, e.g. "
+                          "znver3 (default: host)")
     aot.add_argument("--no-freeze", action="store_true",
                      help="keep variables as buffers the caller can set, not constants")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")

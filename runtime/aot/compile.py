@@ -29,6 +29,7 @@ from ember.backends.cpu import kernels
 from ember.backends.cpu.aot import capi
 from ember.backends.cpu.aot.build import AotError, Extra, build_entry
 from ember.backends.cpu.aot.link import link
+from ember.backends.cpu.aot.targets import named_cpu_features
 from ember.backends.cpu.backend import CpuBackend, CpuOptions
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
@@ -39,7 +40,6 @@ from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.function import Function, function
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-LEVELS = ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
 _C_KEYWORDS = frozenset(
     "auto bool break case char const continue default do double else enum extern float for "
     "goto if inline int long register restrict return short signed sizeof static struct "
@@ -226,33 +226,17 @@ def _variable_name(variable, taken: list, owners: list) -> str:
 
 def _options(target_cpu: str) -> CpuOptions:
     """Code-generation options for `target_cpu`: the host's CPU and features, or a named
-    CPU (an x86-64 level or an LLVM CPU name) with the features it implies. Products
-    call Ember's own GEMM kernels (gemm="ember", linked into the library): an AOT library
-    never calls OpenBLAS."""
+    x86-64 CPU (an x86-64 level or a CPU of targets.FEATURES) with the features it
+    implies, which the manifest records (the loader refuses a machine that lacks one).
+    Products call Ember's own GEMM kernels (gemm="ember", linked into the library): an
+    AOT library never calls OpenBLAS."""
     if target_cpu == "host":
         return CpuOptions(gemm="ember", threads=1)
-    if not isinstance(target_cpu, str) or not _known_cpu(target_cpu):
-        raise AotError(f"target_cpu {target_cpu!r} is not a CPU LLVM knows: use \"host\", "
-                       f"one of {', '.join(LEVELS)}, or an LLVM CPU name (e.g. "
-                       "\"skylake-avx512\", \"znver3\")")
-    return CpuOptions(cpu=target_cpu, features="", gemm="ember", threads=1)
-
-
-def _known_cpu(cpu: str) -> bool:
-    """Whether LLVM knows `cpu` (it only warns on stderr about one it does not)."""
-    if cpu in LEVELS:
-        return True
-    CpuBackend(CpuOptions(gemm="ember", threads=1))  # initialises the native target
-    with tempfile.TemporaryFile() as err:
-        saved = os.dup(2)
-        try:
-            os.dup2(err.fileno(), 2)
-            llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features="")
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        return b"not a recognized processor" not in err.read()
+    features = named_cpu_features(target_cpu)  # AotError before LLVM sees a bad name
+    if not llvm.get_default_triple().startswith("x86_64"):
+        raise AotError(f"target_cpu {target_cpu!r} is an x86-64 CPU and this machine is "
+                       f"{llvm.get_default_triple()}: use target_cpu=\"host\"")
+    return CpuOptions(cpu=target_cpu, features=features, gemm="ember", threads=1)
 
 
 def _remove_old_artifact(out_dir: str, form: str) -> None:
