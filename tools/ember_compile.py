@@ -36,6 +36,7 @@ import sys
 import llvmlite.binding as llvm
 
 from ember import backends
+from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import STAGES
 from ember.backends.cpu.compiler import specialize
 from ember.dialects.ember import verifier
@@ -164,6 +165,7 @@ def compile_script(args) -> int:
     if not os.path.isfile(script):
         raise ToolError(f"cannot read '{script}': no such file")
     import ember as em
+    from ember.runtime.aot.compile import concretes
     from ember.runtime.aot.signature import parse_spec
     try:
         specs = [parse_spec(s) for s in args.signature] or None
@@ -176,11 +178,15 @@ def compile_script(args) -> int:
         fn = fn.get(part) if isinstance(fn, dict) else getattr(fn, part, None)
         if fn is None:
             raise ToolError(f"{script} defines no '{name}'")
-    try:
-        record = em.aot.compile(fn, specs, out_dir=args.out, name=args.name,
+    try:  # tracing runs the script's code: what it raises is the user's error
+        entries = dict(concretes(fn, specs))
+    except (em.aot.AotError, ValueError, TypeError) as e:
+        raise ToolError(str(e)) from None
+    try:  # past tracing, anything but these is a bug in Ember (internal error, status 2)
+        record = em.aot.compile(entries, out_dir=args.out, name=args.name,
                                 target_cpu=args.target_cpu,
                                 freeze_variables=not args.no_freeze)
-    except (em.aot.AotError, ValueError, TypeError) as e:
+    except (em.aot.AotError, NotCompilable) as e:
         raise ToolError(str(e)) from None
     for entry in record["entries"]:
         ins = ", ".join(f"{i['name']}: {_spec(i)}" for i in entry["inputs"])

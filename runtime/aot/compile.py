@@ -56,7 +56,7 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
     """Compiles functions ahead of time into `out_dir` (em.aot.compile); returns the
     manifest. See ember/aot.py for the arguments; `loader` is the loader module
     (ember/aot_loader.py), copied into the folder and whose manifest format is written."""
-    entries = _concretes(fn_or_concrete, signature)
+    entries = concretes(fn_or_concrete, signature)
     name = name or entries[0][0]
     _check_identifier(name, "name")
     backend = CpuBackend(_options(target_cpu))
@@ -116,8 +116,9 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
     return record
 
 
-def _concretes(fn, signature) -> list[tuple[str, ConcreteFunction]]:
-    """(entry name, concrete function) for each function to compile (step 1)."""
+def concretes(fn, signature) -> list[tuple[str, ConcreteFunction]]:
+    """(entry name, concrete function) for each function to compile (step 1: tracing,
+    which runs the user's code; ember-compile tells its errors from Ember's by this)."""
     if isinstance(fn, dict):
         if not fn:
             raise AotError("em.aot.compile got an empty dict of functions")

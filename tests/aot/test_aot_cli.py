@@ -64,3 +64,19 @@ def test_emit_still_lowers_ir(tmp_path, capsys):
                        'tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n')
     assert main([str(ir_file), "--emit=linalg"]) == 0
     assert "linalg.generic" in capsys.readouterr().out
+
+
+def test_a_bug_in_ember_is_an_internal_error_with_status_2(tmp_path, capsys, monkeypatch):
+    from ember.runtime.aot import compile as aot_compile
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal inconsistency")
+
+    monkeypatch.setattr(aot_compile, "build_entry", broken)
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    assert main([f"{script}:square", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: ValueError: an internal inconsistency" in err
+    script.write_text("def f(x):\n    return x + 'text'\n")  # the script's own error
+    assert main([f"{script}:f", "--signature", "f32[?]", "--out", str(tmp_path)]) == 1

@@ -177,3 +177,24 @@ def test_out_of_memory_is_the_jits_memory_error(tmp_path):
             lib(np.int64(n))
         assert str(got.value) == str(want.value)
         assert "Unable to allocate" in str(got.value)
+
+
+def test_products_with_every_dim_dynamic_compile_and_raise_the_jits_error(tmp_path):
+    # 3 sentinel `?` dims of a tensor made more bytes than an int64 counts: the error
+    # table raised a ShapeError while compiling
+    spec = em.TensorSpec([None, None, None], em.float32)
+
+    @em.function(input_signature=[spec, spec])
+    def bmm(a, b):
+        return em.matmul(a, b)
+
+    em.aot.compile(bmm, out_dir=str(tmp_path))
+    lib = em.aot.load(str(tmp_path))
+    a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+    assert lib(a, b).tolist() == np.matmul(a, b).tolist()
+    bad = np.ones((2, 5, 5), np.float32)
+    with pytest.raises(em.errors.OpShapeError) as want:
+        bmm(a, bad)
+    with pytest.raises(em.errors.OpShapeError, match="contraction dims differ") as got:
+        lib(a, bad)
+    assert str(got.value).split(" (at ")[0] == str(want.value).split(" (at ")[0]
