@@ -196,33 +196,36 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
             extras.append(Extra(obj._value, TensorType(obj.dtype, obj._value.shape)))
             continue
         value = obj.numpy()
-        extras.append(Extra(value, TensorType(obj.dtype, value.shape),
-                            _variable_name(obj, variables, owners)))
+        extras.append(Extra(value, TensorType(obj.dtype, value.shape), obj.name))
         index[len(extras) - 1] = obj
     entry = build_entry(entry_name, cf._optimized_text(), graph.symbol, inputs, extras,
                         freeze, backend, str(cf._pipeline) if cf._pipeline else "")
     kept = []
     for k in entry.variables:
         found = [i for i, owner in enumerate(owners) if owner is index[k]]
-        if not found:
-            variables.append(extras[k])
+        if not found:  # named when kept: two of one name in an entry differ too
+            variables.append(dataclasses.replace(
+                extras[k], name=_variable_name(extras[k].name, variables)))
             owners.append(index[k])
             found = [len(variables) - 1]
         kept.append(found[0])
     return dataclasses.replace(entry, variables=tuple(kept)), names, py_names
 
 
-def _variable_name(variable, taken: list, owners: list) -> str:
-    """The variable's name (`dense/kernel:0`), made unique among `taken`."""
-    base = variable.name
+def _variable_name(base: str, taken: list) -> str:
+    """The variable's name (`dense/kernel:0`), made unique among the `taken` variables' as
+    TensorFlow does on a collision: `dense/kernel_1:0`, `dense/kernel_2:0`, ... (a name
+    the caller could not tell apart from another's could not be set)."""
     names = {v.name for v in taken}
-    if base not in names or any(o is variable for v, o in zip(taken, owners)
-                                if v.name == base):
-        return base
-    k = 1
-    while f"{base}_{k}" in names:
+    stem, colon, index = base.rpartition(":")
+    if not colon or not index.isdigit():
+        stem, index = base, None
+    k = 0
+    name = base
+    while name in names:
         k += 1
-    return f"{base}_{k}"
+        name = f"{stem}_{k}" + (f":{index}" if index is not None else "")
+    return name
 
 
 def _options(target_cpu: str) -> CpuOptions:

@@ -162,3 +162,26 @@ def test_parameter_names_that_are_c_keywords(tmp_path):
     assert lib(np.ones(2, np.float32), data=np.ones(2, np.float32)).tolist() == [2.0, 2.0]
     assert lib.manifest["entries"][0]["inputs"][0] == {
         "name": "int", "c_name": "in_int", "dtype": "float32", "shape": [2]}
+
+
+def test_variables_of_one_name_get_unique_names(tmp_path):
+    # two layers named "fc": their variables were all "fc/kernel:0"/"fc/bias:0", so
+    # lib.variables listed two and setting one by name set the first only
+    enc = em.Sequential([em.layers.Dense(2, name="fc")], name="enc")
+    dec = em.Sequential([em.layers.Dense(2, name="fc")], name="dec")
+    dec(enc(np.ones((1, 2), np.float32)))
+
+    @em.function(input_signature=[em.TensorSpec([None, 2], em.float32)])
+    def f(x):
+        return dec(enc(x))
+
+    record = em.aot.compile(f, out_dir=str(tmp_path), freeze_variables=False)
+    names = [v["name"] for v in record["variables"]]
+    assert names == ["fc/kernel:0", "fc/bias:0", "fc/kernel_1:0", "fc/bias_1:0"]
+    lib = em.aot.load(str(tmp_path))
+    assert list(lib.variables) == names
+    for name in names:
+        lib.set_variable(name, np.zeros(lib.variables[name]["shape"], np.float32))
+    lib.set_variable("fc/bias_1:0", np.array([1.0, 2.0], np.float32))
+    assert lib(np.ones((1, 2), np.float32)).tolist() == [[1.0, 2.0]]
+    assert lib.get_variable("fc/bias:0").tolist() == [0.0, 0.0]
