@@ -29,6 +29,8 @@ import json
 import os
 import platform
 import re
+import shutil
+import tempfile
 
 import numpy as np
 
@@ -46,24 +48,12 @@ class OpError(Exception):
         super().__init__(f"'{op_name}' op {message}")
 
 
-class OpTypeError(OpError, TypeError):
-    pass
-
-
-class OpShapeError(OpError, ValueError):
-    pass
-
-
-class OpAttributeError(OpError, ValueError):
-    pass
-
-
-class InvalidArgumentError(OpError, ValueError):
-    pass
-
-
-class AssertionFailedError(InvalidArgumentError, AssertionError):
-    pass
+# Ember's classes of errors of compiled code (ember/errors.py), by name and bases
+OpTypeError = type("OpTypeError", (OpError, TypeError), {})
+OpShapeError = type("OpShapeError", (OpError, ValueError), {})
+OpAttributeError = type("OpAttributeError", (OpError, ValueError), {})
+InvalidArgumentError = type("InvalidArgumentError", (OpError, ValueError), {})
+AssertionFailedError = type("AssertionFailedError", (InvalidArgumentError, AssertionError), {})
 
 
 STAND_INS = {c.__name__: c for c in (ArtifactError, OpError, OpTypeError, OpShapeError,
@@ -191,10 +181,36 @@ def load(folder: str, errors: dict | None = None) -> "Library":
         raise classes["ArtifactError"](str(e)) from None
     path = os.path.join(folder, record["library"])
     try:
-        lib = ctypes.CDLL(path)
+        lib = _dlopen(path, record["files"][record["library"]])
     except OSError as e:
         raise classes["ArtifactError"](f"{path} does not load: {e}") from None
     return Library(lib, record, path, manifest, classes)
+
+
+# library path -> the sha256 of what this process loaded from it; (path, sha256) -> a
+# library loaded from a copy
+_loaded: dict = {}
+
+
+def _dlopen(path: str, digest: str):
+    """The library at `path` (of sha256 `digest`, checked). dlopen returns the library it
+    loaded before from the same path, so a library compiled again into the same folder is
+    loaded from a private copy (deleted once loaded) instead: edit, compile and load again
+    works in one process."""
+    if _loaded.setdefault(path, digest) == digest:
+        return ctypes.CDLL(path)
+    if (path, digest) in _loaded:
+        return _loaded[path, digest]
+    folder = tempfile.mkdtemp(prefix=f"ember-aot-{digest[:16]}-")
+    copy = os.path.join(folder, os.path.basename(path))
+    try:
+        shutil.copyfile(path, copy)
+        if file_sha256(copy) != digest:
+            raise OSError(f"{path} changed while it was being loaded")
+        _loaded[path, digest] = ctypes.CDLL(copy)
+        return _loaded[path, digest]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _symbol(lib, name: str, path: str, manifest: str, classes: dict):
