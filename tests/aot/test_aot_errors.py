@@ -198,3 +198,18 @@ def test_products_with_every_dim_dynamic_compile_and_raise_the_jits_error(tmp_pa
     with pytest.raises(em.errors.OpShapeError, match="contraction dims differ") as got:
         lib(a, bad)
     assert str(got.value).split(" (at ")[0] == str(want.value).split(" (at ")[0]
+
+
+def test_null_arrays_are_refused_unless_empty(lib_dir):
+    # a NULL input segfaulted while NULL outputs were refused
+    c = ctypes.CDLL(str(lib_dir / "liberrs.so"))
+    c.errs_last_error.restype = ctypes.c_char_p
+    y = np.ones(2, np.float32)
+    out, shape = ctypes.c_void_p(), (ctypes.c_int64 * 1)()
+    code = c.errs_add(None, ctypes.c_int64(2), ctypes.c_void_p(y.ctypes.data),
+                      ctypes.c_int64(2), ctypes.byref(out), shape)
+    assert code == 8 and c.errs_last_error() == b"errs_add: x is NULL"
+    code = c.errs_add(None, ctypes.c_int64(0), None, ctypes.c_int64(0), ctypes.byref(out),
+                      shape)
+    assert code == 0 and shape[0] == 0
+    c.errs_free(out)

@@ -103,6 +103,7 @@ def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
     lines = [f"/* {lib}.h: the C API of lib{lib}.so, {about}.", " *",
              " * Arrays are C-contiguous (row-major) of the element type shown. Inputs are",
              " * only read; a `?` dim of an input is the parameter after its pointer.",
+             f" * A NULL array is {up}_BAD_CALL, unless it has no elements.",
              " * An output of static shape is written into a buffer the caller allocates",
              " * (it must not overlap an input). An output with a `?` dim is allocated by",
              f" * the library: *out receives the data, out_shape its dims; the caller owns it",
@@ -242,12 +243,20 @@ def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
         lines += [f"  if ({name}_dim{k} < 0)",
                   f"    return {lib}_rt_bad_call(\"{fn}: {name}_dim{k} is negative\");"]
     for i, (t, name) in enumerate(zip(entry.inputs, names)):
+        if t.shape is not None and 0 not in t.shape:  # NULL only for no elements
+            empty = " || ".join(f"{name}_dim{k} == 0" for k, d in enumerate(t.shape)
+                                if d is None)
+            lines += [f"  if (!{name}{f' && !({empty})' if empty else ''})",
+                      f"    return {lib}_rt_bad_call(\"{fn}: {name} is NULL\");"]
         lines.append(f"  data[{i}] = (void *){name};")
     for k, index in enumerate(entry.variables):
         lines.append(f"  data[{len(entry.inputs) + k}] = {lib}_rt_var{index};")
     dynamic = []
     for j, t in enumerate(entry.results):
         if t.is_static:
+            if t.num_elements:
+                lines += [f"  if (!out{j})",
+                          f"    return {lib}_rt_bad_call(\"{fn}: out{j} is NULL\");"]
             lines.append(f"  data[{len(args) + j}] = out{j};")
         else:
             dynamic.append(j)
