@@ -2,8 +2,8 @@
 
 `compile` writes a folder: `lib<name>.so` (needs only libc, libm and libpthread), `<name>.h`
 (its C API), `<name>.json` (the manifest: signatures, versions, target, file hashes) and
-`ember_aot_loader.py`, with which a Python process that has only numpy runs it. `load`
-reads such a folder back. The code lives in runtime/aot and backends/cpu/aot.
+`ember_aot_loader.py` (with `ember_aot_artifact.py`), with which a Python process that
+has only numpy runs it. `load` reads such a folder back. The code lives in runtime/aot and backends/cpu/aot.
 """
 
 from __future__ import annotations

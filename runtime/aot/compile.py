@@ -55,7 +55,8 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
             target_cpu: str = "host", freeze_variables: bool = True) -> dict:
     """Compiles functions ahead of time into `out_dir` (em.aot.compile); returns the
     manifest. See ember/aot.py for the arguments; `loader` is the loader module
-    (ember/aot_loader.py), copied into the folder and whose manifest format is written."""
+    (ember/aot_loader.py), copied into the folder with its `artifact` module, and whose
+    manifest format is written."""
     entries = concretes(fn_or_concrete, signature)
     name = name or entries[0][0]
     _check_identifier(name, "name")
@@ -99,6 +100,7 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
         link(os.path.join(out_dir, library), source, objects, work, [f"{name}_*"])
         shutil.copyfile(os.path.join(work, header), os.path.join(out_dir, header))
     shutil.copyfile(loader.__file__, os.path.join(out_dir, "ember_aot_loader.py"))
+    shutil.copyfile(loader.artifact.__file__, os.path.join(out_dir, "ember_aot_artifact.py"))
     record = {"format": loader.FORMAT, "name": name, "library": library, "header": header,
               "loader": "ember_aot_loader.py", "entries": sigs, "target": target,
               "frozen": bool(freeze_variables),
@@ -109,7 +111,8 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
                   map(str, llvm.llvm_version_info)), "llvmlite": _version("llvmlite"),
                   "mlir": _version("xtc-mlir-python-bindings")},
               "files": {f: loader.file_sha256(os.path.join(out_dir, f))
-                        for f in (library, header, "ember_aot_loader.py")}}
+                        for f in (library, header, "ember_aot_loader.py",
+                                  "ember_aot_artifact.py")}}
     record["sha256"] = loader.checksum(record)
     with open(os.path.join(out_dir, f"{name}.json"), "wb") as f:
         f.write(loader.canonical(record))

@@ -38,8 +38,9 @@ def test_compiles_a_function_of_a_script(tmp_path, capsys):
     assert list(lib.variables) == ["scale:0"]
     assert main([f"{script}:square", "--out", str(out)]) == 0  # its input_signature
     assert em.aot.load(str(out))(np.array([3], np.int32)).tolist() == [9]
-    assert sorted(p.name for p in out.iterdir()) == ["ember_aot_loader.py", "libsquare.so",
-                                                     "square.h", "square.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "ember_aot_artifact.py", "ember_aot_loader.py", "libsquare.so", "square.h",
+        "square.json"]
 
 
 def test_errors_are_one_line_with_status_1(tmp_path, capsys):

@@ -28,3 +28,40 @@ def test_a_library_compiled_again_into_its_folder_loads_anew(tmp_path):
     assert again._lib is new._lib
     assert again(np.ones(1, np.float32), np.zeros(1, np.float32)).tolist() == [2.0]
     assert old(np.ones(1, np.float32)).tolist() == [2.0]  # the old one still runs
+
+
+@pytest.fixture(scope="module")
+def stats(tmp_path_factory):
+    def stats(a, idx):
+        return em.reduce_sum(a) + em.cast(em.reduce_sum(idx), em.float64)
+
+    out = tmp_path_factory.mktemp("stats")
+    em.aot.compile(stats, ["f64[?]", "i32[?]"], out_dir=str(out))
+    cf = em.function(stats).get_concrete_function(em.TensorSpec([None], em.float64),
+                                                  em.TensorSpec([None], em.int32))
+    return out, cf
+
+
+def _outcome(fn, *args):
+    try:
+        return "ok", float(np.asarray(fn(*args)))
+    except Exception as e:  # noqa: BLE001 (compared below)
+        return type(e).__name__, str(e).replace("ConcreteFunction ", "")
+
+
+@pytest.mark.parametrize("args", [
+    ([1.0, 2.0], np.zeros(1, np.int32)),  # a list: converted silently before
+    (np.ones(2), [2**40]),  # wrapped around to 0 in int32
+    (np.ones(2), (1, 2)),
+    (np.ones(1), 2**40),  # a Python int that int32 cannot hold
+    (np.ones(1), 3),
+    (2.5, np.int32(1)),
+    (np.ones(1), 1.5),
+    (True, np.int32(1)),
+], ids=["list", "list-too-large", "tuple", "int-too-large", "int", "float", "float-for-int",
+        "bool"])
+def test_arguments_are_converted_as_a_concrete_function_converts_them(stats, args):
+    out, cf = stats
+    want = _outcome(cf, *args)
+    assert _outcome(em.aot.load(str(out)), *args) == want
+    assert _outcome(aot_loader.load(str(out)), *args)[:1] == want[:1]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import ember as em
-from ember import aot_loader
+from ember import aot_artifact, aot_loader
 from ember.backends.cpu.aot.targets import FEATURES
 from ember.tools.ember_compile import main
 
@@ -32,19 +32,19 @@ def test_named_cpu_records_the_features_it_implies(sapphire):
 
 
 def _flags_without(*missing):
-    every = set(aot_loader._CPUINFO.values())
+    every = set(aot_artifact._CPUINFO.values())
     return lambda: every - set(missing)
 
 
 def test_both_loaders_refuse_a_cpu_lacking_a_feature(sapphire, monkeypatch):
-    monkeypatch.setattr(aot_loader, "_host_flags", _flags_without("avx512_fp16", "amx_tile"))
+    monkeypatch.setattr(aot_artifact, "_host_flags", _flags_without("avx512_fp16", "amx_tile"))
     message = r"compiled for CPU sapphirerapids and needs amx-tile, avx512fp16, which " \
               r"this CPU lacks"
     with pytest.raises(em.errors.ArtifactError, match=message):
         em.aot.load(str(sapphire))
     with pytest.raises(aot_loader.ArtifactError, match=message):
         aot_loader.load(str(sapphire))  # the numpy-only loader: the same module
-    monkeypatch.setattr(aot_loader, "_host_flags", _flags_without())
+    monkeypatch.setattr(aot_artifact, "_host_flags", _flags_without())
     lib = em.aot.load(str(sapphire))  # a machine with them all loads it
     assert lib.manifest["target"]["cpu"] == "sapphirerapids"
 
