@@ -213,3 +213,18 @@ def test_null_arrays_are_refused_unless_empty(lib_dir):
                       shape)
     assert code == 0 and shape[0] == 0
     c.errs_free(out)
+
+
+@pytest.mark.parametrize("n", [2**46, 2**60, 2**62])
+def test_huge_dims_from_c_are_out_of_memory(lib_dir, n):
+    # sizes computed from such dims overflowed int64: a small buffer, then a segfault
+    c = ctypes.CDLL(str(lib_dir / "liberrs.so"))
+    c.errs_last_error.restype = ctypes.c_char_p
+    x = np.ones(4, np.float32)
+    out, shape = ctypes.c_void_p(), (ctypes.c_int64 * 1)()
+    code = c.errs_add(ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(n),
+                      ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(n), ctypes.byref(out),
+                      shape)
+    assert code == 1 and c.errs_last_error().decode() == (
+        f"Unable to allocate the arrays of @add: input x of shape [{n}] would take more "
+        "than 2**47 bytes, more than a process can address: out of memory")

@@ -242,6 +242,14 @@ def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
     for name, k in dims:
         lines += [f"  if ({name}_dim{k} < 0)",
                   f"    return {lib}_rt_bad_call(\"{fn}: {name}_dim{k} is negative\");"]
+    for t, name in zip(entry.inputs, names):
+        if t.shape and None in t.shape:  # sizes computed from it must not overflow
+            shape = ", ".join(f"{name}_dim{k}" if d is None else str(d)
+                              for k, d in enumerate(t.shape))
+            lines += [f"  code = {lib}_rt_check_size({c_string(entry.name)}, "
+                      f"{c_string(name)}, (const int64_t[]){{{shape}}}, {len(t.shape)}, "
+                      f"{t.dtype.np_dtype.itemsize});",
+                      "  if (code) return code;"]
     for i, (t, name) in enumerate(zip(entry.inputs, names)):
         if t.shape is not None and 0 not in t.shape:  # NULL only for no elements
             empty = " || ".join(f"{name}_dim{k} == 0" for k, d in enumerate(t.shape)

@@ -75,6 +75,31 @@ static int ember_bad_call(const char *text) {
   return CODE_BAD_CALL;
 }
 
+/* OUT_OF_MEMORY unless an input of `rank` dims `dims` and elements of `item` bytes fits
+   in what a process can address (2**47 bytes): compiled code computes the sizes of its
+   buffers in int64 without overflow checks, so a larger one could wrap to a small
+   allocation and be written past its end. */
+static int ember_check_size(const char *entry, const char *name, const int64_t *dims,
+                            int rank, uint64_t item) {
+  uint64_t bytes = item;
+  int over = 0;
+  for (int k = 0; k < rank; k++) {
+    if (dims[k] == 0) return 0;
+    over |= __builtin_mul_overflow(bytes, (uint64_t)dims[k], &bytes);
+  }
+  if (!over && bytes <= (1ULL << 47)) return 0;
+  char shape[512];
+  size_t at = 0;
+  for (int k = 0; k < rank && at < sizeof shape; k++)
+    at += (size_t)snprintf(shape + at, sizeof shape - at, k ? ", %lld" : "%lld",
+                           (long long)dims[k]);
+  snprintf(ember_message, sizeof ember_message,
+           "Unable to allocate the arrays of @%s: input %s of shape [%s] would take more "
+           "than 2**47 bytes, more than a process can address: out of memory", entry,
+           name, shape);
+  return CODE_OUT_OF_MEMORY;
+}
+
 static int ember_begin(void) {
   ember_message[0] = 0;
   pthread_once(&ember_once, ember_make_key);
