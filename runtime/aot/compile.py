@@ -40,10 +40,17 @@ from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.function import Function, function
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# names a C parameter cannot take: keywords, the entry's locals, and the types and libc
+# functions its body uses
 _C_KEYWORDS = frozenset(
     "auto bool break case char const continue default do double else enum extern float for "
     "goto if inline int long register restrict return short signed sizeof static struct "
-    "switch typedef union unsigned void volatile while data code".split())
+    "switch typedef union unsigned void volatile while data code sites status lost free "
+    "malloc memcpy snprintf int8_t int16_t int32_t int64_t uint8_t uint16_t intptr_t "
+    "size_t NULL".split())
+# what the C API defines as `<lib>_<suffix>` besides the entries (capi.py)
+_API = ("last_error", "error_name", "free", "signature", "set_gemm_threads", "set_variable",
+        "get_variable")
 
 
 class ArtifactError(EmberError, ValueError):
@@ -62,9 +69,11 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
     _check_identifier(name, "name")
     backend = CpuBackend(_options(target_cpu))
     variables, owners, built, arg_names, sigs = [], [], [], [], []
+    for entry_name, _ in entries:
+        _check_entry_name(name, entry_name)
     for entry_name, cf in entries:
         entry, names, py_names = _build(entry_name, cf, backend, freeze_variables,
-                                        variables, owners)
+                                        variables, owners, name)
         built.append(entry)
         arg_names.append(names)
         sig = capi.signature(entry, py_names, variables, names)
@@ -169,8 +178,42 @@ def _check_identifier(name: str, what: str) -> None:
         raise AotError(f"{what} {name!r} must be a C identifier (letters, digits, _)")
 
 
+def _check_entry_name(lib: str, entry: str) -> None:
+    """AotError if entry point `<lib>_<entry>` would clash with a name of the C API."""
+    clash = f"{lib}_{entry}"
+    if entry in _API or entry.startswith("rt_"):
+        what = "a function of the library's C API" if entry in _API else \
+            "a prefix of the library's internal names"
+    elif any(clash == f"{lib.upper()}_{code}" for code, _ in capi.CODES):
+        what = "an error code macro of its header"
+    else:
+        return
+    raise AotError(f"entry '{entry}' would be the C function {clash}, which is {what}: "
+                   "give the entry another name (a key of the dict of functions)")
+
+
+def _c_names(graph, lib: str) -> list[str]:
+    """The C parameter names of the graph's inputs: no keyword, local or libc name of the
+    entry's body (`in_` before it), none starting with `out` or `<lib>_`, and none equal
+    to another's (a `?` dim's parameter `x_dim0` included: `_1`, `_2` after it)."""
+    taken, names = set(), []
+    for t in graph.inputs:
+        base = re.sub(r"\W", "_", t._name) or "arg"
+        if base[0].isdigit() or base.startswith(("out", f"{lib}_")) or base in _C_KEYWORDS:
+            base = f"in_{base}"
+        shape = t._ttype.shape or ()
+        name, k = base, 0
+        while name in taken or any(f"{name}_dim{i}" in taken
+                                   for i, d in enumerate(shape) if d is None):
+            k += 1
+            name = f"{base}_{k}"
+        names.append(name)
+        taken |= {name} | {f"{name}_dim{i}" for i, d in enumerate(shape) if d is None}
+    return names
+
+
 def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variables: list,
-           owners: list):
+           owners: list, lib: str):
     """Step 2 for one concrete function: (entry, its inputs' C names, their Python
     names). Appends the variables it keeps as buffers to `variables` and their
     em.Variables to `owners` (one buffer per variable, whichever entries read it)."""
@@ -184,12 +227,7 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
         raise AotError(f"'{cf.name}' returns {cf.structured_outputs!r}: an entry returns a "
                        "tensor or a flat tuple or list of tensors")
     inputs = [t._ttype for t in graph.inputs]
-    names, py_names = [], [t._name for t in graph.inputs]
-    for t in graph.inputs:  # C parameter names: no keyword, no clash with out<j>
-        base = re.sub(r"\W", "_", t._name) or "arg"
-        if base[0].isdigit() or base.startswith("out") or base in _C_KEYWORDS:
-            base = f"in_{base}"
-        names.append(base if base not in names else f"{base}_{len(names)}")
+    names, py_names = _c_names(graph, lib), [t._name for t in graph.inputs]
     extras, index = [], {}
     for kind, obj in graph.extra_args:
         if kind == "tensor":

@@ -185,3 +185,27 @@ def test_variables_of_one_name_get_unique_names(tmp_path):
     lib.set_variable("fc/bias_1:0", np.array([1.0, 2.0], np.float32))
     assert lib(np.ones((1, 2), np.float32)).tolist() == [[1.0, 2.0]]
     assert lib.get_variable("fc/bias:0").tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("entry", ["free", "last_error", "signature", "rt_begin"])
+def test_entry_names_the_c_api_defines_are_refused_before_cc(tmp_path, entry):
+    def add(x, y):
+        return x + y
+
+    with pytest.raises(em.aot.AotError, match=rf"entry '{entry}' would be the C function "
+                                              rf"x_{entry}, which is"):
+        em.aot.compile({entry: add}, {entry: ["f32[2]", "f32[2]"]}, out_dir=str(tmp_path),
+                       name="x")
+
+
+def test_parameter_names_that_clash_with_generated_ones(tmp_path):
+    def f(x, x_dim0, free, status):
+        return x + x_dim0 * free * status
+
+    em.aot.compile(f, ["f32[?]", "f32[?]", "f32[]", "f32[]"], out_dir=str(tmp_path))
+    assert "int f_f(const float *x, int64_t x_dim0, const float *x_dim0_1, int64_t " \
+        "x_dim0_1_dim0, const float *in_free, const float *in_status, float **out0, " \
+        "int64_t *out0_shape);" in (tmp_path / "f.h").read_text()
+    lib = em.aot.load(str(tmp_path))
+    one = np.float32(1)
+    assert lib(np.ones(2, np.float32), np.full(2, 2, np.float32), one, one).tolist() == [3, 3]
