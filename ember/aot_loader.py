@@ -116,6 +116,11 @@ class Library:
             for fn in (self._set, self._get):
                 fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int64]
 
+    def __repr__(self) -> str:
+        entries = "; ".join(_signature(e.spec) for e in self.entries.values())
+        variables = f", variables {', '.join(self.variables)}" if self.variables else ""
+        return f"<Library {self._record['name']} ({self.path}): {entries}{variables}>"
+
     @property
     def manifest(self) -> dict:
         return json.loads(json.dumps(self._record))
@@ -152,13 +157,29 @@ class Library:
 
     def set_variable(self, name: str, value) -> None:
         spec = self._variable(name)
-        array = np.ascontiguousarray(value)
-        if array.dtype != _dtype(spec["dtype"]) or list(array.shape) != spec["shape"]:
-            raise ValueError(f"variable {name!r} is {spec['dtype']}{spec['shape']}, got "
-                             f"{array.dtype}{list(array.shape)}")
+        dtype = _dtype(spec["dtype"])
+        array = np.asarray(_scalar(value, dtype) if _is_number(value) else value,
+                           order="C")  # (np.ascontiguousarray makes a scalar 1-d)
+        if array.dtype != dtype or list(array.shape) != spec["shape"]:
+            raise ValueError(f"variable {name!r} is {_kind(dtype, spec['shape'])}, got "
+                             f"{_kind(array.dtype, array.shape)}")
         code = self._set(name.encode(), array.ctypes.data, array.nbytes)
         if code:
             self.raise_error(code)
+
+
+def _kind(dtype: np.dtype, shape) -> str:
+    """`float32[3, 4]`, or `a float32 scalar`."""
+    return f"{dtype.name}{list(shape)}" if len(shape) else f"a {dtype.name} scalar"
+
+
+def _signature(spec: dict) -> str:
+    """`predict(x: float32[?, 784]) -> (float32[?, 10])` of an entry's manifest record."""
+    def text(t):
+        return t["dtype"] + "[" + ", ".join("?" if d is None else str(d)
+                                            for d in t["shape"]) + "]"
+    return (f"{spec['name']}(" + ", ".join(f"{i['name']}: {text(i)}" for i in spec["inputs"])
+            + ") -> (" + ", ".join(text(o) for o in spec["outputs"]) + ")")
 
 
 def _dtype(name: str) -> np.dtype:
@@ -169,6 +190,11 @@ def _dtype(name: str) -> np.dtype:
             raise TypeError("bfloat16 arrays need the ml_dtypes package") from None
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
+
+
+def _is_number(value) -> bool:
+    """A Python number (not numpy's: np.float64 is a float, and keeps its dtype)."""
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
 
 
 def _scalar(value, dtype: np.dtype) -> np.ndarray:
@@ -218,6 +244,9 @@ class Entry:
                 [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64)]
         fn.argtypes, fn.restype = argtypes, ctypes.c_int
 
+    def __repr__(self) -> str:
+        return f"<Entry {self._library._record['name']}_{_signature(self.spec)}>"
+
     def _error(self, text: str):
         return self._library._classes["InvalidArgumentError"](self.name, text)
 
@@ -246,8 +275,7 @@ class Entry:
             raise TypeError(f"{self.name}({', '.join(self._names)}): argument {name} has "
                             f"structure {value!r}, but it was traced with <ember.Tensor "
                             f"'{name}:0' shape={traced} dtype={dtype.name}>")
-        array = _scalar(value, dtype) if isinstance(value, (bool, int, float)) else \
-            np.asarray(value)
+        array = _scalar(value, dtype) if _is_number(value) else np.asarray(value)
         if array.dtype != dtype:
             raise self._error(f"cannot compute {self.name} as input #{i} ({name}, zero-based) "
                               f"was expected to be a {dtype.name} tensor but is a "

@@ -53,9 +53,9 @@ INPUTS = ("ember",) + STAGES[:4]
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-compile", description=__doc__.split("\n\n")[0])
     p.add_argument("input", help="input file ('-' for stdin)")
-    p.add_argument("--emit", choices=STAGES, default="llvmir", help="the stage to stop at")
-    p.add_argument("--from", dest="source", choices=INPUTS, default="ember",
-                   help="the stage the input file is at")
+    p.add_argument("--emit", choices=STAGES, help="the stage to stop at (default: llvmir)")
+    p.add_argument("--from", dest="source", choices=INPUTS,
+                   help="the stage the input file is at (default: ember)")
     p.add_argument("--function", help="function to specialise to --arg-types")
     p.add_argument("--arg-types", help="comma-separated static tensor types")
     p.add_argument("--backend", default="cpu", choices=backends.names(),
@@ -205,7 +205,17 @@ def run(args) -> int:
     if args.out or _SCRIPT.fullmatch(args.input) and not os.path.isfile(args.input):
         if not args.out:
             raise ToolError("SCRIPT.py:fn compiles ahead of time: give --out DIR")
+        given = [flag for flag, value in (("--emit", args.emit), ("--from", args.source),
+                                          ("--function", args.function),
+                                          ("--arg-types", args.arg_types),
+                                          ("--cpu", args.cpu), ("--features", args.features),
+                                          ("--optimize", args.optimize)) if value]
+        if given:
+            raise ToolError(f"{', '.join(given)} lower an IR file; SCRIPT.py:fn --out DIR "
+                            "writes a library (its target: --target-cpu)")
         return compile_script(args)
+    args.emit = args.emit or "llvmir"
+    args.source = args.source or "ember"
     if args.signature:
         raise ToolError("--signature needs SCRIPT.py:fn and --out")
     lowering = _lowering(args)

@@ -81,3 +81,13 @@ def test_a_bug_in_ember_is_an_internal_error_with_status_2(tmp_path, capsys, mon
     assert "internal error: ValueError: an internal inconsistency" in err
     script.write_text("def f(x):\n    return x + 'text'\n")  # the script's own error
     assert main([f"{script}:f", "--signature", "f32[?]", "--out", str(tmp_path)]) == 1
+
+
+def test_flags_of_the_ir_mode_are_refused_with_a_script(tmp_path, capsys):
+    # --emit=asm was silently ignored: the library was written as if it were not given
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    assert main([f"{script}:square", "--out", str(tmp_path / "o"), "--emit=asm"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --emit lower an IR file; SCRIPT.py:fn --out DIR writes a library" in err
+    assert not (tmp_path / "o").exists()

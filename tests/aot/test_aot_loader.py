@@ -58,10 +58,32 @@ def _outcome(fn, *args):
     (2.5, np.int32(1)),
     (np.ones(1), 1.5),
     (True, np.int32(1)),
+    (np.ones(1), np.float64(1.0)),  # numpy's scalars keep their dtype
 ], ids=["list", "list-too-large", "tuple", "int-too-large", "int", "float", "float-for-int",
-        "bool"])
+        "bool", "numpy-scalar"])
 def test_arguments_are_converted_as_a_concrete_function_converts_them(stats, args):
     out, cf = stats
     want = _outcome(cf, *args)
     assert _outcome(em.aot.load(str(out)), *args) == want
     assert _outcome(aot_loader.load(str(out)), *args)[:1] == want[:1]
+
+
+def test_variables_and_reprs(tmp_path):
+    scale = em.Variable(np.float32(2.0), name="scale")
+
+    def scaled(x):
+        return x * scale
+
+    em.aot.compile(scaled, ["f32[?, 3]"], out_dir=str(tmp_path), name="sc",
+                   freeze_variables=False)
+    lib = em.aot.load(str(tmp_path))
+    assert repr(lib) == (f"<Library sc ({tmp_path}/libsc.so): scaled(x: float32[?, 3]) -> "
+                         "(float32[?, 3]), variables scale:0>")
+    assert repr(lib.scaled) == "<Entry sc_scaled(x: float32[?, 3]) -> (float32[?, 3])>"
+    lib.set_variable("scale:0", 5.0)  # a Python number, converted as a call's argument
+    assert lib(np.ones((1, 3), np.float32)).tolist() == [[5.0] * 3]
+    with pytest.raises(ValueError, match=r"'scale:0' is a float32 scalar, got "
+                                         r"float32\[2\]"):
+        lib.set_variable("scale:0", np.ones(2, np.float32))
+    with pytest.raises(ValueError, match=r"is a float32 scalar, got a float64 scalar"):
+        lib.set_variable("scale:0", np.float64(5.0))
