@@ -12,6 +12,8 @@ from ember import aot_artifact, aot_loader
 from ember.backends.cpu.aot.targets import FEATURES
 from ember.tools.ember_compile import main
 
+from aot_harness import run_clean
+
 
 def _fp16(x, y):
     return x * y + x
@@ -70,3 +72,20 @@ def test_cli_prints_an_error_line_for_a_32_bit_cpu(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ember-compile: error: target_cpu 'pentium4' is not an x86-64")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_numpy_only_loader_refuses_it_in_a_clean_process(sapphire, tmp_path):
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(sapphire)!r})\n"
+            "import ember_aot_artifact, ember_aot_loader\n"
+            "flags = set(ember_aot_artifact._CPUINFO.values()) - {'avx512_fp16'}\n"
+            "ember_aot_artifact._host_flags = lambda: flags\n"
+            "try:\n"
+            f"    ember_aot_loader.load({str(sapphire)!r})\n"
+            "except ember_aot_loader.ArtifactError as e:\n"
+            "    print(type(e).__name__, e)\n")
+    done = run_clean(tmp_path, code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ArtifactError ")
+    assert "compiled for CPU sapphirerapids and needs avx512fp16, which this CPU lacks" in \
+        done.stdout
