@@ -193,3 +193,17 @@ def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_pa
     assert fresh.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
     big = choice.MAX_MEASURED_MACS  # not timed: seconds per call
     assert fresh.decide("f32", 111, 111, big, 2, 1) == "ember" and len(calls) == 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("element", ["f32", "f64"])
+@pytest.mark.parametrize("tb", [False, True])
+def test_narrow_products_with_a_by_rows_match_the_reference(target, element, tb):
+    """n < NR with A by rows runs as dot products along k (4 x 4 blocks of C, the last
+    steps of k masked, the last rows and columns repeated but not stored), split by rows
+    over threads."""
+    for m, n, k in ((1, 1, 1), (5, 3, 17), (256, 10, 1024), (13, 15, 40), (7, 9, 33),
+                    (300, 2, 5000)):
+        case = dict(order="R", ta=False, tb=tb, m=m, n=n, k=k, alpha=0.5,
+                    beta=float(m % 2), pad=2, threads=1 + m % 3)
+        _run_case(target, element, case, m * n)

@@ -19,8 +19,28 @@ from ember.backends.cpu.kernels.gemm_ir import Params
 THREADS_SYMBOL = "ember_gemm_threads"
 ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
 
+# `ember_gemm_cpus()`: the CPUs online, asked of sysconf once (it reads a file in /sys:
+# about 10 us, more than a small product takes) and kept; a race only asks twice.
 COMMON = f"""
 llvm.mlir.global external @{THREADS_SYMBOL}(0 : i32) {{addr_space = 0 : i32}} : i32
+llvm.mlir.global internal @ember_gemm_online(0 : i64) {{addr_space = 0 : i32}} : i64
+llvm.func @sysconf(i32) -> i64
+llvm.func internal @ember_gemm_cpus() -> i64 {{
+  %at = llvm.mlir.addressof @ember_gemm_online : !llvm.ptr
+  %known = llvm.load %at atomic monotonic {{alignment = 8 : i64}} : !llvm.ptr -> i64
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %ask = llvm.icmp "eq" %known, %zero : i64
+  llvm.cond_br %ask, ^sysconf, ^done(%known : i64)
+^sysconf:
+  %name = llvm.mlir.constant(84 : i32) : i32
+  %n = llvm.call @sysconf(%name) : (i32) -> i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %cpus = llvm.intr.smax(%n, %one) : (i64, i64) -> i64
+  llvm.store %cpus, %at atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+  llvm.br ^done(%cpus : i64)
+^done(%r: i64):
+  llvm.return %r : i64
+}}
 llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 llvm.func @pthread_join(i64, !llvm.ptr) -> i32
 """

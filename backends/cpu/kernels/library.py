@@ -14,7 +14,8 @@ import hashlib
 
 from mlir import ir
 
-from ember.backends.cpu.kernels import driver_ir, gemm_ir, packing_ir, split_ir
+from ember.backends.cpu.kernels import (direct_ir, dot_ir, driver_ir, gemm_ir, packing_ir,
+                                        split_ir)
 from ember.backends.cpu.kernels.gemm_ir import Params
 
 # Upstream passes only: the library is written in func/scf/arith/math/memref/vector/affine.
@@ -62,11 +63,11 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     parts = []
     for i, p in enumerate(params):
         body = "".join(gemm_ir.micro_kernel(p, r) for r in gemm_ir.row_variants(p)) + \
-            gemm_ir.direct_kernels(p) + gemm_ir.direct(p) + \
+            direct_ir.direct_kernels(p) + direct_ir.direct(p) + dot_ir.dot(p) + \
             packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
-        if i:  # one declaration of sysconf
-            body = body.replace("  func.func private @sysconf(i32) -> i64\n", "")
+        if i:  # one declaration of ember_gemm_cpus
+            body = body.replace("  func.func private @ember_gemm_cpus() -> i64\n", "")
         parts.append(body)
     return "module {\n" + "\n".join(parts) + "\n}\n"
 
@@ -86,8 +87,10 @@ def llvm_ir(features: str, cpu: str = "", elements: tuple[str, ...] = ELEMENTS) 
     with default_context():
         module = ir.Module.parse(mlir_text(params))
         run_pipeline(module, PIPELINE, verify_each=False)
-        # the entries call the lowered functions: parse them into the module's body
-        lowered = str(module)
+        # the entries call the lowered functions: parse them into the module's body, in
+        # place of the lowered declaration of what the runtime text defines
+        lowered = "\n".join(line for line in str(module).split("\n")
+                            if not line.startswith("  llvm.func @ember_gemm_cpus() "))
         runtime = driver_ir.COMMON + "".join(driver_ir.driver(p) for p in params)
         module = ir.Module.parse(lowered[:lowered.rindex("}")] + runtime + "}\n")
         return to_llvm_ir(module)

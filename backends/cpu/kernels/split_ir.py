@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from ember.backends.cpu.kernels.gemm_ir import DIRECT_ROWS, Params
+from ember.backends.cpu.kernels.dot_ir import DOT_COPY_ELEMENTS
+from ember.backends.cpu.kernels.direct_ir import DIRECT_ROWS
+from ember.backends.cpu.kernels.gemm_ir import Params
 
 
 # GEMMs of fewer multiply-adds than this run on the calling thread alone; a thread is
 # started per call (about 20-40 us), so each must get at least this much work.
-MIN_MACS_PER_THREAD = 1 << 21
+MIN_MACS_PER_THREAD = 1 << 20
 MAX_THREADS = 64
 
 
 def split(p: Params) -> str:
     """`@<p>_plan(m, n, k, want) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
     alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t`
-    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); so does a
-    product narrower than a register tile (n < NR, m > n) with C written transposed, so the
+    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product
+    narrower than a register tile (n < NR) runs as dot products along k if A is stored by
+    rows (dot_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the
     tile's rows, not its columns, go to waste; the larger of m / MR and n / NR is split in
     whole register tiles; k == 0 or alpha == 0 scale C by
     beta (zero it when beta == 0). Workspaces are malloc'ed per slice; if malloc fails the
     slice runs with one panel of each on the stack (slower, never wrong)."""
     t, mem, pre = p.element, f"memref<?x{p.element}>", p.prefix
     return f"""
-  func.func private @sysconf(i32) -> i64
+  func.func private @ember_gemm_cpus() -> i64
 
   func.func @{pre}_plan(%m: i64, %n: i64, %k: i64, %want: i64) -> i64
       attributes {{llvm.linkage = #llvm.linkage<internal>}} {{
@@ -39,18 +42,20 @@ def split(p: Params) -> str:
     %nt = arith.ceildivsi %n, %cnr : i64
     %units = arith.maxsi %mt, %nt : i64
     %asked = arith.cmpi sgt, %want, %c0 : i64
-    %cpus = scf.if %asked -> i64 {{
+    %alone = arith.cmpi sle, %by_work, %c1 : i64
+    %skip = arith.ori %asked, %alone : i1
+    %cpus = scf.if %skip -> i64 {{
       scf.yield %want : i64
     }} else {{
-      %online = arith.constant 84 : i32
-      %s = func.call @sysconf(%online) : (i32) -> i64
+      %s = func.call @ember_gemm_cpus() : () -> i64
       scf.yield %s : i64
     }}
     %a = arith.minsi %cpus, %units : i64
     %b = arith.minsi %a, %by_work : i64
     %d = arith.minsi %b, %cmax : i64
     %r = arith.maxsi %d, %c1 : i64
-    return %r : i64
+    %one = arith.select %alone, %c1, %r : i64
+    return %one : i64
   }}
 
   func.func @{pre}_slice(%order: i32, %transa: i32, %transb: i32, %m64: i64, %n64: i64,
@@ -89,7 +94,17 @@ def split(p: Params) -> str:
     %true = arith.constant true
     %thin = arith.cmpi ult, %n1, %cnr : index
     %taller = arith.cmpi ugt, %m1, %n1 : index
-    %tc = arith.andi %thin, %taller : i1
+    // unless A is stored by rows: then dot products along k (dot_ir)
+    %a_rows = arith.xori %ta1, %true : i1
+    %kn1 = arith.muli %k, %n1 : index
+    %cdotmax = arith.constant {DOT_COPY_ELEMENTS} : index
+    %copy_fits = arith.cmpi ule, %kn1, %cdotmax : index
+    %b_fits = arith.ori %tb1, %copy_fits : i1
+    %dot0 = arith.andi %thin, %a_rows : i1
+    %dot = arith.andi %dot0, %b_fits : i1
+    %ndot = arith.xori %dot, %true : i1
+    %tc0 = arith.andi %thin, %taller : i1
+    %tc = arith.andi %tc0, %ndot : i1
     %a = arith.select %tc, %b1, %a1 : {mem}
     %b = arith.select %tc, %a1, %b1 : {mem}
     %lda = arith.select %tc, %ldb1, %lda1 : index
@@ -155,14 +170,24 @@ def split(p: Params) -> str:
           }}
         }}
       }} else {{
-        // a few rows, B by rows: whole register tiles read A and B in place
-        %done = scf.if %direct -> index {{
-          %d = func.call @{pre}_direct(%a, %lda, %ta, %b, %ldb, %c, %ldc, %m0, %n0, %ms,
-              %ns, %k, %alpha, %beta) : ({mem}, index, i1, {mem}, index, {mem}, index, index,
-              index, index, index, index, {t}, {t}) -> index
-          scf.yield %d : index
+        // narrow with A by rows: dot products; a few rows with B by rows: whole register
+        // tiles reading A and B in place; the columns left take the packed path
+        %done = scf.if %dot -> index {{
+          %fine = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms, %ns,
+              %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index, index,
+              index, index, index, index, {t}, {t}) -> i1
+          %all = arith.select %fine, %ns, %c0 : index
+          scf.yield %all : index
         }} else {{
-          scf.yield %c0 : index
+          %dd = scf.if %direct -> index {{
+            %d = func.call @{pre}_direct(%a, %lda, %ta, %b, %ldb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, i1, {mem}, index, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> index
+            scf.yield %d : index
+          }} else {{
+            scf.yield %c0 : index
+          }}
+          scf.yield %dd : index
         }}
         %n0r = arith.addi %n0, %done : index
         %nsr = arith.subi %ns, %done : index
@@ -177,23 +202,34 @@ def split(p: Params) -> str:
         %nrs = arith.muli %nr_up, %cnr : index
         %mcb = arith.minui %cmc, %mrs : index
         %ncb = arith.minui %cnc, %nrs : index
+        // one register tile of rows or of columns: panels on the stack (no malloc)
+        %few_rows = arith.cmpi ule, %ms, %cmr : index
+        %few_cols = arith.cmpi ule, %nsr, %cnr : index
+        %small = arith.ori %few_rows, %few_cols : i1
         %asize = arith.muli %mcb, %ckc : index
         %bsize = arith.muli %ncb, %ckc : index
-        %ap = memref.alloc(%asize) {{alignment = 64 : i64}} : {mem}
-        %bp = memref.alloc(%bsize) {{alignment = 64 : i64}} : {mem}
+        %asize_h = arith.select %small, %c0, %asize : index
+        %bsize_h = arith.select %small, %c0, %bsize : index
+        %ap = memref.alloc(%asize_h) {{alignment = 64 : i64}} : {mem}
+        %bp = memref.alloc(%bsize_h) {{alignment = 64 : i64}} : {mem}
         %apx = memref.extract_aligned_pointer_as_index %ap : {mem} -> index
         %bpx = memref.extract_aligned_pointer_as_index %bp : {mem} -> index
         %a_ok = arith.cmpi ne, %apx, %c0 : index
         %b_ok = arith.cmpi ne, %bpx, %c0 : index
         %ok = arith.andi %a_ok, %b_ok : i1
-        scf.if %ok {{
+        %true_s = arith.constant true
+        %small_not = arith.xori %small, %true_s : i1
+        %heap = arith.andi %ok, %small_not : i1
+        scf.if %heap {{
           func.call @{pre}_blocked(%a, %lda, %ta, %b, %ldb, %tb, %c, %ldc, %m0, %n0r, %ms, %nsr,
               %k, %alpha, %beta, %ap, %bp, %mcb, %ncb, %tc) : ({mem}, index, i1, {mem},
               index, i1, {mem}, index, index, index, index, index, index, {t}, {t}, {mem},
               {mem}, index, index, i1) -> ()
         }} else {{
-          %aps = memref.alloca() : memref<{p.mr * p.kc}x{t}>
-          %bps = memref.alloca() : memref<{p.nr * p.kc}x{t}>
+          // small, or malloc failed: one panel of A and one of B on the stack (slower
+          // only when both m and n span several tiles)
+          %aps = memref.alloca() {{alignment = 64 : i64}} : memref<{p.mr * p.kc}x{t}>
+          %bps = memref.alloca() {{alignment = 64 : i64}} : memref<{p.nr * p.kc}x{t}>
           %apd = memref.cast %aps : memref<{p.mr * p.kc}x{t}> to {mem}
           %bpd = memref.cast %bps : memref<{p.nr * p.kc}x{t}> to {mem}
           func.call @{pre}_blocked(%a, %lda, %ta, %b, %ldb, %tb, %c, %ldc, %m0, %n0r, %ms, %nsr,

@@ -1,0 +1,156 @@
+"""The GEMM library's kernel for narrow products: fewer columns than a register tile.
+
+C[m x n] = alpha A B + beta C with n < NR (a Dense layer with 10 outputs) wastes most of a
+register tile whichever way it is laid (NR columns, or MR rows of C^T after packing A^T).
+When A is stored by rows, each C[i, j] is a dot product of a row of A with a column of B,
+both contiguous along k once B is read transposed (in place if B is stored transposed,
+else copied: n x k is small). `@<p>_dot` computes DR x DC blocks of C at a time, DR * DC
+vector accumulators running along k (DR loads of A and DC of B^T per DR * DC FMAs), then
+sums each accumulator's lanes. Rows and columns past the matrix repeat the last one (valid
+reads) and are not stored; the last steps of k load under a mask.
+"""
+
+from __future__ import annotations
+
+from ember.backends.cpu.kernels.gemm_ir import Params
+
+DR, DC = 4, 4
+# B (k x n, stored by rows) is copied transposed for this path when it has at most this
+# many elements; larger ones take the packed path
+DOT_COPY_ELEMENTS = 1 << 18
+
+
+def dot(p: Params) -> str:
+    """`@<p>_dot(a, lda, b, ldb, tb, c, ldc, m0, n0, m, n, k, alpha, beta) -> ok`: C[m0:+m,
+    n0:+n] for A stored by rows (`a[(m0 + i) * lda + k]`), B stored transposed (`tb`:
+    `b[(n0 + j) * ldb + k]`) or by rows (`b[k * ldb + n0 + j]`, copied transposed first);
+    returns false, having done nothing, if that copy could not be allocated."""
+    t, mem, lanes = p.element, f"memref<?x{p.element}>", p.lanes
+    v = f"vector<{lanes}x{t}>"
+    mask_t = f"vector<{lanes}xi1>"
+    lines = []
+
+    # the loads of one step at column offset %kk (masked with %mask)
+    def step(masked: bool, accs_in: list[str], suffix: str) -> list[str]:
+        out = []
+        for array, base, name, count in (("%a", "%arow", "%va", DR), ("%bt", "%brow", "%vb", DC)):
+            for i in range(count):
+                at = f"{name}at{i}_{suffix}"
+                lines.append(f"          {at} = arith.addi {base}{i}, %kk : index")
+                load = (f"vector.maskedload {array}[{at}], %mask, %vzero : {mem}, {mask_t}, "
+                        f"{v} into {v}" if masked else f"vector.load {array}[{at}] : {mem}, {v}")
+                lines.append(f"          {name}{i}_{suffix} = {load}")
+        for r in range(DR):
+            for c in range(DC):
+                name = f"%f{r}{c}_{suffix}"
+                lines.append(f"          {name} = vector.fma %va{r}_{suffix}, %vb{c}_{suffix}, "
+                             f"{accs_in[r * DC + c]} : {v}")
+                out.append(name)
+        return out
+
+    acc_types = ", ".join([v] * (DR * DC))
+    init = ", ".join(f"%s{i} = %vzero" for i in range(DR * DC))
+    lines.append(f"        %accs:{DR * DC} = scf.for %kk = %c0 to %kmain step %cl "
+                 f"iter_args({init}) -> ({acc_types}) {{")
+    new = step(False, [f"%s{i}" for i in range(DR * DC)], "m")
+    lines.append(f"          scf.yield {', '.join(new)} : {acc_types}")
+    lines.append("        }")
+    lines.append(f"        %tails:{DR * DC} = scf.for %kk = %kmain to %k step %cl "
+                 f"iter_args({', '.join(f'%u{i} = %accs#{i}' for i in range(DR * DC))}) -> "
+                 f"({acc_types}) {{")
+    lines.append("          %left = arith.subi %k, %kk : index")
+    lines.append(f"          %mask = vector.create_mask %left : {mask_t}")
+    new = step(True, [f"%u{i}" for i in range(DR * DC)], "t")
+    lines.append(f"          scf.yield {', '.join(new)} : {acc_types}")
+    lines.append("        }")
+    for r in range(DR):
+        for c in range(DC):
+            lines += [
+                f"        %sum{r}{c} = vector.reduction <add>, %tails#{r * DC + c} : {v} "
+                f"into {t}",
+                f"        %in{r}{c} = arith.andi %rin{r}, %cin{c} : i1",
+                f"        scf.if %in{r}{c} {{",
+                f"          %at{r}{c} = arith.addi %crow{r}, %ccol{c} : index",
+                f"          %ax{r}{c} = arith.mulf %alpha, %sum{r}{c} : {t}",
+                f"          %new{r}{c} = scf.if %no_beta -> {t} {{",
+                f"            scf.yield %ax{r}{c} : {t}",
+                "          } else {",
+                f"            %old{r}{c} = memref.load %c[%at{r}{c}] : {mem}",
+                f"            %y{r}{c} = math.fma %beta, %old{r}{c}, %ax{r}{c} : {t}",
+                f"            scf.yield %y{r}{c} : {t}",
+                "          }",
+                f"          memref.store %new{r}{c}, %c[%at{r}{c}] : {mem}",
+                "        }"]
+    rows = "\n".join(
+        f"""        %ri{r} = arith.addi %i, %c{r} : index
+        %rin{r} = arith.cmpi ult, %ri{r}, %m : index
+        %rc{r} = arith.minui %ri{r}, %mlast : index
+        %rg{r} = arith.addi %m0, %rc{r} : index
+        %arow{r} = arith.muli %rg{r}, %lda : index
+        %rs{r} = arith.addi %m0, %ri{r} : index
+        %crow{r} = arith.muli %rs{r}, %ldc : index""" for r in range(DR))
+    cols = "\n".join(
+        f"""        %cj{c} = arith.addi %j, %c{c} : index
+        %cin{c} = arith.cmpi ult, %cj{c}, %n : index
+        %cc{c} = arith.minui %cj{c}, %nlast : index
+        %bc{c} = arith.muli %cc{c}, %ldbt : index
+        %brow{c} = arith.addi %bt_base, %bc{c} : index
+        %ccol{c} = arith.addi %n0, %cj{c} : index""" for c in range(DC))
+    consts = "\n".join(f"    %c{i} = arith.constant {i} : index" for i in range(2, max(DR, DC)))
+    body = "\n".join(lines)
+    return f"""
+  func.func private @{p.prefix}_dot(%a: {mem}, %lda: index, %b: {mem}, %ldb: index, %tb: i1,
+      %c: {mem}, %ldc: index, %m0: index, %n0: index, %m: index, %n: index, %k: index,
+      %alpha: {t}, %beta: {t}) -> i1 attributes {{llvm.linkage = #llvm.linkage<internal>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+{consts}
+    %cl = arith.constant {lanes} : index
+    %cdr = arith.constant {DR} : index
+    %cdc = arith.constant {DC} : index
+    %fzero = arith.constant 0.0 : {t}
+    %vzero = arith.constant dense<0.0> : {v}
+    %no_beta = arith.cmpf oeq, %beta, %fzero : {t}
+    %mlast = arith.subi %m, %c1 : index
+    %nlast = arith.subi %n, %c1 : index
+    %krem = arith.remui %k, %cl : index
+    %kmain = arith.subi %k, %krem : index
+    // B^T: in place (rows n0.. of B stored transposed), or a copy
+    %size = arith.muli %n, %k : index
+    %copy_size = arith.select %tb, %c0, %size : index
+    %copy = memref.alloc(%copy_size) {{alignment = 64 : i64}} : {mem}
+    %cx = memref.extract_aligned_pointer_as_index %copy : {mem} -> index
+    %got = arith.cmpi ne, %cx, %c0 : index
+    %ok = arith.ori %tb, %got : i1
+    scf.if %ok {{
+      %boff = arith.muli %n0, %ldb : index
+      %bt_base = arith.select %tb, %boff, %c0 : index
+      %ldbt = arith.select %tb, %ldb, %k : index
+      %notb = arith.cmpi eq, %copy_size, %size : index
+      %fill = arith.andi %notb, %got : i1
+      scf.if %fill {{
+        scf.for %kk = %c0 to %k step %c1 {{
+          %src_row = arith.muli %kk, %ldb : index
+          %src0 = arith.addi %src_row, %n0 : index
+          scf.for %j = %c0 to %n step %c1 {{
+            %src = arith.addi %src0, %j : index
+            %x = memref.load %b[%src] : {mem}
+            %dj = arith.muli %j, %k : index
+            %dst = arith.addi %dj, %kk : index
+            memref.store %x, %copy[%dst] : {mem}
+          }}
+        }}
+      }}
+      %bt = arith.select %tb, %b, %copy : {mem}
+      scf.for %i = %c0 to %m step %cdr {{
+{rows}
+      scf.for %j = %c0 to %n step %cdc {{
+{cols}
+{body}
+      }}
+      }}
+    }}
+    memref.dealloc %copy : {mem}
+    return %ok : i1
+  }}
+"""
