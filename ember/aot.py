@@ -2,8 +2,8 @@
 
 `compile` writes a folder: `lib<name>.so` (needs only libc, libm and libpthread), `<name>.h`
 (its C API), `<name>.json` (the manifest: signatures, versions, target, file hashes) and
-`ember_aot_loader.py`, with which a Python process that has only numpy runs it. `load`
-reads such a folder back. The code lives in runtime/aot and backends/cpu/aot.
+`ember_aot_loader.py` (with `ember_aot_artifact.py`), with which a Python process that
+has only numpy runs it. `load` reads such a folder back. The code lives in runtime/aot and backends/cpu/aot.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, name: str | None = 
       name: the library's name (`lib<name>.so`, C prefix `<name>_`); default: the first
         function's name.
       target_cpu: "host" (this machine's CPU and features), "x86-64-v3" (AVX2),
-        "x86-64-v4" (AVX-512), or any LLVM CPU name.
+        "x86-64-v4" (AVX-512), or an x86-64 CPU by its LLVM name ("skylake-avx512",
+        "znver3", ...: the list is backends/cpu/aot/targets.py). The manifest records the
+        target's features; `load` refuses a machine that lacks one.
       freeze_variables: variables become constants (True), or buffers of the library
         that the caller can set by name (`<name>_set_variable`, `Library.set_variable`),
         initialised to their values now (False). Functions that assign variables are

@@ -1,8 +1,8 @@
 """Loads an Ember AOT artifact (lib<name>.so, <name>.h, <name>.json) and calls it from Python.
 
-This module is self-contained (the standard library, numpy and ctypes; no Ember, no
-MLIR): `em.aot.compile` copies it into the artifact's folder, so a process with only
-numpy can run the model:
+This module and ember/aot_artifact.py are self-contained (the standard library, numpy and
+ctypes; no Ember, no MLIR): `em.aot.compile` copies them into the artifact's folder (as
+ember_aot_loader.py and ember_aot_artifact.py), so a process with only numpy can run it:
 
     import sys; sys.path.insert(0, "model_dir")
     import ember_aot_loader
@@ -14,30 +14,29 @@ raised by compiled code are `em.errors.*` there; here they are stand-ins of the 
 and bases (`InvalidArgumentError` is a ValueError, `AssertionFailedError` also an
 AssertionError, ...), with the same messages.
 
-Before the library is loaded, the manifest is checked (its own checksum, written in a
-canonical form, so any changed byte is caught), then its format and target against this
-machine, then the sha256 of every file it lists; after, each entry point must exist and
-the library's own statement of its signatures must equal the manifest's. Any mismatch is
-an `ArtifactError` naming the file.
+Before the library is loaded, the manifest, the target and the files are checked
+(aot_artifact.py); after, each entry point must exist and the library's own statement of
+its signatures must equal the manifest's. Any mismatch is an `ArtifactError` naming the
+file.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
-import platform
 import re
 
 import numpy as np
 
-FORMAT = "ember-aot/1"
-MANIFEST_SUFFIX = ".json"
+if __package__:  # ember.aot_loader
+    from . import aot_artifact as artifact
+else:  # ember_aot_loader.py in an artifact's folder, next to ember_aot_artifact.py
+    import ember_aot_artifact as artifact
 
-
-class ArtifactError(ValueError):
-    """An AOT artifact that is corrupt, changed after compilation, or not for this machine."""
+FORMAT, ArtifactError, read_manifest = artifact.FORMAT, artifact.ArtifactError, \
+    artifact.read_manifest
+canonical, checksum, file_sha256 = artifact.canonical, artifact.checksum, artifact.file_sha256
 
 
 class OpError(Exception):
@@ -46,25 +45,12 @@ class OpError(Exception):
         super().__init__(f"'{op_name}' op {message}")
 
 
-class OpTypeError(OpError, TypeError):
-    pass
-
-
-class OpShapeError(OpError, ValueError):
-    pass
-
-
-class OpAttributeError(OpError, ValueError):
-    pass
-
-
-class InvalidArgumentError(OpError, ValueError):
-    pass
-
-
-class AssertionFailedError(InvalidArgumentError, AssertionError):
-    pass
-
+# Ember's classes of errors of compiled code (ember/errors.py), by name and bases
+OpTypeError = type("OpTypeError", (OpError, TypeError), {})
+OpShapeError = type("OpShapeError", (OpError, ValueError), {})
+OpAttributeError = type("OpAttributeError", (OpError, ValueError), {})
+InvalidArgumentError = type("InvalidArgumentError", (OpError, ValueError), {})
+AssertionFailedError = type("AssertionFailedError", (InvalidArgumentError, AssertionError), {})
 
 STAND_INS = {c.__name__: c for c in (ArtifactError, OpError, OpTypeError, OpShapeError,
                                      OpAttributeError, InvalidArgumentError,
@@ -72,103 +58,6 @@ STAND_INS = {c.__name__: c for c in (ArtifactError, OpError, OpTypeError, OpShap
 _OP_ERRORS = ("OpError", "OpTypeError", "OpShapeError", "OpAttributeError",
               "InvalidArgumentError", "AssertionFailedError")
 STAND_INS.update(MemoryError=MemoryError, RuntimeError=RuntimeError, ValueError=ValueError)
-
-
-def canonical(record: dict) -> bytes:
-    """The bytes a manifest is written as: sorted keys, no spaces, one final newline."""
-    return (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode()
-
-
-def checksum(record: dict) -> str:
-    """The manifest's own sha256: of its canonical form without the `sha256` field."""
-    body = {k: v for k, v in record.items() if k != "sha256"}
-    return hashlib.sha256(canonical(body)).hexdigest()
-
-
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-# CPU features that x86-64 micro-architecture levels imply (LLVM's names, as in cpuinfo)
-_LEVELS = {"x86-64-v2": ("sse4.2", "popcnt", "ssse3"),
-           "x86-64-v3": ("sse4.2", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c"),
-           "x86-64-v4": ("sse4.2", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c",
-                         "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
-_CPUINFO = {"sse4.2": "sse4_2", "sse4.1": "sse4_1", "avx512vnni": "avx512_vnni",
-            "avx512bf16": "avx512_bf16", "avx512fp16": "avx512_fp16"}
-_CHECKED = ("sse4.1", "sse4.2", "ssse3", "popcnt", "avx", "avx2", "fma", "bmi2", "f16c",
-            "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", "avx512vnni",
-            "avx512bf16", "avx512fp16")
-
-
-def _host_flags() -> set | None:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return None
-
-
-def missing_features(target: dict) -> list[str]:
-    """The CPU features the target needs that this machine lacks (as far as it can tell)."""
-    wanted = set(_LEVELS.get(target.get("cpu", ""), ()))
-    wanted |= {f[1:] for f in target.get("features", "").split(",") if f.startswith("+")}
-    flags = _host_flags()
-    if flags is None:
-        return []
-    return sorted(f for f in wanted & set(_CHECKED) if _CPUINFO.get(f, f) not in flags)
-
-
-def read_manifest(folder: str) -> tuple[dict, str]:
-    """The manifest of the artifact in `folder` (checked: checksum, format, target and the
-    files' hashes) and its path; ArtifactError naming the file otherwise."""
-    found = [n for n in sorted(os.listdir(folder)) if n.endswith(MANIFEST_SUFFIX)]
-    if len(found) != 1:
-        raise ArtifactError(f"{folder} should hold one <name>.json manifest of an Ember AOT "
-                            f"artifact, found {found or 'none'}")
-    path = os.path.join(folder, found[0])
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        record = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ArtifactError(f"{path} is corrupt: not JSON ({e})") from None
-    if not isinstance(record, dict) or canonical(record) != raw or \
-            record.get("sha256") != checksum(record):
-        raise ArtifactError(f"{path} is corrupt or was edited: its content does not match "
-                            "its checksum; compile the artifact again")
-    if record.get("format") != FORMAT:
-        raise ArtifactError(f"{path} is an artifact of format {record.get('format')!r}; this "
-                            f"loader reads {FORMAT!r}: load it with the Ember that made it")
-    _check_target(path, record.get("target", {}))
-    for name, digest in record.get("files", {}).items():
-        where = os.path.join(folder, name)
-        if not os.path.isfile(where):
-            raise ArtifactError(f"{where} is missing ({path} lists it)")
-        if file_sha256(where) != digest:
-            raise ArtifactError(f"{where} does not match its sha256 in {path}: the file is "
-                                "corrupt or was changed after compilation")
-    return record, path
-
-
-def _check_target(path: str, target: dict) -> None:
-    arch = target.get("triple", "").split("-")[0]
-    here = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
-    if arch != here:
-        raise ArtifactError(f"{path}: the library was compiled for {arch}, this machine is "
-                            f"{here}")
-    lacking = missing_features(target)
-    if lacking:
-        raise ArtifactError(f"{path}: the library was compiled for CPU {target.get('cpu')} "
-                            f"and needs {', '.join(lacking)}, which this CPU lacks; compile "
-                            "with target_cpu=\"x86-64-v3\" (or \"host\" on this machine)")
 
 
 def load(folder: str, errors: dict | None = None) -> "Library":
@@ -182,7 +71,7 @@ def load(folder: str, errors: dict | None = None) -> "Library":
         raise classes["ArtifactError"](str(e)) from None
     path = os.path.join(folder, record["library"])
     try:
-        lib = ctypes.CDLL(path)
+        lib = artifact.dlopen(path, record["files"][record["library"]])
     except OSError as e:
         raise classes["ArtifactError"](f"{path} does not load: {e}") from None
     return Library(lib, record, path, manifest, classes)
@@ -227,6 +116,11 @@ class Library:
             for fn in (self._set, self._get):
                 fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int64]
 
+    def __repr__(self) -> str:
+        entries = "; ".join(_signature(e.spec) for e in self.entries.values())
+        variables = f", variables {', '.join(self.variables)}" if self.variables else ""
+        return f"<Library {self._record['name']} ({self.path}): {entries}{variables}>"
+
     @property
     def manifest(self) -> dict:
         return json.loads(json.dumps(self._record))
@@ -263,13 +157,29 @@ class Library:
 
     def set_variable(self, name: str, value) -> None:
         spec = self._variable(name)
-        array = np.ascontiguousarray(value)
-        if array.dtype != _dtype(spec["dtype"]) or list(array.shape) != spec["shape"]:
-            raise ValueError(f"variable {name!r} is {spec['dtype']}{spec['shape']}, got "
-                             f"{array.dtype}{list(array.shape)}")
+        dtype = _dtype(spec["dtype"])
+        array = np.asarray(_scalar(value, dtype) if _is_number(value) else value,
+                           order="C")  # (np.ascontiguousarray makes a scalar 1-d)
+        if array.dtype != dtype or list(array.shape) != spec["shape"]:
+            raise ValueError(f"variable {name!r} is {_kind(dtype, spec['shape'])}, got "
+                             f"{_kind(array.dtype, array.shape)}")
         code = self._set(name.encode(), array.ctypes.data, array.nbytes)
         if code:
             self.raise_error(code)
+
+
+def _kind(dtype: np.dtype, shape) -> str:
+    """`float32[3, 4]`, or `a float32 scalar`."""
+    return f"{dtype.name}{list(shape)}" if len(shape) else f"a {dtype.name} scalar"
+
+
+def _signature(spec: dict) -> str:
+    """`predict(x: float32[?, 784]) -> (float32[?, 10])` of an entry's manifest record."""
+    def text(t):
+        return t["dtype"] + "[" + ", ".join("?" if d is None else str(d)
+                                            for d in t["shape"]) + "]"
+    return (f"{spec['name']}(" + ", ".join(f"{i['name']}: {text(i)}" for i in spec["inputs"])
+            + ") -> (" + ", ".join(text(o) for o in spec["outputs"]) + ")")
 
 
 def _dtype(name: str) -> np.dtype:
@@ -280,6 +190,25 @@ def _dtype(name: str) -> np.dtype:
             raise TypeError("bfloat16 arrays need the ml_dtypes package") from None
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
+
+
+def _is_number(value) -> bool:
+    """A Python number (not numpy's: np.float64 is a float, and keeps its dtype)."""
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+
+
+def _scalar(value, dtype: np.dtype) -> np.ndarray:
+    """A Python number as em.convert_to_tensor makes it for an input of `dtype`: of that
+    dtype if it holds the value, else Ember's default (int32, int64 if too large; float32)."""
+    if isinstance(value, bool) or isinstance(value, int) and dtype.kind not in "iufc":
+        return np.asarray(value)
+    if isinstance(value, int):
+        if dtype.kind in "iu" and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            dtype = np.dtype(np.int32 if -2**31 <= value < 2**31 else np.int64)
+    elif dtype.kind not in "fc":
+        dtype = np.dtype(np.float32)
+    with np.errstate(over="ignore"):
+        return np.asarray(value, dtype)
 
 
 class _Owned:
@@ -315,6 +244,9 @@ class Entry:
                 [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64)]
         fn.argtypes, fn.restype = argtypes, ctypes.c_int
 
+    def __repr__(self) -> str:
+        return f"<Entry {self._library._record['name']}_{_signature(self.spec)}>"
+
     def _error(self, text: str):
         return self._library._classes["InvalidArgumentError"](self.name, text)
 
@@ -337,14 +269,13 @@ class Entry:
     def _check(self, i: int, value) -> np.ndarray:
         dtype, shape = self._in[i]
         name = self._names[i]
-        if isinstance(value, (np.ndarray, np.generic)):
-            array = np.asarray(value)
-        else:
-            array = np.asarray(value)
-            if array.dtype.kind in "biuf" and (array.dtype.kind == dtype.kind or
-                                               array.dtype.kind in "iu" and
-                                               dtype.kind in "iuf"):
-                array = array.astype(dtype)
+        if isinstance(value, (list, tuple, dict)):  # as a ConcreteFunction refuses them
+            traced = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1
+                                                                else "") + ")"
+            raise TypeError(f"{self.name}({', '.join(self._names)}): argument {name} has "
+                            f"structure {value!r}, but it was traced with <ember.Tensor "
+                            f"'{name}:0' shape={traced} dtype={dtype.name}>")
+        array = _scalar(value, dtype) if _is_number(value) else np.asarray(value)
         if array.dtype != dtype:
             raise self._error(f"cannot compute {self.name} as input #{i} ({name}, zero-based) "
                               f"was expected to be a {dtype.name} tensor but is a "

@@ -36,6 +36,7 @@ import sys
 import llvmlite.binding as llvm
 
 from ember import backends
+from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import STAGES
 from ember.backends.cpu.compiler import specialize
 from ember.dialects.ember import verifier
@@ -52,9 +53,9 @@ INPUTS = ("ember",) + STAGES[:4]
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-compile", description=__doc__.split("\n\n")[0])
     p.add_argument("input", help="input file ('-' for stdin)")
-    p.add_argument("--emit", choices=STAGES, default="llvmir", help="the stage to stop at")
-    p.add_argument("--from", dest="source", choices=INPUTS, default="ember",
-                   help="the stage the input file is at")
+    p.add_argument("--emit", choices=STAGES, help="the stage to stop at (default: llvmir)")
+    p.add_argument("--from", dest="source", choices=INPUTS,
+                   help="the stage the input file is at (default: ember)")
     p.add_argument("--function", help="function to specialise to --arg-types")
     p.add_argument("--arg-types", help="comma-separated static tensor types")
     p.add_argument("--backend", default="cpu", choices=backends.names(),
@@ -71,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     aot.add_argument("--out", help="the folder to write the library to")
     aot.add_argument("--name", help="the library's name (default: the function's)")
     aot.add_argument("--target-cpu", default="host",
-                     help="host, x86-64-v3, x86-64-v4 or an LLVM CPU name (default: host)")
+                     help="host, x86-64-v3, x86-64-v4 or an x86-64 CPU's LLVM name, e.g. "
+                          "znver3 (default: host)")
     aot.add_argument("--no-freeze", action="store_true",
                      help="keep variables as buffers the caller can set, not constants")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
@@ -163,6 +165,7 @@ def compile_script(args) -> int:
     if not os.path.isfile(script):
         raise ToolError(f"cannot read '{script}': no such file")
     import ember as em
+    from ember.runtime.aot.compile import concretes
     from ember.runtime.aot.signature import parse_spec
     try:
         specs = [parse_spec(s) for s in args.signature] or None
@@ -175,11 +178,15 @@ def compile_script(args) -> int:
         fn = fn.get(part) if isinstance(fn, dict) else getattr(fn, part, None)
         if fn is None:
             raise ToolError(f"{script} defines no '{name}'")
-    try:
-        record = em.aot.compile(fn, specs, out_dir=args.out, name=args.name,
+    try:  # tracing runs the script's code: what it raises is the user's error
+        entries = dict(concretes(fn, specs))
+    except (em.aot.AotError, ValueError, TypeError) as e:
+        raise ToolError(str(e)) from None
+    try:  # past tracing, anything but these is a bug in Ember (internal error, status 2)
+        record = em.aot.compile(entries, out_dir=args.out, name=args.name,
                                 target_cpu=args.target_cpu,
                                 freeze_variables=not args.no_freeze)
-    except (em.aot.AotError, ValueError, TypeError) as e:
+    except (em.aot.AotError, NotCompilable) as e:
         raise ToolError(str(e)) from None
     for entry in record["entries"]:
         ins = ", ".join(f"{i['name']}: {_spec(i)}" for i in entry["inputs"])
@@ -198,7 +205,17 @@ def run(args) -> int:
     if args.out or _SCRIPT.fullmatch(args.input) and not os.path.isfile(args.input):
         if not args.out:
             raise ToolError("SCRIPT.py:fn compiles ahead of time: give --out DIR")
+        given = [flag for flag, value in (("--emit", args.emit), ("--from", args.source),
+                                          ("--function", args.function),
+                                          ("--arg-types", args.arg_types),
+                                          ("--cpu", args.cpu), ("--features", args.features),
+                                          ("--optimize", args.optimize)) if value]
+        if given:
+            raise ToolError(f"{', '.join(given)} lower an IR file; SCRIPT.py:fn --out DIR "
+                            "writes a library (its target: --target-cpu)")
         return compile_script(args)
+    args.emit = args.emit or "llvmir"
+    args.source = args.source or "ember"
     if args.signature:
         raise ToolError("--signature needs SCRIPT.py:fn and --out")
     lowering = _lowering(args)

@@ -3,7 +3,7 @@ time into a library that C (main.c) and a numpy-only Python (run_numpy.py) can c
 
     python examples/aot/digits_model.py --out build/aot_digits [--train]
 or, the same from the command line:
-    ember-compile examples/aot/digits_model.py:predict --out build/aot_digits
+    ember-compile examples/aot/digits_model.py:predict --out build/aot_digits --name digits
 
 `--train` first trains the model on scikit-learn's digits (needs the `examples` extra);
 without it the weights are the seeded initial ones, enough to show the calls agree.

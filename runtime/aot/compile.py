@@ -29,6 +29,7 @@ from ember.backends.cpu import kernels
 from ember.backends.cpu.aot import capi
 from ember.backends.cpu.aot.build import AotError, Extra, build_entry
 from ember.backends.cpu.aot.link import link
+from ember.backends.cpu.aot.targets import named_cpu_features
 from ember.backends.cpu.backend import CpuBackend, CpuOptions
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
@@ -39,11 +40,17 @@ from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.function import Function, function
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-LEVELS = ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
+# names a C parameter cannot take: keywords, the entry's locals, and the types and libc
+# functions its body uses
 _C_KEYWORDS = frozenset(
     "auto bool break case char const continue default do double else enum extern float for "
     "goto if inline int long register restrict return short signed sizeof static struct "
-    "switch typedef union unsigned void volatile while data code".split())
+    "switch typedef union unsigned void volatile while data code sites status lost free "
+    "malloc memcpy snprintf int8_t int16_t int32_t int64_t uint8_t uint16_t intptr_t "
+    "size_t NULL".split())
+# what the C API defines as `<lib>_<suffix>` besides the entries (capi.py)
+_API = ("last_error", "error_name", "free", "signature", "set_gemm_threads", "set_variable",
+        "get_variable")
 
 
 class ArtifactError(EmberError, ValueError):
@@ -55,15 +62,18 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
             target_cpu: str = "host", freeze_variables: bool = True) -> dict:
     """Compiles functions ahead of time into `out_dir` (em.aot.compile); returns the
     manifest. See ember/aot.py for the arguments; `loader` is the loader module
-    (ember/aot_loader.py), copied into the folder and whose manifest format is written."""
-    entries = _concretes(fn_or_concrete, signature)
+    (ember/aot_loader.py), copied into the folder with its `artifact` module, and whose
+    manifest format is written."""
+    entries = concretes(fn_or_concrete, signature)
     name = name or entries[0][0]
     _check_identifier(name, "name")
     backend = CpuBackend(_options(target_cpu))
     variables, owners, built, arg_names, sigs = [], [], [], [], []
+    for entry_name, _ in entries:
+        _check_entry_name(name, entry_name)
     for entry_name, cf in entries:
         entry, names, py_names = _build(entry_name, cf, backend, freeze_variables,
-                                        variables, owners)
+                                        variables, owners, name)
         built.append(entry)
         arg_names.append(names)
         sig = capi.signature(entry, py_names, variables, names)
@@ -99,6 +109,7 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
         link(os.path.join(out_dir, library), source, objects, work, [f"{name}_*"])
         shutil.copyfile(os.path.join(work, header), os.path.join(out_dir, header))
     shutil.copyfile(loader.__file__, os.path.join(out_dir, "ember_aot_loader.py"))
+    shutil.copyfile(loader.artifact.__file__, os.path.join(out_dir, "ember_aot_artifact.py"))
     record = {"format": loader.FORMAT, "name": name, "library": library, "header": header,
               "loader": "ember_aot_loader.py", "entries": sigs, "target": target,
               "frozen": bool(freeze_variables),
@@ -109,15 +120,17 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, loader, name: str |
                   map(str, llvm.llvm_version_info)), "llvmlite": _version("llvmlite"),
                   "mlir": _version("xtc-mlir-python-bindings")},
               "files": {f: loader.file_sha256(os.path.join(out_dir, f))
-                        for f in (library, header, "ember_aot_loader.py")}}
+                        for f in (library, header, "ember_aot_loader.py",
+                                  "ember_aot_artifact.py")}}
     record["sha256"] = loader.checksum(record)
     with open(os.path.join(out_dir, f"{name}.json"), "wb") as f:
         f.write(loader.canonical(record))
     return record
 
 
-def _concretes(fn, signature) -> list[tuple[str, ConcreteFunction]]:
-    """(entry name, concrete function) for each function to compile (step 1)."""
+def concretes(fn, signature) -> list[tuple[str, ConcreteFunction]]:
+    """(entry name, concrete function) for each function to compile (step 1: tracing,
+    which runs the user's code; ember-compile tells its errors from Ember's by this)."""
     if isinstance(fn, dict):
         if not fn:
             raise AotError("em.aot.compile got an empty dict of functions")
@@ -165,8 +178,42 @@ def _check_identifier(name: str, what: str) -> None:
         raise AotError(f"{what} {name!r} must be a C identifier (letters, digits, _)")
 
 
+def _check_entry_name(lib: str, entry: str) -> None:
+    """AotError if entry point `<lib>_<entry>` would clash with a name of the C API."""
+    clash = f"{lib}_{entry}"
+    if entry in _API or entry.startswith("rt_"):
+        what = "a function of the library's C API" if entry in _API else \
+            "a prefix of the library's internal names"
+    elif any(clash == f"{lib.upper()}_{code}" for code, _ in capi.CODES):
+        what = "an error code macro of its header"
+    else:
+        return
+    raise AotError(f"entry '{entry}' would be the C function {clash}, which is {what}: "
+                   "give the entry another name (a key of the dict of functions)")
+
+
+def _c_names(graph, lib: str) -> list[str]:
+    """The C parameter names of the graph's inputs: no keyword, local or libc name of the
+    entry's body (`in_` before it), none starting with `out` or `<lib>_`, and none equal
+    to another's (a `?` dim's parameter `x_dim0` included: `_1`, `_2` after it)."""
+    taken, names = set(), []
+    for t in graph.inputs:
+        base = re.sub(r"\W", "_", t._name) or "arg"
+        if base[0].isdigit() or base.startswith(("out", f"{lib}_")) or base in _C_KEYWORDS:
+            base = f"in_{base}"
+        shape = t._ttype.shape or ()
+        name, k = base, 0
+        while name in taken or any(f"{name}_dim{i}" in taken
+                                   for i, d in enumerate(shape) if d is None):
+            k += 1
+            name = f"{base}_{k}"
+        names.append(name)
+        taken |= {name} | {f"{name}_dim{i}" for i, d in enumerate(shape) if d is None}
+    return names
+
+
 def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variables: list,
-           owners: list):
+           owners: list, lib: str):
     """Step 2 for one concrete function: (entry, its inputs' C names, their Python
     names). Appends the variables it keeps as buffers to `variables` and their
     em.Variables to `owners` (one buffer per variable, whichever entries read it)."""
@@ -180,12 +227,7 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
         raise AotError(f"'{cf.name}' returns {cf.structured_outputs!r}: an entry returns a "
                        "tensor or a flat tuple or list of tensors")
     inputs = [t._ttype for t in graph.inputs]
-    names, py_names = [], [t._name for t in graph.inputs]
-    for t in graph.inputs:  # C parameter names: no keyword, no clash with out<j>
-        base = re.sub(r"\W", "_", t._name) or "arg"
-        if base[0].isdigit() or base.startswith("out") or base in _C_KEYWORDS:
-            base = f"in_{base}"
-        names.append(base if base not in names else f"{base}_{len(names)}")
+    names, py_names = _c_names(graph, lib), [t._name for t in graph.inputs]
     extras, index = [], {}
     for kind, obj in graph.extra_args:
         if kind == "tensor":
@@ -195,64 +237,51 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
             extras.append(Extra(obj._value, TensorType(obj.dtype, obj._value.shape)))
             continue
         value = obj.numpy()
-        extras.append(Extra(value, TensorType(obj.dtype, value.shape),
-                            _variable_name(obj, variables, owners)))
+        extras.append(Extra(value, TensorType(obj.dtype, value.shape), obj.name))
         index[len(extras) - 1] = obj
     entry = build_entry(entry_name, cf._optimized_text(), graph.symbol, inputs, extras,
                         freeze, backend, str(cf._pipeline) if cf._pipeline else "")
     kept = []
     for k in entry.variables:
         found = [i for i, owner in enumerate(owners) if owner is index[k]]
-        if not found:
-            variables.append(extras[k])
+        if not found:  # named when kept: two of one name in an entry differ too
+            variables.append(dataclasses.replace(
+                extras[k], name=_variable_name(extras[k].name, variables)))
             owners.append(index[k])
             found = [len(variables) - 1]
         kept.append(found[0])
     return dataclasses.replace(entry, variables=tuple(kept)), names, py_names
 
 
-def _variable_name(variable, taken: list, owners: list) -> str:
-    """The variable's name (`dense/kernel:0`), made unique among `taken`."""
-    base = variable.name
+def _variable_name(base: str, taken: list) -> str:
+    """The variable's name (`dense/kernel:0`), made unique among the `taken` variables' as
+    TensorFlow does on a collision: `dense/kernel_1:0`, `dense/kernel_2:0`, ... (a name
+    the caller could not tell apart from another's could not be set)."""
     names = {v.name for v in taken}
-    if base not in names or any(o is variable for v, o in zip(taken, owners)
-                                if v.name == base):
-        return base
-    k = 1
-    while f"{base}_{k}" in names:
+    stem, colon, index = base.rpartition(":")
+    if not colon or not index.isdigit():
+        stem, index = base, None
+    k = 0
+    name = base
+    while name in names:
         k += 1
-    return f"{base}_{k}"
+        name = f"{stem}_{k}" + (f":{index}" if index is not None else "")
+    return name
 
 
 def _options(target_cpu: str) -> CpuOptions:
     """Code-generation options for `target_cpu`: the host's CPU and features, or a named
-    CPU (an x86-64 level or an LLVM CPU name) with the features it implies. Products
-    call Ember's own GEMM kernels (gemm="ember", linked into the library): an AOT library
-    never calls OpenBLAS."""
+    x86-64 CPU (an x86-64 level or a CPU of targets.FEATURES) with the features it
+    implies, which the manifest records (the loader refuses a machine that lacks one).
+    Products call Ember's own GEMM kernels (gemm="ember", linked into the library): an
+    AOT library never calls OpenBLAS."""
     if target_cpu == "host":
         return CpuOptions(gemm="ember", threads=1)
-    if not isinstance(target_cpu, str) or not _known_cpu(target_cpu):
-        raise AotError(f"target_cpu {target_cpu!r} is not a CPU LLVM knows: use \"host\", "
-                       f"one of {', '.join(LEVELS)}, or an LLVM CPU name (e.g. "
-                       "\"skylake-avx512\", \"znver3\")")
-    return CpuOptions(cpu=target_cpu, features="", gemm="ember", threads=1)
-
-
-def _known_cpu(cpu: str) -> bool:
-    """Whether LLVM knows `cpu` (it only warns on stderr about one it does not)."""
-    if cpu in LEVELS:
-        return True
-    CpuBackend(CpuOptions(gemm="ember", threads=1))  # initialises the native target
-    with tempfile.TemporaryFile() as err:
-        saved = os.dup(2)
-        try:
-            os.dup2(err.fileno(), 2)
-            llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features="")
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        return b"not a recognized processor" not in err.read()
+    features = named_cpu_features(target_cpu)  # AotError before LLVM sees a bad name
+    if not llvm.get_default_triple().startswith("x86_64"):
+        raise AotError(f"target_cpu {target_cpu!r} is an x86-64 CPU and this machine is "
+                       f"{llvm.get_default_triple()}: use target_cpu=\"host\"")
+    return CpuOptions(cpu=target_cpu, features=features, gemm="ember", threads=1)
 
 
 def _remove_old_artifact(out_dir: str, form: str) -> None:

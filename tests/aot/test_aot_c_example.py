@@ -67,3 +67,15 @@ def test_numpy_only_example_prints_the_same(digits, tmp_path):
     done = run_clean(tmp_path, code)
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
+
+
+def test_the_docstrings_command_line_builds_the_library_main_c_links(tmp_path, capsys):
+    # the line lacked --name digits: it wrote libpredict.so, and -ldigits failed
+    from ember.tools.ember_compile import main
+    doc = (EXAMPLE / "digits_model.py").read_text()
+    line = next(li.split() for li in doc.splitlines() if li.strip().startswith("ember-compile"))
+    args = [str(ROOT / a) if a.startswith("examples/") else a for a in line[1:]]
+    args[args.index("--out") + 1] = str(tmp_path / "out")
+    assert main(args) == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "libdigits.so").exists()
+    assert "-ldigits" in (EXAMPLE / "main.c").read_text()

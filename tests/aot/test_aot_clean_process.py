@@ -65,7 +65,8 @@ def test_manifest_states_signature_versions_target_and_hashes(mlp):
                                                {"dtype": "int64", "shape": [None]}]
     assert set(record["versions"]) == {"ember", "llvm", "llvmlite", "mlir"}
     assert record["target"]["requested"] == "host" and record["target"]["cpu"]
-    assert set(record["files"]) == {"libmlp.so", "mlp.h", "ember_aot_loader.py"}
+    assert set(record["files"]) == {"libmlp.so", "mlp.h", "ember_aot_loader.py",
+                                   "ember_aot_artifact.py"}
     assert all(len(h) == 64 for h in record["files"].values())
 
 

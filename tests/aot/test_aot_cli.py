@@ -38,8 +38,9 @@ def test_compiles_a_function_of_a_script(tmp_path, capsys):
     assert list(lib.variables) == ["scale:0"]
     assert main([f"{script}:square", "--out", str(out)]) == 0  # its input_signature
     assert em.aot.load(str(out))(np.array([3], np.int32)).tolist() == [9]
-    assert sorted(p.name for p in out.iterdir()) == ["ember_aot_loader.py", "libsquare.so",
-                                                     "square.h", "square.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "ember_aot_artifact.py", "ember_aot_loader.py", "libsquare.so", "square.h",
+        "square.json"]
 
 
 def test_errors_are_one_line_with_status_1(tmp_path, capsys):
@@ -64,3 +65,29 @@ def test_emit_still_lowers_ir(tmp_path, capsys):
                        'tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n')
     assert main([str(ir_file), "--emit=linalg"]) == 0
     assert "linalg.generic" in capsys.readouterr().out
+
+
+def test_a_bug_in_ember_is_an_internal_error_with_status_2(tmp_path, capsys, monkeypatch):
+    from ember.runtime.aot import compile as aot_compile
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal inconsistency")
+
+    monkeypatch.setattr(aot_compile, "build_entry", broken)
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    assert main([f"{script}:square", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: ValueError: an internal inconsistency" in err
+    script.write_text("def f(x):\n    return x + 'text'\n")  # the script's own error
+    assert main([f"{script}:f", "--signature", "f32[?]", "--out", str(tmp_path)]) == 1
+
+
+def test_flags_of_the_ir_mode_are_refused_with_a_script(tmp_path, capsys):
+    # --emit=asm was silently ignored: the library was written as if it were not given
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    assert main([f"{script}:square", "--out", str(tmp_path / "o"), "--emit=asm"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --emit lower an IR file; SCRIPT.py:fn --out DIR writes a library" in err
+    assert not (tmp_path / "o").exists()

@@ -177,3 +177,54 @@ def test_out_of_memory_is_the_jits_memory_error(tmp_path):
             lib(np.int64(n))
         assert str(got.value) == str(want.value)
         assert "Unable to allocate" in str(got.value)
+
+
+def test_products_with_every_dim_dynamic_compile_and_raise_the_jits_error(tmp_path):
+    # 3 sentinel `?` dims of a tensor made more bytes than an int64 counts: the error
+    # table raised a ShapeError while compiling
+    spec = em.TensorSpec([None, None, None], em.float32)
+
+    @em.function(input_signature=[spec, spec])
+    def bmm(a, b):
+        return em.matmul(a, b)
+
+    em.aot.compile(bmm, out_dir=str(tmp_path))
+    lib = em.aot.load(str(tmp_path))
+    a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+    assert lib(a, b).tolist() == np.matmul(a, b).tolist()
+    bad = np.ones((2, 5, 5), np.float32)
+    with pytest.raises(em.errors.OpShapeError) as want:
+        bmm(a, bad)
+    with pytest.raises(em.errors.OpShapeError, match="contraction dims differ") as got:
+        lib(a, bad)
+    assert str(got.value).split(" (at ")[0] == str(want.value).split(" (at ")[0]
+
+
+def test_null_arrays_are_refused_unless_empty(lib_dir):
+    # a NULL input segfaulted while NULL outputs were refused
+    c = ctypes.CDLL(str(lib_dir / "liberrs.so"))
+    c.errs_last_error.restype = ctypes.c_char_p
+    y = np.ones(2, np.float32)
+    out, shape = ctypes.c_void_p(), (ctypes.c_int64 * 1)()
+    code = c.errs_add(None, ctypes.c_int64(2), ctypes.c_void_p(y.ctypes.data),
+                      ctypes.c_int64(2), ctypes.byref(out), shape)
+    assert code == 8 and c.errs_last_error() == b"errs_add: x is NULL"
+    code = c.errs_add(None, ctypes.c_int64(0), None, ctypes.c_int64(0), ctypes.byref(out),
+                      shape)
+    assert code == 0 and shape[0] == 0
+    c.errs_free(out)
+
+
+@pytest.mark.parametrize("n", [2**46, 2**60, 2**62])
+def test_huge_dims_from_c_are_out_of_memory(lib_dir, n):
+    # sizes computed from such dims overflowed int64: a small buffer, then a segfault
+    c = ctypes.CDLL(str(lib_dir / "liberrs.so"))
+    c.errs_last_error.restype = ctypes.c_char_p
+    x = np.ones(4, np.float32)
+    out, shape = ctypes.c_void_p(), (ctypes.c_int64 * 1)()
+    code = c.errs_add(ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(n),
+                      ctypes.c_void_p(x.ctypes.data), ctypes.c_int64(n), ctypes.byref(out),
+                      shape)
+    assert code == 1 and c.errs_last_error().decode() == (
+        f"Unable to allocate the arrays of @add: input x of shape [{n}] would take more "
+        "than 2**47 bytes, more than a process can address: out of memory")

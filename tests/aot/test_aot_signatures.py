@@ -134,7 +134,7 @@ def test_refusals(tmp_path):
         em.aot.compile(calls_python, out_dir=str(tmp_path))
     with pytest.raises(em.aot.AotError, match="has no input_signature"):
         em.aot.compile(em.function(lambda x: x), out_dir=str(tmp_path))
-    with pytest.raises(em.aot.AotError, match="'pentium9' is not a CPU LLVM knows"):
+    with pytest.raises(em.aot.AotError, match="'pentium9' is not an x86-64 CPU Ember knows"):
         em.aot.compile(counts, out_dir=str(tmp_path), target_cpu="pentium9")
     with pytest.raises(em.aot.AotError, match="must be a C identifier"):
         em.aot.compile(calls_python, out_dir=str(tmp_path), name="my-lib")
@@ -162,3 +162,50 @@ def test_parameter_names_that_are_c_keywords(tmp_path):
     assert lib(np.ones(2, np.float32), data=np.ones(2, np.float32)).tolist() == [2.0, 2.0]
     assert lib.manifest["entries"][0]["inputs"][0] == {
         "name": "int", "c_name": "in_int", "dtype": "float32", "shape": [2]}
+
+
+def test_variables_of_one_name_get_unique_names(tmp_path):
+    # two layers named "fc": their variables were all "fc/kernel:0"/"fc/bias:0", so
+    # lib.variables listed two and setting one by name set the first only
+    enc = em.Sequential([em.layers.Dense(2, name="fc")], name="enc")
+    dec = em.Sequential([em.layers.Dense(2, name="fc")], name="dec")
+    dec(enc(np.ones((1, 2), np.float32)))
+
+    @em.function(input_signature=[em.TensorSpec([None, 2], em.float32)])
+    def f(x):
+        return dec(enc(x))
+
+    record = em.aot.compile(f, out_dir=str(tmp_path), freeze_variables=False)
+    names = [v["name"] for v in record["variables"]]
+    assert names == ["fc/kernel:0", "fc/bias:0", "fc/kernel_1:0", "fc/bias_1:0"]
+    lib = em.aot.load(str(tmp_path))
+    assert list(lib.variables) == names
+    for name in names:
+        lib.set_variable(name, np.zeros(lib.variables[name]["shape"], np.float32))
+    lib.set_variable("fc/bias_1:0", np.array([1.0, 2.0], np.float32))
+    assert lib(np.ones((1, 2), np.float32)).tolist() == [[1.0, 2.0]]
+    assert lib.get_variable("fc/bias:0").tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("entry", ["free", "last_error", "signature", "rt_begin"])
+def test_entry_names_the_c_api_defines_are_refused_before_cc(tmp_path, entry):
+    def add(x, y):
+        return x + y
+
+    with pytest.raises(em.aot.AotError, match=rf"entry '{entry}' would be the C function "
+                                              rf"x_{entry}, which is"):
+        em.aot.compile({entry: add}, {entry: ["f32[2]", "f32[2]"]}, out_dir=str(tmp_path),
+                       name="x")
+
+
+def test_parameter_names_that_clash_with_generated_ones(tmp_path):
+    def f(x, x_dim0, free, status):
+        return x + x_dim0 * free * status
+
+    em.aot.compile(f, ["f32[?]", "f32[?]", "f32[]", "f32[]"], out_dir=str(tmp_path))
+    assert "int f_f(const float *x, int64_t x_dim0, const float *x_dim0_1, int64_t " \
+        "x_dim0_1_dim0, const float *in_free, const float *in_status, float **out0, " \
+        "int64_t *out0_shape);" in (tmp_path / "f.h").read_text()
+    lib = em.aot.load(str(tmp_path))
+    one = np.float32(1)
+    assert lib(np.ones(2, np.float32), np.full(2, 2, np.float32), one, one).tolist() == [3, 3]

@@ -5,6 +5,8 @@ library with a C API (`em.aot.compile`; the runtime side is runtime/aot).
                captured constants, lower, wrap (jit.entry_wrapper), emit a PIC object
     errors.py  the library's error table: each error site's class and message template
     capi.py    the C API: the header and the C source around the entries
+    runtime_c.py  the C runtime at the top of that source (errors, buffer tracking)
+    targets.py the CPUs a library may target and the features each implies
     link.py    `cc -shared` of the objects and the C source into lib<name>.so
 
 Upstream equivalent: IREE's `iree-compile` + its C runtime, XLA's `tfcompile`; here the

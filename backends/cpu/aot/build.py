@@ -14,14 +14,17 @@ the call (jit.entry_wrapper with `inputs`). Steps:
   4. Lower (CpuBackend), keeping the error sites (errors.py); every definition becomes
      internal (entries share one library), and the error key an external global that the
      library's C source defines and fills once (capi.py).
-  5. Add the entry wrapper and emit a position-independent object for the target.
+  5. Add the entry wrapper and emit a position-independent object for the target, its
+     malloc and free calls renamed to the library's tracking ones (`_tracked`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Sequence
 
+import llvmlite.binding as llvm
 import numpy as np
 from mlir import ir
 
@@ -43,6 +46,10 @@ from ember.dialects.ember.verifier import iter_ops
 from ember.passes.pipeline import PassFailure, run_pipeline
 
 KERNEL_PREFIX = "ember_aot_"
+# what the entries' calls of malloc and free become: the library's C source defines them
+# (capi.py) and frees what a failing call allocated
+TRACKED = {"malloc": "ember_aot_tracked_malloc", "calloc": "ember_aot_tracked_calloc",
+           "free": "ember_aot_tracked_free"}
 
 
 class AotError(EmberError, ValueError):
@@ -116,7 +123,8 @@ def build_entry(name: str, module_text: str, symbol: str, inputs: Sequence[Tenso
     llvm_ir += entry_wrapper(kernel, arg_types + list(results), inputs=len(arg_types))
     machine = backend.target_machine(reloc="pic")
     try:
-        obj = machine.emit_object(backend.optimize_llvm(llvm_ir, machine))
+        optimized = _tracked(str(backend.optimize_llvm(llvm_ir, machine)))
+        obj = machine.emit_object(llvm.parse_assembly(optimized))
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     return Entry(name, tuple(inputs), tuple(kept), tuple(results), errors, obj)
@@ -176,6 +184,15 @@ def _read_only(fn: ir.Operation, arg: ir.Value, extra: Extra) -> ir.Value:
         op.results[0].replace_all_uses_with(read.results[0])
         op.erase()
     return read.results[0]
+
+
+def _tracked(llvm_ir: str) -> str:
+    """Step 5: the optimised IR with its calls of malloc, calloc and free renamed to the
+    library's tracking ones (after LLVM's optimisations, which know malloc and free by name). A
+    failing call unwinds past the frames that own its buffers (native.py); the library
+    frees what the call allocated and has not freed (capi.py), so failing calls leak
+    nothing."""
+    return re.sub(r"@(malloc|calloc|free)\(", lambda m: f"@{TRACKED[m.group(1)]}(", llvm_ir)
 
 
 def _internalize(module: ir.Module) -> None:

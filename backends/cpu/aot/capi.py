@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ember.backends.cpu.aot.build import Entry, Extra
+from ember.backends.cpu.aot.build import TRACKED, Entry, Extra
 from ember.backends.cpu.aot.errors import error_table
+from ember.backends.cpu.aot.runtime_c import RUNTIME as _RUNTIME
 from ember.backends.cpu.kernels import THREADS_SYMBOL
 from ember.backends.cpu.native import KEY_SYMBOL, MAX_VALUES, OUT_OF_MEMORY
 from ember.dialects.ember.types import TensorType
@@ -102,11 +103,13 @@ def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
     lines = [f"/* {lib}.h: the C API of lib{lib}.so, {about}.", " *",
              " * Arrays are C-contiguous (row-major) of the element type shown. Inputs are",
              " * only read; a `?` dim of an input is the parameter after its pointer.",
+             f" * A NULL array is {up}_BAD_CALL, unless it has no elements.",
              " * An output of static shape is written into a buffer the caller allocates",
              " * (it must not overlap an input). An output with a `?` dim is allocated by",
              f" * the library: *out receives the data, out_shape its dims; the caller owns it",
-             f" * and frees it with {lib}_free() (which is free()). On an error nothing is",
-             " * allocated and outputs are unspecified.",
+             f" * and frees it with {lib}_free() (which is free()). On an error the library",
+             " * frees every buffer the call allocated (a failing call leaks nothing) and",
+             " * the outputs are unspecified.",
              f" * Each entry returns {up}_OK (0) or an error code; {lib}_last_error() is then",
              " * the message, as Ember raises it in Python.",
              " * Thread safety: entries may run concurrently on any threads (each call keeps",
@@ -159,120 +162,6 @@ def _entry_doc(entry: Entry, names: Sequence[str], variables: Sequence[Extra]) -
     return lines
 
 
-_RUNTIME = r"""
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define HIDDEN __attribute__((visibility("hidden")))
-HIDDEN int32_t KEY = -1;  /* the objects' error key (native.py) */
-static pthread_once_t ember_once = PTHREAD_ONCE_INIT;
-static int ember_key_failed;
-static __thread char ember_message[4096];
-
-typedef struct { int32_t status; int code; const char *text; } ember_site;
-
-static void ember_make_key(void) {
-  pthread_key_t key;
-  if (pthread_key_create(&key, NULL) != 0) { ember_key_failed = 1; return; }
-  KEY = (int32_t)key;
-}
-
-static int ember_bad_call(const char *text) {
-  snprintf(ember_message, sizeof ember_message, "%s", text);
-  return CODE_BAD_CALL;
-}
-
-static int ember_begin(void) {
-  ember_message[0] = 0;
-  pthread_once(&ember_once, ember_make_key);
-  if (!ember_key_failed) return 0;
-  snprintf(ember_message, sizeof ember_message,
-           "pthread_key_create failed: no key for errors of compiled code");
-  return CODE_RUNTIME;
-}
-
-static void ember_format(const char *text, const int64_t *values) {
-  size_t at = 0, size = sizeof ember_message;
-  for (const char *c = text; *c && at + 1 < size; c++) {
-    if (*c == 1 && c[1]) {
-      int k = (unsigned char)*++c - 1;
-      int n = snprintf(ember_message + at, size - at, "%lld", (long long)values[k]);
-      at = n < 0 ? at : (at + (size_t)n < size ? at + (size_t)n : size - 1);
-    } else {
-      ember_message[at++] = *c;
-    }
-  }
-  ember_message[at] = 0;
-}
-
-static void ember_size(char *out, size_t size, unsigned long long count) {
-  static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int bits = 0;
-  for (unsigned long long c = count; c; c >>= 1) bits++;
-  int unit = (bits - 1 > 1 ? bits - 1 : 1) / 10;
-  if (unit > 6) unit = 6;
-  double value = (double)count / (double)(1ULL << (10 * unit));
-  if (unit < 6 && (long long)(value + 0.5) == 1024) { value /= 1024; unit++; }
-  if (unit == 0) snprintf(out, size, "%llu bytes", count);
-  else if (value + 0.5 < 1000) snprintf(out, size, "%#.3g %s", value, units[unit]);
-  else snprintf(out, size, "%#.0f %s", value, units[unit]);
-}
-
-static int ember_fail(int32_t status, const int64_t *values, const ember_site *sites,
-                      int count, const char *entry) {
-  if (status == STATUS_OOM) {
-    char amount[64];
-    ember_size(amount, sizeof amount, (unsigned long long)values[0]);
-    snprintf(ember_message, sizeof ember_message,
-             "Unable to allocate %s in compiled code of @%s: out of memory", amount, entry);
-    return CODE_OUT_OF_MEMORY;
-  }
-  for (int i = 0; i < count; i++) {
-    if (sites[i].status == status) {
-      ember_format(sites[i].text, values);
-      return sites[i].code;
-    }
-  }
-  snprintf(ember_message, sizeof ember_message,
-           "compiled code of @%s failed with unknown status %d", entry, (int)status);
-  return CODE_RUNTIME;
-}
-
-/* An output of `?` dims: the descriptor the entry returned (allocated, aligned, offset,
-   sizes, strides; malloc'ed) becomes a malloc'ed C-contiguous buffer the caller frees. */
-static int ember_take(void *slot, int rank, size_t item, void **out, int64_t *shape) {
-  int64_t *d = (int64_t *)slot;
-  char *allocated = (char *)(intptr_t)d[0], *aligned = (char *)(intptr_t)d[1];
-  int64_t offset = d[2], *sizes = d + 3, *strides = d + 3 + rank, count = 1, step = 1;
-  int dense = aligned + offset * (int64_t)item == allocated;
-  for (int k = rank - 1; k >= 0; k--) {
-    count *= sizes[k];
-    if (sizes[k] != 1 && strides[k] != step) dense = 0;
-    step *= sizes[k];
-  }
-  for (int k = 0; k < rank; k++) shape[k] = sizes[k];
-  if (dense || count == 0) {
-    *out = count ? allocated : (free(allocated), malloc(1));
-  } else {
-    char *copy = malloc((size_t)count * item), *from = aligned + offset * (int64_t)item;
-    if (!copy) { free(allocated); free(d); *out = NULL; return 1; }
-    for (int64_t i = 0; i < count; i++) {
-      int64_t rest = i, at = 0;
-      for (int k = rank - 1; k >= 0; k--) { at += (rest % sizes[k]) * strides[k]; rest /= sizes[k]; }
-      memcpy(copy + i * (int64_t)item, from + at * (int64_t)item, item);
-    }
-    free(allocated);
-    *out = copy;
-  }
-  free(d);
-  return *out == NULL;
-}
-"""
-
-
 def source(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
            variables: Sequence[Extra], var_files: Sequence[str], signatures: str,
            gemm: bool = False) -> str:
@@ -281,6 +170,8 @@ def source(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
     up = lib.upper()
     text = _RUNTIME.replace("ember_", f"{lib}_rt_").replace("KEY", KEY_SYMBOL)
     text = text.replace("STATUS_OOM", str(OUT_OF_MEMORY)).replace("CODE_", f"{up}_")
+    for name, symbol in TRACKED.items():
+        text = text.replace(f"TRACKED_{name.upper()}", symbol)
     lines = [f'#include "{lib}.h"', text]
     for k, (v, path) in enumerate(zip(variables, var_files)):
         lines += _variable_buffer(lib, k, v, path)
@@ -351,13 +242,29 @@ def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
     for name, k in dims:
         lines += [f"  if ({name}_dim{k} < 0)",
                   f"    return {lib}_rt_bad_call(\"{fn}: {name}_dim{k} is negative\");"]
+    for t, name in zip(entry.inputs, names):
+        if t.shape and None in t.shape:  # sizes computed from it must not overflow
+            shape = ", ".join(f"{name}_dim{k}" if d is None else str(d)
+                              for k, d in enumerate(t.shape))
+            lines += [f"  code = {lib}_rt_check_size({c_string(entry.name)}, "
+                      f"{c_string(name)}, (const int64_t[]){{{shape}}}, {len(t.shape)}, "
+                      f"{t.dtype.np_dtype.itemsize});",
+                      "  if (code) return code;"]
     for i, (t, name) in enumerate(zip(entry.inputs, names)):
+        if t.shape is not None and 0 not in t.shape:  # NULL only for no elements
+            empty = " || ".join(f"{name}_dim{k} == 0" for k, d in enumerate(t.shape)
+                                if d is None)
+            lines += [f"  if (!{name}{f' && !({empty})' if empty else ''})",
+                      f"    return {lib}_rt_bad_call(\"{fn}: {name} is NULL\");"]
         lines.append(f"  data[{i}] = (void *){name};")
     for k, index in enumerate(entry.variables):
         lines.append(f"  data[{len(entry.inputs) + k}] = {lib}_rt_var{index};")
     dynamic = []
     for j, t in enumerate(entry.results):
         if t.is_static:
+            if t.num_elements:
+                lines += [f"  if (!out{j})",
+                          f"    return {lib}_rt_bad_call(\"{fn}: out{j} is NULL\");"]
             lines.append(f"  data[{len(args) + j}] = out{j};")
         else:
             dynamic.append(j)
@@ -367,7 +274,9 @@ def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
             lines.append(f"  *out{j} = 0;")
     for slot, (name, k) in enumerate(dims):
         lines.append(f"  data[{n + MAX_VALUES + slot}] = (void *)(intptr_t){name}_dim{k};")
-    lines += [f"  int32_t status = {lib}_rt_{entry.wrapper}(data);",
+    lines += [f"  {lib}_rt_track_begin();",
+              f"  int32_t status = {lib}_rt_{entry.wrapper}(data);",
+              f"  {lib}_rt_track_end(status != 0);",
               "  if (status)",
               f"    return {lib}_rt_fail(status, (const int64_t *)(data + {n}), sites, "
               f"{len(table)}, {c_string(entry.name)});",
