@@ -150,7 +150,7 @@ class CpuBackend:
         if self.options.gemm in ("auto", "openblas"):
             with module.context:
                 choice.retarget(module, self.options.gemm,
-                                lambda *shape: self._chooser().decide(*shape))
+                                lambda *shape: self._chooser().timings(*shape))
         return module
 
     def _chooser(self) -> "choice.Chooser":

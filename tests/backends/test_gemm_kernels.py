@@ -176,30 +176,66 @@ def test_products_of_a_few_rows_read_in_place_match_the_reference(target, elemen
             _run_case(target, element, case, n)
 
 
-def test_auto_policy_times_a_shape_once_and_keeps_the_faster(monkeypatch, tmp_path):
+def test_auto_policy_times_a_shape_once(monkeypatch, tmp_path):
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
     calls = []
     chooser = choice.Chooser({"f32": 1, "f64": 2}.get, {"f32": 3, "f64": 4}, ("test",))
 
     def measure(*shape):
         calls.append(shape)
-        return {"ember": 1.0, "openblas": 0.5 if shape[3] == 7 else 0.9}
+        return {"ember": 1.0, "openblas": 0.5}
     monkeypatch.setattr(chooser, "measure", measure)
-    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas"  # twice as fast
-    assert chooser.decide("f32", 111, 111, 9, 64, 64) == "ember"  # within the margin
-    assert chooser.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    assert chooser.timings("f32", 111, 111, 7, 64, 64) == {"ember": 1.0, "openblas": 0.5}
+    chooser.timings("f32", 111, 111, 7, 64, 64)
+    assert len(calls) == 1
     fresh = choice.Chooser({}.get, {}, ("test",))  # another process: from the disk cache
     monkeypatch.setattr(fresh, "measure", measure)
-    assert fresh.decide("f32", 111, 111, 7, 64, 64) == "openblas" and len(calls) == 2
+    assert fresh.timings("f32", 111, 111, 7, 64, 64)["openblas"] == 0.5 and len(calls) == 1
     big = choice.MAX_MEASURED_MACS  # not timed: seconds per call
-    assert fresh.decide("f32", 111, 111, big, 2, 1) == "ember" and len(calls) == 2
+    assert fresh.timings("f32", 111, 111, big, 2, 1) == {"ember": 1.0, "openblas": 1.0}
+    assert len(calls) == 1
+
+
+def _products_module(shapes) -> "ir.Module":
+    from mlir import ir
+    from ember.dialects.ember.irdl import default_context
+    lines = ["func.func private @ember_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, "
+             "i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)", "func.func @f(%p: !llvm.ptr) {"]
+    for i, (m, n, k) in enumerate(shapes):
+        lines += [f"  %o{i} = arith.constant 101 : i32", f"  %t{i} = arith.constant 111 : i32",
+                  f"  %m{i} = arith.constant {m} : i64", f"  %n{i} = arith.constant {n} : i64",
+                  f"  %k{i} = arith.constant {k} : i64", f"  %a{i} = arith.constant 1.0 : f32",
+                  f"  call @ember_sgemm(%o{i}, %t{i}, %t{i}, %m{i}, %n{i}, %k{i}, %a{i}, %p, "
+                  f"%k{i}, %p, %n{i}, %a{i}, %p, %n{i}) : (i32, i32, i32, i64, i64, i64, f32, "
+                  "!llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()"]
+    lines += ["  return", "}"]
+    with default_context():
+        return ir.Module.parse("\n".join(lines))
+
+
+@pytest.mark.parametrize("times,renamed", [
+    ({64: (1.0, 0.5), 10: (1.0, 0.5)}, 2),  # OpenBLAS faster for all: all go
+    ({64: (1.0, 1.0), 10: (0.1, 0.02)}, 0),  # faster for the small one only: none go
+    ({64: (1.0, 0.9), 10: (1.0, 0.9)}, 0),  # within the margin: none go
+])
+def test_auto_policy_picks_one_library_per_function(times, renamed):
+    module = _products_module([(256, 64, 512), (256, 10, 512)])
+
+    def timings(element, ta, tb, m, n, k):
+        own, openblas = times[n]
+        return {"ember": own, "openblas": openblas}
+    with module.context:
+        assert choice.retarget(module, "auto", timings) == renamed
+    text = str(module)
+    assert text.count("call @ember_openblas_sgemm(") == renamed
+    assert text.count("call @ember_sgemm(") == 2 - renamed
 
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("element", ["f32", "f64"])
 @pytest.mark.parametrize("tb", [False, True])
 def test_narrow_products_with_a_by_rows_match_the_reference(target, element, tb):
-    """n < NR with A by rows runs as dot products along k (4 x 4 blocks of C, the last
+    """n < NR with A by rows runs as dot products along k (4 x 5 blocks of C, the last
     steps of k masked, the last rows and columns repeated but not stored), split by rows
     over threads."""
     for m, n, k in ((1, 1, 1), (5, 3, 17), (256, 10, 1024), (13, 15, 40), (7, 9, 33),

@@ -6,15 +6,17 @@ When A is stored by rows, each C[i, j] is a dot product of a row of A with a col
 both contiguous along k once B is read transposed (in place if B is stored transposed,
 else copied: n x k is small). `@<p>_dot` computes DR x DC blocks of C at a time, DR * DC
 vector accumulators running along k (DR loads of A and DC of B^T per DR * DC FMAs), then
-sums each accumulator's lanes. Rows and columns past the matrix repeat the last one (valid
-reads) and are not stored; the last steps of k load under a mask.
+sums each accumulator's lanes (4 x 5: a 10-wide layer in two blocks; 4 x 5 measured 10%
+faster than 4 x 4 and 6 x 4 on 256 x 1024 by 1024 x 10). Rows and columns past the matrix
+repeat the last one (valid reads) and are not stored; the last steps of k load under a
+mask.
 """
 
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.gemm_ir import Params
 
-DR, DC = 4, 4
+DR, DC = 4, 5
 # B (k x n, stored by rows) is copied transposed for this path when it has at most this
 # many elements; larger ones take the packed path
 DOT_COPY_ELEMENTS = 1 << 18

@@ -9,7 +9,7 @@ from ember.backends.cpu.kernels.gemm_ir import Params
 
 # GEMMs of fewer multiply-adds than this run on the calling thread alone; a thread is
 # started per call (about 20-40 us), so each must get at least this much work.
-MIN_MACS_PER_THREAD = 1 << 20
+MIN_MACS_PER_THREAD = 1 << 21
 MAX_THREADS = 64
 
 
