@@ -148,7 +148,8 @@ def test_the_library_object_needs_only_libc_and_pthreads(tmp_path):
     path.write_bytes(kernels.library_object(HOST.cpu, HOST.features))
     out = subprocess.run(["nm", "-u", str(path)], capture_output=True, text=True, check=True)
     undefined = {line.split()[-1] for line in out.stdout.splitlines() if line.strip()}
-    assert undefined <= {"malloc", "free", "sysconf", "pthread_create", "pthread_join",
+    assert undefined <= {"malloc", "aligned_alloc", "free", "sysconf", "pthread_create",
+                         "pthread_join",
                          "memcpy", "memset", "memmove"}, undefined
     out = subprocess.run(["nm", "-g", "--defined-only", str(path)], capture_output=True,
                          text=True, check=True)
@@ -243,3 +244,31 @@ def test_narrow_products_with_a_by_rows_match_the_reference(target, element, tb)
         case = dict(order="R", ta=False, tb=tb, m=m, n=n, k=k, alpha=0.5,
                     beta=float(m % 2), pad=2, threads=1 + m % 3)
         _run_case(target, element, case, m * n)
+
+
+def test_calls_from_many_threads_share_the_workspace_pool_safely():
+    """Each call takes its packing buffers from a pool of blocks kept across calls (atomic
+    exchange to take, compare-and-swap to give back); calls from 6 threads at once, each
+    starting threads of its own, all get right results."""
+    import concurrent.futures
+    fn, threads_at = _entry((HOST.cpu, HOST.features), "f32")
+    ctypes.c_int32.from_address(threads_at).value = 2
+    rng = np.random.default_rng(7)
+    cases = []
+    for i in range(12):
+        m, n, k = 200 + 13 * i, 150 + 7 * i, 300 - 11 * i
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        cases.append((a, b, a.astype(np.float64) @ b.astype(np.float64)))
+
+    def run(case):
+        a, b, want = case
+        for _ in range(5):
+            c = np.full((a.shape[0], b.shape[1]), np.nan, np.float32)
+            _gemm(fn, "R", False, False, a.shape[0], b.shape[1], a.shape[1], 1.0, a,
+                  a.shape[1], b, b.shape[1], 0.0, c, b.shape[1])
+            if not np.allclose(c, want, rtol=1e-4, atol=1e-3):
+                return False
+        return True
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        assert all(pool.map(run, cases))

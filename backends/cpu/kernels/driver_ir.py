@@ -21,6 +21,91 @@ ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
 
 # `ember_gemm_cpus()`: the CPUs online, asked of sysconf once (it reads a file in /sys:
 # about 10 us, more than a small product takes) and kept; a race only asks twice.
+POOL_SLOTS = 8  # workspaces kept across calls (two per thread of a call)
+# The pool: `ember_gemm_take_bytes(n)` gives a 64-byte-aligned buffer of at least n bytes (a
+# block kept by an earlier call if one is big enough, else aligned_alloc; null if that
+# fails), `ember_gemm_give_bytes(p)` keeps it for the next call (or frees it when all
+# POOL_SLOTS are taken). Lock-free: a slot is taken with an atomic exchange and filled with
+# a compare-and-swap. A block's first 64 bytes hold its capacity.
+POOL = """llvm.mlir.global internal @ember_gemm_pool() {addr_space = 0 : i32} : !llvm.array<8 x ptr> {
+  %z = llvm.mlir.zero : !llvm.array<8 x ptr>
+  llvm.return %z : !llvm.array<8 x ptr>
+}
+llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
+llvm.func @free(!llvm.ptr)
+llvm.func internal @ember_gemm_take_bytes(%bytes: i64) -> !llvm.ptr {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %null = llvm.mlir.zero : !llvm.ptr
+  %none = llvm.icmp "eq" %bytes, %zero : i64
+  llvm.cond_br %none, ^nothing, ^search(%zero : i64)
+^nothing:
+  llvm.return %null : !llvm.ptr
+^search(%i: i64):
+  %slots = llvm.mlir.constant(@SLOTS@ : i64) : i64
+  %more = llvm.icmp "slt" %i, %slots : i64
+  llvm.cond_br %more, ^try, ^fresh
+^try:
+  %pool = llvm.mlir.addressof @ember_gemm_pool : !llvm.ptr
+  %slot = llvm.getelementptr %pool[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<8 x ptr>
+  %block = llvm.atomicrmw xchg %slot, %null acq_rel : !llvm.ptr, !llvm.ptr
+  %empty = llvm.icmp "eq" %block, %null : !llvm.ptr
+  llvm.cond_br %empty, ^next, ^have
+^next:
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %i1 = llvm.add %i, %one : i64
+  llvm.br ^search(%i1 : i64)
+^have:
+  %capacity = llvm.load %block : !llvm.ptr -> i64
+  %fits = llvm.icmp "uge" %capacity, %bytes : i64
+  llvm.cond_br %fits, ^done(%block : !llvm.ptr), ^drop
+^drop:
+  llvm.call @free(%block) : (!llvm.ptr) -> ()
+  llvm.br ^fresh
+^fresh:
+  %c63 = llvm.mlir.constant(127 : i64) : i64
+  %mask = llvm.mlir.constant(-64 : i64) : i64
+  %padded = llvm.add %bytes, %c63 : i64
+  %total = llvm.and %padded, %mask : i64
+  %align = llvm.mlir.constant(64 : i64) : i64
+  %new = llvm.call @aligned_alloc(%align, %total) : (i64, i64) -> !llvm.ptr
+  %failed = llvm.icmp "eq" %new, %null : !llvm.ptr
+  llvm.cond_br %failed, ^nothing, ^record
+^record:
+  %head = llvm.mlir.constant(64 : i64) : i64
+  %cap = llvm.sub %total, %head : i64
+  llvm.store %cap, %new : i64, !llvm.ptr
+  llvm.br ^done(%new : !llvm.ptr)
+^done(%b: !llvm.ptr):
+  %buffer = llvm.getelementptr %b[64] : (!llvm.ptr) -> !llvm.ptr, i8
+  llvm.return %buffer : !llvm.ptr
+}
+llvm.func internal @ember_gemm_give_bytes(%buffer: !llvm.ptr) {
+  %null = llvm.mlir.zero : !llvm.ptr
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %none = llvm.icmp "eq" %buffer, %null : !llvm.ptr
+  llvm.cond_br %none, ^done, ^start
+^start:
+  %block = llvm.getelementptr %buffer[-64] : (!llvm.ptr) -> !llvm.ptr, i8
+  llvm.br ^search(%zero : i64)
+^search(%i: i64):
+  %slots = llvm.mlir.constant(@SLOTS@ : i64) : i64
+  %more = llvm.icmp "slt" %i, %slots : i64
+  llvm.cond_br %more, ^try, ^release
+^try:
+  %pool = llvm.mlir.addressof @ember_gemm_pool : !llvm.ptr
+  %slot = llvm.getelementptr %pool[0, %i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<8 x ptr>
+  %res = llvm.cmpxchg %slot, %null, %block acq_rel monotonic : !llvm.ptr, !llvm.ptr
+  %kept = llvm.extractvalue %res[1] : !llvm.struct<(ptr, i1)>
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %i1 = llvm.add %i, %one : i64
+  llvm.cond_br %kept, ^done, ^search(%i1 : i64)
+^release:
+  llvm.call @free(%block) : (!llvm.ptr) -> ()
+  llvm.br ^done
+^done:
+  llvm.return
+}
+""".replace("@SLOTS@", str(POOL_SLOTS))
 COMMON = f"""
 llvm.mlir.global external @{THREADS_SYMBOL}(0 : i32) {{addr_space = 0 : i32}} : i32
 llvm.mlir.global internal @ember_gemm_online(0 : i64) {{addr_space = 0 : i32}} : i64
@@ -41,7 +126,7 @@ llvm.func internal @ember_gemm_cpus() -> i64 {{
 ^done(%r: i64):
   llvm.return %r : i64
 }}
-llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+{POOL}llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 llvm.func @pthread_join(i64, !llvm.ptr) -> i32
 """
 
@@ -76,7 +161,30 @@ def driver(p: Params) -> str:
     pack = "\n".join(f"  %s{i + 1} = llvm.insertvalue %{n}, %s{i}[{i}] : {struct}"
                      for i, n in enumerate(_NAMES))
     n_fields = len(_NAMES)
+    size = 4 if t == "f32" else 8
+    descriptor = "!llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>"
     return f"""
+llvm.func internal @{pre}_take(%n: i64) -> {descriptor} {{
+  %size = llvm.mlir.constant({size} : i64) : i64
+  %bytes = llvm.mul %n, %size : i64
+  %p = llvm.call @ember_gemm_take_bytes(%bytes) : (i64) -> !llvm.ptr
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %d0 = llvm.mlir.undef : {descriptor}
+  %d1 = llvm.insertvalue %p, %d0[0] : {descriptor}
+  %d2 = llvm.insertvalue %p, %d1[1] : {descriptor}
+  %d3 = llvm.insertvalue %zero, %d2[2] : {descriptor}
+  %d4 = llvm.insertvalue %n, %d3[3, 0] : {descriptor}
+  %d5 = llvm.insertvalue %one, %d4[4, 0] : {descriptor}
+  llvm.return %d5 : {descriptor}
+}}
+
+llvm.func internal @{pre}_give(%allocated: !llvm.ptr, %aligned: !llvm.ptr, %offset: i64,
+                               %n: i64, %stride: i64) {{
+  llvm.call @ember_gemm_give_bytes(%aligned) : (!llvm.ptr) -> ()
+  llvm.return
+}}
+
 llvm.func internal @{pre}_run({params}, %t: i64, %nt: i64) {{
   %zero = llvm.mlir.constant(0 : i64) : i64
   %one = llvm.mlir.constant(1 : i64) : i64

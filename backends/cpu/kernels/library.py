@@ -67,7 +67,7 @@ def mlir_text(params: tuple[Params, ...]) -> str:
             packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
         if i:  # one declaration of ember_gemm_cpus
-            body = body.replace("  func.func private @ember_gemm_cpus() -> i64\n", "")
+            body = body.replace("  func.func private @ember_gemm_cpus() -> i64\n", "", 1)
         parts.append(body)
     return "module {\n" + "\n".join(parts) + "\n}\n"
 
@@ -89,8 +89,11 @@ def llvm_ir(features: str, cpu: str = "", elements: tuple[str, ...] = ELEMENTS) 
         run_pipeline(module, PIPELINE, verify_each=False)
         # the entries call the lowered functions: parse them into the module's body, in
         # place of the lowered declaration of what the runtime text defines
+        defined = ("  llvm.func @ember_gemm_cpus(", "  llvm.func @ember_s_take(",
+                   "  llvm.func @ember_d_take(", "  llvm.func @ember_s_give(",
+                   "  llvm.func @ember_d_give(", "  llvm.func @free(")
         lowered = "\n".join(line for line in str(module).split("\n")
-                            if not line.startswith("  llvm.func @ember_gemm_cpus() "))
+                            if not line.startswith(defined))
         runtime = driver_ir.COMMON + "".join(driver_ir.driver(p) for p in params)
         module = ir.Module.parse(lowered[:lowered.rindex("}")] + runtime + "}\n")
         return to_llvm_ir(module)

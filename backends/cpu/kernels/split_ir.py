@@ -24,11 +24,14 @@ def split(p: Params) -> str:
     of B), unless that dim has fewer tiles than threads (splitting 256 x 1024 products by
     rows packed B twice: the 8 products of bench case E took 15.4-16.1 ms, 14.3 by
     columns). k == 0 or alpha == 0 scale C by beta (zero it when beta == 0). Workspaces
-    are malloc'ed per slice, or on the stack for one tile of rows or columns or if malloc
-    fails (slower then, never wrong)."""
+    come from a small pool kept across calls (driver_ir: a fresh malloc of a few MB per
+    call page-faulted ~1000 times per case E step), or the stack for one tile of rows or
+    columns or if malloc fails (slower then, never wrong)."""
     t, mem, pre = p.element, f"memref<?x{p.element}>", p.prefix
     return f"""
   func.func private @ember_gemm_cpus() -> i64
+  func.func private @{pre}_take(index) -> {mem}
+  func.func private @{pre}_give({mem})
 
   func.func @{pre}_plan(%m: i64, %n: i64, %k: i64, %want: i64) -> i64
       attributes {{llvm.linkage = #llvm.linkage<internal>}} {{
@@ -229,8 +232,8 @@ def split(p: Params) -> str:
         %bsize = arith.muli %ncb, %ckc : index
         %asize_h = arith.select %small, %c0, %asize : index
         %bsize_h = arith.select %small, %c0, %bsize : index
-        %ap = memref.alloc(%asize_h) {{alignment = 64 : i64}} : {mem}
-        %bp = memref.alloc(%bsize_h) {{alignment = 64 : i64}} : {mem}
+        %ap = func.call @{pre}_take(%asize_h) : (index) -> {mem}
+        %bp = func.call @{pre}_take(%bsize_h) : (index) -> {mem}
         %apx = memref.extract_aligned_pointer_as_index %ap : {mem} -> index
         %bpx = memref.extract_aligned_pointer_as_index %bp : {mem} -> index
         %a_ok = arith.cmpi ne, %apx, %c0 : index
@@ -256,8 +259,8 @@ def split(p: Params) -> str:
               index, i1, {mem}, index, index, index, index, index, index, {t}, {t}, {mem},
               {mem}, index, index, i1) -> ()
         }}
-        memref.dealloc %ap : {mem}
-        memref.dealloc %bp : {mem}
+        func.call @{pre}_give(%ap) : ({mem}) -> ()
+        func.call @{pre}_give(%bp) : ({mem}) -> ()
         }}
       }}
     }}
