@@ -80,10 +80,14 @@ def llvm_ir(features: str, cpu: str = "", elements: tuple[str, ...] = ELEMENTS) 
     """The library's LLVM IR for a target with LLVM `features` (and CPU name `cpu`), with
     the GEMMs of `elements` (the JIT loads each on first use: a fifth of a second to two
     seconds of LLVM each)."""
+    return llvm_ir_of(tuple(p for p in isa_params(features, cpu) if p.element in elements))
+
+
+def llvm_ir_of(params: tuple[Params, ...]) -> str:
+    """The library's LLVM IR for these kernel shapes (one Params per element type)."""
     from ember.backends.cpu.translate import to_llvm_ir
     from ember.dialects.ember.irdl import default_context
     from ember.passes.pipeline import run_pipeline
-    params = tuple(p for p in isa_params(features, cpu) if p.element in elements)
     with default_context():
         module = ir.Module.parse(mlir_text(params))
         run_pipeline(module, PIPELINE, verify_each=False)
