@@ -76,7 +76,11 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
                                 NotCompilable.Reason.BAD_ARGUMENTS)
         changed = False
         for i, (arg, t) in enumerate(zip(block.arguments, arg_types)):
-            declared = type_from_mlir(arg.type)
+            try:
+                declared = type_from_mlir(arg.type)
+            except TypeError as e:
+                raise NotCompilable(f"@{symbol} argument #{i} has type {arg.type}: {e}",
+                                    NotCompilable.Reason.BAD_ARGUMENTS) from None
             _check_argument(symbol, i, declared, t)
             # a variable's argument holds a resource of its value type
             new = type_to_mlir(ResourceType(t) if isinstance(declared, ResourceType) else t)

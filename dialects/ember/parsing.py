@@ -17,6 +17,9 @@ an error (its bindings are built with assertions), and reports them as located d
   unregistered dialect"); every op name is `dialect.op`;
 - `tensor.concat` with a negative `dim`: its verifier checks `dim < rank` only, then asks
   the type for that (unsigned) dim size, which asserts;
+- a list of the custom forms of linalg's transpose and broadcast (`permutation = [1, 0.5]`,
+  `dimensions = [...]`) holding anything but integers: their parser hands a null attribute
+  to the op's attribute list, which asserts;
 - string literals whose escapes spell bytes that are not UTF-8 (`"\\FF"`): MLIR keeps them,
   but every string attribute the Python bindings read would raise a conversion error.
 
@@ -55,6 +58,9 @@ _OP_CALL = re.compile(r"[ \t]*\(")  # after a string: the string names a generic
 _NEGATIVE_CONCAT_DIM = re.compile(
     r'tensor\.concat\s+dim\s*\(\s*-|"tensor\.concat"\s*\([^)]*\)\s*<?\{[^}]*\bdim\s*=\s*-')
 _ESCAPE = re.compile(r'\\([0-9A-Fa-f]{2}|.)', re.DOTALL)
+# linalg.transpose/broadcast's custom `permutation = [...]` / `dimensions = [...]`
+_INTEGER_LIST = re.compile(r"\b(permutation|dimensions)\s*=\s*\[([^\]]*)\]")
+_INTEGER = re.compile(r"\s*-?[0-9]+\s*")
 
 
 class ParseError(EmberError, ValueError):
@@ -199,6 +205,13 @@ def problems(source: str) -> list[Diagnostic]:
                 found[kind] = _at(source, m.start(), why)
         elif kind == "close":
             depth = max(depth - 1, 0)
+    for listed in _INTEGER_LIST.finditer(source):
+        items = listed.group(2).split(",")
+        if listed.group(2).strip() and not all(_INTEGER.fullmatch(i) for i in items):
+            found["integer_list"] = _at(source, listed.start(), (
+                f"'{listed.group(1)}' lists dims as integers (e.g. [1, 0]), not "
+                f"[{listed.group(2).strip()}]"))
+            break
     concat = _NEGATIVE_CONCAT_DIM.search(source)
     if concat:
         found["concat_dim"] = _at(source, concat.start(), (

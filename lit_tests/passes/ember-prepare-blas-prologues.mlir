@@ -63,3 +63,28 @@ func.func @mixed(%x: tensor<8x3x3x4xf32>, %w: tensor<3x3x4x16xf32>) -> tensor<8x
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// A prologue that reads the loop indices (linalg.index) belongs to the product's loops, not
+// to the operand's: it stays (found by the gradient fuzzer: moving it made invalid IR).
+// CHECK-LABEL: func.func @indexed(
+// CHECK:         linalg.generic
+// CHECK:           linalg.index 2
+// CHECK-NOT:     linalg.generic
+func.func @indexed(%x: tensor<8x3x3x4xf32>, %w: tensor<3x3x4x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel",
+       "parallel", "reduction", "reduction", "reduction"]}
+       ins(%x, %w : tensor<8x3x3x4xf32>, tensor<3x3x4x16xf32>) outs(%z : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %i = linalg.index 2 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %m = arith.mulf %a, %f : f32
+    %p = arith.mulf %m, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

@@ -92,6 +92,13 @@ EMBER_CASES = {
            "tensor<?x3xf32>\n  return %0 : tensor<?x3xf32>\n}\n"),
         "2:8: error: 'tensor.concat' op concatenation dim must be non-negative"),
     "truncated": (VALID[:VALID.index(b"ember.neg")], "error: expected"),
+    "transpose_permutation_of_floats": (
+        _b("func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {\n"
+           "  %e = tensor.empty() : tensor<3x2xf32>\n"
+           "  %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>)"
+           " permutation = [1, 1.0e-45]\n"
+           "  return %t : tensor<3x2xf32>\n}\n"),
+        "error: 'permutation' lists dims as integers (e.g. [1, 0]), not [1, 1.0e-45]"),
     "verifier_error": (
         _b('func.func @f(%x: tensor<4xf32>) -> tensor<5xf32> {\n'
            '  %0 = "ember.exp"(%x) : (tensor<4xf32>) -> tensor<5xf32>\n'
@@ -257,3 +264,14 @@ def test_repeated_scalar_and_dynamic_results_compile(tmp_path):
     result = run("ember-compile", [str(tmp_path / "in.mlir"), "--emit=obj",
                                    "-o", str(tmp_path / "out.o")])
     check(result, 0)
+
+
+def test_a_function_over_a_type_ember_has_no_dtype_for_is_an_error(tmp_path):
+    """--function/--arg-types on a function whose argument is of no Ember dtype (i7): an
+    error naming the argument, not an internal error (found by the IR fuzzer)."""
+    (tmp_path / "in.mlir").write_bytes(_b(
+        'func.func @f(%a: tensor<4xi7>) {\n'
+        '  return\n}\n'))
+    check(run("ember-compile", [str(tmp_path / "in.mlir"), "--emit=asm", "--from=linalg",
+                                "--function", "f", "--arg-types", "tensor<4xi32>"]), 1,
+          "@f argument #0 has type tensor<4xi7>: element type i7 is not an ember dtype")

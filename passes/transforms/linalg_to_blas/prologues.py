@@ -40,8 +40,8 @@ def _slice(value: ir.Value, block, op: ir.Operation) -> Optional[list[ir.Operati
         owner = value_op(v)
         if not isinstance(owner, ir.Operation) or owner.parent != op or owner in ops:
             continue  # a block argument, or a value from outside the product
-        if owner.regions and any(len(list(r.blocks)) for r in owner.regions):
-            return None
+        if not owner.name.startswith(("arith.", "math.")) or len(owner.regions):
+            return None  # linalg.index and the like mean the loop space, not the operand's
         ops.append(owner)
         stack.extend(owner.operands)
     order = {o: i for i, o in enumerate(o.operation for o in block.operations)}
