@@ -21,13 +21,14 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from mlir import ir, passmanager
 
 from ember.dialects.ember import verifier
 from ember.dialects.ember.parsing import split_top_level
 from ember.passes.base import Pass, Statistics
+from ember.passes.instrument import PassInstrumentation
 from ember.passes.bufferizable import PassFailure, check_bufferizable
 from ember.passes.pipeline_syntax import (Nest, PipelineError, Upstream, make_pass, parse,
                                           spelling, suggest, walk)
@@ -74,16 +75,18 @@ class Pipeline:
             print_ir_after_all: bool = False, print_ir_after: tuple = (),
             timing: bool = False, stream: TextIO | None = None,
             printer: Callable | None = None,
-            print_options: dict | None = None) -> "PipelineReport":
+            print_options: dict | None = None,
+            instruments: Sequence[PassInstrumentation] = ()) -> "PipelineReport":
         """Runs the pipeline on `module` in place, in one PassManager run.
 
         `print_ir_after_all` and `timing` are MLIR's instrumentation (to stderr), with
         `print_options` (`print_generic_op_form`, `enable_debug_info`); `print_ir_after`
-        names passes after which `printer(module)` is written to `stream`.
+        names passes after which `printer(module)` is written to `stream`; `instruments`
+        (instrument.py) are called around every pass.
         """
         printing = dict(print_options or {}) if print_ir_after_all else None
         run = _Run(verify_each, tuple(print_ir_after), stream or sys.stderr,
-                   printer or str, module, printing, timing)
+                   printer or str, module, printing, timing, tuple(instruments))
         with module.context:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)
@@ -93,7 +96,12 @@ class Pipeline:
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:
-                raise _failure(f"pipeline '{self}' failed", e) from None
+                failure = _failure(f"pipeline '{self}' failed", e)
+                run.failed(failure)
+                raise failure from None
+            except Exception as e:
+                run.failed(e)
+                raise
         return run.report
 
 
@@ -107,7 +115,9 @@ class _Run:
     module: ir.Module
     printing: dict | None  # MLIR's IR printing after every pass, with these options
     timing: bool
+    instruments: tuple = ()
     report: PipelineReport = dataclasses.field(default_factory=PipelineReport)
+    running: list = dataclasses.field(default_factory=list)  # (name, op, start) per open pass
 
     def manager(self, anchor: str, steps: list) -> passmanager.PassManager:
         """A PassManager on `anchor` ops running `steps`, instrumented as asked (each
@@ -126,7 +136,7 @@ class _Run:
                 if any(name.endswith("bufferize") for name in _pass_names(step.text)):
                     pm.add(lambda op, _: check_bufferizable(self.module),
                            name="ember-check-bufferizable", argument="ember-check-bufferizable")
-                pm.add(step.text)
+                self._upstream(pm, step.text)
                 for name in _pass_names(step.text):
                     if name in self.print_ir_after:
                         pm.add(self._printer(name), name=f"print-ir-after-{name}")
@@ -136,18 +146,53 @@ class _Run:
                 pm.add(self._ember(step), name=step.name, argument=step.name)
         return pm
 
+    def _upstream(self, pm: passmanager.PassManager, text: str) -> None:
+        """Adds upstream elements `text`: at once, or one by one between the hooks of the
+        instruments (each element is one pass to them)."""
+        if not self.instruments:
+            pm.add(text)
+            return
+        for element in split_top_level(text, "({", ")}"):
+            name = element.strip() if "(" in element.split("{", 1)[0] else \
+                element.split("{", 1)[0].strip()
+            pm.add(lambda op, _, name=name: self.before(name, op),
+                   name="ember-instrument", argument="ember-instrument")
+            pm.add(element)
+            pm.add(lambda op, _: self.after(op, None),
+                   name="ember-instrument", argument="ember-instrument")
+
+    def before(self, name: str, op: ir.Operation) -> None:
+        for instrument in self.instruments:
+            instrument.run_before_pass(name, op)
+        self.running.append((name, op, time.perf_counter()))
+
+    def after(self, op: ir.Operation, stats: Statistics | None) -> float:
+        name, _, start = self.running.pop()
+        seconds = time.perf_counter() - start
+        for instrument in self.instruments:
+            instrument.run_after_pass(name, op, seconds, stats)
+        return seconds
+
+    def failed(self, error: BaseException) -> None:
+        """Tells the instruments that the innermost running pass failed with `error`."""
+        if self.running:
+            name, op, _ = self.running[-1]
+            self.running.clear()
+            for instrument in self.instruments:
+                instrument.run_after_pass_failed(name, op, error)
+
     def _ember(self, step: Pass) -> Callable:
         def run(op: ir.Operation, _) -> None:
             stats = Statistics(step.name)
-            start = time.perf_counter()
+            self.before(step.name, op)
             # a pass at the top level gets the ir.Module (its `body`), as Pass.apply gives
             target = self.module if op == self.module.operation else op
             with ir.Location.unknown():  # passes build IR freely
                 step.run(target, stats)
-            self.report.timings.append((step.name, time.perf_counter() - start))
-            self.report.statistics.append(stats)
             if self.verify_each:
                 _verify(op, step.name)
+            self.report.timings.append((step.name, self.after(op, stats)))
+            self.report.statistics.append(stats)
             if step.name in self.print_ir_after:
                 self._print(step.name)
         return run
