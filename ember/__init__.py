@@ -10,6 +10,7 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
+from ember import debug
 from ember import random
 from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128

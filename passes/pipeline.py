@@ -27,6 +27,7 @@ from mlir import ir, passmanager
 
 from ember.dialects.ember import verifier
 from ember.dialects.ember.parsing import split_top_level
+from ember.passes import bisect_limit, reproducer
 from ember.passes.base import Pass, Statistics
 from ember.passes.instrument import PassInstrumentation
 from ember.passes.bufferizable import PassFailure, check_bufferizable
@@ -93,16 +94,33 @@ class Pipeline:
             pm = run.manager("builtin.module", self.steps)
             if self.steps and isinstance(self.steps[0], Upstream):
                 _verified(self.steps[0].text)(module.operation, None)
+            copy = reproducer.snapshot(module)  # for a reproducer, should the run fail
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:
                 failure = _failure(f"pipeline '{self}' failed", e)
                 run.failed(failure)
-                raise failure from None
+                raise self._reproduced(failure, copy, module.context) from None
             except Exception as e:
                 run.failed(e)
-                raise
+                raise self._reproduced(e, copy, module.context) from None
         return run.report
+
+    def _reproduced(self, error: Exception, copy, context: ir.Context) -> Exception:
+        """`error` with the path and command of its reproducer (reproducer.py): in the
+        message of a PassFailure (its `reproducer` attribute too), else in a note."""
+        found = None if copy is None else reproducer.for_failure(
+            lambda m, step: Pipeline.parse(step).run(m), self.steps, copy, context)
+        if found is None:
+            return error
+        path, command = found
+        if type(error) is PassFailure:
+            error = PassFailure(f"{error}\nreproducer: {path}\nrun: {command}",
+                                error.diagnostics)
+        else:
+            error.add_note(f"reproducer: {path}\nrun: {command}")
+        error.reproducer, error.reproducer_command = path, command
+        return error
 
 
 @dataclasses.dataclass
@@ -136,7 +154,7 @@ class _Run:
                 if any(name.endswith("bufferize") for name in _pass_names(step.text)):
                     pm.add(lambda op, _: check_bufferizable(self.module),
                            name="ember-check-bufferizable", argument="ember-check-bufferizable")
-                self._upstream(pm, step.text)
+                self._upstream(pm, step.text, anchor)
                 for name in _pass_names(step.text):
                     if name in self.print_ir_after:
                         pm.add(self._printer(name), name=f"print-ir-after-{name}")
@@ -146,20 +164,39 @@ class _Run:
                 pm.add(self._ember(step), name=step.name, argument=step.name)
         return pm
 
-    def _upstream(self, pm: passmanager.PassManager, text: str) -> None:
+    def _upstream(self, pm: passmanager.PassManager, text: str, anchor: str) -> None:
         """Adds upstream elements `text`: at once, or one by one between the hooks of the
-        instruments (each element is one pass to them)."""
-        if not self.instruments:
+        instruments (each element is one pass to them), each behind the opt-bisect gate
+        when one is open."""
+        gated = bisect_limit.active()
+        if not self.instruments and not gated:
             pm.add(text)
             return
         for element in split_top_level(text, "({", ")}"):
             name = element.strip() if "(" in element.split("{", 1)[0] else \
                 element.split("{", 1)[0].strip()
+            if gated:
+                pm.add(self._gated(anchor, element, name), name=name, argument="ember-gated")
+                continue
             pm.add(lambda op, _, name=name: self.before(name, op),
                    name="ember-instrument", argument="ember-instrument")
             pm.add(element)
             pm.add(lambda op, _: self.after(op, None),
                    name="ember-instrument", argument="ember-instrument")
+
+    def _gated(self, anchor: str, element: str, name: str) -> Callable:
+        """Upstream `element` in a PassManager of its own, run when the opt-bisect gate
+        lets it (bisect_limit.py)."""
+        inner = passmanager.PassManager(anchor)
+        inner.enable_verifier(self.verify_each)
+        inner.add(element)
+
+        def run(op: ir.Operation, _) -> None:
+            if bisect_limit.should_run(f"{name} on {_described(op)}"):
+                self.before(name, op)
+                inner.run(op)
+                self.after(op, None)
+        return run
 
     def before(self, name: str, op: ir.Operation) -> None:
         for instrument in self.instruments:
@@ -183,6 +220,8 @@ class _Run:
 
     def _ember(self, step: Pass) -> Callable:
         def run(op: ir.Operation, _) -> None:
+            if not bisect_limit.should_run(f"{step.name} on {_described(op)}"):
+                return
             stats = Statistics(step.name)
             self.before(step.name, op)
             # a pass at the top level gets the ir.Module (its `body`), as Pass.apply gives
@@ -215,6 +254,13 @@ class _Run:
         self.stream.flush()
         self.stream.write(f"// -----// IR Dump After {name} //----- //\n"
                           f"{self.printer(self.module)}\n")
+
+
+def _described(op: ir.Operation) -> str:
+    """`builtin.module`, or `func.func (@f)`: what a pass runs on, as opt-bisect says it."""
+    if "sym_name" in op.attributes:
+        return f"{op.name} (@{ir.StringAttr(op.attributes['sym_name']).value})"
+    return op.name
 
 
 def _verified(text: str) -> Callable:

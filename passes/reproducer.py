@@ -1,0 +1,198 @@
+"""Reproducers: one self-contained `.mlir` file per failure, as MLIR's crash reproducers.
+
+When a pipeline run fails (a pass raises, or leaves IR the verifier refuses), Pipeline.run
+replays the run one pass at a time from a copy of its input, finds the failing pass and
+writes the IR before it with that pass embedded as MLIR embeds it:
+
+    {-#
+      external_resources: {
+        mlir_reproducer: {
+          pipeline: "builtin.module(ember-licm)",
+          disable_threading: true,
+          verify_each: true
+        }
+      }
+    #-}
+    module { ... }
+
+`ember-opt FILE --run-reproducer` reads the pipeline back and runs it (mlir-opt's flag);
+the error message carries the file's path and that exact command (with
+`--load-pass-plugin=...` for passes registered from outside Ember). This is MLIR's *local*
+reproducer (`--mlir-pass-pipeline-local-reproducer`); when the replay does not fail again
+(the failure depends on more than the IR), the file holds the run's input and whole
+pipeline instead, MLIR's default. Ember extends the resource with an `ember_bisect` entry
+for miscompile reproducers (runtime/repro_bisect.py).
+
+`EMBER_REPRO_DIR` chooses the directory (default `<system temp>/ember-repro`; `off`
+disables writing). Files are named by a hash of their contents, so a failure that repeats
+rewrites one file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import inspect
+import json
+import os
+import re
+import shlex
+import tempfile
+from typing import Iterator
+
+from mlir import ir
+
+from ember.passes import bisect_limit, registry
+from ember.passes.base import Pass
+from ember.passes.pipeline_syntax import Nest, Upstream, spelling
+from ember.dialects.ember.parsing import split_top_level
+
+ENV = "EMBER_REPRO_DIR"
+RESOURCE = "mlir_reproducer"
+EXTRA = "ember_bisect"
+_BLOCK = re.compile(r"\{-#(.*?)#-\}", re.S)
+_REPLAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("ember_repro_replaying",
+                                                                  default=False)
+
+
+def directory() -> str | None:
+    """Where reproducers go: `EMBER_REPRO_DIR`, else `<temp>/ember-repro`; None when off."""
+    chosen = os.environ.get(ENV, "").strip()
+    if chosen.lower() == "off":
+        return None
+    return chosen or os.path.join(tempfile.gettempdir(), "ember-repro")
+
+
+def enabled() -> bool:
+    return not _REPLAYING.get() and directory() is not None
+
+
+def header(pipeline: str, extra: dict | None = None) -> str:
+    """The `{-# external_resources ... #-}` block embedding `pipeline` (and `extra`)."""
+    lines = ["{-#", "  external_resources: {", f"    {RESOURCE}: {{",
+             f"      pipeline: {json.dumps(pipeline)},",
+             "      disable_threading: true,", "      verify_each: true", "    }"]
+    if extra:
+        lines[-1] += ","
+        lines.append(f"    {EXTRA}: {{")
+        items = [f"      {k}: {json.dumps(v)}" for k, v in extra.items()]
+        lines += [item + ("," if i < len(items) - 1 else "") for i, item in enumerate(items)]
+        lines.append("    }")
+    return "\n".join(lines + ["  }", "#-}", ""])
+
+
+def read(text: str) -> tuple[dict, dict]:
+    """The `mlir_reproducer` and `ember_bisect` entries of a reproducer's text; ValueError
+    saying what is missing when there is no embedded pipeline."""
+    found = _BLOCK.search(text)
+    if not found:
+        raise ValueError("the input has no '{-# external_resources: { mlir_reproducer: "
+                         "{ pipeline: \"...\" } } #-}' block; --run-reproducer runs files "
+                         "that Ember or mlir-opt wrote when a pipeline failed")
+    entries = {}
+    for key in (RESOURCE, EXTRA):
+        body = re.search(key + r"\s*:\s*\{(.*?)\}", found.group(1), re.S)
+        if body:
+            entries[key] = {k: json.loads(v) for k, v in re.findall(
+                r"([A-Za-z_]+)\s*:\s*(\"(?:[^\"\\]|\\.)*\"|true|false|-?[0-9.eE+-]+)",
+                body.group(1))}
+    if "pipeline" not in entries.get(RESOURCE, {}):
+        raise ValueError(f"the reproducer's {RESOURCE} resource has no pipeline")
+    return entries[RESOURCE], entries.get(EXTRA, {})
+
+
+def single_steps(steps: list) -> list[str]:
+    """The pipeline cut into single pass applications, each spelled as a pipeline element:
+    each ember pass, each upstream element, each pass of a nest as `func.func(pass)`."""
+    out = []
+    for step in steps:
+        if isinstance(step, Upstream):
+            out += [e.strip() for e in split_top_level(step.text, "({", ")}")]
+        elif isinstance(step, Nest):
+            out += [f"{step.anchor}({s})" for s in single_steps(step.steps)]
+        else:
+            out.append(spelling([step]))
+    return out
+
+
+def plugin_files(steps: list) -> list[str]:
+    """The source files of the registered passes among `steps` that are not Ember's own
+    (what `--load-pass-plugin` must load for a command to find them)."""
+    files = []
+    for step in steps:
+        if isinstance(step, Nest):
+            found = plugin_files(step.steps)
+        elif isinstance(step, Pass) and not type(step).__module__.startswith("ember."):
+            found = [os.path.abspath(inspect.getsourcefile(type(step)) or "")]
+        else:
+            found = []
+        files += [f for f in found if f and f not in files]
+    return files
+
+
+def command(path: str, plugins: list[str], extra: str = "") -> str:
+    """The ember-opt command that re-runs reproducer `path`."""
+    loads = "".join(f" --load-pass-plugin={shlex.quote(p)}" for p in plugins)
+    return f"ember-opt {shlex.quote(path)} --run-reproducer{loads}{extra}"
+
+
+def write(ir_text: str, pipeline: str, extra: dict | None = None,
+          stem: str = "repro") -> str | None:
+    """Writes a reproducer; returns its path (None when reproducers are off or the
+    directory cannot be written)."""
+    where = directory()
+    if where is None:
+        return None
+    text = header(pipeline, extra) + ir_text.rstrip("\n") + "\n"
+    name = f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:12]}.mlir"
+    try:
+        os.makedirs(where, exist_ok=True)
+        path = os.path.join(where, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError:
+        return None
+    return path
+
+
+def snapshot(module: ir.Module):
+    """A detached copy of `module` taken before a run (None when reproducers are off)."""
+    return module.operation.clone() if enabled() else None
+
+
+@contextlib.contextmanager
+def replaying() -> Iterator[None]:
+    """Runs pipelines without writing reproducers or counting opt-bisect applications."""
+    token = _REPLAYING.set(True)
+    try:
+        with bisect_limit.suspended():
+            yield
+    finally:
+        _REPLAYING.reset(token)
+
+
+def for_failure(run_steps, steps: list, copy, context: ir.Context) -> tuple[str, str] | None:
+    """(path, command) of the reproducer of a failed run of `steps` whose input was `copy`:
+    the IR before the first single step that fails when replayed with `run_steps(module,
+    text)`, else the input and the whole pipeline."""
+    text = copy.get_asm(enable_debug_info=True)
+    failing, before = None, text
+    with replaying():
+        try:
+            with context, ir.Location.unknown():
+                module = ir.Module.parse(text)
+                for step in single_steps(steps):
+                    before = module.operation.get_asm(enable_debug_info=True)
+                    try:
+                        run_steps(module, step)
+                    except Exception:  # noqa: BLE001 - any failure is the one to reproduce
+                        failing = step
+                        break
+        except ir.MLIRError:
+            failing = None
+    pipeline = f"builtin.module({failing or spelling(steps)})"
+    path = write(before if failing else text, pipeline)
+    if path is None:
+        return None
+    return path, command(path, plugin_files(steps))
