@@ -80,10 +80,21 @@ def _steps(inner: str, text: str, anchor: str) -> list[Step]:
                     f"{step.name} works on a whole module, so it cannot nest under "
                     f"{anchor}(...) in pipeline '{text}'; put it at the top level")
             steps.append(step)
+        elif _installed(name.strip(), text):  # an `ember.passes` entry point, now loaded
+            steps.extend(_steps(element, text, anchor))
         else:
             _check_upstream(element, text)
             _append_upstream(steps, element)
     return steps
+
+
+def _installed(name: str, text: str) -> bool:
+    try:
+        return registry.from_entry_point(name)
+    except Exception as e:  # noqa: BLE001 - an installed package's error, reported as ours
+        raise PipelineError(f"loading pass '{name}' of pipeline '{text}' from its "
+                            f"'{registry.ENTRY_POINT_GROUP}' entry point failed: "
+                            f"{type(e).__name__}: {e}") from None
 
 
 def _nest(anchor: str, inner: str, text: str) -> Step:

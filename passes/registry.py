@@ -88,3 +88,29 @@ def register_pass(cls):
     PASSES[name] = f"{cls.__module__}:{cls.__qualname__}"
     _CLASSES[name] = cls
     return cls
+
+
+ENTRY_POINT_GROUP = "ember.passes"
+_ENTRY_POINTS: dict | None = None  # name -> entry point, read on first need
+
+
+def from_entry_point(name: str) -> bool:
+    """Registers pass `name` from the installed `ember.passes` entry point of that name
+    (`my-pass = "pkg.module:MyPass"`); False when there is none. Pipelines call this for a
+    name they do not know, so installed passes load only when used."""
+    global _ENTRY_POINTS
+    if _ENTRY_POINTS is None:
+        import importlib.metadata
+        _ENTRY_POINTS = {e.name: e for e in
+                         importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    entry = _ENTRY_POINTS.get(name)
+    if entry is None:
+        return False
+    if name not in _CLASSES:
+        cls = entry.load()
+        if getattr(cls, "name", None) != name:
+            raise ValueError(f"entry point {name} = {entry.value!r} ({ENTRY_POINT_GROUP}) "
+                             f"gives {cls!r}, not a pass class named {name!r}")
+        if name not in _CLASSES:
+            register_pass(cls)
+    return True

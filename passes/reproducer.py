@@ -54,6 +54,7 @@ EXTRA = "ember_bisect"
 _BLOCK = re.compile(r"\{-#(.*?)#-\}", re.S)
 _REPLAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("ember_repro_replaying",
                                                                   default=False)
+_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("ember_repro_off", default=False)
 
 
 def directory() -> str | None:
@@ -65,7 +66,18 @@ def directory() -> str | None:
 
 
 def enabled() -> bool:
-    return not _REPLAYING.get() and directory() is not None
+    return not _REPLAYING.get() and not _OFF.get() and directory() is not None
+
+
+@contextlib.contextmanager
+def off() -> Iterator[None]:
+    """Runs pipelines without writing reproducers (failures expected, as under
+    ember-opt --verify-diagnostics)."""
+    token = _OFF.set(True)
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
 
 
 def header(pipeline: str, extra: dict | None = None) -> str:
@@ -76,7 +88,9 @@ def header(pipeline: str, extra: dict | None = None) -> str:
     if extra:
         lines[-1] += ","
         lines.append(f"    {EXTRA}: {{")
-        items = [f"      {k}: {json.dumps(v)}" for k, v in extra.items()]
+        # resource values are strings, booleans or blobs in MLIR's syntax: no numbers
+        items = [f"      {k}: {json.dumps(v if isinstance(v, (str, bool)) else str(v))}"
+                 for k, v in extra.items()]
         lines += [item + ("," if i < len(items) - 1 else "") for i, item in enumerate(items)]
         lines.append("    }")
     return "\n".join(lines + ["  }", "#-}", ""])
@@ -85,7 +99,8 @@ def header(pipeline: str, extra: dict | None = None) -> str:
 def read(text: str) -> tuple[dict, dict]:
     """The `mlir_reproducer` and `ember_bisect` entries of a reproducer's text; ValueError
     saying what is missing when there is no embedded pipeline."""
-    found = _BLOCK.search(text)
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    found = _BLOCK.search(code)
     if not found:
         raise ValueError("the input has no '{-# external_resources: { mlir_reproducer: "
                          "{ pipeline: \"...\" } } #-}' block; --run-reproducer runs files "
@@ -95,7 +110,7 @@ def read(text: str) -> tuple[dict, dict]:
         body = re.search(key + r"\s*:\s*\{(.*?)\}", found.group(1), re.S)
         if body:
             entries[key] = {k: json.loads(v) for k, v in re.findall(
-                r"([A-Za-z_]+)\s*:\s*(\"(?:[^\"\\]|\\.)*\"|true|false|-?[0-9.eE+-]+)",
+                r"([A-Za-z_]+)\s*:\s*(\"(?:[^\"\\]|\\.)*\"|true|false)",
                 body.group(1))}
     if "pipeline" not in entries.get(RESOURCE, {}):
         raise ValueError(f"the reproducer's {RESOURCE} resource has no pipeline")

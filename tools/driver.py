@@ -32,6 +32,7 @@ from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import ParseError, decode, diagnostics_of
 from ember.dialects.ember.verifier import Diagnostic, VerificationError
 from ember.passes.pipeline import PassFailure, PipelineError
+from ember.runtime.repro_bisect import BisectError
 from ember.tools.diagnostics import display_name
 
 DEBUG_ENV = "EMBER_DEBUG"
@@ -99,14 +100,15 @@ def _diagnostics(e: BaseException) -> list[Diagnostic] | None:
 
 
 _USER_ERRORS = (ParseError, VerificationError, PassFailure, PipelineError, BackendError,
-                NotCompilable, TranslationError, ir.MLIRError, ToolError)
+                NotCompilable, TranslationError, ir.MLIRError, ToolError, BisectError)
 
 
 def report(prog: str, e: BaseException, input_name: str) -> list[str] | None:
     """The lines to print for a user-facing error `e`; None when `e` is a bug."""
     found = _diagnostics(e)
     if found is not None:
-        return [d.format(display_name(d, input_name)) for d in found]
+        return [d.format(display_name(d, input_name)) for d in found] + \
+            reproducer_notes(prog, e)
     if isinstance(e, OSError):
         where = f"'{e.filename}': " if e.filename else ""
         return [f"{prog}: error: {where}{e.strerror or e}"]
@@ -115,6 +117,15 @@ def report(prog: str, e: BaseException, input_name: str) -> list[str] | None:
     if isinstance(e, MemoryError):
         return [f"{prog}: error: out of memory (is the input or a shape in it too large?)"]
     return None
+
+
+def reproducer_notes(prog: str, e: BaseException) -> list[str]:
+    """The note naming the reproducer a failed pipeline wrote (passes/reproducer.py), which
+    wrapping errors carry in their message or notes."""
+    text = "\n".join([str(e), *getattr(e, "__notes__", ())])
+    found = re.search(r"reproducer: (.+)\nrun: (.+)", text)
+    return [f"{prog}: note: reproducer written to {found[1]}; rerun with: {found[2]}"] \
+        if found else []
 
 
 def one_line(e: BaseException, limit: int = 300) -> str:
@@ -141,4 +152,6 @@ def run_tool(prog: str, body: Callable[[], int], input_name: str, debug: bool = 
         print(f"{prog}: internal error: {one_line(e)}; this is a bug in Ember, please report "
               f"it with the input (rerun with --debug or {DEBUG_ENV}=1 for the traceback)",
               file=sys.stderr)
+        for line in reproducer_notes(prog, e):
+            print(line, file=sys.stderr)
         return 2

@@ -5,13 +5,17 @@ ember op specs, runs a textual pass pipeline and prints the result:
 
     ember-opt FILE [-p PIPELINE] [--split-input-file] [--verify-diagnostics]
               [--print-ir-after-all] [--mlir-print-op-generic] [-o OUT]
+              [--load-pass-plugin=FILE.py] [--run-reproducer] [--opt-bisect-limit=N]
+              [--bisect-against-interpreter [--function F] [--inputs random|FILE.npz]]
 
 Errors are printed MLIR-style (`file:line:col: error: message`) with exit status 1; a bug
 in Ember is one `internal error` line with exit status 2 (tools/driver.py), its traceback
 shown only with `--debug` or EMBER_DEBUG=1. Input goes through dialects/ember/parsing.py
 before MLIR parses it: text that would crash MLIR's parser (brackets nested deeper than
 MAX_NESTING, `array<index>`, shapes whose element count overflows int64, strings that are
-not UTF-8) is refused with a located error.
+not UTF-8) is refused with a located error. When a pipeline fails, a reproducer is written
+and its path and command are printed as a note (passes/reproducer.py); the debugging flags
+are described in tools/bisect_cli.py.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from ember.dialects.ember import verifier
 from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.parsing import MAX_NESTING, ParseError, parse_module
 from ember.dialects.ember.verifier import Diagnostic
+from ember.passes import bisect_limit, reproducer
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
+from ember.tools import bisect_cli
 from ember.tools import diagnostics as expect
 from ember.tools.driver import (add_instrumentation_flags, instrumentation, read_input,
                                 run_tool, write_output)
@@ -53,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     p.add_argument("--allow-unregistered-dialect", action="store_true",
                    help="accept operations of dialects that are not registered")
+    bisect_cli.add_flags(p)
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
     return p
@@ -101,7 +108,11 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
                               print_options={"print_generic_op_form": args.mlir_print_op_generic,
                                              "enable_debug_info": args.mlir_print_debuginfo})
     except PassFailure as e:
-        return e.diagnostics or [Diagnostic(str(e))]
+        found = e.diagnostics or [Diagnostic(str(e).split("\nreproducer: ")[0])]
+        if getattr(e, "reproducer", None):
+            found = found + [Diagnostic(f"reproducer written to {e.reproducer}; rerun with: "
+                                        f"{e.reproducer_command}", severity="note")]
+        return found
     if args.pass_statistics:
         sys.stderr.write(report.format_statistics())
     return None
@@ -125,6 +136,19 @@ def split_chunks(text: str, split: bool) -> list[str]:
 def run(args) -> int:
     name = "<stdin>" if args.input == "-" else args.input
     text = read_input(args.input)
+    extra = bisect_cli.prepare(args, text)
+    if args.bisect_against_interpreter:
+        return bisect_cli.run_bisection(args, text, extra)
+    if args.opt_bisect_limit is not None:
+        with bisect_limit.limited(args.opt_bisect_limit):
+            return _run_chunks(args, name, text)
+    if args.verify_diagnostics:  # the failures are expected: no reproducers
+        with reproducer.off():
+            return _run_chunks(args, name, text)
+    return _run_chunks(args, name, text)
+
+
+def _run_chunks(args, name: str, text: str) -> int:
     context = make_context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
     context.attach_diagnostic_handler(lambda d: True)  # errors arrive via MLIRError
