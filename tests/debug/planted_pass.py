@@ -8,6 +8,7 @@ import dataclasses
 from typing import ClassVar
 
 from ember.passes.base import Pass
+from ember.passes.bufferizable import PassFailure
 from ember.passes.ir_utils import functions
 from ember.passes.registry import register_pass
 from ember.dialects.ember.verifier import iter_ops
@@ -29,3 +30,19 @@ class PlantedSwapSubPass(Pass):
                     a, b = op.operands[0], op.operands[1]
                     op.operands[0], op.operands[1] = b, a
                     stats.add("swapped")
+
+
+FAIL_NAME = "test-planted-fail-on-mul"
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class PlantedFailOnMulPass(Pass):
+    """Fails on the first ember.mul (a pass failure that must leave a reproducer)."""
+    name: ClassVar[str] = FAIL_NAME
+    per_function: ClassVar[bool] = True
+
+    def run(self, module, stats) -> None:
+        for fn in functions(module):
+            if any(op.name == "ember.mul" for op in iter_ops(fn)):
+                raise PassFailure(f"{FAIL_NAME} met an ember.mul")
