@@ -211,3 +211,23 @@ def for_failure(run_steps, steps: list, copy, context: ir.Context) -> tuple[str,
     if path is None:
         return None
     return path, command(path, plugin_files(steps))
+
+
+def codegen_note(module: ir.Module, stage: str = "llvmir") -> str:
+    """For a failed translation of LLVM-dialect `module`: writes it (no pass to embed, the
+    failing step is code generation) and returns the lines that name it and the
+    `ember-compile` command that retries the step ("" when reproducers are off)."""
+    if not enabled():
+        return ""
+    text = module.operation.get_asm(enable_debug_info=True)
+    where = directory()
+    name = f"codegen-{hashlib.sha1(text.encode()).hexdigest()[:12]}.mlir"
+    try:
+        os.makedirs(where, exist_ok=True)
+        path = os.path.join(where, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(f"// The input of a failed {stage} step (code generation).\n{text}\n")
+    except OSError:
+        return ""
+    return (f"\nreproducer: {path}\nrun: ember-compile {shlex.quote(path)} --from=llvm "
+            f"--emit={stage}")

@@ -94,9 +94,10 @@ def run_bisection(args, text: str, extra: dict, out=None) -> int:
         return 1
     for note in notes:
         out.write(f"note: {note}\n")
-    out.write(f"every step agrees: @{symbol} on {source} inputs through "
-              f"'{args.pass_pipeline or 'builtin.module()'}'"
-              f"{'' if args.no_compiled else ' and lowering and codegen'}\n")
+    every = "every checked step agrees" if notes else "every step agrees"
+    lowering = "" if args.no_compiled or notes else " and lowering and codegen"
+    out.write(f"{every}: @{symbol} on {source} inputs through "
+              f"'{args.pass_pipeline or 'builtin.module()'}'{lowering}\n")
     return 0
 
 

@@ -44,6 +44,8 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import ParseError, nesting_problem, parse_module
 from ember.dialects.ember.types import parse_type
 from ember.dialects.ember.verifier import Diagnostic
+from ember.backends.cpu.translate import TranslationError
+from ember.passes import reproducer
 from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
                                 read_input, run_tool, write_output)
 
@@ -137,7 +139,10 @@ def compile_text(text: str, args, lowering) -> str | bytes:
     chain = lowering.path_to(args.emit, lowering.STAGES[0])
     if args.source != "ember":
         chain = chain[chain.index(args.source) + 1:]
-    value = lowering.lower(value, stop=args.emit, start=chain[0])  # the shipped stages
+    try:
+        value = lowering.lower(value, stop=args.emit, start=chain[0])  # the shipped stages
+    except TranslationError as e:  # `value`, lowered in place, is what failed to translate
+        raise TranslationError(f"{e}{reproducer.codegen_note(value)}") from None
     if args.optimize and args.emit == "llvmir":
         value = str(lowering.optimize_llvm(value))
     return value if isinstance(value, (str, bytes)) else str(value)

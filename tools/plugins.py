@@ -11,26 +11,20 @@ one entry per pass, named as the pass:
     [project.entry-points."ember.passes"]
     my-pass = "my_package.passes:MyPass"
 
-Those load when a pipeline names a pass Ember does not know (registry.from_entry_point),
-so `em.function(pipeline="my-pass")` finds them too; `load_entry_points()` loads them all
-(what `ember-opt --list-passes`-style tools need).
+Those load when a pipeline names a pass Ember does not know (registry.from_entry_point,
+called by the pipeline parser), so `em.function(pipeline="my-pass")` finds them too.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import re
 import sys
 from types import ModuleType
 
-from ember.passes import registry
 from ember.tools.driver import ToolError
-
-GROUP = registry.ENTRY_POINT_GROUP
-
 
 def module_name(path: str) -> str:
     """The module name a plugin file is imported under (one per absolute path)."""
@@ -61,15 +55,3 @@ def load_pass_plugin(path: str) -> ModuleType:
             from None
     return module
 
-
-def load_entry_points() -> list[str]:
-    """Loads every pass of the `ember.passes` entry points; returns their names."""
-    names = []
-    for entry in importlib.metadata.entry_points(group=GROUP):
-        try:
-            registry.from_entry_point(entry.name)
-        except Exception as e:  # noqa: BLE001 - a broken installed plugin
-            raise ToolError(f"loading pass '{entry.name}' from entry point '{entry.value}' "
-                            f"({GROUP}) failed: {type(e).__name__}: {e}") from None
-        names.append(entry.name)
-    return names

@@ -44,6 +44,7 @@ from ember.dialects.ember.parsing import parse_module
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type, types_compatible
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
+from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
 from ember.passes.transforms.shape_refine import retype
 
@@ -328,7 +329,8 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             errors = error_sites(module)
         llvm_ir = backend.lower(module, "llvmir", start="bufferized")
     except (BackendError, PassFailure, TranslationError) as e:
-        raise NotCompilable(f"lowering @{symbol} failed: {e}",
+        note = reproducer.codegen_note(module) if isinstance(e, TranslationError) else ""
+        raise NotCompilable(f"lowering @{symbol} failed: {e}{note}",
                             NotCompilable.Reason.FAILED) from None
     result_types = result_types + [arg_types[i] for i in variables]
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)

@@ -23,6 +23,10 @@
 
 // NO-FN: ember-opt: error: the module has no function @nope; it has @f
 
+// RUN: ember-opt %s -p 'builtin.module(ember-canonicalize,convert-ember-to-linalg)' --bisect-against-interpreter | FileCheck %s --check-prefix=UNCHECKED
+// UNCHECKED: note: the interpreter cannot run the IR after 'convert-ember-to-linalg' ({{.*}}); the steps from there on were not checked
+// UNCHECKED-NEXT: every checked step agrees: @f on random inputs through 'builtin.module(ember-canonicalize,convert-ember-to-linalg)'{{$}}
+
 func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   %0 = "ember.sub"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = "ember.sub"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>

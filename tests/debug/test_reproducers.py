@@ -75,3 +75,19 @@ def test_header_round_trips_and_is_what_mlir_parses():
 def test_read_refuses_a_file_without_a_pipeline():
     with pytest.raises(ValueError, match="has no '{-# external_resources"):
         reproducer.read("// {-# not: here #-}\nmodule {}")
+
+
+def test_a_failed_translation_leaves_an_ember_compile_reproducer(tmp_path, repro_dir):
+    source = tmp_path / "bad.mlir"
+    source.write_text("module {\n  llvm.func @f(%arg0: i64) -> i64 {\n"
+                      "    %0 = arith.addi %arg0, %arg0 : i64\n    llvm.return %0 : i64\n"
+                      "  }\n}\n")
+    tool = str(pathlib.Path(sys.executable).with_name("ember-compile"))
+    done = subprocess.run([tool, str(source), "--from=llvm", "--emit=llvmir"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "cannot translate 'arith.addi'" in done.stderr
+    command = done.stderr.split("run: ")[1].strip()
+    argv = shlex.split(command)
+    assert argv[0] == "ember-compile" and pathlib.Path(argv[1]).parent == repro_dir
+    again = subprocess.run([tool] + argv[1:], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 1 and "cannot translate 'arith.addi'" in again.stderr
