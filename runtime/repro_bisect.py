@@ -12,7 +12,10 @@ the runtime falls back to). The pipeline is cut into single pass applications
 agree, the result is compiled for the inputs' shapes by the CPU backend and run. Lowering
 and codegen (specialisation, the backend's linalg, bufferized and LLVM stages, LLVM's
 optimisation, the JIT) are one step here: the interpreter runs ember-level IR only, so the
-stages in between cannot be evaluated on their own. When that step differs, it is retried
+stages in between cannot be evaluated on their own. (Its specialisation runs ember-inline and
+ember-shape-refine only, where the runtime also re-runs the Function's pipeline at the static
+shapes: the pipeline's passes are checked one by one above, at the traced shapes.) When
+that step differs, it is retried
 with the backend's optional transforms turned off one at a time (LLVM's optimisation, the
 GEMM kernels, row-splitting across threads) and the result says which of them matter.
 

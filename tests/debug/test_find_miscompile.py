@@ -122,3 +122,25 @@ def test_inputs_that_do_not_fit_are_refused():
     text = "func.func @g(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}"
     with pytest.raises(repro_bisect.BisectError, match=r"input #0 of @g is float64\[3\]"):
         repro_bisect.bisect(text, "", "g", [np.zeros(3)])
+
+
+def test_the_backend_transform_that_matters_is_named(monkeypatch, repro_dir):
+    real = repro_bisect.compile_function
+
+    def wrong_when_llvm_optimises(text, symbol, types, backend, **kwargs):
+        exe = real(text, symbol, types, backend, **kwargs)
+        if backend.options.opt_level == 0:
+            return exe
+        return lambda arrays: [np.asarray(r) * 2 for r in exe(arrays)]
+
+    monkeypatch.setattr(repro_bisect, "compile_function", wrong_when_llvm_optimises)
+
+    @em.function
+    def f(a):
+        return a + 1.0
+
+    found = em.debug.find_miscompile(f, A)
+    assert found.pass_name == repro_bisect.LOWERING
+    assert found.notes == ["the output agrees with LLVM's optimisation turned off "
+                           "(opt_level=0)"]
+    assert "note: the output agrees with LLVM's optimisation turned off" in str(found)
