@@ -123,11 +123,23 @@ def single_steps(steps: list) -> list[str]:
     out = []
     for step in steps:
         if isinstance(step, Upstream):
-            out += [e.strip() for e in split_top_level(step.text, "({", ")}")]
+            out += _upstream_steps(step.text)
         elif isinstance(step, Nest):
             out += [f"{step.anchor}({s})" for s in single_steps(step.steps)]
         else:
             out.append(spelling([step]))
+    return out
+
+
+def _upstream_steps(text: str) -> list[str]:
+    """`cse,func.func(cse,canonicalize)` -> cse, func.func(cse), func.func(canonicalize)."""
+    out = []
+    for element in (e.strip() for e in split_top_level(text, "({", ")}")):
+        head, paren, body = element.partition("(")
+        if paren and "{" not in head and element.endswith(")"):
+            out += [f"{head.strip()}({inner})" for inner in _upstream_steps(body[:-1])]
+        else:
+            out.append(element)
     return out
 
 

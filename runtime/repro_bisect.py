@@ -39,7 +39,7 @@ import io
 import os
 
 import numpy as np
-from mlir import ir
+from mlir import ir, passmanager
 
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import CpuBackend, CpuOptions
@@ -52,7 +52,9 @@ from ember.dialects.ember.parsing import parse_module
 from ember.dialects.ember.types import ResourceType, TensorType
 from ember.passes import reproducer
 from ember.passes.ir_utils import symbol_table
+from ember.passes.base import Statistics
 from ember.passes.pipeline import Pipeline
+from ember.passes.pipeline_syntax import FUNCTION, Nest, Upstream
 
 LOWERING = "lowering and codegen"
 DYNAMIC_DIM = 3  # the size random inputs give a `?` dimension
@@ -212,12 +214,52 @@ def bisect(module_text: str, pipeline: str, symbol: str, inputs: list | None = N
             continue
         difference = _compare(reference, outcome, rtol, atol)
         if difference:
+            if start == i:
+                notes += _per_function(step, before, symbol, types, inputs, reference,
+                                       rtol, atol, context)
             return _found(steps[start:i + 1], before, module, symbol, difference, inputs,
                           rtol, atol, notes), notes
         start = None
     if compiled and start is None:
         return _check_compiled(module, symbol, types, inputs, reference, rtol, atol, notes)
     return None, notes
+
+
+def _per_function(step: str, before: str, symbol: str, types, inputs, reference, rtol, atol,
+                  context: ir.Context) -> list[str]:
+    """For a culprit nested under func.func(...) in a module of several functions: which
+    functions' rewrite alone changes the output (the pass runs on one function at a time)."""
+    nested = Pipeline.parse(step).steps
+    if len(nested) != 1 or not isinstance(nested[0], (Nest, Upstream)) or \
+            not step.startswith(f"{FUNCTION}("):
+        return []
+    culprits = []
+    with context, ir.Location.unknown():
+        whole = parse_module(before)  # (kept alive while its ops are looked at)
+        names = [n for n, op in symbol_table(whole).items()
+                 if op.name == FUNCTION and len(op.regions[0].blocks) > 0]
+        if len(names) < 2:
+            return []
+        for name in names:
+            module = parse_module(before)
+            fn = symbol_table(module)[name]
+            if isinstance(nested[0], Nest):
+                for inner in nested[0].steps:
+                    inner.run(fn, Statistics(inner.name))
+            else:
+                pm = passmanager.PassManager(FUNCTION)
+                pm.add(step[len(FUNCTION) + 1:-1])
+                pm.run(fn)
+            try:
+                outcome = _interpret(module, symbol, types, inputs)
+            except InterpreterError:
+                continue
+            if _compare(reference, outcome, rtol, atol):
+                culprits.append(f"@{name}")
+    if not culprits:
+        return []
+    return [f"run on one function at a time, '{step}' changes the output on "
+            f"{', '.join(culprits)}"]
 
 
 def _fitted(inputs: list, types: list, symbol: str) -> list[np.ndarray]:

@@ -144,3 +144,27 @@ def test_the_backend_transform_that_matters_is_named(monkeypatch, repro_dir):
     assert found.notes == ["the output agrees with LLVM's optimisation turned off "
                            "(opt_level=0)"]
     assert "note: the output agrees with LLVM's optimisation turned off" in str(found)
+
+
+MULTI = """func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = func.call @g(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = func.call @h(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = "ember.add"(%0, %1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
+func.func private @g(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "ember.sub"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @h(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "ember.mul"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}"""
+
+
+def test_a_nested_culprit_is_narrowed_to_the_function_it_breaks(planted, repro_dir):
+    found, notes = repro_bisect.bisect(MULTI, f"func.func(cse,{planted.NAME}),ember-dce", "f",
+                                       compiled=False)
+    assert found.pass_name == f"func.func({planted.NAME})"
+    assert notes == [f"run on one function at a time, 'func.func({planted.NAME})' changes "
+                     "the output on @g"]

@@ -91,3 +91,13 @@ def test_a_failed_translation_leaves_an_ember_compile_reproducer(tmp_path, repro
     assert argv[0] == "ember-compile" and pathlib.Path(argv[1]).parent == repro_dir
     again = subprocess.run([tool] + argv[1:], capture_output=True, text=True, timeout=300)
     assert again.returncode == 1 and "cannot translate 'arith.addi'" in again.stderr
+
+
+def test_single_steps_cut_nests_and_upstream_lists_into_single_applications():
+    from ember.passes.pipeline import Pipeline
+    steps = Pipeline.parse("builtin.module(func.func(cse,canonicalize{max-iterations=3}),"
+                           "ember-simplify,func.func(ember-cse,cse))").steps
+    assert reproducer.single_steps(steps) == [
+        "func.func(cse)", "func.func(canonicalize{max-iterations=3})", "ember-canonicalize",
+        "ember-constant-fold", "ember-cse", "ember-dce", "func.func(ember-cse)",
+        "func.func(cse)"]
