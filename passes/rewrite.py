@@ -211,7 +211,11 @@ class Rewriter:
 
     def _check_erasable(self, op, verb: str) -> ir.Operation:
         op = as_operation(op)
-        if self.erased(op):
+        try:
+            erased = self.erased(op)
+        except RuntimeError:  # its Python object was invalidated when it was erased
+            erased = True
+        if erased:
             self._fail(f"tried to {verb} an op it had already erased")
         ancestor, root = op, op_id(self.op)
         while ancestor is not None and op_id(ancestor) != root:
