@@ -62,11 +62,11 @@ class Collector:
         return [d for d in self.diagnostics[mark:] if d.severity == "error"]
 
     def attach(self, failure: PassFailure) -> PassFailure:
-        """`failure` with the run's diagnostics before its own (each once), so a caller
-        sees the warnings emitted before the error too."""
-        seen = {id(d) for d in failure.diagnostics}
-        failure.diagnostics = [d for d in self.diagnostics if id(d) not in seen] + \
-            list(failure.diagnostics)
+        """`failure` with the run's diagnostics in the order emitted, then its own that the
+        run did not collect, so a caller sees the warnings around the error too."""
+        seen = {id(d) for d in self.diagnostics}
+        failure.diagnostics = self.diagnostics + \
+            [d for d in failure.diagnostics if id(d) not in seen]
         return failure
 
 

@@ -160,10 +160,14 @@ class Rewriter:
         self.op = op  # the matched op; new ops go before it
         self.pattern = pattern
         self._erased = erased
+        self._location = op.location  # (for errors after the op is gone)
 
     def erased(self, op) -> bool:
         """Whether a pattern of this sweep erased `op`."""
-        return op_id(as_operation(op)) in self._erased
+        try:
+            return op_id(as_operation(op)) in self._erased
+        except RuntimeError:  # its Python object was invalidated when it was erased
+            return True
 
     def emit(self, spec: type[Op], operands: Sequence[ir.Value], attrs: dict | None = None):
         """A new `spec` op before the matched op, at its location (builder.emit's result)."""
@@ -194,7 +198,7 @@ class Rewriter:
                 self._fail(f"replaced result #{i} of '{op.name}' ({result.type}) by a value of "
                            f"type {value.type}")
             owner = value.owner
-            if isinstance(owner, ir.OpView) and owner.operation.parent is None:
+            if isinstance(owner, ir.OpView) and _parent(owner.operation) is None:
                 self._fail(f"replaced result #{i} by the result of an op not in the IR")
         self._record(op)
         self._rw.replace_op(op, values)
@@ -211,16 +215,11 @@ class Rewriter:
 
     def _check_erasable(self, op, verb: str) -> ir.Operation:
         op = as_operation(op)
-        try:
-            erased = self.erased(op)
-        except RuntimeError:  # its Python object was invalidated when it was erased
-            erased = True
-        if erased:
+        if self.erased(op):
             self._fail(f"tried to {verb} an op it had already erased")
         ancestor, root = op, op_id(self.op)
         while ancestor is not None and op_id(ancestor) != root:
-            parent = ancestor.parent
-            ancestor = None if parent is None else as_operation(parent)
+            ancestor = _parent(ancestor)
         if ancestor is None:
             self._fail(f"tried to {verb} '{op.name}', which is neither the matched op nor "
                        "inside it (the walk driver has already taken the next op)")
@@ -231,7 +230,16 @@ class Rewriter:
 
     def _fail(self, what: str):
         message = f"pattern '{self.pattern.name}' {what}"
-        raise RewriteError(message, [Diagnostic.at(self.op.location, message)])
+        raise RewriteError(message, [Diagnostic.at(self._location, message)])
+
+
+def _parent(op: ir.Operation) -> Optional[ir.Operation]:
+    """The op holding `op`, None for a top-level or detached op."""
+    try:
+        parent = op.parent
+    except ValueError:  # "Detached operations have no parent"
+        return None
+    return None if parent is None else as_operation(parent)
 
 
 def _invalidate(op: ir.Operation) -> None:
