@@ -53,7 +53,7 @@ driver has already taken the next op. It may insert ops before it and move ops.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, ClassVar, Iterator, Optional, Sequence
+from typing import Callable, ClassVar, Optional, Sequence
 
 import numpy as np
 from mlir import ir, rewrite as upstream
@@ -64,8 +64,8 @@ from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.analysis.effects import is_pure, may_fail
 from ember.passes.base import Pass, Statistics
 from ember.passes.bufferizable import PassFailure
-from ember.passes.ir_utils import (STRUCTURAL, as_operation, constant_of, functions, has_uses,
-                                   make_constant, op_id, same_type, spec_of, until_fixed_point)
+from ember.passes.ir_utils import (STRUCTURAL, as_operation, constant_of, has_uses, make_constant,
+                                   op_id, same_type, spec_of, until_fixed_point)
 from ember.passes.transforms.dce import erase_dead
 
 __all__ = ["Pattern", "PatternPass", "RewriteError", "Rewriter", "apply_patterns", "commuted",
@@ -98,8 +98,8 @@ def rewrite(root, benefit: int = 1, name: str = "") -> Callable[[Callable], Patt
     op_name = root.name if isinstance(root, type) and issubclass(root, Op) else root
     if not isinstance(op_name, str) or "." not in op_name:
         raise TypeError(f"@rewrite takes an op spec or a dialect.op name, got {root!r}")
-    if not isinstance(benefit, int) or not 0 <= benefit < 2 ** 16:
-        raise ValueError(f"@rewrite benefit must be an integer in [0, 65535], got {benefit!r}")
+    if not isinstance(benefit, int) or not 0 <= benefit < 65535:  # 65535: MLIR's "never"
+        raise ValueError(f"@rewrite benefit must be an integer in [0, 65534], got {benefit!r}")
 
     def decorate(fn: Callable) -> Pattern:
         label = name or fn.__name__.strip("_").replace("_", "-")

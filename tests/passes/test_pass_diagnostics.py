@@ -2,6 +2,7 @@
 pipeline's report, errors failing their pass, MLIR's own errors captured, ember-opt."""
 
 import dataclasses
+import doctest
 from typing import ClassVar
 
 import pytest
@@ -147,3 +148,8 @@ def test_ember_opt_reports_a_pass_error_located_with_status_1(tmp_path, capsys, 
     assert _opt(tmp_path, text) == 1
     assert f"{tmp_path / 'input.mlir'}:5:8: error: abs is not supported here" \
         in capsys.readouterr().err
+
+
+def test_diagnostics_docstring_examples_run():
+    result = doctest.testmod(diagnostics, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 3

@@ -273,7 +273,7 @@ def test_rewriter_records_what_it_erased(mlir_context):
 
 @pytest.mark.parametrize("root,benefit,error", [
     ("neg", 1, TypeError), (42, 1, TypeError), ("ember.neg", -1, ValueError),
-    ("ember.neg", 1.5, ValueError)])
+    ("ember.neg", 1.5, ValueError), ("ember.neg", 65535, ValueError)])  # MLIR asserts on it
 def test_rewrite_decorator_validates_its_arguments(root, benefit, error):
     with pytest.raises(error, match="@rewrite"):
         rewrite(root, benefit=benefit)
