@@ -92,8 +92,9 @@ class Pattern:
 
 def rewrite(root, benefit: int = 1, name: str = "") -> Callable[[Callable], Pattern]:
     """Decorates `fn(op, rw) -> values | True | None` as a Pattern on `root` (an op spec
-    class or an op name). `fn` returns the values replacing `op`'s results (each of the
-    result's type), True when it rewrote through `rw` itself, or None: no match. The
+    class or an op name). `fn` returns the values replacing `op`'s results (a list, or
+    one value; each of the result's type), True when it rewrote through `rw` itself, or
+    None: no match. The
     statistics name is `name`, else the function's (`_add_zero` counts as `add-zero`)."""
     op_name = root.name if isinstance(root, type) and issubclass(root, Op) else root
     if not isinstance(op_name, str) or "." not in op_name:
@@ -168,6 +169,11 @@ class Rewriter:
             return op_id(as_operation(op)) in self._erased
         except RuntimeError:  # its Python object was invalidated when it was erased
             return True
+
+    @property
+    def ip(self) -> ir.InsertionPoint:
+        """The insertion point before the matched op, for ops built by hand."""
+        return ir.InsertionPoint(self.op)
 
     def emit(self, spec: type[Op], operands: Sequence[ir.Value], attrs: dict | None = None):
         """A new `spec` op before the matched op, at its location (builder.emit's result)."""
@@ -272,6 +278,11 @@ def _callback(pattern: Pattern, sweep: _Sweep) -> Callable:
             values = pattern(op, rw)
             if values is None or values is False:
                 return True
+            if isinstance(values, ir.Value):
+                values = [values]
+            elif values is not True and not isinstance(values, (list, tuple)):
+                rw._fail(f"returned a {type(values).__name__}: a pattern returns the values "
+                         "replacing the op, True (it rewrote through rw) or None (no match)")
             if values is not True:
                 rw.replace(op, values)
         except BaseException as e:  # noqa: BLE001 - raised again once the driver returned

@@ -157,6 +157,18 @@ def test_dead_ops_go_by_the_traits_and_may_fail_ops_stay(mlir_context):
     assert "ember.floordiv" in text and "tensor.cast" in text
 
 
+def test_why_not_the_greedy_driver_it_erases_a_cast_that_may_fail(mlir_context):
+    # the upstream fact behind the walk driver (passes/rewrite.py): if a later MLIR keeps
+    # the cast, the greedy driver becomes usable for ember patterns
+    from mlir import rewrite as upstream
+    module = ir.Module.parse(DEAD)
+    config = upstream.GreedyRewriteConfig()
+    config.enable_folding = False
+    upstream.apply_patterns_and_fold_greedily(module.body.operations[0],
+                                              upstream.RewritePatternSet().freeze(), config)
+    assert "tensor.cast" not in str(module) and "ember.abs" in str(module)
+
+
 def test_is_dead_asks_the_effects_model(mlir_context):
     module = ir.Module.parse(DEAD)
     ops = {op.name: op.operation for op in module.body.operations[0].regions[0].blocks[0]}
@@ -247,6 +259,22 @@ def test_rewriter_refuses_misuse_located_instead_of_aborting(mlir_context, what,
     [diagnostic] = caught.value.diagnostics
     assert (diagnostic.filename, diagnostic.line) == ("model.py", 8)
     module.operation.verify()
+
+
+def test_a_pattern_may_return_one_value_but_not_anything_else(mlir_context):
+    @rewrite("ember.neg")
+    def one_value(op, rw):
+        return op.operands[0]
+
+    @rewrite("ember.neg")
+    def a_string(op, rw):
+        return "done"
+    module = ir.Module.parse(CHAIN)
+    with pytest.raises(RewriteError, match="pattern 'a-string' returned a str: a pattern "
+                                           "returns the values replacing the op"):
+        _apply(module, a_string)
+    assert _apply(module, one_value) == {"one-value": 1}
+    assert '"ember.neg"' not in str(module)
 
 
 def test_an_exception_in_a_pattern_comes_out_after_the_driver(mlir_context):
