@@ -13,7 +13,8 @@ not accept).
 The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` and
 `InputSignatureError`, and warns `AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
-`PipelineError` and `PassFailure`; the backends `NotCompilable`, `BackendError`, `JitError`,
+`PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern); the backends
+`NotCompilable`, `BackendError`, `JitError`,
 `TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`;
 ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError` (and `BisectError` from `em.debug.find_miscompile`);
@@ -54,6 +55,7 @@ from ember.runtime.retracing import RetracingWarning
 from ember.backends.cpu.aot.build import AotError
 from ember.runtime.aot.compile import ArtifactError
 from ember.runtime.repro_bisect import BisectError
+from ember.passes.rewrite import RewriteError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -62,4 +64,4 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "OpError", "OpShapeError", "OpTypeError", "OutOfScopeError", "ParseError",
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
-           "AotError", "ArtifactError", "BisectError"]
+           "AotError", "ArtifactError", "BisectError", "RewriteError"]
