@@ -1,0 +1,211 @@
+"""`ember-reduce`: the `mlir-reduce` of the ember dialect, a test-case reducer.
+
+Shrinks a `.mlir` file while an interestingness test still finds it interesting:
+
+    ember-reduce FILE --test SCRIPT [--test-arg ARG ...] [-o OUT]
+
+The test follows mlir-reduce's convention exactly (`mlir::Tester`): it runs as
+`SCRIPT [ARG ...] CANDIDATE.mlir`, the candidate's path last, and exits with 1 when the
+candidate is interesting (any nonzero status counts) and 0 when not. The script upstream
+documents, for ember:
+
+    #!/bin/sh
+    ember-opt "$1" -p convert-ember-to-linalg 2>&1 | grep -q "cannot lower 'ember.mul'"
+    [ $? -eq 0 ] && exit 1 || exit 0
+
+Algorithm (mlir-reduce's reduction tree, run as delta debugging): each strategy of
+reduce_rewrites.py lists what it can remove or rewrite; `delta` tries it on the whole list,
+then on halves, quarters, ... down to single items (ddmin's chunking, as llvm-reduce), and
+keeps a candidate only when it parses, verifies and is still interesting. The strategies run
+in rounds (erase functions, erase ops, inline regions, forward operands, splat constants,
+erase arguments)
+until a round changes nothing. The input must be interesting to begin with (upstream warns
+"uninterested module will not be reduced"; here it is an error, exit status 1). Progress
+goes to stderr (`ember-reduce: ops: 200 -> 57 -> 9 (31 tests)`), the result to `-o`
+(default stdout).
+
+Where Ember differs from mlir-reduce: the options are `--test`/`--test-arg` rather than
+`-reduction-tree='test=... test-arg=...'`, and there is no traversal-mode or
+`--split-input-file`; an op is erased with its uses handed to new function arguments of the
+same type (upstream erases it and keeps the candidate only if it still verifies); the
+script's own output is discarded; sizes are counted in ops, not bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+from typing import Callable
+
+from mlir import ir
+
+from ember.dialects.ember import verifier
+from ember.dialects.ember.irdl import make_context
+from ember.dialects.ember.parsing import parse_module
+from ember.tools import reduce_rewrites as rw
+from ember.tools.driver import ToolError, read_input, run_tool, write_output
+from ember.tools.reduce_tester import Tester, checked_module, count_ops, is_valid
+
+__all__ = ["main", "reduce"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Strategy:
+    """A family of rewrites: `items` lists what can be touched in a module, `apply`
+    rewrites the chosen items of it (False: this choice cannot be made)."""
+
+    name: str
+    items: Callable[[ir.Module], list]
+    apply: Callable[[ir.Module, list], bool]
+
+
+STRATEGIES = (
+    Strategy("erase-functions", rw.functions, rw.erase_functions),
+    Strategy("erase-ops", rw.body_ops, rw.erase_ops),
+    Strategy("inline-regions", rw.region_ops, rw.inline_regions),
+    Strategy("forward-operands", rw.forwardable_ops, rw.forward_operands),
+    Strategy("splat-constants", rw.dense_constants, rw.splat_constants),
+    Strategy("erase-arguments", rw.unused_arguments, rw.erase_arguments),
+)
+
+
+class Reducer:
+    """The current (smallest interesting) module text and the way to make it smaller."""
+
+    def __init__(self, text: str, tester: Tester, context: ir.Context, progress):
+        self.text = text
+        self.tester = tester
+        self.context = context
+        self.progress = progress
+        self.tested: dict[str, bool] = {}
+
+    def _module(self) -> ir.Module:
+        return parse_module(self.text, context=self.context)
+
+    def count(self, strategy: Strategy) -> int:
+        with self.context, ir.Location.unknown():
+            return len(strategy.items(self._module()))
+
+    def candidate(self, strategy: Strategy, start: int, stop: int) -> str | None:
+        """The current module with items [start, stop) of `strategy` rewritten, printed;
+        None when the rewrite is impossible or its result does not verify."""
+        with self.context, ir.Location.unknown():
+            module = self._module()
+            items = strategy.items(module)
+            if not strategy.apply(module, items[start:stop]) or not is_valid(module):
+                return None
+            text = module.operation.get_asm()
+        return text if checked_module(text, self.context) is not None else None
+
+    def interesting(self, text: str) -> bool:
+        if text not in self.tested:
+            self.tested[text] = self.tester.interesting(text)
+        return self.tested[text]
+
+    def delta(self, strategy: Strategy) -> bool:
+        """Applies `strategy` to chunks of halving size; whether anything was kept."""
+        changed = False
+        chunk = total = self.count(strategy)
+        while chunk >= 1 and total:
+            start = 0
+            while start < total:
+                text = self.candidate(strategy, start, min(start + chunk, total))
+                if text is not None and text != self.text and self.interesting(text):
+                    self.text, changed = text, True
+                    self.progress(self.ops())
+                    total = self.count(strategy)  # the kept items moved down: same start
+                else:
+                    start += chunk
+            chunk //= 2
+        return changed
+
+    def ops(self) -> int:
+        with self.context:
+            return count_ops(self._module())
+
+    def run(self) -> str:
+        while any([self.delta(s) for s in STRATEGIES]):  # every strategy, every round
+            pass
+        return self.text
+
+
+def reduce(text: str, tester: Tester, progress=lambda ops: None) -> str:
+    """The smallest interesting module `Reducer` finds from module text `text`.
+
+    Raises:
+      ParseError, VerificationError: `text` does not parse or verify.
+      ToolError: the test cannot be run, or does not find `text` interesting.
+    """
+    context = make_context()
+    context.attach_diagnostic_handler(lambda d: True)  # errors arrive via MLIRError
+    with context, ir.Location.unknown():
+        module = parse_module(text)  # a located ParseError for input that does not parse
+        verifier.check(module)  # and a VerificationError for input that does not verify
+        text = module.operation.get_asm()
+    tester.check_script()
+    if not tester.interesting(text):
+        raise ToolError(f"the input is not interesting: '{tester.script}' exited with status 0 "
+                        "on it (mlir-reduce's convention: exit with 1 when the module shows "
+                        "the problem, 0 when not)")
+    reducer = Reducer(text, tester, context, progress)
+    progress(reducer.ops())
+    return reducer.run()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ember-reduce", description=__doc__.split("\n\n")[1])
+    p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
+    p.add_argument("--test", required=True, metavar="SCRIPT",
+                   help="interestingness test, run as SCRIPT [ARG ...] FILE; exit status 1: "
+                        "interesting, 0: not")
+    p.add_argument("--test-arg", action="append", default=[], metavar="ARG",
+                   help="an argument for the test, before the file (repeatable)")
+    p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--debug", action="store_true",
+                   help="show the Python traceback of an internal error")
+    return p
+
+
+class Progress:
+    """`ember-reduce: ops: 200 -> 57 -> 9` on stderr, one count at a time."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.last = None
+
+    def __call__(self, ops: int) -> None:
+        if self.last is None:
+            self.stream.write(f"ember-reduce: ops: {ops}")
+        elif ops != self.last:
+            self.stream.write(f" -> {ops}")
+        self.last = ops
+        self.stream.flush()
+
+    def finish(self, tests: int) -> None:
+        if self.last is not None:
+            self.stream.write(f" ({tests} tests)\n")
+
+
+def run(args) -> int:
+    text = read_input(args.input)
+    progress = Progress(sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="ember-reduce-") as workdir:
+        tester = Tester(args.test, args.test_arg, workdir)
+        try:
+            result = reduce(text, tester, progress)
+        finally:
+            progress.finish(tester.runs)
+    write_output(args.output, result if result.endswith("\n") else result + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    name = "<stdin>" if args.input == "-" else args.input
+    return run_tool("ember-reduce", lambda: run(args), name, args.debug)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
