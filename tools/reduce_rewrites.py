@@ -157,11 +157,12 @@ def region_ops(module: ir.Module) -> list[tuple[ir.Operation, int]]:
 
 
 def inline_regions(module: ir.Module, chosen: list[tuple[ir.Operation, int]]) -> bool:
-    picked = {op for op, _ in chosen}
-    for op, index in reversed(chosen):
-        if _inside(op, picked) or not inline_region(op, index):
-            return False
-    return True
+    """Inlines the first chosen region of each chosen op, inner ops first (an inner op's
+    body then moves out with it)."""
+    first: dict[ir.Operation, int] = {}
+    for op, index in chosen:
+        first.setdefault(op, index)
+    return all(inline_region(op, index) for op, index in reversed(list(first.items())))
 
 
 def inline_region(op: ir.Operation, index: int) -> bool:
