@@ -15,8 +15,8 @@ The rewrites (`items` lists what a strategy can touch, `apply` rewrites a chosen
   stand-ins; mlir-reduce's reduction-tree pass erases the ops "not in range" instead and keeps
   only candidates that still verify;
 - inline-regions: replace an `scf.if`/`scf.execute_region`/`scf.for`/`scf.while` by the body of
-  one of its regions, run once (block arguments become the op's operands, results the values
-  its terminator yields), when the types agree;
+  one of its regions, run once (block arguments become the op's operands: the inits, the lower
+  bound; results the values its terminator yields), when the types agree;
 - forward-operands: replace an op's results by operands of the same types (an `scf.while` by
   its inits, an `ember.neg` by its input), then erase it (llvm-reduce's operands-skip);
 - splat-constants: shrink a dense `ember.constant`/`arith.constant` tensor that is not a
@@ -89,19 +89,16 @@ def _zero_constant(before: ir.Operation, ty: ir.Type) -> ir.Value | None:
 
 def zero_splat(ty: ir.Type) -> ir.DenseElementsAttr | None:
     """A splat zero of static tensor type `ty` with integer or float elements, or None."""
-    if not ir.RankedTensorType.isinstance(ty):
+    if not isinstance(ty, ir.RankedTensorType) or not ty.has_static_shape:
         return None
-    tensor = ir.RankedTensorType(ty)
-    if not tensor.has_static_shape:
-        return None
-    element = tensor.element_type
-    if ir.IntegerType.isinstance(element):
+    element = ty.element_type
+    if isinstance(element, ir.IntegerType):
         zero = ir.IntegerAttr.get(element, 0)
-    elif ir.FloatType.isinstance(element):
+    elif isinstance(element, ir.FloatType):
         zero = ir.FloatAttr.get(element, 0.0)
     else:
         return None
-    return ir.DenseElementsAttr.get_splat(tensor, zero)
+    return ir.DenseElementsAttr.get_splat(ty, zero)
 
 
 def _stand_in(op: ir.Operation, ty: ir.Type) -> ir.Value | None:
@@ -151,7 +148,7 @@ def region_ops(module: ir.Module) -> list[tuple[ir.Operation, int]]:
     found = []
     for op in iter_ops(module.operation):
         if op.name in REGION_OPS:
-            regions = (0,) if op.name != "scf.if" else (0, 1)
+            regions = (0, 1) if op.name in ("scf.if", "scf.while") else (0,)
             found += [(op, i) for i in regions if len(op.regions[i].blocks) == 1]
     return found
 
@@ -172,7 +169,7 @@ def inline_region(op: ir.Operation, index: int) -> bool:
     operands = list(op.operands)
     if op.name == "scf.for":  # (lower, upper, step, inits...) for (iv, iter_args...)
         inputs = [operands[0], *operands[3:]]
-    else:  # scf.while's "before" region takes the inits; if/execute_region take nothing
+    else:  # scf.while's regions run on the inits (one trip); if/execute_region take none
         inputs = operands if op.name == "scf.while" else []
     arguments = list(block.arguments)
     if len(arguments) != len(inputs) or any(a.type != v.type for a, v in
@@ -242,9 +239,9 @@ def dense_constants(module: ir.Module) -> list[ir.Operation]:
         if op.name not in CONSTANTS or "value" not in op.attributes:
             continue
         value = op.attributes["value"]
-        if not ir.DenseElementsAttr.isinstance(value):
+        if not isinstance(value, ir.DenseElementsAttr):
             continue
-        if not ir.DenseElementsAttr(value).is_splat and zero_splat(value.type) is not None:
+        if not value.is_splat and zero_splat(value.type) is not None:
             found.append(op)
     return found
 

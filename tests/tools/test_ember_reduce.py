@@ -117,3 +117,126 @@ def count_ops(text: str) -> int:
     with make_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         return sum(1 for _ in iter_ops(module.operation))
+
+
+def script(path: pathlib.Path, body: str) -> str:
+    """An executable shell script at `path` running `body`; returns its path."""
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def last_arg_greps(pattern: str) -> str:
+    """A test body: interesting (exit 1) when the candidate (the last argument) matches."""
+    return f'for f; do :; done\ngrep -q -e \'{pattern}\' "$f" && exit 1\nexit 0'
+
+
+PLANTED_MUL = r'"ember.mul"(.*tensor<\*xf32>) -> tensor<\*xf32>'  # for grep
+PLANTED_MUL_RE = r'"ember\.mul"\(.*tensor<\*xf32>\) -> tensor<\*xf32>'
+
+
+@pytest.mark.slow  # ~25 runs of ember-opt at ~1.3 s each (importing ember)
+def test_reduces_a_planted_lowering_failure_in_200_ops_to_at_most_10(tmp_path):
+    source = planted_module()
+    assert count_ops(source) == 200
+    (tmp_path / "in.mlir").write_text(source)
+    test = script(tmp_path / "lowering-fails.sh", (
+        f'{executable("ember-opt")} "$1" -p convert-ember-to-linalg 2>&1 '
+        f'| grep -q "{PLANTED_ERROR}" && exit 1\nexit 0'))
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test,
+                                  "-o", str(tmp_path / "out.mlir")])
+    check(result, 0)
+    reduced = (tmp_path / "out.mlir").read_text()
+    assert count_ops(reduced) <= 10, reduced
+    assert re.search(r"ember-reduce: ops: 200 -> .* -> \d+ \(\d+ tests\)",
+                     result.stderr.decode()), result.stderr.decode()
+    rerun = run("ember-opt", [str(tmp_path / "out.mlir"), "-p", "convert-ember-to-linalg"])
+    check(rerun, 1, PLANTED_ERROR)
+
+
+def test_reduces_the_planted_module_with_a_grep_test(tmp_path):
+    (tmp_path / "in.mlir").write_text(planted_module())
+    test = script(tmp_path / "has-mul.sh", last_arg_greps(PLANTED_MUL))
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test])
+    check(result, 0)
+    reduced = result.stdout.decode()
+    assert count_ops(reduced) <= 10, reduced
+    assert re.search(PLANTED_MUL_RE, reduced), reduced
+    assert "@helper" not in reduced and "@unused" not in reduced and "scf.if" not in reduced
+
+
+def test_script_gets_its_arguments_then_the_candidate_path_last(tmp_path):
+    (tmp_path / "in.mlir").write_text(planted_module(ops=60))
+    log = tmp_path / "argv.log"
+    test = script(tmp_path / "log.sh", f'echo "$# $1 $2" >> {log}\n' + last_arg_greps(
+        PLANTED_MUL))
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test,
+                                  "--test-arg", "one", "--test-arg=two words"])
+    check(result, 0)
+    calls = log.read_text().splitlines()
+    assert calls and all(c == "3 one two words" for c in calls), calls
+    tests = int(re.search(r"\((\d+) tests\)", result.stderr.decode()).group(1))
+    assert tests == len(calls)
+
+
+def test_any_nonzero_exit_status_is_interesting_as_upstream(tmp_path):
+    (tmp_path / "in.mlir").write_text(planted_module(ops=60))
+    test = script(tmp_path / "two.sh", last_arg_greps(PLANTED_MUL).replace("exit 1", "exit 2"))
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test])
+    check(result, 0)
+    assert count_ops(result.stdout.decode()) <= 10
+
+
+@pytest.mark.parametrize("body, stderr", [
+    ("exit 0", "error: the input is not interesting: '{test}' exited with status 0"),
+    ("kill -SEGV $$", "error: the interestingness test '{test}' was killed by SIGSEGV"),
+    (None, "error: the interestingness test '{test}' is not an executable file"),
+], ids=["boring", "killed", "not-executable"])
+def test_a_test_that_cannot_decide_is_an_error(tmp_path, body, stderr):
+    (tmp_path / "in.mlir").write_text(planted_module(ops=60))
+    path = tmp_path / "test.sh"
+    test = script(path, body) if body else str(path)
+    if body is None:
+        path.write_text("#!/bin/sh\nexit 1\n")
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test])
+    check(result, 1, stderr.format(test=test))
+    assert result.stdout == b""
+
+
+REGIONS = """
+func.func @f(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
+    %k = "ember.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+    %w = scf.while (%v = %acc) : (tensor<4xf32>) -> tensor<4xf32> {
+      %s = "ember.reduce_sum"(%v) {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+      %z = "ember.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+      %p = "ember.greater"(%s, %z) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %b = tensor.extract %p[] : tensor<i1>
+      scf.condition(%b) %v : tensor<4xf32>
+    } do {
+    ^bb0(%v: tensor<4xf32>):
+      %e = "ember.sub"(%v, %k) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      scf.yield %e : tensor<4xf32>
+    }
+    %t = "ember.tanh"(%w) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %t : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+"""
+
+
+def test_region_ops_are_inlined_and_constants_splatted(tmp_path):
+    (tmp_path / "in.mlir").write_text(REGIONS)
+    # the reduce_sum must survive, and so must a 4-element constant (a splat one will do)
+    test = script(tmp_path / "test.sh", (
+        'for f; do :; done\ngrep -q ember.reduce_sum "$f" && '
+        'grep -q "dense<.*tensor<4xf32>" "$f" && exit 1\nexit 0'))
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test])
+    check(result, 0)
+    reduced = result.stdout.decode()
+    assert "scf." not in reduced, reduced
+    assert "dense<0.000000e+00> : tensor<4xf32>" in reduced, reduced
+    assert count_ops(reduced) == 4, reduced  # func, reduce_sum, constant, return
