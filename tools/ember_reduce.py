@@ -28,7 +28,9 @@ Where Ember differs from mlir-reduce: the options are `--test`/`--test-arg` rath
 `-reduction-tree='test=... test-arg=...'`, and there is no traversal-mode or
 `--split-input-file`; an op is erased with its uses handed to new function arguments of the
 same type (upstream erases it and keeps the candidate only if it still verifies); the
-script's own output is discarded; sizes are counted in ops, not bytes.
+script's own output is discarded; sizes are counted in ops, not bytes; Ctrl-C writes the
+smallest interesting module found so far (exit status 130), which upstream lists as future
+work.
 """
 
 from __future__ import annotations
@@ -151,7 +153,18 @@ def reduce(text: str, tester: Tester, progress=lambda ops: None) -> str:
                         "the problem, 0 when not)")
     reducer = Reducer(text, tester, context, progress)
     progress(reducer.ops())
-    return reducer.run()
+    try:
+        return reducer.run()
+    except KeyboardInterrupt:
+        raise Interrupted(reducer.text) from None
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a reduction; `best` is the smallest interesting module found so far."""
+
+    def __init__(self, best: str):
+        super().__init__("interrupted")
+        self.best = best
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -184,8 +197,11 @@ class Progress:
         self.stream.flush()
 
     def finish(self, tests: int) -> None:
+        """Ends the line (once) with the number of tests run."""
         if self.last is not None:
             self.stream.write(f" ({tests} tests)\n")
+            self.stream.flush()
+        self.last = None
 
 
 def run(args) -> int:
@@ -195,10 +211,20 @@ def run(args) -> int:
         tester = Tester(args.test, args.test_arg, workdir)
         try:
             result = reduce(text, tester, progress)
+        except Interrupted as e:  # keep what the tests so far have bought (exit status 130)
+            progress.finish(tester.runs)
+            _write(args.output, e.best)
+            print("ember-reduce: interrupted: wrote the smallest interesting module found so "
+                  "far", file=sys.stderr)
+            raise
         finally:
             progress.finish(tester.runs)
-    write_output(args.output, result if result.endswith("\n") else result + "\n")
+    _write(args.output, result)
     return 0
+
+
+def _write(output: str, text: str) -> None:
+    write_output(output, text if text.endswith("\n") else text + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

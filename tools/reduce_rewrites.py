@@ -221,7 +221,10 @@ def forward_operands(module: ir.Module, chosen: list[ir.Operation]) -> bool:
     for op in reversed(chosen):
         if _inside(op, picked):
             continue
-        for result, value in zip(op.results, _forwarded(op)):
+        values = _forwarded(op)
+        if values is None:
+            return False
+        for result, value in zip(op.results, values):
             result.replace_all_uses_with(value)
         if _has_uses(op):
             return False

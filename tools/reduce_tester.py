@@ -8,9 +8,9 @@ temporary `.mlir` file and the script runs as
 
     SCRIPT [TEST_ARG ...] FILE
 
-(the candidate's path last; SCRIPT is a path, or a command found on PATH); exit status 0 means "not interesting", any other exit status
-"interesting" (`mlir::Tester::isInteresting`; its documentation asks scripts to exit with 1).
-A script that cannot be started, or dies of a signal, stops the reduction with an error, as
+(the candidate's path last; SCRIPT is a path, or a command found on PATH); exit status 0
+means "not interesting", any other exit status "interesting" (`mlir::Tester::isInteresting`;
+its documentation asks scripts to exit with 1). A script that cannot be started, or dies of a signal, stops the reduction with an error, as
 upstream's `report_fatal_error` does.
 
 Where Ember differs: the script's stdout and stderr are discarded (the reduced module goes to

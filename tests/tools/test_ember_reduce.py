@@ -11,12 +11,13 @@ exit statuses) and the errors for bad input.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import random
 import re
+import signal
 import stat
 import subprocess
+import time
 
 import pytest
 from mlir import ir
@@ -208,9 +209,11 @@ func.func @f(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
-    %k = "ember.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+    %k = "ember.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>}
+      : () -> tensor<4xf32>
     %w = scf.while (%v = %acc) : (tensor<4xf32>) -> tensor<4xf32> {
-      %s = "ember.reduce_sum"(%v) {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+      %s = "ember.reduce_sum"(%v) {axes = array<i64: 0>, keepdims = false}
+        : (tensor<4xf32>) -> tensor<f32>
       %z = "ember.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
       %p = "ember.greater"(%s, %z) : (tensor<f32>, tensor<f32>) -> tensor<i1>
       %b = tensor.extract %p[] : tensor<i1>
@@ -240,3 +243,26 @@ def test_region_ops_are_inlined_and_constants_splatted(tmp_path):
     assert "scf." not in reduced, reduced
     assert "dense<0.000000e+00> : tensor<4xf32>" in reduced, reduced
     assert count_ops(reduced) == 4, reduced  # func, reduce_sum, constant, return
+
+
+def test_ctrl_c_writes_the_smallest_interesting_module_so_far(tmp_path):
+    (tmp_path / "in.mlir").write_text(planted_module())
+    runs = tmp_path / "runs.log"
+    test = script(tmp_path / "slow.sh", f"echo run >> {runs}\nsleep 0.2\n" + last_arg_greps(
+        PLANTED_MUL))
+    out = tmp_path / "out.mlir"
+    process = subprocess.Popen([executable("ember-reduce"), str(tmp_path / "in.mlir"),
+                                "--test", test, "-o", str(out)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None and (
+                not runs.exists() or len(runs.read_text().split()) < 6):
+            time.sleep(0.05)  # a few tests in, some reductions kept
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err.decode()
+    assert "interrupted: wrote the smallest interesting module found so far" in err.decode()
+    reduced = out.read_text()
+    assert re.search(PLANTED_MUL_RE, reduced) and count_ops(reduced) < 200, reduced
