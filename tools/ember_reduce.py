@@ -6,8 +6,8 @@ Shrinks a `.mlir` file while an interestingness test still finds it interesting:
 
 The test follows mlir-reduce's convention exactly (`mlir::Tester`): it runs as
 `SCRIPT [ARG ...] CANDIDATE.mlir`, the candidate's path last, and exits with 1 when the
-candidate is interesting (any nonzero status counts) and 0 when not. The script upstream
-documents, for ember:
+candidate is interesting (any nonzero status counts) and 0 when not. Upstream's documented
+script, written for ember:
 
     #!/bin/sh
     ember-opt "$1" -p convert-ember-to-linalg 2>&1 | grep -q "cannot lower 'ember.mul'"
@@ -16,13 +16,12 @@ documents, for ember:
 Algorithm (mlir-reduce's reduction tree, run as delta debugging): each strategy of
 reduce_rewrites.py lists what it can remove or rewrite; `delta` tries it on the whole list,
 then on halves, quarters, ... down to single items (ddmin's chunking, as llvm-reduce), and
-keeps a candidate only when it parses, verifies and is still interesting. The strategies run
-in rounds (erase functions, erase ops, inline regions, forward operands, splat constants,
-erase arguments)
-until a round changes nothing. The input must be interesting to begin with (upstream warns
-"uninterested module will not be reduced"; here it is an error, exit status 1). Progress
-goes to stderr (`ember-reduce: ops: 200 -> 57 -> 9 (31 tests)`), the result to `-o`
-(default stdout).
+keeps a candidate only when it parses, verifies, is smaller (in ops, then in characters) and
+is still interesting. The strategies run in rounds (erase functions, erase ops, inline
+regions, forward operands, splat constants, erase arguments) until a round changes nothing.
+The input must be interesting to begin with (upstream warns "uninterested module will not be
+reduced"; here it is an error, exit status 1). Progress goes to stderr
+(`ember-reduce: ops: 200 -> 57 -> 9 (31 tests)`), the result to `-o` (default stdout).
 
 Where Ember differs from mlir-reduce: the options are `--test`/`--test-arg` rather than
 `-reduction-tree='test=... test-arg=...'`, and there is no traversal-mode or
@@ -82,24 +81,36 @@ class Reducer:
         self.context = context
         self.progress = progress
         self.tested: dict[str, bool] = {}
+        self.size = self._size(self._module(), text)
 
     def _module(self) -> ir.Module:
         return parse_module(self.text, context=self.context)
+
+    @staticmethod
+    def _size(module: ir.Module, text: str) -> tuple[int, int]:
+        """(ops, characters): every kept candidate is smaller in this order, so the
+        rounds end."""
+        return count_ops(module), len(text)
 
     def count(self, strategy: Strategy) -> int:
         with self.context, ir.Location.unknown():
             return len(strategy.items(self._module()))
 
-    def candidate(self, strategy: Strategy, start: int, stop: int) -> str | None:
-        """The current module with items [start, stop) of `strategy` rewritten, printed;
-        None when the rewrite is impossible or its result does not verify."""
+    def candidate(self, strategy: Strategy, start: int, stop: int):
+        """(text, size) of the current module with items [start, stop) of `strategy`
+        rewritten; None when the rewrite is impossible, its result does not verify or is
+        not smaller."""
         with self.context, ir.Location.unknown():
             module = self._module()
             items = strategy.items(module)
             if not strategy.apply(module, items[start:stop]) or not is_valid(module):
                 return None
             text = module.operation.get_asm()
-        return text if checked_module(text, self.context) is not None else None
+        checked = checked_module(text, self.context)
+        if checked is None:
+            return None
+        size = self._size(checked, text)
+        return (text, size) if size < self.size else None
 
     def interesting(self, text: str) -> bool:
         if text not in self.tested:
@@ -113,19 +124,15 @@ class Reducer:
         while chunk >= 1 and total:
             start = 0
             while start < total:
-                text = self.candidate(strategy, start, min(start + chunk, total))
-                if text is not None and text != self.text and self.interesting(text):
-                    self.text, changed = text, True
-                    self.progress(self.ops())
+                found = self.candidate(strategy, start, min(start + chunk, total))
+                if found is not None and self.interesting(found[0]):
+                    (self.text, self.size), changed = found, True
+                    self.progress(self.size[0])
                     total = self.count(strategy)  # the kept items moved down: same start
                 else:
                     start += chunk
             chunk //= 2
         return changed
-
-    def ops(self) -> int:
-        with self.context:
-            return count_ops(self._module())
 
     def run(self) -> str:
         while any([self.delta(s) for s in STRATEGIES]):  # every strategy, every round
@@ -152,7 +159,7 @@ def reduce(text: str, tester: Tester, progress=lambda ops: None) -> str:
                         "on it (mlir-reduce's convention: exit with 1 when the module shows "
                         "the problem, 0 when not)")
     reducer = Reducer(text, tester, context, progress)
-    progress(reducer.ops())
+    progress(reducer.size[0])
     try:
         return reducer.run()
     except KeyboardInterrupt:

@@ -266,3 +266,17 @@ def test_ctrl_c_writes_the_smallest_interesting_module_so_far(tmp_path):
     assert "interrupted: wrote the smallest interesting module found so far" in err.decode()
     reduced = out.read_text()
     assert re.search(PLANTED_MUL_RE, reduced) and count_ops(reduced) < 200, reduced
+
+
+@pytest.mark.parametrize("text, stderr", [
+    (b"func.func @f(%x: tensor<4xf32>) {\n", "in.mlir:1:34: error:"),
+    (b"\xff\xfe\x00garbage", "error: cannot read the input: not valid UTF-8"),
+    (b'func.func @f() {\n  "ember.nope"() : () -> ()\n  return\n}\n', "in.mlir:2:3: error:"),
+    (None, "error: cannot read '{dir}/in.mlir'"),
+], ids=["truncated", "binary", "unknown-op", "missing"])
+def test_bad_input_is_a_located_error(tmp_path, text, stderr):
+    if text is not None:
+        (tmp_path / "in.mlir").write_bytes(text)
+    test = script(tmp_path / "test.sh", "exit 1")
+    result = run("ember-reduce", [str(tmp_path / "in.mlir"), "--test", test])
+    check(result, 1, stderr.format(dir=tmp_path))
