@@ -175,7 +175,10 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ember-reduce", description=__doc__.split("\n\n")[1])
+    p = argparse.ArgumentParser(prog="ember-reduce", description=(
+        "Shrinks a .mlir file while an interestingness test still finds it interesting "
+        "(mlir-reduce's convention: the test runs as SCRIPT [ARG ...] FILE and exits with 1 "
+        "when FILE is interesting, 0 when not)."))
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
     p.add_argument("--test", required=True, metavar="SCRIPT",
                    help="interestingness test, run as SCRIPT [ARG ...] FILE; exit status 1: "
