@@ -23,9 +23,11 @@ The input must be interesting to begin with (upstream warns "uninterested module
 reduced"; here it is an error, exit status 1). Progress goes to stderr
 (`ember-reduce: ops: 200 -> 57 -> 9 (31 tests)`), the result to `-o` (default stdout).
 
-Where Ember differs from mlir-reduce: the options are `--test`/`--test-arg` rather than
-`-reduction-tree='test=... test-arg=...'`, and there is no traversal-mode or
-`--split-input-file`; an op is erased with its uses handed to new function arguments of the
+Upstream's spelling works too: `ember-reduce FILE -reduction-tree='traversal-mode=0
+test=SCRIPT test-arg=A,B'` (the only traversal mode upstream has is 0, single path).
+
+Where Ember differs from mlir-reduce: there is no `--split-input-file` and no
+`-opt-reduction-pass`; an op is erased with its uses handed to new function arguments of the
 same type (upstream erases it and keeps the candidate only if it still verifies); the
 script's own output is discarded; sizes are counted in ops, not bytes; Ctrl-C writes the
 smallest interesting module found so far (exit status 130), which upstream lists as future
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import shlex
 import sys
 import tempfile
 from typing import Callable
@@ -180,11 +183,13 @@ def _parser() -> argparse.ArgumentParser:
         "(mlir-reduce's convention: the test runs as SCRIPT [ARG ...] FILE and exits with 1 "
         "when FILE is interesting, 0 when not)."))
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
-    p.add_argument("--test", required=True, metavar="SCRIPT",
+    p.add_argument("--test", metavar="SCRIPT",
                    help="interestingness test, run as SCRIPT [ARG ...] FILE; exit status 1: "
                         "interesting, 0: not")
     p.add_argument("--test-arg", action="append", default=[], metavar="ARG",
                    help="an argument for the test, before the file (repeatable)")
+    p.add_argument("-reduction-tree", "--reduction-tree", metavar="OPTIONS",
+                   help="mlir-reduce's spelling: 'traversal-mode=0 test=SCRIPT test-arg=A,B'")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
@@ -214,11 +219,51 @@ class Progress:
         self.last = None
 
 
+def reduction_tree_options(spec: str) -> tuple[str, list[str]]:
+    """(test, test args) from mlir-reduce's `-reduction-tree='traversal-mode=0 test=SCRIPT
+    test-arg=A,B'` (the reduction-tree pass's options; only traversal mode 0, single path,
+    exists upstream)."""
+    test, test_args = "", []
+    try:
+        words = shlex.split(spec)
+    except ValueError as e:
+        raise ToolError(f"invalid -reduction-tree options '{spec}': {e}") from None
+    for word in words:
+        key, eq, value = word.partition("=")
+        if key == "test" and eq:
+            test = value
+        elif key == "test-arg" and eq:
+            test_args += [a.strip() for a in value.split(",") if a.strip()]
+        elif key == "traversal-mode" and eq:
+            if value.strip() != "0":
+                raise ToolError(f"-reduction-tree: traversal-mode={value} is not supported; "
+                                "only 0 (single path) is, as in mlir-reduce")
+        else:
+            raise ToolError(f"-reduction-tree: unknown option '{word}'; expected "
+                            "traversal-mode=0, test=SCRIPT or test-arg=A,B")
+    return test, test_args
+
+
+def _test_command(args) -> tuple[str, list[str]]:
+    test, test_args = args.test or "", list(args.test_arg)
+    if args.reduction_tree is not None:
+        tree_test, tree_args = reduction_tree_options(args.reduction_tree)
+        if test and tree_test:
+            raise ToolError("the test is given twice (--test and -reduction-tree='test=...'); "
+                            "give it once")
+        test, test_args = test or tree_test, tree_args + test_args
+    if not test:
+        raise ToolError("no interestingness test: give --test SCRIPT (or mlir-reduce's "
+                        "-reduction-tree='test=SCRIPT')")
+    return test, test_args
+
+
 def run(args) -> int:
+    test, test_args = _test_command(args)
     text = read_input(args.input)
     progress = Progress(sys.stderr)
     with tempfile.TemporaryDirectory(prefix="ember-reduce-") as workdir:
-        tester = Tester(args.test, args.test_arg, workdir)
+        tester = Tester(test, test_args, workdir)
         try:
             result = reduce(text, tester, progress)
         except Interrupted as e:  # keep what the tests so far have bought (exit status 130)

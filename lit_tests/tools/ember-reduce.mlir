@@ -20,17 +20,24 @@
 // PROGRESS:   ember-reduce: ops: 14 -> {{.*}} -> 3 ({{[0-9]+}} tests)
 
 // A test that finds everything interesting (`false` exits with 1) leaves an empty module, as
-// mlir-reduce does.
+// mlir-reduce does; mlir-reduce's own spelling of the test is accepted too.
 // RUN: ember-reduce %s --test false | FileCheck %s --check-prefix=EMPTY
+// RUN: ember-reduce %s -reduction-tree='traversal-mode=0 test=false' \
+// RUN:   | FileCheck %s --check-prefix=EMPTY
 // EMPTY:      module {
 // EMPTY-NEXT: }
 
-// A test that finds the input boring, one that does not exist, and input that does not
-// verify: an error each, exit status 1.
+// A test that finds the input boring, one that does not exist, a traversal mode upstream
+// lacks, no test, and input that does not verify: an error each, exit status 1.
 // RUN: not ember-reduce %s --test true 2>&1 | FileCheck %s --check-prefix=BORING
 // BORING: ember-reduce: error: the input is not interesting: 'true' exited with status 0 on it
 // RUN: not ember-reduce %s --test %t.no-such-script 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: ember-reduce: error: the interestingness test '{{.*}}.no-such-script' does not exist
+// RUN: not ember-reduce %s -reduction-tree='traversal-mode=1 test=false' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=MODE
+// MODE: ember-reduce: error: -reduction-tree: traversal-mode=1 is not supported; only 0
+// RUN: not ember-reduce %s 2>&1 | FileCheck %s --check-prefix=NOTEST
+// NOTEST: ember-reduce: error: no interestingness test: give --test SCRIPT
 // RUN: echo 'func.func @g(%%x: tensor<4xf32>) -> tensor<2xf32> { %%0 = "ember.neg"(%%x) : (tensor<4xf32>) -> tensor<2xf32>  return %%0 : tensor<2xf32> }' > %t.bad.mlir
 // RUN: not ember-reduce %t.bad.mlir --test false 2>&1 | FileCheck %s --check-prefix=INVALID
 // INVALID: bad.mlir:1:{{[0-9]+}}: error: 'ember.neg' op result #0 has type tensor<2xf32>
