@@ -125,9 +125,8 @@ def erase_ops(module: ir.Module, chosen: list[ir.Operation]) -> bool:
             if value is None:
                 return False
             result.replace_all_uses_with(value)
-        if _has_uses(op):  # an invariant: erasing a used op would abort the interpreter
+        if not erase_if_unused(op):
             return False
-        op.erase()
     return True
 
 
@@ -178,21 +177,52 @@ def inline_region(op: ir.Operation, index: int) -> bool:
     ops = [o.operation for o in block.operations]
     if not ops or ops[-1].name not in ("scf.yield", "scf.condition"):
         return False
-    yielded = list(ops[-1].operands)[1 if ops[-1].name == "scf.condition" else 0:]
+    skip = 1 if ops[-1].name == "scf.condition" else 0  # its first operand is the condition
     results = list(op.results)
-    if len(yielded) != len(results) or any(y.type != r.type for y, r in zip(yielded, results)):
+    types = [v.type for v in list(ops[-1].operands)[skip:]]
+    if types != [r.type for r in results]:
         return False
     for argument, value in zip(arguments, inputs):
         argument.replace_all_uses_with(value)
+    # read after the arguments are replaced: a yielded block argument (`scf.condition(%c) %i`)
+    # must not become a use of a value that is erased with `op`
+    yielded = list(ops[-1].operands)[skip:]
     for inner in ops[:-1]:
         inner.move_before(op)
     for result, value in zip(results, yielded):
         result.replace_all_uses_with(value)
     ops[-1].erase()  # the terminator uses the yielded values: drop it before `op`
+    return erase_if_unused(op)
+
+
+def erase_if_unused(op: ir.Operation) -> bool:
+    """Erases `op` unless a value it defines (a result, or a block argument or result inside
+    its regions) is still used outside it: MLIR aborts when a used value is destroyed."""
     if _has_uses(op):
         return False
+    for value in _defined_inside(op):
+        if any(not _within(use.owner.operation, op) for use in value.uses):
+            return False
     op.erase()
     return True
+
+
+def _defined_inside(op: ir.Operation):
+    """The block arguments and results of everything nested in `op`."""
+    for holder in [op, *iter_ops(op)]:
+        if holder != op:
+            yield from holder.results
+        for region in holder.regions:
+            for block in region.blocks:
+                yield from block.arguments
+
+
+def _within(inner: ir.Operation, op: ir.Operation) -> bool:
+    while inner is not None:
+        if inner == op:
+            return True
+        inner = inner.parent
+    return False
 
 
 def _forwarded(op: ir.Operation) -> list[ir.Value] | None:
@@ -226,9 +256,8 @@ def forward_operands(module: ir.Module, chosen: list[ir.Operation]) -> bool:
             return False
         for result, value in zip(op.results, values):
             result.replace_all_uses_with(value)
-        if _has_uses(op):
+        if not erase_if_unused(op):
             return False
-        op.erase()
     return True
 
 
