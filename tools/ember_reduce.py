@@ -143,7 +143,8 @@ class Reducer:
         return self.text
 
 
-def reduce(text: str, tester: Tester, progress=lambda ops: None) -> str:
+def reduce(text: str, tester: Tester, progress=lambda ops: None,
+           allow_unregistered: bool = False) -> str:
     """The smallest interesting module `Reducer` finds from module text `text`.
 
     Raises:
@@ -151,6 +152,7 @@ def reduce(text: str, tester: Tester, progress=lambda ops: None) -> str:
       ToolError: the test cannot be run, or does not find `text` interesting.
     """
     context = make_context()
+    context.allow_unregistered_dialects = allow_unregistered
     context.attach_diagnostic_handler(lambda d: True)  # errors arrive via MLIRError
     with context, ir.Location.unknown():
         module = parse_module(text)  # a located ParseError for input that does not parse
@@ -191,6 +193,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-reduction-tree", "--reduction-tree", metavar="OPTIONS",
                    help="mlir-reduce's spelling: 'traversal-mode=0 test=SCRIPT test-arg=A,B'")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--allow-unregistered-dialect", action="store_true",
+                   help="accept operations of dialects that are not registered")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
     return p
@@ -265,7 +269,7 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory(prefix="ember-reduce-") as workdir:
         tester = Tester(test, test_args, workdir)
         try:
-            result = reduce(text, tester, progress)
+            result = reduce(text, tester, progress, args.allow_unregistered_dialect)
         except Interrupted as e:  # keep what the tests so far have bought (exit status 130)
             progress.finish(tester.runs)
             _write(args.output, e.best)

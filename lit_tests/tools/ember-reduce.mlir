@@ -28,7 +28,8 @@
 // EMPTY-NEXT: }
 
 // A test that finds the input boring, one that does not exist, a traversal mode upstream
-// lacks, no test, and input that does not verify: an error each, exit status 1.
+// lacks, no test, ops of unknown dialects (unless --allow-unregistered-dialect, as in
+// mlir-reduce), and input that does not verify: an error each, exit status 1.
 // RUN: not ember-reduce %s --test true 2>&1 | FileCheck %s --check-prefix=BORING
 // BORING: ember-reduce: error: the input is not interesting: 'true' exited with status 0 on it
 // RUN: not ember-reduce %s --test %t.no-such-script 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -38,6 +39,14 @@
 // MODE: ember-reduce: error: -reduction-tree: traversal-mode=1 is not supported; only 0
 // RUN: not ember-reduce %s 2>&1 | FileCheck %s --check-prefix=NOTEST
 // NOTEST: ember-reduce: error: no interestingness test: give --test SCRIPT
+// RUN: echo 'func.func @h(%%x: i32) -> i32 { %%0 = "mystery.op"(%%x) : (i32) -> i32  %%1 = "mystery.op"(%%0) : (i32) -> i32  return %%1 : i32 }' > %t.unregistered.mlir
+// RUN: not ember-reduce %t.unregistered.mlir --test false 2>&1 | FileCheck %s --check-prefix=UNREGISTERED
+// UNREGISTERED: error: operation being parsed with an unregistered dialect
+// RUN: ember-reduce %t.unregistered.mlir --allow-unregistered-dialect --test sh --test-arg=-c \
+// RUN:   --test-arg='grep -q mystery.op "$0" && exit 1; exit 0' | FileCheck %s --check-prefix=ALLOW
+// ALLOW:      func.func @h(%[[X:.*]]: i32) -> i32 {
+// ALLOW-NEXT:   %[[R:.*]] = "mystery.op"(%[[X]]) : (i32) -> i32
+// ALLOW-NEXT:   return %[[R]] : i32
 // RUN: echo 'func.func @g(%%x: tensor<4xf32>) -> tensor<2xf32> { %%0 = "ember.neg"(%%x) : (tensor<4xf32>) -> tensor<2xf32>  return %%0 : tensor<2xf32> }' > %t.bad.mlir
 // RUN: not ember-reduce %t.bad.mlir --test false 2>&1 | FileCheck %s --check-prefix=INVALID
 // INVALID: bad.mlir:1:{{[0-9]+}}: error: 'ember.neg' op result #0 has type tensor<2xf32>
