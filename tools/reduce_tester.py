@@ -10,8 +10,8 @@ temporary `.mlir` file and the script runs as
 
 (the candidate's path last; SCRIPT is a path, or a command found on PATH); exit status 0
 means "not interesting", any other exit status "interesting" (`mlir::Tester::isInteresting`;
-its documentation asks scripts to exit with 1). A script that cannot be started, or dies of a signal, stops the reduction with an error, as
-upstream's `report_fatal_error` does.
+its documentation asks scripts to exit with 1). A script that cannot be started, or dies of
+a signal, stops the reduction with an error, as upstream's `report_fatal_error` does.
 
 Where Ember differs: the script's stdout and stderr are discarded (the reduced module goes to
 stdout), and the number of tests run is counted for the progress line.
