@@ -97,3 +97,30 @@ class GraphView:
 
     def __repr__(self) -> str:
         return f"<GraphView of '{self.name}': {len(self.nodes)} nodes>"
+
+
+def ir_diff_report(concrete, path: str) -> str:
+    """Writes the IR diff report (passes/report.py) of `concrete`'s optimisation pipeline to
+    `path`: the pipeline runs again, on a copy of the trace, with every pass recorded (the
+    function's own optimised module is left as it is). Returns `path`.
+
+    Bound as `ConcreteFunction.ir_diff_report(path)`:
+
+        cf = f.get_concrete_function(x)
+        cf.ir_diff_report("report.html")
+    """
+    from ember.passes.report import IRDiffRecorder, write_html
+    graph, pipeline = concrete._graph, concrete._pipeline
+    with graph.context, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            for op in graph.module.body.operations:
+                op.operation.clone()
+    recorder = IRDiffRecorder(module, label=f"{concrete.name}",
+                              pipeline=str(pipeline) if pipeline else "")
+    try:
+        if pipeline is not None:
+            pipeline.run(module, instruments=[recorder])
+    finally:
+        write_html(path, [recorder], f"IR diff report: {concrete.name}")
+    return path
