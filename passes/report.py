@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import html
-import os
 from typing import Optional
 
 from mlir import ir
@@ -126,8 +125,6 @@ def write_report(module: ir.Module, pipeline, path: str, *, title: str = "",
 
 def write_html(path: str, recorders: list[IRDiffRecorder], title: str = "") -> None:
     """Writes the page of `recorders` (one part each) to `path` (UTF-8)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(render_html(recorders, title))
 

@@ -35,7 +35,8 @@ MAX_SHOWN_ELEMENTS = 16  # dense constants with more elements are shown by type 
 
 _REGION_NAMES = {"scf.if": ("then", "else"), "scf.while": ("before", "after"),
                  "scf.for": ("body",), "scf.forall": ("body",), "scf.parallel": ("body",)}
-_HEADER = ('  compound=true; fontname="Helvetica";\n  node [shape=box, style="rounded,filled", fillcolor=white, '
+_HEADER = ('  compound=true; fontname="Helvetica";\n'
+           '  node [shape=box, style="rounded,filled", fillcolor=white, '
            'fontname="Helvetica", fontsize=10];\n'
            '  edge [fontname="Helvetica", fontsize=8, color="#555555"];\n')
 
