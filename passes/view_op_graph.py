@@ -30,7 +30,7 @@ import itertools
 
 from mlir import ir
 
-MAX_ATTRIBUTE_CHARS = 40
+MAX_ATTRIBUTE_CHARS = 60
 MAX_SHOWN_ELEMENTS = 16  # dense constants with more elements are shown by type only
 
 _REGION_NAMES = {"scf.if": ("then", "else"), "scf.while": ("before", "after"),
