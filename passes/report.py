@@ -239,8 +239,7 @@ pre { font-size: 12px; background: #f7f7f7; padding: .6em; overflow-x: auto; }
 .meta { color: #555; font-weight: normal; font-size: .9em; }
 table.toc { border-collapse: collapse; font-size: 16px; margin-bottom: 1.5em; }
 table.toc td, table.toc th { border: 1px solid #ccc; padding: 4px 10px; text-align: left; }
-table.toc td.name { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace;
-  font-weight: bold; }
+table.toc a { color: #0b4ea2; text-decoration: none; }
 td.num { text-align: right; }
 tr.unchanged { color: #777; }
 tr.failed, pre.error { background: #fde2e2; color: #900; }
