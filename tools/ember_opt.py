@@ -5,7 +5,7 @@ ember op specs, runs a textual pass pipeline and prints the result:
 
     ember-opt FILE [-p PIPELINE] [--split-input-file] [--verify-diagnostics]
               [--print-ir-after-all] [--mlir-print-op-generic] [-o OUT]
-              [--ir-diff-report=OUT.html]
+              [--ir-diff-report=OUT.html] [--emit-dot]
 
 Errors are printed MLIR-style (`file:line:col: error: message`) with exit status 1; a bug
 in Ember is one `internal error` line with exit status 2 (tools/driver.py), its traceback
@@ -28,6 +28,7 @@ from ember.dialects.ember.parsing import MAX_NESTING, ParseError, parse_module
 from ember.dialects.ember.verifier import Diagnostic
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
 from ember.passes.report import IRDiffRecorder, render_html
+from ember.passes.view_op_graph import module_to_dot
 from ember.tools import diagnostics as expect
 from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
                                 read_input, run_tool, write_output)
@@ -58,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ir-diff-report", metavar="OUT.html",
                    help="write one HTML page with the IR after every pass, a side-by-side "
                         "diff of each pass's changes, times and statistics")
+    p.add_argument("--emit-dot", action="store_true",
+                   help="print the result as a Graphviz DOT picture (ops, typed edges, regions "
+                        "as clusters) instead of IR: ember-opt f.mlir --emit-dot | dot -Tsvg")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
     return p
@@ -85,6 +89,8 @@ def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
             failure = _run_pipeline(module, args, context)
             if failure is not None:
                 return ChunkResult(None, failure)
+        if args.emit_dot:
+            return ChunkResult(module_to_dot(module), [])
         text = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                         enable_debug_info=args.mlir_print_debuginfo)
         return ChunkResult(text, [])
