@@ -30,6 +30,8 @@ import itertools
 
 from mlir import ir
 
+from ember.dialects.ember.errors import EmberError
+
 MAX_ATTRIBUTE_CHARS = 60
 MAX_SHOWN_ELEMENTS = 16  # dense constants with more elements are shown by type only
 
@@ -41,7 +43,7 @@ _HEADER = ('  compound=true; fontname="Helvetica";\n'
            '  edge [fontname="Helvetica", fontsize=8, color="#555555"];\n')
 
 
-class GraphvizUnavailable(ImportError):
+class GraphvizUnavailable(EmberError, ImportError):
     """The `graphviz` package or Graphviz's `dot` program is missing (DOT text needs
     neither)."""
 
