@@ -180,6 +180,13 @@ def test_mlp_graph_svg_renders_in_chromium(train_step, tmp_path):
     path = tmp_path / "mlp_graph.svg"
     path.write_text(svg_text, encoding="utf-8")
     assert "<svg" in _chromium(tmp_path, path.as_uri(), "--dump-dom").stdout
-    pixels = _screenshot(tmp_path, path.as_uri(), "graph.png")
-    ink = (pixels[..., :3].min(axis=-1) < 200).mean()
-    assert ink > 0.005, f"the SVG drew almost nothing ({ink:.2%} of the pixels)"
+    # the whole picture, scaled to fit the window: it must fill the window's height or width
+    page = tmp_path / "mlp_graph.html"
+    page.write_text('<!DOCTYPE html><html><body style="margin:0"><img src="mlp_graph.svg" '
+                    'style="max-width:100vw;max-height:100vh"></body></html>')
+    pixels = _screenshot(tmp_path, page.as_uri(), "graph.png")
+    ink = pixels[..., :3].min(axis=-1) < 250
+    assert ink.mean() > 0.01, f"the SVG drew almost nothing ({ink.mean():.2%} of the pixels)"
+    rows, cols = np.nonzero(ink)
+    height, width = ink.shape
+    assert np.ptp(rows) > 0.8 * height or np.ptp(cols) > 0.8 * width, "the SVG drew a small part"
