@@ -80,7 +80,9 @@ class GraphView:
                                    self.name, attributes)
 
     def to_svg(self, attributes: bool = True) -> str:
-        """`to_dot()` laid out by Graphviz, as SVG text.
+        """`to_dot()` laid out by Graphviz, as SVG text. Without Graphviz this raises rather
+        than return the DOT text (which a caller would write to a `.svg` file unawares):
+        `to_dot()` is that text.
 
         Raises:
           GraphvizUnavailable (an ImportError): the `graphviz` package (`pip install

@@ -103,11 +103,11 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
     except PipelineError as e:
         return [Diagnostic(f"invalid pass pipeline: {e}")]
 
-    def printer(m: ir.Module) -> str:
-        return m.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
-                                   enable_debug_info=args.mlir_print_debuginfo)
     print_options = {"print_generic_op_form": args.mlir_print_op_generic,
                      "enable_debug_info": args.mlir_print_debuginfo}
+
+    def printer(m: ir.Module) -> str:
+        return m.operation.get_asm(**print_options)
     instruments = []
     if args.ir_diff_report:
         instruments.append(IRDiffRecorder(module, args.report_label, str(pipeline), print_options))
