@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import html
+import re
 from typing import Optional
 
 from mlir import ir
@@ -33,7 +34,8 @@ from ember.passes.pipeline import Pipeline, PipelineReport
 
 __all__ = ["IRDiffRecorder", "PassRecord", "render_html", "write_html", "write_report"]
 
-MAX_SIDE_BY_SIDE_LINES = 3000  # larger modules get a unified diff (difflib's table is slow)
+_SSA = re.compile(r"%[\w.$-]+(#\d+)?")  # an SSA value name (`%12`, `%arg0`, `%1#2`)
+MAX_INTRALINE_CHARS = 1000  # longer changed lines are marked whole, not character by character
 
 
 @dataclasses.dataclass
@@ -217,18 +219,79 @@ def _sections(k: int, recorder: IRDiffRecorder) -> str:
     return "".join(parts)
 
 
-def _diff(record: PassRecord) -> str:
+def _diff(record: PassRecord, context: int = 3) -> str:
+    """The side-by-side diff of a pass: changed lines with `context` lines around them, runs
+    of unchanged lines folded into one row. Lines are matched by difflib's SequenceMatcher
+    and paired lines highlighted character by character (difflib's HtmlDiff compares every
+    line of a changed block with every other: minutes for a renumbered module)."""
     before, after = record.before.splitlines(), record.after.splitlines()
-    if len(before) + len(after) <= MAX_SIDE_BY_SIDE_LINES:
-        # make_table escapes the lines (&, <, >) itself; the descriptions are ours to escape
-        return difflib.HtmlDiff(tabsize=2).make_table(
-            before, after, "before", _e(f"after {record.name}"), context=True, numlines=3)
-    rows = []
-    for line in difflib.unified_diff(before, after, "before", f"after {record.name}",
-                                     lineterm=""):
-        css = {"+": "add", "-": "sub", "@": "hunk"}.get(line[:1], "")
-        rows.append(f"<span class=\"{css}\">{_e(line)}</span>")
-    return f"<pre class=\"unified\">{chr(10).join(rows)}</pre>\n"
+    rows = [f"<tr><th></th><th>before</th><th></th><th>{_e('after ' + record.name)}</th></tr>"]
+    shown = 0  # lines of `before` up to here are in the table or folded
+    for group in difflib.SequenceMatcher(None, before, after).get_grouped_opcodes(context):
+        if group[0][1] > shown:
+            rows.append(_skipped(group[0][1] - shown))
+        for tag, i1, i2, j1, j2 in group:
+            for tag, i, j in _aligned(tag, before, i1, i2, after, j1, j2):
+                rows.append(_row(tag, i, before[i] if i is not None else None,
+                                 j, after[j] if j is not None else None))
+        shown = group[-1][2]
+    if len(before) > shown:
+        rows.append(_skipped(len(before) - shown))
+    return f"<table class=\"diff\">{''.join(rows)}</table>\n"
+
+
+def _aligned(tag: str, before: list, i1: int, i2: int, after: list, j1: int, j2: int):
+    """(tag, i or None, j or None) per row of one opcode. A replaced block is matched again
+    with SSA names ignored, so a line that a pass only renumbered sits beside its old self
+    (what difflib's HtmlDiff finds by comparing every pair of lines, at quadratic cost)."""
+    if tag != "replace":
+        for k in range(max(i2 - i1, j2 - j1)):
+            yield tag, (i1 + k if i1 + k < i2 else None), (j1 + k if j1 + k < j2 else None)
+        return
+    inner = difflib.SequenceMatcher(None, [_SSA.sub("%", line) for line in before[i1:i2]],
+                                    [_SSA.sub("%", line) for line in after[j1:j2]],
+                                    autojunk=False)
+    for op, a1, a2, b1, b2 in inner.get_opcodes():
+        for k in range(max(a2 - a1, b2 - b1)):
+            i = i1 + a1 + k if a1 + k < a2 else None
+            j = j1 + b1 + k if b1 + k < b2 else None
+            yield "replace", i, j
+
+
+def _skipped(count: int) -> str:
+    return (f"<tr class=\"skip\"><td colspan=\"4\">&#8942; {count} unchanged "
+            f"line{'s' if count > 1 else ''}</td></tr>")
+
+
+def _row(tag: str, i: int, left: str | None, j: int, right: str | None) -> str:
+    """One row: line i+1 of before (or none) beside line j+1 of after (or none)."""
+    if tag == "replace" and left is not None and right is not None \
+            and len(left) + len(right) <= MAX_INTRALINE_CHARS:
+        left_html, right_html = _intraline(left, right)
+    else:
+        left_html = "" if left is None else _e(left)
+        right_html = "" if right is None else _e(right)
+    css = "same" if tag == "equal" else "chg" if left is not None and right is not None \
+        else "sub" if left is not None else "add"
+    i_text = "" if left is None else str(i + 1)
+    j_text = "" if right is None else str(j + 1)
+    return (f"<tr class=\"{css}\"><td class=\"num\">{i_text}</td><td>{left_html}</td>"
+            f"<td class=\"num\">{j_text}</td><td>{right_html}</td></tr>")
+
+
+def _intraline(left: str, right: str) -> tuple[str, str]:
+    """Both lines escaped, with the characters that differ marked."""
+    out_left, out_right = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, left, right,
+                                                       autojunk=False).get_opcodes():
+        a, b = _e(left[i1:i2]), _e(right[j1:j2])
+        if tag == "equal":
+            out_left.append(a)
+            out_right.append(b)
+        else:
+            out_left.append(f"<del>{a}</del>" if a else "")
+            out_right.append(f"<ins>{b}</ins>" if b else "")
+    return "".join(out_left), "".join(out_right)
 
 
 _CSS = """
@@ -250,16 +313,19 @@ summary h3 { display: inline; font-size: 1.1em; }
 summary { cursor: pointer; }
 table.stats { border-collapse: collapse; margin: .4em 0; font-size: 13px; }
 table.stats td { border: 1px solid #ddd; padding: 2px 8px; }
-table.diff { border-collapse: collapse; font-size: 12px; margin: .4em 0; width: 100%; }
+table.diff { border-collapse: collapse; font-size: 12px; margin: .4em 0; width: 100%;
+  table-layout: fixed; }
+table.diff th { background: #eee; color: #666; text-align: left; font-weight: normal; }
+table.diff th:nth-child(odd), table.diff td.num { width: 3.5em; }
 table.diff td { padding: 0 4px; vertical-align: top; white-space: pre-wrap;
   word-break: break-all; }
-table.diff td.diff_header, table.diff td.diff_next { white-space: nowrap; width: 1%; }
-.diff_header { background: #eee; color: #888; text-align: right; }
-td.diff_next { background: #f3f3f3; }
-.diff_add, span.add { background: #d7f5d7; }
-.diff_chg { background: #fff1b8; }
-.diff_sub, span.sub { background: #fbd7d7; }
-span.hunk { color: #36c; }
+table.diff td.num { background: #f3f3f3; color: #888; text-align: right; }
+tr.sub td:nth-child(2) { background: #fbd7d7; }
+tr.add td:nth-child(4) { background: #d7f5d7; }
+tr.chg td:nth-child(2), tr.chg td:nth-child(4) { background: #fff6d0; }
+tr.chg del { background: #f5b5b5; text-decoration: none; }
+tr.chg ins { background: #a8e6a8; text-decoration: none; }
+tr.skip td { background: #f3f3f3; color: #888; text-align: center; }
 """
 
 _JS = """

@@ -15,9 +15,9 @@ from mlir import ir
 import ember as em
 from ember.dialects.ember.irdl import make_context
 from ember.passes.base import Pass
-from ember.passes.pipeline import PassFailure
+from ember.passes.pipeline import PassFailure, Pipeline
 from ember.passes.registry import register_pass
-from ember.passes.report import write_report
+from ember.passes.report import IRDiffRecorder, PassRecord, _diff, write_report
 import tool_runner
 
 SOURCE = '''
@@ -148,6 +148,42 @@ def test_report_lists_each_pass_with_its_change_time_and_statistics(tmp_path):
     assert "tensor<4xi32>" not in text and "tensor&lt;4xi32&gt;" in text
     # the side-by-side diff of ember-cse: the second neg is gone
     assert text.count('class="diff"') == 2
+
+
+ROW = re.compile(r'<tr class="(\w+)"><td class="num">(\d*)</td><td>(.*?)</td>'
+                 r'<td class="num">(\d*)</td><td>(.*?)</td></tr>|<tr class="skip">.*?(\d+) unch')
+
+
+def _rows(table: str) -> list[tuple]:
+    return [("skip", m.group(6)) if m.group(6) else m.groups()[:5] for m in ROW.finditer(table)]
+
+
+def test_diff_pairs_renumbered_lines_and_shows_removed_ones_alone():
+    module = _module()
+    recorder = IRDiffRecorder(module)
+    with module.context:
+        Pipeline.parse("func.func(ember-canonicalize)").run(module, instruments=[recorder])
+    rows = _rows(_diff(recorder.records[0]))
+    changed = [r for r in rows if r[0] != "same"]
+    assert [r[0] for r in changed] == ["sub", "sub", "chg", "chg", "chg", "chg"]
+    assert "ember.constant" in changed[0][2] and "ember.add" in changed[1][2]
+    assert changed[0][3:] == ("", "") and changed[1][3:] == ("", "")
+    # %2 = neg(%1) beside %0 = neg(%arg0): the names differ, marked character by character
+    line, text = changed[2][1], changed[2][2]
+    assert (line, changed[2][3]) == ("5", "3")
+    assert text.startswith("    %<del>2</del> = &quot;ember.neg&quot;(%<del>1</del>)")
+    assert changed[2][4].startswith("    %<ins>0</ins> = &quot;ember.neg&quot;(%<ins>arg0</ins>)")
+
+
+def test_diff_folds_unchanged_lines_beyond_three_of_context():
+    before = [f"line {k}" for k in range(1, 21)]
+    after = list(before)
+    after[9] = "line ten"
+    rows = _rows(_diff(PassRecord("p", "module", "\n".join(before), "\n".join(after), 0.0,
+                                  None)))
+    assert rows[0] == ("skip", "6") and rows[-1] == ("skip", "7")
+    assert [r[1] for r in rows[1:-1]] == ["7", "8", "9", "10", "11", "12", "13"]
+    assert rows[4] == ("chg", "10", "line <del>10</del>", "10", "line <ins>ten</ins>")
 
 
 def test_report_escapes_ir_that_looks_like_html(tmp_path):
