@@ -22,9 +22,14 @@ try:
     HAVE_GRAPHVIZ = shutil.which("dot") is not None
 except ImportError:
     HAVE_GRAPHVIZ = False
-NEEDS_GRAPHVIZ = pytest.mark.skipif(
+_SKIP_WITHOUT_GRAPHVIZ = pytest.mark.skipif(
     not HAVE_GRAPHVIZ, reason="needs the graphviz package (pip install 'ember[viz]') and "
     "Graphviz's dot program (apt-get install graphviz)")
+
+
+def NEEDS_GRAPHVIZ(test):
+    """Marks `test` `graphviz` (pytest -m graphviz) and skips it without Graphviz."""
+    return pytest.mark.graphviz(_SKIP_WITHOUT_GRAPHVIZ(test))
 
 
 # -- a parser for the DOT subset to_dot writes ------------------------------------------------
