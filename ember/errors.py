@@ -18,8 +18,9 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 `TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`;
 ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError` (and `BisectError` from `em.debug.find_miscompile`);
-parsing and verifying IR `ParseError` and
-`VerificationError`. (The command-line tools' `ToolError` is theirs: it sets an exit status.)
+parsing and verifying IR `ParseError` and `VerificationError`; drawing a graph's SVG without
+Graphviz `GraphvizUnavailable`. (The command-line tools' `ToolError` is theirs: it sets an
+exit status.)
 
 Example:
   >>> import ember as em
@@ -56,6 +57,7 @@ from ember.backends.cpu.aot.build import AotError
 from ember.runtime.aot.compile import ArtifactError
 from ember.runtime.repro_bisect import BisectError
 from ember.passes.rewrite import RewriteError
+from ember.passes.view_op_graph import GraphvizUnavailable
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -64,4 +66,5 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "OpError", "OpShapeError", "OpTypeError", "OutOfScopeError", "ParseError",
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
-           "AotError", "ArtifactError", "BisectError", "RewriteError"]
+           "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
+           "RewriteError"]
