@@ -29,6 +29,7 @@ from ember.dialects.ember import verifier
 from ember.dialects.ember.parsing import split_top_level
 from ember.passes.base import Pass, Statistics
 from ember.passes.instrument import PassInstrumentation
+from ember.passes.printing import PrintIR
 from ember.passes.bufferizable import PassFailure, check_bufferizable
 from ember.passes.pipeline_syntax import (Nest, PipelineError, Upstream, make_pass, parse,
                                           spelling, suggest, walk)
@@ -85,8 +86,15 @@ class Pipeline:
         (instrument.py) are called around every pass.
         """
         printing = dict(print_options or {}) if print_ir_after_all else None
-        run = _Run(verify_each, tuple(print_ir_after), stream or sys.stderr,
-                   printer or str, module, printing, timing, tuple(instruments))
+        instruments = tuple(instruments)
+        if print_ir_after:
+            instruments += (PrintIR(after=print_ir_after, module_scope=True, stream=stream,
+                                    printer=printer or str),)
+        if printing is not None and instruments:  # see _Run.manager
+            instruments = (PrintIR(after=[s.name for s in walk(self.steps)
+                                          if isinstance(s, Pass)], module_scope=True,
+                                   print_options=printing),) + instruments
+        run = _Run(verify_each, module, printing, timing, instruments)
         with module.context:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)
@@ -109,9 +117,6 @@ class Pipeline:
 class _Run:
     """Builds the PassManagers of one run and the Python passes in them."""
     verify_each: bool
-    print_ir_after: tuple
-    stream: TextIO
-    printer: Callable
     module: ir.Module
     printing: dict | None  # MLIR's IR printing after every pass, with these options
     timing: bool
@@ -121,10 +126,13 @@ class _Run:
 
     def manager(self, anchor: str, steps: list) -> passmanager.PassManager:
         """A PassManager on `anchor` ops running `steps`, instrumented as asked (each
-        nested one too: MLIR reports its passes on the ops it runs on)."""
+        nested one too: MLIR reports its passes on the ops it runs on). With instruments,
+        MLIR's IR printing would print after their hooks' passes too: then each upstream
+        element runs in a PassManager of its own that prints, and a PrintIR (Pipeline.run)
+        prints after the ember passes as MLIR would."""
         pm = passmanager.PassManager(anchor)
         pm.enable_verifier(self.verify_each)
-        if self.printing is not None:
+        if self.printing is not None and not self.instruments:
             pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
                                   **self.printing)
         if self.timing:
@@ -136,17 +144,14 @@ class _Run:
                 if any(name.endswith("bufferize") for name in _pass_names(step.text)):
                     pm.add(lambda op, _: check_bufferizable(self.module),
                            name="ember-check-bufferizable", argument="ember-check-bufferizable")
-                self._upstream(pm, step.text)
-                for name in _pass_names(step.text):
-                    if name in self.print_ir_after:
-                        pm.add(self._printer(name), name=f"print-ir-after-{name}")
+                self._upstream(pm, step.text, anchor)
             elif isinstance(step, Nest):
                 pm.add(self._nested(step), name=step.anchor, argument=step.anchor)
             else:
                 pm.add(self._ember(step), name=step.name, argument=step.name)
         return pm
 
-    def _upstream(self, pm: passmanager.PassManager, text: str) -> None:
+    def _upstream(self, pm: passmanager.PassManager, text: str, anchor: str) -> None:
         """Adds upstream elements `text`: at once, or one by one between the hooks of the
         instruments (each element is one pass to them)."""
         if not self.instruments:
@@ -155,11 +160,28 @@ class _Run:
         for element in split_top_level(text, "({", ")}"):
             name = element.strip() if "(" in element.split("{", 1)[0] else \
                 element.split("{", 1)[0].strip()
+            if self.printing is not None:
+                pm.add(self._printed(anchor, element, name), name=name, argument=name)
+                continue
             pm.add(lambda op, _, name=name: self.before(name, op),
                    name="ember-instrument", argument="ember-instrument")
             pm.add(element)
             pm.add(lambda op, _: self.after(op, None),
                    name="ember-instrument", argument="ember-instrument")
+
+    def _printed(self, anchor: str, element: str, name: str) -> Callable:
+        """A pass running upstream `element` in a PassManager that prints after it."""
+        inner = passmanager.PassManager(anchor)
+        inner.enable_verifier(self.verify_each)
+        inner.enable_ir_printing(print_after_all=True, print_module_scope=True,
+                                 **self.printing)
+        inner.add(element)
+
+        def run(op: ir.Operation, _) -> None:
+            self.before(name, op)
+            inner.run(op)
+            self.after(op, None)
+        return run
 
     def before(self, name: str, op: ir.Operation) -> None:
         for instrument in self.instruments:
@@ -193,8 +215,6 @@ class _Run:
                 _verify(op, step.name)
             self.report.timings.append((step.name, self.after(op, stats)))
             self.report.statistics.append(stats)
-            if step.name in self.print_ir_after:
-                self._print(step.name)
         return run
 
     def _nested(self, nest: Nest) -> Callable:
@@ -207,14 +227,6 @@ class _Run:
                         if child.operation.name == nest.anchor:
                             inner.run(child.operation)
         return run
-
-    def _printer(self, name: str) -> Callable:
-        return lambda op, _: self._print(name)
-
-    def _print(self, name: str) -> None:
-        self.stream.flush()
-        self.stream.write(f"// -----// IR Dump After {name} //----- //\n"
-                          f"{self.printer(self.module)}\n")
 
 
 def _verified(text: str) -> Callable:
