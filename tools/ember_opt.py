@@ -27,6 +27,7 @@ from ember.dialects.ember.parsing import MAX_NESTING, ParseError, parse_module
 from ember.dialects.ember.verifier import Diagnostic
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
 from ember.tools import diagnostics as expect
+from ember.tools.list_passes import listing
 from ember.tools.driver import (add_instrumentation_flags, instrumentation, read_input,
                                 run_tool, write_output)
 
@@ -55,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="accept operations of dialects that are not registered")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list the registered passes and pipelines with their options, and exit")
     return p
 
 
@@ -146,6 +149,9 @@ def run(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.list_passes:
+        return run_tool("ember-opt", lambda: write_output("-", listing()) or 0, "-",
+                        args.debug)
     name = "<stdin>" if args.input == "-" else args.input
     return run_tool("ember-opt", lambda: run(args), name, args.debug)
 
