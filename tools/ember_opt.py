@@ -102,7 +102,8 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
         report = pipeline.run(module, verify_each=True, **instrumentation(args),
                               stream=sys.stderr, printer=printer,
                               print_options={"print_generic_op_form": args.mlir_print_op_generic,
-                                             "enable_debug_info": args.mlir_print_debuginfo})
+                                             "enable_debug_info": args.mlir_print_debuginfo},
+                              statistics=args.pass_statistics)
     except PassFailure as e:
         return e.diagnostics or [Diagnostic(str(e))]
     if args.pass_statistics:
