@@ -5,6 +5,12 @@ ember op specs, runs a textual pass pipeline and prints the result:
 
     ember-opt FILE [-p PIPELINE] [--split-input-file] [--verify-diagnostics]
               [--print-ir-after-all] [--mlir-print-op-generic] [-o OUT]
+    ember-opt --list-passes
+
+IR printing as mlir-opt's: `--print-ir-before=PASS`, `--print-ir-before-all`,
+`--print-ir-after=PASS`, `--print-ir-after-all`, `--print-ir-after-change`,
+`--print-ir-after-failure`, `--print-ir-module-scope` (passes/printing.py); `--timing` and
+`--pass-statistics` report MLIR's timing and statistics and Ember's own.
 
 Errors are printed MLIR-style (`file:line:col: error: message`) with exit status 1; a bug
 in Ember is one `internal error` line with exit status 2 (tools/driver.py), its traceback
