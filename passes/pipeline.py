@@ -108,8 +108,8 @@ class Pipeline:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)
             pm = run.manager("builtin.module", self.steps)
-            if statistics:
-                pm.enable_statistics()
+            if statistics and any(isinstance(s, Upstream) for s in walk(self.steps)):
+                pm.enable_statistics()  # (ember passes' counters are in the report)
             if self.steps and isinstance(self.steps[0], Upstream):
                 _verified(self.steps[0].text)(module.operation, None)
             active = _ACTIVE.set(run)

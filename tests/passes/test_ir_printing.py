@@ -200,6 +200,9 @@ def test_upstream_statistics_from_mlir(capfd):
         run_pipeline(ir.Module.parse(SOURCE), "ember-canonicalize,cse", statistics=True)
     err = capfd.readouterr().err
     assert "Pass statistics report" in err and "num-cse'd" in err
+    with make_context():  # no upstream pass: no MLIR report (Ember's counters are the report)
+        run_pipeline(ir.Module.parse(SOURCE), "ember-canonicalize", statistics=True)
+    assert capfd.readouterr().err == ""
 
 
 # -- list-valued options ----------------------------------------------------------------------
