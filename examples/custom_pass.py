@@ -1,48 +1,41 @@
-"""A user-written pass, registered at run time and used in a textual pipeline.
+"""A user-written pass on the rewrite API, registered at run time and used in textual
+pipelines: from Python (`run_pipeline`) and inside `em.function(pipeline=...)`.
 
 Run with `.venv/bin/python examples/custom_pass.py`. The pass rewrites `ember.square(x)` into
-`ember.mul(x, x)`; `register_pass` adds it to the registry under its `name`, so pipelines find
-it next to the built-in passes (here `ember-cse` then merges the two equal products).
+`ember.mul(x, x)`: one `@rewrite` pattern, a `PatternPass` naming it, and `register_pass`
+(one line) adds it to the registry under its `name`, so pipelines find it next to the
+built-in passes. Ember's own `ember-div-to-mul` (passes/transforms/div_to_mul.py, with its
+lit test lit_tests/passes/ember-div-to-mul.mlir) is written the same way. Importing this
+file only registers the pass; `main()` runs the demonstration.
 """
 
 import dataclasses
 from typing import ClassVar
 
+import numpy as np
 from mlir import ir
 
-from ember.dialects.ember.builder import emit
-from ember.dialects.ember.elementwise import MulOp
+import ember as em
+from ember.dialects.ember.elementwise.binary import MulOp
 from ember.dialects.ember.irdl import make_context
-from ember.dialects.ember.verifier import iter_ops
-from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import functions, replace_op
 from ember.passes.pipeline import run_pipeline
 from ember.passes.registry import register_pass
+from ember.passes.rewrite import PatternPass, rewrite, same_type
+
+
+@rewrite("ember.square")
+def square_to_mul(op, rw):  # square(x) -> mul(x, x)
+    x = op.operands[0]
+    return [rw.emit(MulOp, [x, x])] if same_type(x, op.results[0]) else None
 
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class SquareToMulPass(Pass):
-    """square-to-mul: square(x) -> mul(x, x).
-
-    Algorithm:
-      1. Walk every function's ops (nested regions included).
-      2. Replace each `ember.square` whose type is its operand's by `ember.mul` of the
-         operand with itself; count `rewritten`.
-    """
+class SquareToMulPass(PatternPass):
+    """square-to-mul: square(x) -> mul(x, x), each counted as `square-to-mul`."""
 
     name: ClassVar[str] = "square-to-mul"
-
-    def run(self, module: ir.Module, stats: Statistics) -> None:
-        for fn in functions(module):
-            for op in list(iter_ops(fn)):
-                x = op.operands[0] if op.name == "ember.square" else None
-                if x is None or x.type != op.results[0].type:
-                    continue
-                with ir.InsertionPoint(op):
-                    product = emit(MulOp, [x, x], loc=op.location)
-                replace_op(op, [product])
-                stats.add("rewritten")
+    patterns: ClassVar[tuple] = (square_to_mul,)
 
 
 SOURCE = """
@@ -54,14 +47,27 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 """
 
+# Nested under func.func, as MLIR runs function passes; ember-cse then merges the products.
+PIPELINE = "builtin.module(func.func(square-to-mul,ember-div-to-mul),ember-cse)"
+
 
 def main() -> None:
     with make_context():
         module = ir.Module.parse(SOURCE)
         print(f"Before:\n{module}")
-        report = run_pipeline(module, "builtin.module(square-to-mul,ember-cse)")
-        print(f"After square-to-mul,ember-cse:\n{module}")
+        report = run_pipeline(module, PIPELINE)
+        print(f"After {PIPELINE}:\n{module}")
         print(report.format_statistics(), end="")
+
+    @em.function(pipeline=PIPELINE)
+    def scaled_square(x):
+        return em.square(x) / 4.0
+
+    x = np.array([1.0, -3.0, 0.5], np.float32)
+    print(f"em.function: scaled_square({x}) = {scaled_square(x).numpy()}")
+    concrete = scaled_square.get_concrete_function(x)
+    print(f"Optimized:\n{concrete.mlir('optimized')}")
+    print(f"Statistics: {em.passes.stats(concrete)}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ PassManager: the ember verifier after each ember pass (`verify_each`); MLIR's ve
 before upstream passes (they assume valid IR, and this build's assertions abort on invalid
 IR): after every pass with `verify_each`, else before each run of upstream elements; and,
 before an upstream bufferization, the check that every tensor can become a memref. Each
-ember pass's counters (`Statistics`) and wall time are collected in the `PipelineReport`.
+ember pass's counters (`Statistics`) and wall time are collected in the `PipelineReport`, with
+the warnings and remarks the passes emitted (an error fails its pass): passes/diagnostics.py.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from mlir import ir, passmanager
 
 from ember.dialects.ember import verifier
 from ember.dialects.ember.parsing import split_top_level
+from ember.passes import diagnostics
 from ember.passes.base import Pass, Statistics
 from ember.passes.instrument import PassInstrumentation
 from ember.passes.printing import PrintIR
@@ -44,6 +46,8 @@ __all__ = ["PassFailure", "Pipeline", "PipelineError", "PipelineReport", "check_
 class PipelineReport:
     statistics: list = dataclasses.field(default_factory=list)  # per ember pass run
     timings: list = dataclasses.field(default_factory=list)  # (ember pass, seconds)
+    # warnings and remarks the passes emitted, located (passes/diagnostics.py)
+    diagnostics: list = dataclasses.field(default_factory=list)
 
     def format_statistics(self) -> str:
         lines = []
@@ -104,19 +108,23 @@ class Pipeline:
                                    print_options=printing),) + instruments
         run = _Run(verify_each, module, printing, timing, instruments, statistics,
                    PassTiming() if timing else None)
-        with module.context:
+        with module.context, diagnostics.collect(module.context) as found:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)
             pm = run.manager("builtin.module", self.steps)
             if statistics and any(isinstance(s, Upstream) for s in walk(self.steps)):
                 pm.enable_statistics()  # (ember passes' counters are in the report)
-            if self.steps and isinstance(self.steps[0], Upstream):
-                _verified(self.steps[0].text)(module.operation, None)
             active = _ACTIVE.set(run)
             try:
+                if self.steps and isinstance(self.steps[0], Upstream):
+                    _verified(self.steps[0].text)(module.operation, None)
                 pm.run(module.operation)
             except ir.MLIRError as e:
-                failure = _failure(f"pipeline '{self}' failed", e)
+                failure = found.attach(_failure(f"pipeline '{self}' failed", e))
+                run.failed(failure)
+                raise failure from None
+            except PassFailure as e:  # with the warnings emitted before it
+                failure = found.attach(e)
                 run.failed(failure)
                 raise failure from None
             except Exception as e:
@@ -125,8 +133,9 @@ class Pipeline:
             finally:
                 _ACTIVE.reset(active)
             del pm  # MLIR prints its timing report when the PassManager goes
-            for instrument in run.hooks:
-                instrument.run_after_pipeline(module.operation)
+        run.report.diagnostics = found.diagnostics
+        for instrument in run.hooks:
+            instrument.run_after_pipeline(module.operation)
         return run.report
 
 
@@ -230,8 +239,16 @@ class _Run:
             self.before(step.name, op)
             # a pass at the top level gets the ir.Module (its `body`), as Pass.apply gives
             target = self.module if op == self.module.operation else op
-            with ir.Location.unknown():  # passes build IR freely
+            found = diagnostics.active()
+            mark = len(found.diagnostics)
+            # passes build IR freely; what they emit through MLIR is collected, not left to
+            # the bindings (an error they keep for a run that succeeds aborts this build)
+            with ir.Location.unknown(), diagnostics.collect(op.context, into=found):
                 step.run(target, stats)
+            if found.errors_after(mark):
+                errors = found.errors_after(mark)
+                raise PassFailure(f"{step.name} failed: " + "; ".join(d.message for d in errors),
+                                  errors)
             if self.verify_each:
                 _verify(op, step.name)
             self.report.timings.append((step.name, self.after(op, stats)))

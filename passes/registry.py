@@ -17,6 +17,7 @@ PASSES: dict[str, str] = {
         "ember.passes.transforms.copy_repeated_results:CopyRepeatedResultsPass",
     "ember-cse": "ember.passes.transforms.cse:CsePass",
     "ember-dce": "ember.passes.transforms.dce:DcePass",
+    "ember-div-to-mul": "ember.passes.transforms.div_to_mul:DivToMulPass",
     "ember-drop-empty-concat-operands":
         "ember.passes.transforms.drop_empty_concat_operands:DropEmptyConcatOperandsPass",
     "ember-inline": "ember.passes.transforms.inline:InlinePass",

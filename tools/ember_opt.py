@@ -85,17 +85,17 @@ def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
         problems = verifier.verify(module)
         if problems:
             return ChunkResult(None, problems)
-        if args.pass_pipeline:
-            failure = _run_pipeline(module, args, context)
-            if failure is not None:
-                return ChunkResult(None, failure)
+        emitted = _run_pipeline(module, args, context) if args.pass_pipeline else []
+        if any(d.severity == "error" for d in emitted):
+            return ChunkResult(None, emitted)
         text = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                         enable_debug_info=args.mlir_print_debuginfo)
-        return ChunkResult(text, [])
+        return ChunkResult(text, emitted)  # the passes' warnings and remarks
 
 
-def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnostic] | None:
-    """Runs `-p` on `module`; returns diagnostics on failure, None on success."""
+def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnostic]:
+    """Runs `-p` on `module`; returns the diagnostics the passes emitted (errors among them
+    when it failed)."""
     try:
         pipeline = Pipeline.parse(args.pass_pipeline)
     except PipelineError as e:
@@ -111,10 +111,11 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
                                              "enable_debug_info": args.mlir_print_debuginfo},
                               statistics=args.pass_statistics)
     except PassFailure as e:
-        return e.diagnostics or [Diagnostic(str(e))]
+        located = any(d.severity == "error" for d in e.diagnostics)
+        return e.diagnostics if located else [*e.diagnostics, Diagnostic(str(e))]
     if args.pass_statistics:
         sys.stderr.write(report.format_statistics())
-    return None
+    return report.diagnostics
 
 
 def split_chunks(text: str, split: bool) -> list[str]:
@@ -137,14 +138,15 @@ def run(args) -> int:
     text = read_input(args.input)
     context = make_context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
-    context.attach_diagnostic_handler(lambda d: True)  # errors arrive via MLIRError
+    # errors of parsing arrive via MLIRError; a pipeline run collects its own diagnostics
+    context.attach_diagnostic_handler(lambda d: True)
     outputs, failed = [], False
     for chunk in split_chunks(text, args.split_input_file):
         result = process_chunk(chunk, args, context)
         if args.verify_diagnostics:
             failed |= not expect.check(chunk, result.diagnostics, name, sys.stderr)
-        elif result.diagnostics:
-            failed = True
+        elif result.diagnostics:  # a pass's warnings and remarks alone do not fail
+            failed |= any(d.severity == "error" for d in result.diagnostics)
             for d in result.diagnostics:
                 print(d.format(expect.display_name(d, name)), file=sys.stderr)
         if result.text is not None:

@@ -5,11 +5,15 @@ live here, each a small function with its equation. Identities wrong under NaN, 
 are not applied to floats: `x * 0 -> 0` (NaN * 0 is NaN), `x - x -> 0` (inf - inf is NaN),
 `x + 0.0 -> x` (-0.0 + 0.0 is +0.0); `x + (-0.0)` and `x - (+0.0)` are exact.
 
+The patterns are written with the rewrite API (passes/rewrite.py), whose driver applies
+them through MLIR's walk driver and pattern applicator.
+
 Algorithm:
   1. Walk every function's ops in post-order (nested ops and producers first, so chains
      collapse in one walk); a rewrite erases only the visited op and ops nested in it.
-  2. The op's first matching pattern gives the values replacing its results, each of exactly
-     the result's type (a pattern that cannot keep the type does not match); count its name.
+  2. The op's first matching pattern (by benefit, then as listed) gives the values replacing
+     its results, each of exactly the result's type (a pattern that cannot keep the type
+     does not match); count its name.
   3. After each walk erase pure ops left without uses that cannot fail (dce.erase_dead).
   4. Repeat until no pattern matched or `max_iterations` walks ran.
 
@@ -31,42 +35,18 @@ from typing import Callable, ClassVar, Optional
 import numpy as np
 from mlir import ir
 
+from ember.dialects.ember.elementwise.binary import AddOp, DivOp, MulOp, SubOp
 from ember.dialects.ember.types import parse_type
-from ember.passes.base import Pass, Statistics
-from ember.passes.ir_utils import (constant_of, decoded_attrs, is_splat, make_constant,
-                                   replace_op, same_type, until_fixed_point)
-from ember.passes.transforms.dce import erase_dead
+from ember.passes.ir_utils import decoded_attrs, is_splat
+from ember.passes.rewrite import (PatternPass, commuted, constant_of, defined_by, rewrite,
+                                  same_type)
 
 
-@dataclasses.dataclass(frozen=True)
-class CanonicalizePass(Pass):
-    name: ClassVar[str] = "ember-canonicalize"
-    per_function: ClassVar[bool] = True
-    max_iterations: int = 16
-
-    def run(self, module: ir.Module, stats: Statistics) -> None:
-        def step(fn: ir.Operation) -> bool:
-            changed = any([_rewrite(op, stats) for op in _post_order(fn)])
-            erase_dead(fn)
-            return changed
-        until_fixed_point(module, step, self.max_iterations)
-
-
-def _rewrite(op: ir.Operation, stats: Statistics) -> bool:
-    for name, pattern in PATTERNS.get(op.name, ()):
-        if (values := pattern(op)) is not None:
-            assert all(same_type(v, r) for v, r in zip(values, op.results)), name
-            replace_op(op, values)
-            stats.add(name)
-            return True
-    return False
-
-
-def _with_constant(op: ir.Operation, neutral: Callable, commutative: bool) -> Optional[list]:
-    """[x] for op(x, c) (or op(c, x) when commutative) where x is numeric, has the result's
-    type (no broadcasting lost) and `neutral(c as float64, x is a float)` holds."""
-    lhs, rhs = op.operands
-    for x, c in ((lhs, rhs), (rhs, lhs)) if commutative else ((lhs, rhs),):
+def _with_constant(op: ir.Operation, neutral: Callable) -> Optional[list]:
+    """[x] for op(x, c) (or op(c, x) when the op commutes, by its spec) where x is numeric,
+    has the result's type (no broadcasting lost) and `neutral(c as float64, x is a float)`
+    holds."""
+    for x, c in commuted(op):
         value, dtype = constant_of(c), parse_type(str(x.type)).dtype
         if value is None or value.size == 0 or not same_type(x, op.results[0]):
             continue
@@ -78,47 +58,46 @@ def _with_constant(op: ir.Operation, neutral: Callable, commutative: bool) -> Op
 
 
 # add(x, 0) -> x   (integers; floats only for -0.0, since -0.0 + +0.0 is +0.0)
-def _add_zero(op):
+@rewrite(AddOp)
+def _add_zero(op, rw):
     return _with_constant(op, lambda v, is_float: bool(np.all(v == 0)) and bool(
-        np.all(np.signbit(v) == is_float)), commutative=True)
+        np.all(np.signbit(v) == is_float)))
 
 
 # sub(x, 0) -> x   (floats only for +0.0, since -0.0 - -0.0 is +0.0)
-def _sub_zero(op):
-    return _with_constant(op, lambda v, _: bool(np.all(v == 0) and not np.any(np.signbit(v))),
-                          commutative=False)
+@rewrite(SubOp)
+def _sub_zero(op, rw):
+    return _with_constant(op, lambda v, _: bool(np.all(v == 0) and not np.any(np.signbit(v))))
 
 
 # mul(x, 1) -> x   (exact for every float too, NaN and -0.0 included)
-def _mul_one(op):
-    return _with_constant(op, lambda v, _: bool(np.all(v == 1)), commutative=True)
+@rewrite(MulOp)
+def _mul_one(op, rw):
+    return _with_constant(op, lambda v, _: bool(np.all(v == 1)))
 
 
 # div(x, 1) -> x   (floats: integer division gives floats, so x's type is not kept)
-def _div_one(op):
-    return _with_constant(op, lambda v, _: bool(np.all(v == 1)), commutative=False)
+@rewrite(DivOp)
+def _div_one(op, rw):
+    return _with_constant(op, lambda v, _: bool(np.all(v == 1)))
 
 
-def _int_zeros(op: ir.Operation) -> Optional[list]:
+def _int_zeros(op: ir.Operation, rw) -> Optional[list]:
     t = parse_type(str(op.results[0].type))
     ok = t.dtype.is_integer and t.is_static
-    return [make_constant(np.zeros(t.shape, t.dtype.np_dtype), op.results[0], op)] if ok else None
+    return [rw.constant(np.zeros(t.shape, t.dtype.np_dtype), op.results[0])] if ok else None
 
 
 # mul(x, 0) -> 0   (integers only: NaN * 0 and inf * 0 are NaN)
-def _mul_zero(op):
-    return _int_zeros(op) if any(is_splat(v, 0) for v in op.operands) else None
+@rewrite(MulOp)
+def _mul_zero(op, rw):
+    return _int_zeros(op, rw) if any(is_splat(v, 0) for v in op.operands) else None
 
 
 # sub(x, x) -> 0   (integers only: inf - inf and NaN - NaN are NaN)
-def _sub_self(op):
-    return _int_zeros(op) if op.operands[0] == op.operands[1] else None
-
-
-def _defined_by(value: ir.Value, name: str) -> Optional[ir.Operation]:
-    owner = value.owner
-    return owner.operation if isinstance(owner, ir.OpView) and owner.operation.name == name \
-        else None
+@rewrite(SubOp)
+def _sub_self(op, rw):
+    return _int_zeros(op, rw) if op.operands[0] == op.operands[1] else None
 
 
 def _same_or_none(x: ir.Value, op: ir.Operation) -> Optional[list]:
@@ -126,8 +105,9 @@ def _same_or_none(x: ir.Value, op: ir.Operation) -> Optional[list]:
 
 
 # neg(neg(x)) -> x
-def _neg_neg(op):
-    inner = _defined_by(op.operands[0], "ember.neg")
+@rewrite("ember.neg")
+def _neg_neg(op, rw):
+    inner = defined_by(op.operands[0], "ember.neg")
     return None if inner is None else _same_or_none(inner.operands[0], op)
 
 
@@ -140,14 +120,16 @@ def _recreate(op: ir.Operation, operand: ir.Value, attrs: dict) -> Optional[list
 
 
 # transpose(x, perm = identity) -> x
-def _transpose_identity(op):
+@rewrite("ember.transpose")
+def _transpose_identity(op, rw):
     perm = decoded_attrs(op)["perm"]
     return _same_or_none(op.operands[0], op) if perm == tuple(range(len(perm))) else None
 
 
 # transpose(transpose(x, p), q) -> transpose(x, [p[i] for i in q])   (x when that is identity)
-def _transpose_transpose(op):
-    if (inner := _defined_by(op.operands[0], "ember.transpose")) is None:
+@rewrite("ember.transpose")
+def _transpose_transpose(op, rw):
+    if (inner := defined_by(op.operands[0], "ember.transpose")) is None:
         return None
     inner_perm, x = decoded_attrs(inner)["perm"], inner.operands[0]
     composed = [inner_perm[i] for i in decoded_attrs(op)["perm"]]
@@ -157,8 +139,9 @@ def _transpose_transpose(op):
 
 
 # reshape(reshape(x, s1), s2) -> reshape(x, s2)
-def _reshape_reshape(op):
-    inner = _defined_by(op.operands[0], "ember.reshape")
+@rewrite("ember.reshape")
+def _reshape_reshape(op, rw):
+    inner = defined_by(op.operands[0], "ember.reshape")
     return None if inner is None else \
         _recreate(op, inner.operands[0], {"shape": op.attributes["shape"]})
 
@@ -170,8 +153,24 @@ def _same_static_type(op):
     return _same_or_none(x, op) if static else None
 
 
+@rewrite("ember.reshape")
+def _reshape_noop(op, rw):
+    return _same_static_type(op)
+
+
+@rewrite("ember.broadcast_to", name="broadcast-noop")
+def _broadcast_to_noop(op, rw):
+    return _same_static_type(op)
+
+
+@rewrite("ember.cast")
+def _cast_noop(op, rw):
+    return _same_static_type(op)
+
+
 # select(true, a, b) -> a;  select(false, a, b) -> b
-def _select_constant(op):
+@rewrite("ember.select")
+def _select_constant(op, rw):
     cond, a, b = op.operands
     picked = a if is_splat(cond, True) else b if is_splat(cond, False) else None
     return None if picked is None else _same_or_none(picked, op)
@@ -179,10 +178,10 @@ def _select_constant(op):
 
 def _constant_bool(value: ir.Value) -> Optional[bool]:
     """The value of an i1 from `arith.constant` or `tensor.extract` of a 0-d ember.constant."""
-    if (op := _defined_by(value, "arith.constant")) is not None:
+    if (op := defined_by(value, "arith.constant")) is not None:
         attr = op.attributes["value"]
         return bool(attr.value) if isinstance(attr, (ir.BoolAttr, ir.IntegerAttr)) else None
-    if (op := _defined_by(value, "tensor.extract")) is not None and len(op.operands) == 1:
+    if (op := defined_by(value, "tensor.extract")) is not None and len(op.operands) == 1:
         array = constant_of(op.operands[0])
         return None if array is None or array.size != 1 else bool(array.reshape(-1)[0])
     return None
@@ -197,7 +196,8 @@ def _inline_before(block: ir.Block, op: ir.Operation) -> list:
 
 
 # scf.if %true {A} else {B} -> A;  scf.if %false {A} else {B} -> B
-def _if_constant(op):
+@rewrite("scf.if")
+def _if_constant(op, rw):
     if (taken := _constant_bool(op.operands[0])) is None:
         return None
     region = op.regions[0 if taken else 1]
@@ -205,7 +205,8 @@ def _if_constant(op):
 
 
 # scf.while (%a = %init) {B; scf.condition(%false) %v} -> B[%a := %init]; results are %v
-def _while_false(op):
+@rewrite("scf.while")
+def _while_false(op, rw):
     block = op.regions[0].blocks[0]
     if _constant_bool(list(block.operations)[-1].operands[0]) is not False:
         return None
@@ -214,32 +215,12 @@ def _while_false(op):
     return _inline_before(block, op)[1:]
 
 
-PATTERNS: dict[str, list[tuple[str, Callable[[ir.Operation], Optional[list]]]]] = {
-    "ember.add": [("add-zero", _add_zero)],
-    "ember.sub": [("sub-zero", _sub_zero), ("sub-self", _sub_self)],
-    "ember.mul": [("mul-one", _mul_one), ("mul-zero", _mul_zero)],
-    "ember.div": [("div-one", _div_one)],
-    "ember.neg": [("neg-neg", _neg_neg)],
-    "ember.transpose": [("transpose-identity", _transpose_identity),
-                        ("transpose-transpose", _transpose_transpose)],
-    "ember.reshape": [("reshape-reshape", _reshape_reshape),
-                      ("reshape-noop", _same_static_type)],
-    "ember.broadcast_to": [("broadcast-noop", _same_static_type)],
-    "ember.cast": [("cast-noop", _same_static_type)],
-    "ember.select": [("select-constant", _select_constant)],
-    "scf.if": [("if-constant", _if_constant)],
-    "scf.while": [("while-false", _while_false)],
-}
-
-
-def _post_order(root: ir.Operation) -> list[ir.Operation]:
-    """Ops nested in `root`, each after its nested ops and earlier siblings (iterative)."""
-    out, stack = [], [root]
-    while stack:
-        op = stack.pop()
-        out.append(op)
-        stack.extend(c.operation for r in op.regions for b in r.blocks for c in b.operations)
-    return out[:0:-1]  # drop `root` itself
-
-
-
+@dataclasses.dataclass(frozen=True)
+class CanonicalizePass(PatternPass):
+    name: ClassVar[str] = "ember-canonicalize"
+    # one benefit: an op's patterns are tried in this order
+    patterns: ClassVar[tuple] = (
+        _add_zero, _sub_zero, _sub_self, _mul_one, _mul_zero, _div_one, _neg_neg,
+        _transpose_identity, _transpose_transpose, _reshape_reshape, _reshape_noop,
+        _broadcast_to_noop, _cast_noop, _select_constant, _if_constant, _while_false)
+    max_iterations: int = 16

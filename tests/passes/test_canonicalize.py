@@ -11,7 +11,7 @@ from mlir import ir
 
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.irdl import make_context
-from ember.passes.transforms.canonicalize import PATTERNS, CanonicalizePass
+from ember.passes.transforms.canonicalize import CanonicalizePass
 
 SPECIAL_F32 = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.25, 1e-45], np.float32)
 EXTREME_I32 = np.array([np.iinfo(np.int32).min, np.iinfo(np.int32).max, -1, 0, 1], np.int32)
@@ -195,7 +195,7 @@ def test_every_pattern_fires_under_its_own_name_and_a_second_run_does_nothing(ml
             np.array([3, -4, 0, 7], np.int32), np.full((2, 3), 9.0, np.float32)]
     expected = Interpreter(module).call("main", args)
     stats = CanonicalizePass().apply(module)
-    names = {name for patterns in PATTERNS.values() for name, _ in patterns}
+    names = {pattern.name for pattern in CanonicalizePass.patterns}
     assert set(stats.as_dict()) == names
     module.operation.verify()
     got = Interpreter(module).call("main", args)

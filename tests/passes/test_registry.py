@@ -166,4 +166,4 @@ def test_custom_pass_example_runs():
     assert done.returncode == 0, done.stderr
     assert '"ember.mul"(%arg0, %arg0)' in done.stdout
     assert "ember.square" not in done.stdout.split("After ", 1)[1]
-    assert "rewritten: 2" in done.stdout
+    assert "square-to-mul: 2" in done.stdout
