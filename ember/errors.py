@@ -17,7 +17,8 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 `TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`;
 ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError`; parsing and verifying IR `ParseError` and
-`VerificationError`. (The command-line tools' `ToolError` is theirs: it sets an exit status.)
+`VerificationError`; drawing a graph's SVG without Graphviz `GraphvizUnavailable`.
+(The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
   >>> import ember as em
@@ -52,6 +53,7 @@ from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 from ember.backends.cpu.aot.build import AotError
 from ember.runtime.aot.compile import ArtifactError
+from ember.passes.view_op_graph import GraphvizUnavailable
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -60,4 +62,4 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "OpError", "OpShapeError", "OpTypeError", "OutOfScopeError", "ParseError",
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
-           "AotError", "ArtifactError"]
+           "AotError", "ArtifactError", "GraphvizUnavailable"]

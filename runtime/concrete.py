@@ -35,7 +35,7 @@ from ember.passes.pipeline import Pipeline
 from ember.runtime.call_gradients import call_recorded
 from ember.runtime.executor import Executor
 from ember.runtime.fast_path import make_entry
-from ember.runtime.graph_view import GraphView
+from ember.runtime.graph_view import GraphView, ir_diff_report
 from ember.runtime.stages import Optimized, optimize
 from ember.runtime.structures import (WeakValue, describe, hold_weakly, is_result, live,
                                       same_python_value, spec_of)
@@ -117,6 +117,7 @@ class ConcreteFunction:
         return self._interpreter
 
     # -- introspection ----------------------------------------------------------------------
+    ir_diff_report = ir_diff_report  # (path): what each pass did, one HTML page (graph_view)
 
     @property
     def graph(self) -> GraphView:

@@ -3,15 +3,19 @@
 `concrete_fn.graph.nodes` (and `graph.as_graph_def().node`, as in the tf.function guide)
 lists the function's arguments (op `Placeholder`), every op in program order (nested regions
 included) and one `Identity` node per returned value — enough to count and inspect a trace.
+`graph.to_dot()` draws the same nodes as DOT text (passes/view_op_graph.py: edges labelled
+with types, control-flow regions as clusters) and `graph.to_svg()` lays it out with Graphviz
+(the `viz` extra); `ir_diff_report(concrete_fn, path)` is `ConcreteFunction.ir_diff_report`.
 """
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 
+from mlir import ir
 
 from ember.dialects.ember.verifier import iter_ops
+from ember.passes.view_op_graph import NodeNamer, function_to_dot, node_base, render_svg
 
 
 @dataclasses.dataclass
@@ -38,18 +42,10 @@ class GraphView:
     @property
     def nodes(self) -> list[Node]:
         graph = self._graph
-        counts: collections.Counter = collections.Counter()
+        unique = NodeNamer()
         names: dict = {}
-
-        def unique(base: str) -> str:
-            n = counts[base]
-            counts[base] += 1
-            return base if n == 0 else f"{base}_{n}"
-
         nodes = []
-        arg_names = [t._name for t in graph.inputs] + [
-            getattr(obj, "_name", kind) for kind, obj in graph.extra_args]
-        for arg, base in zip(graph.block.arguments, arg_names):
+        for arg, base in zip(graph.block.arguments, self._arg_names()):
             names[arg] = unique(base)
             nodes.append(Node(names[arg], "Placeholder", []))
         for op in iter_ops(graph.func.operation):
@@ -58,8 +54,7 @@ class GraphView:
                 for value in inputs:
                     nodes.append(Node(unique("Identity"), "Identity", [value]))
                 continue
-            base = "Const" if op.name == "ember.constant" else op.name.split(".", 1)[-1]
-            name = unique(base)
+            name = unique(node_base(op))
             for r in op.results:
                 names[r] = name
             for region in op.regions:
@@ -68,6 +63,32 @@ class GraphView:
                         names[a] = f"{name}/arg"
             nodes.append(Node(name, op.name, inputs))
         return nodes
+
+    def _arg_names(self) -> list[str]:
+        graph = self._graph
+        return [t._name for t in graph.inputs] + [
+            getattr(obj, "_name", kind) for kind, obj in graph.extra_args]
+
+    def to_dot(self, attributes: bool = True) -> str:
+        """The function as Graphviz DOT text: a box per op (its name in `nodes`, op name,
+        result types and, with `attributes`, its short attributes), an edge per use of a
+        value labelled with its type, ellipses for arguments and results, and a cluster per
+        op with regions (`scf.if`, `scf.while`, `scf.for`) holding one per region.
+        Needs no Graphviz."""
+        with self._graph.context:
+            return function_to_dot(self._graph.func.operation, self._arg_names(),
+                                   self.name, attributes)
+
+    def to_svg(self, attributes: bool = True) -> str:
+        """`to_dot()` laid out by Graphviz, as SVG text. Without Graphviz this raises rather
+        than return the DOT text (which a caller would write to a `.svg` file unawares):
+        `to_dot()` is that text.
+
+        Raises:
+          GraphvizUnavailable (an ImportError): the `graphviz` package (`pip install
+            'ember[viz]'`) or Graphviz's `dot` program is missing; `to_dot()` works without.
+        """
+        return render_svg(self.to_dot(attributes))
 
     def as_graph_def(self) -> "GraphView":
         return self
@@ -78,3 +99,30 @@ class GraphView:
 
     def __repr__(self) -> str:
         return f"<GraphView of '{self.name}': {len(self.nodes)} nodes>"
+
+
+def ir_diff_report(concrete, path: str) -> str:
+    """Writes the IR diff report (passes/report.py) of `concrete`'s optimisation pipeline to
+    `path`: the pipeline runs again, on a copy of the trace, with every pass recorded (the
+    function's own optimised module is left as it is). Returns `path`.
+
+    Bound as `ConcreteFunction.ir_diff_report(path)`:
+
+        cf = f.get_concrete_function(x)
+        cf.ir_diff_report("report.html")
+    """
+    from ember.passes.report import IRDiffRecorder, write_html
+    graph, pipeline = concrete._graph, concrete._pipeline
+    with graph.context, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            for op in graph.module.body.operations:
+                op.operation.clone()
+    recorder = IRDiffRecorder(module, label=f"{concrete.name}",
+                              pipeline=str(pipeline) if pipeline else "")
+    try:
+        if pipeline is not None:
+            pipeline.run(module, instruments=[recorder])
+    finally:
+        write_html(path, [recorder], f"IR diff report: {concrete.name}")
+    return path

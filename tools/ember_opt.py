@@ -5,6 +5,7 @@ ember op specs, runs a textual pass pipeline and prints the result:
 
     ember-opt FILE [-p PIPELINE] [--split-input-file] [--verify-diagnostics]
               [--print-ir-after-all] [--mlir-print-op-generic] [-o OUT]
+              [--ir-diff-report=OUT.html] [--emit-dot]
     ember-opt --list-passes
 
 IR printing as mlir-opt's: `--print-ir-before=PASS`, `--print-ir-before-all`,
@@ -32,10 +33,12 @@ from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.parsing import MAX_NESTING, ParseError, parse_module
 from ember.dialects.ember.verifier import Diagnostic
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineError
+from ember.passes.report import IRDiffRecorder, render_html
+from ember.passes.view_op_graph import module_to_dot
 from ember.tools import diagnostics as expect
 from ember.tools.list_passes import listing
-from ember.tools.driver import (add_instrumentation_flags, instrumentation, read_input,
-                                run_tool, write_output)
+from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
+                                read_input, run_tool, write_output)
 
 __all__ = ["MAX_NESTING", "main"]
 
@@ -60,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     p.add_argument("--allow-unregistered-dialect", action="store_true",
                    help="accept operations of dialects that are not registered")
+    p.add_argument("--ir-diff-report", metavar="OUT.html",
+                   help="write one HTML page with the IR after every pass, a side-by-side "
+                        "diff of each pass's changes, times and statistics")
+    p.add_argument("--emit-dot", action="store_true",
+                   help="print the result as a Graphviz DOT picture (ops, typed edges, regions "
+                        "as clusters) instead of IR: ember-opt f.mlir --emit-dot | dot -Tsvg")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
     p.add_argument("--list-passes", action="store_true",
@@ -88,6 +97,8 @@ def process_chunk(source: str, args, context: ir.Context) -> ChunkResult:
         emitted = _run_pipeline(module, args, context) if args.pass_pipeline else []
         if any(d.severity == "error" for d in emitted):
             return ChunkResult(None, emitted)
+        if args.emit_dot:
+            return ChunkResult(module_to_dot(module), emitted)
         text = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                         enable_debug_info=args.mlir_print_debuginfo)
         return ChunkResult(text, emitted)  # the passes' warnings and remarks
@@ -101,14 +112,20 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
     except PipelineError as e:
         return [Diagnostic(f"invalid pass pipeline: {e}")]
 
+    print_options = {"print_generic_op_form": args.mlir_print_op_generic,
+                     "enable_debug_info": args.mlir_print_debuginfo}
+
     def printer(m: ir.Module) -> str:
-        return m.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
-                                   enable_debug_info=args.mlir_print_debuginfo)
+        return m.operation.get_asm(**print_options)
+    instruments = []
+    if args.ir_diff_report:
+        instruments.append(IRDiffRecorder(module, args.report_label, str(pipeline), print_options))
+        args.recorders.append(instruments[-1])
     try:
-        report = pipeline.run(module, verify_each=True, **instrumentation(args),
-                              stream=sys.stderr, printer=printer,
-                              print_options={"print_generic_op_form": args.mlir_print_op_generic,
-                                             "enable_debug_info": args.mlir_print_debuginfo},
+        options = instrumentation(args)
+        options["instruments"] += tuple(instruments)
+        report = pipeline.run(module, verify_each=True, **options,
+                              stream=sys.stderr, printer=printer, print_options=print_options,
                               statistics=args.pass_statistics)
     except PassFailure as e:
         located = any(d.severity == "error" for d in e.diagnostics)
@@ -135,13 +152,16 @@ def split_chunks(text: str, split: bool) -> list[str]:
 
 def run(args) -> int:
     name = "<stdin>" if args.input == "-" else args.input
+    if args.ir_diff_report and not args.pass_pipeline:
+        raise ToolError("--ir-diff-report shows what the passes of -p did: give a pipeline")
     text = read_input(args.input)
     context = make_context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
     # errors of parsing arrive via MLIRError; a pipeline run collects its own diagnostics
     context.attach_diagnostic_handler(lambda d: True)
-    outputs, failed = [], False
-    for chunk in split_chunks(text, args.split_input_file):
+    outputs, failed, args.recorders = [], False, []
+    for number, chunk in enumerate(split_chunks(text, args.split_input_file), 1):
+        args.report_label = f"{name}, chunk {number}" if args.split_input_file else name
         result = process_chunk(chunk, args, context)
         if args.verify_diagnostics:
             failed |= not expect.check(chunk, result.diagnostics, name, sys.stderr)
@@ -153,6 +173,8 @@ def run(args) -> int:
             outputs.append(result.text)
     rendered = (SPLIT_MARKER + "\n").join(outputs)
     write_output(args.output, rendered)
+    if args.recorders:  # (none when no pipeline ran: the errors say why)
+        write_output(args.ir_diff_report, render_html(args.recorders, f"IR diff report: {name}"))
     return 1 if failed else 0
 
 
