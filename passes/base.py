@@ -73,5 +73,8 @@ class Pass:
             value = getattr(self, field.name)
             if value != field.default:
                 shown = str(value).lower() if isinstance(value, bool) else value
+                if isinstance(value, tuple):  # a list option: `sizes=4,8`
+                    shown = ",".join(str(v).lower() if isinstance(v, bool) else str(v)
+                                     for v in value)
                 parts.append(f"{kebab}={shown}")
         return self.name + (f"{{{' '.join(parts)}}}" if parts else "")

@@ -41,3 +41,7 @@ class PassInstrumentation:
     def run_after_pass_failed(self, name: str, op: ir.Operation,
                               error: BaseException) -> None:
         """Called after pass `name` failed on `op` with `error`."""
+
+    def run_after_pipeline(self, op: ir.Operation) -> None:
+        """Called once after the whole pipeline succeeded on `op` (the module), as MLIR's
+        `runAfterPipeline` is for the top-level pipeline: a place to write a report."""

@@ -19,6 +19,7 @@ the warnings and remarks the passes emitted (an error fails its pass): passes/di
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import sys
 import time
@@ -31,12 +32,14 @@ from ember.dialects.ember.parsing import split_top_level
 from ember.passes import bisect_limit, diagnostics, reproducer
 from ember.passes.base import Pass, Statistics
 from ember.passes.instrument import PassInstrumentation
+from ember.passes.printing import PrintIR
+from ember.passes.timing import PassTiming
 from ember.passes.bufferizable import PassFailure, check_bufferizable
 from ember.passes.pipeline_syntax import (Nest, PipelineError, Upstream, make_pass, parse,
                                           spelling, suggest, walk)
 
 __all__ = ["PassFailure", "Pipeline", "PipelineError", "PipelineReport", "check_bufferizable",
-           "make_pass", "run_pipeline", "suggest"]
+           "make_pass", "run_nested", "run_pipeline", "suggest"]
 
 
 @dataclasses.dataclass
@@ -80,22 +83,39 @@ class Pipeline:
             timing: bool = False, stream: TextIO | None = None,
             printer: Callable | None = None,
             print_options: dict | None = None,
-            instruments: Sequence[PassInstrumentation] = ()) -> "PipelineReport":
+            instruments: Sequence[PassInstrumentation] = (),
+            statistics: bool = False) -> "PipelineReport":
         """Runs the pipeline on `module` in place, in one PassManager run.
 
         `print_ir_after_all` and `timing` are MLIR's instrumentation (to stderr), with
         `print_options` (`print_generic_op_form`, `enable_debug_info`); `print_ir_after`
         names passes after which `printer(module)` is written to `stream`; `instruments`
-        (instrument.py) are called around every pass.
+        (instrument.py) are called around every pass, the passes an ember pass runs through
+        `run_nested` included, and `run_after_pipeline` once it succeeded; `statistics`
+        is MLIR's statistics report of the upstream passes (to stderr; those nested under
+        an ember pass's `func.func(...)` are left out: that manager runs once per function;
+        with instruments, one report per upstream element). With `timing`, the passes an
+        ember pass runs through `run_nested` get a report of their own (timing.py).
         """
         printing = dict(print_options or {}) if print_ir_after_all else None
-        run = _Run(verify_each, tuple(print_ir_after), stream or sys.stderr,
-                   printer or str, module, printing, timing, tuple(instruments))
+        instruments = tuple(instruments)
+        if print_ir_after:
+            instruments += (PrintIR(after=print_ir_after, module_scope=True, stream=stream,
+                                    printer=printer or str),)
+        if printing is not None and instruments:  # see _Run.manager
+            instruments = (PrintIR(after=[s.name for s in walk(self.steps)
+                                          if isinstance(s, Pass)], module_scope=True,
+                                   print_options=printing),) + instruments
+        run = _Run(verify_each, module, printing, timing, instruments, statistics,
+                   PassTiming() if timing else None)
         with module.context, diagnostics.collect(module.context) as found:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)
             pm = run.manager("builtin.module", self.steps)
             copy = reproducer.snapshot(module)  # for a reproducer, should the run fail
+            if statistics and any(isinstance(s, Upstream) for s in walk(self.steps)):
+                pm.enable_statistics()  # (ember passes' counters are in the report)
+            active = _ACTIVE.set(run)
             try:
                 if self.steps and isinstance(self.steps[0], Upstream):
                     _verified(self.steps[0].text)(module.operation, None)
@@ -111,7 +131,12 @@ class Pipeline:
             except Exception as e:
                 run.failed(e)
                 raise self._reproduced(e, copy, module.context) from None
+            finally:
+                _ACTIVE.reset(active)
+            del pm  # MLIR prints its timing report when the PassManager goes
         run.report.diagnostics = found.diagnostics
+        for instrument in run.hooks:
+            instrument.run_after_pipeline(module.operation)
         return run.report
 
     def _reproduced(self, error: Exception, copy, context: ir.Context) -> Exception:
@@ -135,22 +160,24 @@ class Pipeline:
 class _Run:
     """Builds the PassManagers of one run and the Python passes in them."""
     verify_each: bool
-    print_ir_after: tuple
-    stream: TextIO
-    printer: Callable
     module: ir.Module
     printing: dict | None  # MLIR's IR printing after every pass, with these options
     timing: bool
     instruments: tuple = ()
+    statistics: bool = False  # MLIR's statistics, in the managers of `_wrapped` too
+    timer: PassTiming | None = None  # the time of passes run_nested runs (--timing)
     report: PipelineReport = dataclasses.field(default_factory=PipelineReport)
     running: list = dataclasses.field(default_factory=list)  # (name, op, start) per open pass
 
     def manager(self, anchor: str, steps: list) -> passmanager.PassManager:
         """A PassManager on `anchor` ops running `steps`, instrumented as asked (each
-        nested one too: MLIR reports its passes on the ops it runs on)."""
+        nested one too: MLIR reports its passes on the ops it runs on). With instruments,
+        each upstream element runs in a PassManager of its own (`_wrapped`), which prints
+        after it, and a PrintIR (Pipeline.run) prints after the ember passes as MLIR
+        would."""
         pm = passmanager.PassManager(anchor)
         pm.enable_verifier(self.verify_each)
-        if self.printing is not None:
+        if self.printing is not None and not self.instruments:
             pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
                                   **self.printing)
         if self.timing:
@@ -163,9 +190,6 @@ class _Run:
                     pm.add(lambda op, _: check_bufferizable(self.module),
                            name="ember-check-bufferizable", argument="ember-check-bufferizable")
                 self._upstream(pm, step.text, anchor)
-                for name in _pass_names(step.text):
-                    if name in self.print_ir_after:
-                        pm.add(self._printer(name), name=f"print-ir-after-{name}")
             elif isinstance(step, Nest):
                 pm.add(self._nested(step), name=step.anchor, argument=step.anchor)
             else:
@@ -176,45 +200,48 @@ class _Run:
         """Adds upstream elements `text`: at once, or one by one between the hooks of the
         instruments (each element is one pass to them), each behind the opt-bisect gate
         when one is open."""
-        gated = bisect_limit.active()
-        if not self.instruments and not gated:
+        if not self.instruments and not bisect_limit.active():
             pm.add(text)
             return
         for element in split_top_level(text, "({", ")}"):
             name = element.strip() if "(" in element.split("{", 1)[0] else \
                 element.split("{", 1)[0].strip()
-            if gated:
-                pm.add(self._gated(anchor, element, name), name=name, argument="ember-gated")
-                continue
-            pm.add(lambda op, _, name=name: self.before(name, op),
-                   name="ember-instrument", argument="ember-instrument")
-            pm.add(element)
-            pm.add(lambda op, _: self.after(op, None),
-                   name="ember-instrument", argument="ember-instrument")
+            pm.add(self._wrapped(anchor, element, name), name=name, argument=name)
 
-    def _gated(self, anchor: str, element: str, name: str) -> Callable:
-        """Upstream `element` in a PassManager of its own, run when the opt-bisect gate
-        lets it (bisect_limit.py)."""
+    def _wrapped(self, anchor: str, element: str, name: str) -> Callable:
+        """A pass running upstream `element` between the instruments' hooks, in a
+        PassManager of its own (hooks as passes of `pm` would show in MLIR's IR printing
+        and timing report); that one prints after the element if printing is on."""
         inner = passmanager.PassManager(anchor)
         inner.enable_verifier(self.verify_each)
+        if self.printing is not None:
+            inner.enable_ir_printing(print_after_all=True, print_module_scope=True,
+                                     **self.printing)
+        if self.statistics:
+            inner.enable_statistics()
         inner.add(element)
 
         def run(op: ir.Operation, _) -> None:
-            if bisect_limit.should_run(f"{name} on {_described(op)}"):
-                self.before(name, op)
-                inner.run(op)
-                self.after(op, None)
+            if not bisect_limit.should_run(f"{name} on {_described(op)}"):
+                return
+            self.before(name, op)
+            inner.run(op)
+            self.after(op, None)
         return run
 
+    @property
+    def hooks(self) -> tuple:
+        return self.instruments + ((self.timer,) if self.timer else ())
+
     def before(self, name: str, op: ir.Operation) -> None:
-        for instrument in self.instruments:
+        for instrument in self.hooks:
             instrument.run_before_pass(name, op)
         self.running.append((name, op, time.perf_counter()))
 
     def after(self, op: ir.Operation, stats: Statistics | None) -> float:
         name, _, start = self.running.pop()
         seconds = time.perf_counter() - start
-        for instrument in self.instruments:
+        for instrument in self.hooks:
             instrument.run_after_pass(name, op, seconds, stats)
         return seconds
 
@@ -223,7 +250,7 @@ class _Run:
         if self.running:
             name, op, _ = self.running[-1]
             self.running.clear()
-            for instrument in self.instruments:
+            for instrument in self.hooks:
                 instrument.run_after_pass_failed(name, op, error)
 
     def _ember(self, step: Pass) -> Callable:
@@ -248,8 +275,6 @@ class _Run:
                 _verify(op, step.name)
             self.report.timings.append((step.name, self.after(op, stats)))
             self.report.statistics.append(stats)
-            if step.name in self.print_ir_after:
-                self._print(step.name)
         return run
 
     def _nested(self, nest: Nest) -> Callable:
@@ -262,14 +287,6 @@ class _Run:
                         if child.operation.name == nest.anchor:
                             inner.run(child.operation)
         return run
-
-    def _printer(self, name: str) -> Callable:
-        return lambda op, _: self._print(name)
-
-    def _print(self, name: str) -> None:
-        self.stream.flush()
-        self.stream.write(f"// -----// IR Dump After {name} //----- //\n"
-                          f"{self.printer(self.module)}\n")
 
 
 def _described(op: ir.Operation) -> str:
@@ -312,6 +329,26 @@ def _verify(op: ir.Operation, label: str) -> None:
         found = [dataclasses.replace(d, message=f"{d.message} (after {label})")
                  for d in e.diagnostics]
         raise PassFailure(f"the IR is invalid after {label}:\n{e}", found) from None
+
+
+_ACTIVE: contextvars.ContextVar = contextvars.ContextVar("ember_pipeline_run", default=None)
+
+
+def run_nested(step: Pass, target) -> Statistics:
+    """Runs ember pass `step` on `target` (a module or a func.func) from inside the pass
+    now running, as an MLIR pass runs a nested pipeline (`runPipeline`): the instruments of
+    the pipeline run see it as a pass between the outer pass's hooks (so printing, timing
+    and reports show it); outside a pipeline run it is `step.apply(target)`."""
+    run = _ACTIVE.get()
+    if run is None:
+        return step.apply(target)
+    op = target.operation
+    stats = Statistics(step.name)
+    run.before(step.name, op)
+    with ir.Location.unknown():
+        step.run(target, stats)
+    run.after(op, stats)
+    return stats
 
 
 def run_pipeline(module: ir.Module, text: str, **options) -> PipelineReport:

@@ -138,7 +138,8 @@ def walk(steps: list[Step]):
 
 
 def make_pass(name: str, options_text: str = "") -> Pass:
-    """Instantiates ember pass `name` with options `"a=1 b=true"`."""
+    """Instantiates ember pass `name` with options `"a=1 b=true"`; an option typed
+    `tuple[int, ...]` (MLIR's ListOption) takes a comma-separated list: `sizes=4,8`."""
     cls = registry.pass_class(name)
     fields = cls.options()
     hints = typing.get_type_hints(cls)
@@ -156,6 +157,27 @@ def make_pass(name: str, options_text: str = "") -> Pass:
 
 def _convert(pass_name: str, option: str, field: dataclasses.Field, raw: str, hints):
     kind = hints.get(field.name, str)
+    element = list_element(kind)
+    if element is not None:
+        items = raw.split(",") if raw else []
+        for i, item in enumerate(items):
+            if not item:
+                raise PipelineError(f"option '{option}' of {pass_name} has an empty element "
+                                    f"#{i} in '{raw}'; write the list as a,b,c")
+        return tuple(_value(pass_name, f"element #{i} of option '{option}'", element, item)
+                     for i, item in enumerate(items))
+    return _value(pass_name, f"option '{option}'", kind, raw)
+
+
+def list_element(kind):
+    """The element type of a list option's type `tuple[T, ...]`, else None."""
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return args[0]
+    return None
+
+
+def _value(pass_name: str, what: str, kind, raw: str):
     try:
         if kind is bool:
             if raw.lower() not in ("true", "false", "1", "0"):
@@ -165,8 +187,7 @@ def _convert(pass_name: str, option: str, field: dataclasses.Field, raw: str, hi
     except ValueError:
         expected = {int: "an integer", float: "a number", bool: "true or false"}.get(
             kind, "a string")
-        raise PipelineError(f"option '{option}' of {pass_name} expects {expected}, got "
-                            f"'{raw}'") from None
+        raise PipelineError(f"{what} of {pass_name} expects {expected}, got '{raw}'") from None
 
 
 def suggest(name: str) -> str:

@@ -32,6 +32,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 from ember import backends
+from ember.backends import compile_log
 from ember.dialects.ember.types import TensorType
 from ember.frontend import nest
 from ember.frontend.autodiff import recording
@@ -243,7 +244,8 @@ class Function:
             _tracing.keys.append((self, key))
             self._tracing_depth += 1
             try:
-                concrete = self._make_concrete(trace_key, bound)
+                with compile_log.stage(f"trace {self._name}"):
+                    concrete = self._make_concrete(trace_key, bound)
                 if first and concrete.created_variables:
                     self._check_no_new_variables(trace_key, bound)
                 self._log.record(trace_key, count_call)

@@ -11,6 +11,8 @@ from typing import Optional
 from mlir import ir
 
 from ember.frontend.tracing import FuncGraph
+from ember.backends import compile_log
+from ember.backends.dumps import open_dump
 from ember.passes.pipeline import PassFailure, Pipeline, PipelineReport
 from ember.runtime import config
 
@@ -49,6 +51,9 @@ class Optimized:
 def optimize(graph: FuncGraph, pipeline: Optional[Pipeline]) -> Optimized:
     """Runs `pipeline` on a copy of the traced module (the trace itself stays as recorded,
     for `.graph` and `mlir("traced")`)."""
+    dump = open_dump(graph.name)  # EMBER_DUMP_DIR
+    if dump is not None:
+        dump.write("traced", str(graph.module))
     if pipeline is None:
         return Optimized(Stages(traced=graph.module, optimized=graph.module), None,
                          graph.module)
@@ -58,7 +63,10 @@ def optimize(graph: FuncGraph, pipeline: Optional[Pipeline]) -> Optimized:
             for op in graph.module.body.operations:
                 op.operation.clone()
     try:
-        report = pipeline.run(module, verify_each=config.verify_passes())
+        with compile_log.stage(f"optimize {graph.name}"):
+            report = pipeline.run(module, verify_each=config.verify_passes(),
+                                  instruments=compile_log.instruments() +
+                                  ((dump,) if dump is not None else ()))
     except PassFailure as e:
         raise PassFailure(f"optimising the trace of '{graph.name}' failed ({pipeline}): {e}",
                           e.diagnostics) from None

@@ -33,6 +33,7 @@ from ember.dialects.ember.parsing import ParseError, decode, diagnostics_of
 from ember.dialects.ember.verifier import Diagnostic, VerificationError
 from ember.passes.pipeline import PassFailure, PipelineError
 from ember.runtime.repro_bisect import BisectError
+from ember.passes.printing import ALL, PrintIR
 from ember.tools.diagnostics import display_name
 
 DEBUG_ENV = "EMBER_DEBUG"
@@ -46,16 +47,38 @@ def add_instrumentation_flags(p: argparse.ArgumentParser, where: str = "") -> No
     """MLIR's pass instrumentation, the same flags in every tool that runs pipelines."""
     p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
                    help=f"print the IR after every pass{where} (to stderr)")
-    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
-                   help="print the IR after this pass (repeatable)")
+    p.add_argument("--print-ir-after", "--mlir-print-ir-after", action="append", default=[],
+                   metavar="PASS", help="print the IR after this pass (repeatable)")
+    p.add_argument("--print-ir-before", "--mlir-print-ir-before", action="append", default=[],
+                   metavar="PASS", help="print the IR before this pass (repeatable)")
+    p.add_argument("--print-ir-before-all", "--mlir-print-ir-before-all", action="store_true",
+                   help=f"print the IR before every pass{where} (to stderr)")
+    p.add_argument("--print-ir-after-change", "--mlir-print-ir-after-change",
+                   action="store_true",
+                   help="print the IR after a pass only when the pass changed it")
+    p.add_argument("--print-ir-after-failure", "--mlir-print-ir-after-failure",
+                   action="store_true", help="print the IR a failing pass left")
+    p.add_argument("--print-ir-module-scope", "--mlir-print-ir-module-scope",
+                   action="store_true",
+                   help="print the whole module, not only the function a nested pass ran "
+                        "on (--print-ir-before/-before-all/-after-change/-after-failure)")
     p.add_argument("--timing", "--mlir-timing", action="store_true",
                    help=f"report the time each pass took{where} (to stderr)")
 
 
 def instrumentation(args: argparse.Namespace) -> dict:
-    """Those flags as Pipeline.run's keyword arguments."""
+    """Those flags as Pipeline.run's keyword arguments (the printing ones other than
+    --print-ir-after-all as a PrintIR instrument, passes/printing.py)."""
+    printer = PrintIR(before=ALL if args.print_ir_before_all else args.print_ir_before,
+                      after_change=args.print_ir_after_change,
+                      after_failure=args.print_ir_after_failure,
+                      module_scope=args.print_ir_module_scope,
+                      print_options={
+                          "print_generic_op_form": getattr(args, "mlir_print_op_generic", False),
+                          "enable_debug_info": getattr(args, "mlir_print_debuginfo", False)})
     return {"print_ir_after_all": args.print_ir_after_all,
-            "print_ir_after": tuple(args.print_ir_after), "timing": args.timing}
+            "print_ir_after": tuple(args.print_ir_after), "timing": args.timing,
+            "instruments": (printer,) if printer else ()}
 
 
 def read_input(name: str) -> str:

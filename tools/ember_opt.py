@@ -8,6 +8,12 @@ ember op specs, runs a textual pass pipeline and prints the result:
               [--ir-diff-report=OUT.html] [--emit-dot]
               [--load-pass-plugin=FILE.py] [--run-reproducer] [--opt-bisect-limit=N]
               [--bisect-against-interpreter [--function F] [--inputs random|FILE.npz]]
+    ember-opt --list-passes
+
+IR printing as mlir-opt's: `--print-ir-before=PASS`, `--print-ir-before-all`,
+`--print-ir-after=PASS`, `--print-ir-after-all`, `--print-ir-after-change`,
+`--print-ir-after-failure`, `--print-ir-module-scope` (passes/printing.py); `--timing` and
+`--pass-statistics` report MLIR's timing and statistics and Ember's own.
 
 Errors are printed MLIR-style (`file:line:col: error: message`) with exit status 1; a bug
 in Ember is one `internal error` line with exit status 2 (tools/driver.py), its traceback
@@ -36,6 +42,7 @@ from ember.tools import bisect_cli
 from ember.passes.report import IRDiffRecorder, render_html
 from ember.passes.view_op_graph import module_to_dot
 from ember.tools import diagnostics as expect
+from ember.tools.list_passes import listing
 from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
                                 read_input, run_tool, write_output)
 
@@ -71,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
                         "as clusters) instead of IR: ember-opt f.mlir --emit-dot | dot -Tsvg")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an internal error")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list the registered passes and pipelines with their options, and exit")
     return p
 
 
@@ -120,9 +129,11 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
         instruments.append(IRDiffRecorder(module, args.report_label, str(pipeline), print_options))
         args.recorders.append(instruments[-1])
     try:
-        report = pipeline.run(module, verify_each=True, **instrumentation(args),
+        options = instrumentation(args)
+        options["instruments"] += tuple(instruments)
+        report = pipeline.run(module, verify_each=True, **options,
                               stream=sys.stderr, printer=printer, print_options=print_options,
-                              instruments=instruments)
+                              statistics=args.pass_statistics)
     except PassFailure as e:
         located = any(d.severity == "error" for d in e.diagnostics)
         message = str(e).split("\nreproducer: ")[0]  # the reproducer is a note of its own
@@ -194,6 +205,9 @@ def _run_chunks(args, name: str, text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.list_passes:
+        return run_tool("ember-opt", lambda: write_output("-", listing()) or 0, "-",
+                        args.debug)
     name = "<stdin>" if args.input == "-" else args.input
     return run_tool("ember-opt", lambda: run(args), name, args.debug)
 

@@ -21,6 +21,7 @@ from ember.passes.bufferizable import PassFailure
 from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms import linalg_to_blas
 from ember.passes.transforms.round_to_bf16 import EMULATE
+from ember.backends import compile_log
 from ember.backends.cpu import blas_library
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
@@ -180,8 +181,10 @@ class CpuBackend:
 
     def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
         """Runs `pipeline` on `module` in place, instrumented as `self.instrument` says."""
+        instruments = tuple(self.instrument.get("instruments", ())) + compile_log.instruments()
         try:
-            run_pipeline(module, pipeline, verify_each=False, **self.instrument)
+            run_pipeline(module, pipeline, verify_each=False,
+                         **{**self.instrument, "instruments": instruments})
         except PassFailure as e:
             raise BackendError(f"the CPU backend's {stage} stage failed: {e}",
                                e.diagnostics) from None

@@ -27,6 +27,8 @@ from typing import Callable, Sequence
 
 from mlir import ir
 
+from ember.backends import compile_log
+from ember.backends.dumps import Dump, open_dump
 from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
@@ -64,9 +66,10 @@ def specialize_pipeline(pipeline: str = DEFAULT_PIPELINE) -> str:
 
 
 def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
-               pipeline: str = DEFAULT_PIPELINE) -> ir.Module:
+               pipeline: str = DEFAULT_PIPELINE, instruments: tuple = ()) -> ir.Module:
     """The module with `@symbol`'s arguments fixed to static `arg_types`, shapes propagated
-    by `specialize_pipeline(pipeline)` (`pipeline`: the one the module was optimised with)."""
+    by `specialize_pipeline(pipeline)` (`pipeline`: the one the module was optimised with;
+    `instruments` watch its passes)."""
     with default_context():
         module = parse_module(module_text)
         fn = function_named(module, symbol)
@@ -96,7 +99,9 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
                      if isinstance(t, ir.RankedTensorType))
     if changed or nested or not static:  # else: optimised as traced, with these very types
         try:
-            run_pipeline(module, specialize_pipeline(pipeline), verify_each=False)
+            with compile_log.stage("specialize"):
+                run_pipeline(module, specialize_pipeline(pipeline), verify_each=False,
+                             instruments=compile_log.instruments() + tuple(instruments))
         except PassFailure as e:
             raise NotCompilable(f"specialising @{symbol} failed: {e}",
                                 NotCompilable.Reason.FAILED) from None
@@ -170,17 +175,18 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
         except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
             disk.discard(key, str(e))
     if exe is None:
-        if callable(module_text):
-            module_text = module_text()
-        obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline)
-        disk.store(key, obj, meta)
-        try:
-            exe = _load((obj, meta), module_text, symbol, arg_types, backend, block, source_key,
-                        pipeline)
-        except _BadEntry as e:
-            raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
-                                NotCompilable.Reason.FAILED) \
-                from None
+        with compile_log.stage(f"compile @{symbol}"):
+            if callable(module_text):
+                module_text = module_text()
+            obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline,
+                               open_dump(f"{symbol}-compile"))
+            disk.store(key, obj, meta)
+            try:
+                exe = _load((obj, meta), module_text, symbol, arg_types, backend, block,
+                            source_key, pipeline)
+            except _BadEntry as e:
+                raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
+                                    NotCompilable.Reason.FAILED) from None
     memory_cache.put(key, exe)
     return exe
 
@@ -259,7 +265,8 @@ def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backen
         errors = dict(meta.errors)
         prints = [bind_print(p) for p in meta.prints]
         own_types = _block_types(arg_types, block) if block else arg_types
-        exe = Executable(load_object(backend, obj), symbol, own_types, results)
+        with compile_log.stage("load"):
+            exe = Executable(load_object(backend, obj), symbol, own_types, results)
     except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
         raise _BadEntry(f"{type(e).__name__}: {e}") from None
     exe.variables = variables
@@ -297,10 +304,19 @@ def _block_types(types: Sequence[TensorType], block: tuple[int, int, int]) -> li
 
 
 def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
-           block: tuple[int, int, int] | None = None, pipeline: str = DEFAULT_PIPELINE):
+           block: tuple[int, int, int] | None = None, pipeline: str = DEFAULT_PIPELINE,
+           dump: Dump | None = None):
     """Compiles from IR: returns the object code and the metadata stored next to it (for
-    a function split by rows, no code: the blocks are compiled as entries of their own)."""
-    module = specialize(module_text, symbol, arg_types, pipeline)
+    a function split by rows, no code: the blocks are compiled as entries of their own).
+    `dump` (EMBER_DUMP_DIR) gets the input, the IR after every pass and each stage."""
+    lowering = backend
+    if dump is not None:
+        dump.write("input", module_text)
+        lowering = CpuBackend(backend.options, {
+            **backend.instrument,
+            "instruments": tuple(backend.instrument.get("instruments", ())) + (dump,)})
+    module = specialize(module_text, symbol, arg_types, pipeline,
+                        (dump,) if dump is not None else ())
     result_types = check_compilable(module, symbol)
     with module.context, ir.Location.unknown():
         fn = function_named(module, symbol)
@@ -320,14 +336,22 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
                                       split_rows=(rank, rows),
                                       split_args=tuple(split_args)).as_json()
     try:
-        backend.make_linalg(module)
+        with compile_log.stage("linalg"):
+            lowering.make_linalg(module)
+        if dump is not None:
+            dump.write("linalg", str(module))
         fn = function_named(module, symbol)
         variables = [int(i) for i in ir.DenseI64ArrayAttr(fn.attributes[VARIABLES_ATTR])] \
             if VARIABLES_ATTR in fn.attributes else []
         with module.context:
             prints = rename_prints(module)
             errors = error_sites(module)
-        llvm_ir = backend.lower(module, "llvmir", start="bufferized")
+        llvm_ir = module
+        for stage in backend.path_to("llvmir", "bufferized"):  # each one logged (and dumped)
+            with compile_log.stage(stage):
+                llvm_ir = getattr(lowering, f"make_{stage}")(llvm_ir)
+            if dump is not None:
+                dump.write(stage, str(llvm_ir), ".ll" if stage == "llvmir" else ".mlir")
     except (BackendError, PassFailure, TranslationError) as e:
         note = reproducer.codegen_note(module) if isinstance(e, TranslationError) else ""
         raise NotCompilable(f"lowering @{symbol} failed: {e}{note}",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 import llvmlite.binding as llvm
 import numpy as np
 
+from ember.backends import compile_log
 from ember.backends.cpu import blas_library as blas, kernels, native
 from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
@@ -171,10 +172,12 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
     """Optimised machine code for the host as a relocatable object (what the cache keeps)."""
     machine = backend.target_machine(reloc="pic")
     try:
-        module = backend.optimize_llvm(llvm_ir, machine)
+        with compile_log.stage("llvm-optimize"):
+            module = backend.optimize_llvm(llvm_ir, machine)
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
-    return machine.emit_object(module)
+    with compile_log.stage("emit-object"):
+        return machine.emit_object(module)
 
 
 def load_object(backend: CpuBackend, obj: bytes):

@@ -10,7 +10,8 @@ rewrite back and forth forever.
 Algorithm:
   1. Instantiate the passes through the registry, in order: `ember-canonicalize`,
      `ember-constant-fold`, `ember-cse`, `ember-licm`, `ember-dce`.
-  2. Run them in sequence; add each one's counters to this pass's statistics as
+  2. Run them in sequence (pipeline.run_nested: instruments, `--timing` and IR printing
+     see each inner pass); add each one's counters to this pass's statistics as
      `<pass>.<counter>` (`ember-dce.erased`); count `iterations`.
   3. Stop after a round in which no pass counted a change and the number of ops stayed the
      same (a fixed point), or after `max-iterations` rounds.
@@ -42,6 +43,7 @@ from mlir import ir
 
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import count_ops
+from ember.passes.pipeline import run_nested
 from ember.passes.pipeline_syntax import PipelineError, make_pass
 
 # The order matters: canonicalisation and folding create the equal expressions CSE merges
@@ -68,7 +70,7 @@ class OptimizePass(Pass):
             before = count_ops(module)
             changed = False
             for inner in passes:
-                counts = inner.apply(module).as_dict()
+                counts = run_nested(inner, module).as_dict()
                 for counter, n in counts.items():
                     stats.add(f"{inner.name}.{counter}", n)
                 changed |= any(counts.values())
