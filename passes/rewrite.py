@@ -46,6 +46,9 @@ is done in Python on top (checked by experiment):
     destroyed but still has uses"). `Rewriter.replace` checks all three first.
   - A Python exception in a pattern unwinds through MLIR's driver: the pattern's wrapper
     catches it, fails every later match of the sweep and raises it once the driver returned.
+Under `--opt-bisect-limit` (passes/bisect_limit.py) every application counts: the Rewriter
+asks the gate before its first change to existing IR, and when told no erases the ops the
+pattern had built and reports no match, so the op stays as it was.
 A pattern may replace or erase only the op it matched (and what that op holds): the walk
 driver has already taken the next op. It may insert ops before it and move ops.
 """
@@ -62,6 +65,7 @@ from ember.dialects.ember.base import Op, Trait
 from ember.dialects.ember.builder import emit
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.analysis.effects import is_pure, may_fail
+from ember.passes import bisect_limit
 from ember.passes.base import Pass, Statistics
 from ember.passes.bufferizable import PassFailure
 from ember.passes.ir_utils import (STRUCTURAL, as_operation, constant_of, has_uses, make_constant,
@@ -162,6 +166,8 @@ class Rewriter:
         self.pattern = pattern
         self._erased = erased
         self._location = op.location  # (for errors after the op is gone)
+        self._built: list = []  # ops this application built, until it changes existing IR
+        self._allowed = False  # whether the opt-bisect gate let this application change IR
 
     def erased(self, op) -> bool:
         """Whether a pattern of this sweep erased `op`."""
@@ -181,12 +187,14 @@ class Rewriter:
             made = emit(spec, list(operands), attrs, loc=self.op.location)
         for value in made if isinstance(made, tuple) else (made,) if made is not None else ():
             self._erased.discard(op_id(value.owner.operation))  # a reused address
+            self._built.append(value.owner.operation)
         return made
 
     def constant(self, array, like: ir.Value) -> ir.Value:
         """An `ember.constant` of `array` with `like`'s type, before the matched op."""
         value = make_constant(array, like, self.op)
         self._erased.discard(op_id(value.owner.operation))
+        self._built.append(value.owner.operation)
         return value
 
     def replace(self, op, values: Sequence[ir.Value]) -> None:
@@ -206,6 +214,7 @@ class Rewriter:
             owner = value.owner
             if isinstance(owner, ir.OpView) and _parent(owner.operation) is None:
                 self._fail(f"replaced result #{i} by the result of an op not in the IR")
+        self._gate()
         self._record(op)
         self._rw.replace_op(op, values)
         _invalidate(op)
@@ -215,6 +224,7 @@ class Rewriter:
         op = self._check_erasable(op, "erase")
         if has_uses(op):
             self._fail(f"erased '{op.name}' while its results have uses")
+        self._gate()
         self._record(op)
         self._rw.erase_op(op)
         _invalidate(op)
@@ -231,12 +241,27 @@ class Rewriter:
                        "inside it (the walk driver has already taken the next op)")
         return op
 
+    def _gate(self) -> None:
+        """Asks the opt-bisect gate once per application; _Denied when told no."""
+        if self._allowed or not bisect_limit.active():
+            return
+        if not bisect_limit.should_run(f"pattern {self.pattern.name} on {self.op.name}"):
+            for built in reversed(self._built):  # uses only among themselves, latest first
+                if not has_uses(built):
+                    self._rw.erase_op(built)
+            raise _Denied
+        self._allowed = True
+
     def _record(self, op: ir.Operation) -> None:
         self._erased.update(op_id(o) for o in (op, *iter_ops(op)))
 
     def _fail(self, what: str):
         message = f"pattern '{self.pattern.name}' {what}"
         raise RewriteError(message, [Diagnostic.at(self._location, message)])
+
+
+class _Denied(Exception):
+    """The opt-bisect gate refused an application: the op stays as it was."""
 
 
 def _parent(op: ir.Operation) -> Optional[ir.Operation]:
@@ -285,6 +310,8 @@ def _callback(pattern: Pattern, sweep: _Sweep) -> Callable:
                          "replacing the op, True (it rewrote through rw) or None (no match)")
             if values is not True:
                 rw.replace(op, values)
+        except _Denied:
+            return True
         except BaseException as e:  # noqa: BLE001 - raised again once the driver returned
             sweep.error = e
             return True

@@ -14,7 +14,9 @@ its documentation asks scripts to exit with 1). A script that cannot be started,
 a signal, stops the reduction with an error, as upstream's `report_fatal_error` does.
 
 Where Ember differs: the script's stdout and stderr are discarded (the reduced module goes to
-stdout), and the number of tests run is counted for the progress line.
+stdout), the number of tests run is counted for the progress line, and the script runs with
+EMBER_REPRO_DIR=off unless the caller set it (each failing candidate would otherwise leave a
+crash reproducer behind, hundreds per reduction).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import tempfile
 from mlir import ir
 
 from ember.dialects.ember import verifier
+from ember.passes import reproducer
 from ember.dialects.ember.parsing import ParseError, parse_module
 from ember.tools.driver import ToolError
 
@@ -95,8 +98,8 @@ class Tester:
         command = [self.path, *self.script_args, path]
         try:
             status = subprocess.run(command, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL).returncode
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env={reproducer.ENV: "off", **os.environ}).returncode
         except OSError as e:
             raise ToolError(f"cannot run the interestingness test '{self.script}': "
                             f"{e.strerror or e}") from None
