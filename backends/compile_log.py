@@ -21,8 +21,9 @@ rewritten in place (`\\r`) every 0.1 s and cleared when the outermost step ends:
 
 A background thread prints it, only if stderr is a TTY; a compile faster than the
 threshold prints nothing. The thread needs the GIL: it updates the line while the compiling
-thread runs Python (between passes and stages), not during one long call into MLIR. (Upstream: LLVM's `-time-passes` and `-debug-pass-manager`
-log steps; JAX's `jax_log_compiles` logs each compile with its time.)
+thread runs Python (between passes and stages), not during one long call into MLIR.
+(Upstream: LLVM's `-time-passes` and `-debug-pass-manager` log steps; JAX's
+`jax_log_compiles` logs each compile with its time.)
 """
 
 from __future__ import annotations

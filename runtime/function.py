@@ -1,24 +1,22 @@
 """`em.function` and `Function`: polymorphic dispatch over traced concrete functions.
 
-`Function.__call__`: bind the arguments (`inspect.Signature`) -> the trace type of the call
--> look up the cache -> on a miss, trace -> run the concrete function. The dispatch rules,
-as in TensorFlow:
+`Function.__call__`: bind the arguments (`inspect.Signature`) -> the call's trace type -> look
+up the cache -> on a miss, trace -> run the concrete function. Dispatch, as in TensorFlow:
 
   1. A cached trace serves a call if the call's type is a subtype of the trace's type.
   2. Among those, the most specific one (a subtype of all the others) is used.
   3. On a miss, trace with the call's type — or, with `reduce_retracing=True`, with the
      most specific common supertype of it and an earlier trace, so one trace serves both.
 
-Before all that, a call whose cheap key (fast_path.py) served before runs its compiled entry
-at once. With `input_signature` the type is fixed (input_signature.py). Retraces are logged
-with their reason and frequent retracing warns once (retracing.py).
+First, a call whose cheap key (fast_path.py) served before runs its compiled entry at once.
+`input_signature` fixes the type (input_signature.py); retracing.py logs and warns of retraces.
 
-Traces live as long as the Function, except one keyed on an object compared by weak
-reference (trace_types.py): it is dropped when that object dies. Each trace keeps a bounded
-number of compiled shape specialisations (executor.py, `config.set_compile_cache_limits`).
+Traces live as long as the Function, except one keyed on an object compared by weak reference
+(trace_types.py), dropped when that object dies. Each trace keeps a bounded number of
+compiled shape specialisations (executor.py, `config.set_compile_cache_limits`).
 
-Only a first trace may create Variables; one that does is traced again and discarded (as
-TensorFlow does): if that creates variables again, the call raises ValueError.
+Only a first trace may create Variables; one that does is traced again and discarded (as in
+TF); if that creates variables again, the call raises ValueError.
 """
 
 from __future__ import annotations
