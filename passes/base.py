@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import typing
 from typing import ClassVar
 
 from mlir import ir
@@ -41,6 +42,28 @@ class Statistics:
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v}" for k, v in sorted(self.counts.items()))
         return f"{self.pass_name}({inner})"
+
+
+OPTION_TYPES = (bool, int, float, str)
+
+
+def check_options(cls) -> None:
+    """TypeError unless `cls` is a dataclass whose fields (its options) are typed bool, int,
+    float, str or tuple[T, ...] of those, the types a textual pipeline can spell."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"pass class {cls.__name__} must be a dataclass "
+                        "(@dataclasses.dataclass(frozen=True)): its fields are its options")
+    hints = typing.get_type_hints(cls)
+    for field in dataclasses.fields(cls):
+        kind = hints.get(field.name, str)
+        args = typing.get_args(kind)
+        element = args[0] if typing.get_origin(kind) is tuple and len(args) == 2 and \
+            args[1] is Ellipsis else kind
+        if element not in OPTION_TYPES:
+            raise TypeError(
+                f"option '{field.name}' of pass class {cls.__name__} has type {kind}; an option "
+                "is a bool, int, float or str, or a tuple[T, ...] of one (give it a default "
+                "instead of making it Optional)")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -266,7 +266,7 @@ class _Run:
             # passes build IR freely; what they emit through MLIR is collected, not left to
             # the bindings (an error they keep for a run that succeeds aborts this build)
             with ir.Location.unknown(), diagnostics.collect(op.context, into=found):
-                step.run(target, stats)
+                _run_pass(step, target, stats)
             if found.errors_after(mark):
                 errors = found.errors_after(mark)
                 raise PassFailure(f"{step.name} failed: " + "; ".join(d.message for d in errors),
@@ -344,11 +344,29 @@ def run_nested(step: Pass, target) -> Statistics:
         return step.apply(target)
     op = target.operation
     stats = Statistics(step.name)
+    if not bisect_limit.should_run(f"{step.name} on {_described(op)}"):
+        return stats
     run.before(step.name, op)
     with ir.Location.unknown():
-        step.run(target, stats)
+        _run_pass(step, target, stats)
     run.after(op, stats)
     return stats
+
+
+def _run_pass(step: Pass, target, stats: Statistics) -> None:
+    """`step.run(target, stats)`; an exception of a user's pass (not Ember's own, whose
+    exceptions are bugs in Ember) becomes a PassFailure naming the pass."""
+    if type(step).__module__.startswith("ember."):
+        step.run(target, stats)
+        return
+    try:
+        step.run(target, stats)
+    except (PassFailure, KeyboardInterrupt):
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's code, reported as theirs
+        where = f"{type(step).__module__}.{type(step).__qualname__}"
+        raise PassFailure(f"pass {step.name} ({where}) raised {type(e).__name__}: {e}; "
+                          f"rerun with EMBER_DEBUG=1 for its traceback") from e
 
 
 def run_pipeline(module: ir.Module, text: str, **options) -> PipelineReport:

@@ -211,6 +211,11 @@ def _check_upstream(element: str, text: str) -> None:
                             f"{detail.split('error: ')[-1]}")
 
 
+def is_upstream_pass(name: str) -> bool:
+    """Whether MLIR's registry has a pass called `name`."""
+    return bool(name) and all(c.isalnum() or c in "-_." for c in name) and _parses(name)
+
+
 def _parses(element: str) -> bool:
     return _parse_error(element) is None
 

@@ -81,9 +81,15 @@ def register_pass(cls):
       >>> "test-nothing" in names()
       True
     """
+    from ember.passes.base import Pass, check_options
+    if not (isinstance(cls, type) and issubclass(cls, Pass)):
+        raise TypeError(f"register_pass takes a subclass of ember.passes.base.Pass (a frozen "
+                        f"dataclass with `name` and `run`), got {cls!r}")
     name = getattr(cls, "name", "")
-    if not name or name != name.lower() or " " in name:
-        raise ValueError(f"pass class {cls.__name__} needs a kebab-case `name`, got {name!r}")
+    if not name or name != name.lower() or " " in name or "_" in name:
+        raise ValueError(f"pass class {cls.__name__} needs a kebab-case `name` "
+                         f"('my-pass'), got {name!r}")
+    check_options(cls)
     if name in PASSES and PASSES[name] != f"{cls.__module__}:{cls.__qualname__}":
         raise ValueError(f"a pass named {name!r} is already registered ({PASSES[name]})")
     PASSES[name] = f"{cls.__module__}:{cls.__qualname__}"

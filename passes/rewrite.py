@@ -56,6 +56,7 @@ driver has already taken the next op. It may insert ops before it and move ops.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Callable, ClassVar, Optional, Sequence
 
 import numpy as np
@@ -63,6 +64,7 @@ from mlir import ir, rewrite as upstream
 
 from ember.dialects.ember.base import Op, Trait
 from ember.dialects.ember.builder import emit
+from ember.dialects.ember.base import REGISTRY
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.analysis.effects import is_pure, may_fail
 from ember.passes import bisect_limit
@@ -103,6 +105,11 @@ def rewrite(root, benefit: int = 1, name: str = "") -> Callable[[Callable], Patt
     op_name = root.name if isinstance(root, type) and issubclass(root, Op) else root
     if not isinstance(op_name, str) or "." not in op_name:
         raise TypeError(f"@rewrite takes an op spec or a dialect.op name, got {root!r}")
+    if op_name.startswith("ember.") and op_name not in REGISTRY:
+        close = ["ember." + c for c in difflib.get_close_matches(
+            op_name[len("ember."):], [n.split(".", 1)[1] for n in REGISTRY], n=1)]
+        raise ValueError(f"@rewrite: there is no op '{op_name}' in the ember dialect"
+                         + (f"; did you mean '{close[0]}'?" if close else ""))
     if not isinstance(benefit, int) or not 0 <= benefit < 65535:  # 65535: MLIR's "never"
         raise ValueError(f"@rewrite benefit must be an integer in [0, 65534], got {benefit!r}")
 

@@ -64,7 +64,9 @@ def optimize(graph: FuncGraph, pipeline: Optional[Pipeline]) -> Optimized:
                 op.operation.clone()
     try:
         with compile_log.stage(f"optimize {graph.name}"):
-            report = pipeline.run(module, verify_each=config.verify_passes(),
+            # a user's pass is verified after it runs, so invalid IR is blamed on it
+            verify = config.verify_passes() or not pipeline.is_builtin()
+            report = pipeline.run(module, verify_each=verify,
                                   instruments=compile_log.instruments() +
                                   ((dump,) if dump is not None else ()))
     except PassFailure as e:

@@ -31,6 +31,7 @@ from ember.backends.cpu.translate import TranslationError
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import ParseError, decode, diagnostics_of
 from ember.dialects.ember.verifier import Diagnostic, VerificationError
+from ember.passes import pipeline_syntax, registry
 from ember.passes.pipeline import PassFailure, PipelineError
 from ember.runtime.repro_bisect import BisectError
 from ember.passes.printing import ALL, PrintIR
@@ -68,7 +69,13 @@ def add_instrumentation_flags(p: argparse.ArgumentParser, where: str = "") -> No
 
 def instrumentation(args: argparse.Namespace) -> dict:
     """Those flags as Pipeline.run's keyword arguments (the printing ones other than
-    --print-ir-after-all as a PrintIR instrument, passes/printing.py)."""
+    --print-ir-after-all as a PrintIR instrument, passes/printing.py); ToolError for a pass
+    name that is no pass (mlir-opt refuses those too)."""
+    for name in (*args.print_ir_before, *args.print_ir_after):
+        if name not in registry.PASSES and name not in registry.PIPELINES and \
+                not pipeline_syntax.is_upstream_pass(name):
+            raise ToolError(f"--print-ir-before/--print-ir-after: unknown pass '{name}'"
+                            f"{pipeline_syntax.suggest(name)}")
     printer = PrintIR(before=ALL if args.print_ir_before_all else args.print_ir_before,
                       after_change=args.print_ir_after_change,
                       after_failure=args.print_ir_after_failure,

@@ -43,6 +43,7 @@ from ember.passes.report import IRDiffRecorder, render_html
 from ember.passes.view_op_graph import module_to_dot
 from ember.tools import diagnostics as expect
 from ember.tools.list_passes import listing
+from ember.tools.plugins import load_pass_plugin
 from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
                                 read_input, run_tool, write_output)
 
@@ -203,11 +204,18 @@ def _run_chunks(args, name: str, text: str) -> int:
     return 1 if failed else 0
 
 
+def _list_passes(args) -> int:
+    """--list-passes, the plugins' passes included."""
+    for path in args.load_pass_plugin:
+        load_pass_plugin(path)
+    write_output("-", listing())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.list_passes:
-        return run_tool("ember-opt", lambda: write_output("-", listing()) or 0, "-",
-                        args.debug)
+        return run_tool("ember-opt", lambda: _list_passes(args), "-", args.debug)
     name = "<stdin>" if args.input == "-" else args.input
     return run_tool("ember-opt", lambda: run(args), name, args.debug)
 

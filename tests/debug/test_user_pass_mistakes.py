@@ -1,0 +1,133 @@
+"""Mistakes a pass author makes get errors that name them, not "internal error" (issue 16's
+new-user trial): a class that is no Pass, an option type a pipeline cannot spell, a
+non-kebab name, a pass that raises, a pattern on an op the dialect lacks, and --print-ir-*
+or --list-passes with plugin passes."""
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+from typing import ClassVar, Optional
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.passes import registry
+from ember.passes.base import Pass
+from ember.passes.pipeline import PassFailure
+from ember.passes.registry import register_pass
+from ember.passes.rewrite import rewrite
+
+PLUGIN = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+    from ember.passes.base import Pass
+    from ember.passes.registry import register_pass
+
+    @register_pass
+    @dataclasses.dataclass(frozen=True)
+    class RaisingPass(Pass):
+        """Raises, as a buggy user pass does."""
+        name: ClassVar[str] = "trial-raise"
+
+        def run(self, module, stats):
+            raise RuntimeError("boom from trial-raise")
+''')
+
+SOURCE = textwrap.dedent('''
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = "ember.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+''')
+
+
+def _ember_opt(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "ember.tools.ember_opt", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "EMBER_REPRO_DIR": str(cwd / "repro")})
+
+
+def test_register_pass_refuses_a_class_that_is_no_pass():
+    @dataclasses.dataclass(frozen=True)
+    class NotAPass:
+        name: ClassVar[str] = "trial-not-a-pass"
+
+        def run(self, module, stats):
+            pass
+    with pytest.raises(TypeError, match="subclass of ember.passes.base.Pass"):
+        register_pass(NotAPass)
+    assert "trial-not-a-pass" not in registry.PASSES
+
+
+def test_register_pass_refuses_options_a_pipeline_cannot_spell():
+    @dataclasses.dataclass(frozen=True)
+    class MaybePass(Pass):
+        name: ClassVar[str] = "trial-maybe"
+        maybe: Optional[int] = None
+    with pytest.raises(TypeError, match="option 'maybe' of pass class MaybePass has type"):
+        register_pass(MaybePass)
+    assert "trial-maybe" not in registry.PASSES
+
+
+def test_register_pass_refuses_snake_case_names():
+    @dataclasses.dataclass(frozen=True)
+    class SnakePass(Pass):
+        name: ClassVar[str] = "trial_snake"
+    with pytest.raises(ValueError, match="kebab-case"):
+        register_pass(SnakePass)
+
+
+def test_a_pattern_on_an_op_the_dialect_lacks_is_refused_with_a_suggestion():
+    with pytest.raises(ValueError, match="no op 'ember.reduce_summ' in the ember dialect; "
+                                         "did you mean 'ember.reduce_sum'"):
+        rewrite("ember.reduce_summ")
+    assert rewrite("arith.addi")  # other dialects' ops are MLIR's to know
+
+
+def test_a_raising_user_pass_fails_naming_itself(tmp_path, unregister):
+    @dataclasses.dataclass(frozen=True)
+    class Boom(Pass):
+        name: ClassVar[str] = "trial-boom"
+
+        def run(self, module, stats):
+            raise KeyError("no such thing")
+    register_pass(Boom)
+    unregister.append("trial-boom")
+    f = em.function(lambda x: -x, pipeline="builtin.module(trial-boom)")
+    with pytest.raises(PassFailure, match=r"pass trial-boom \(.*Boom\) raised KeyError"):
+        f(np.ones(4, np.float32))
+
+
+def test_ember_opt_names_a_raising_plugin_pass_and_lists_plugin_passes(tmp_path):
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    (tmp_path / "f.mlir").write_text(SOURCE)
+    run = _ember_opt("f.mlir", "--load-pass-plugin=plugin.py", "-p",
+                     "builtin.module(trial-raise)", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "pass trial-raise" in run.stderr and "RuntimeError: boom" in run.stderr
+    assert "internal error" not in run.stderr and "reproducer written" in run.stderr
+    listing = _ember_opt("--load-pass-plugin=plugin.py", "--list-passes", cwd=tmp_path)
+    assert listing.returncode == 0 and "trial-raise" in listing.stdout
+
+
+def test_print_ir_flags_refuse_a_pass_name_that_is_no_pass(tmp_path):
+    (tmp_path / "f.mlir").write_text(SOURCE)
+    run = _ember_opt("f.mlir", "-p", "builtin.module(ember-cse)",
+                     "--print-ir-after=ember-cs", cwd=tmp_path)
+    assert run.returncode == 1
+    assert "unknown pass 'ember-cs'; did you mean 'ember-cse'?" in run.stderr
+    run = _ember_opt("f.mlir", "-p", "builtin.module(cse)", "--print-ir-before=cse",
+                     cwd=tmp_path)
+    assert run.returncode == 0 and "IR Dump Before cse" in run.stderr
+
+
+@pytest.fixture
+def unregister():
+    names = []
+    yield names
+    for name in names:
+        registry.PASSES.pop(name, None)
+        registry._CLASSES.pop(name, None)
