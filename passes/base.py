@@ -56,14 +56,19 @@ def check_options(cls) -> None:
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):
         kind = hints.get(field.name, str)
-        args = typing.get_args(kind)
-        element = args[0] if typing.get_origin(kind) is tuple and len(args) == 2 and \
-            args[1] is Ellipsis else kind
-        if element not in OPTION_TYPES:
+        if (list_element(kind) or kind) not in OPTION_TYPES:
             raise TypeError(
                 f"option '{field.name}' of pass class {cls.__name__} has type {kind}; an option "
                 "is a bool, int, float or str, or a tuple[T, ...] of one (give it a default "
                 "instead of making it Optional)")
+
+
+def list_element(kind):
+    """The element type of a list option's type `tuple[T, ...]`, else None."""
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return args[0]
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,5 +104,8 @@ class Pass:
                 if isinstance(value, tuple):  # a list option: `sizes=4,8`
                     shown = ",".join(str(v).lower() if isinstance(v, bool) else str(v)
                                      for v in value)
+                if isinstance(value, str) and (not value or any(
+                        c.isspace() or c in "{}," for c in value)):
+                    shown = f'"{value}"'  # quoted, as MLIR's pass options are
                 parts.append(f"{kebab}={shown}")
         return self.name + (f"{{{' '.join(parts)}}}" if parts else "")

@@ -23,7 +23,7 @@ from mlir import ir, passmanager
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import split_top_level
 from ember.passes import registry
-from ember.passes.base import Pass
+from ember.passes.base import Pass, list_element
 
 
 class PipelineError(EmberError, ValueError):
@@ -144,10 +144,12 @@ def make_pass(name: str, options_text: str = "") -> Pass:
     fields = cls.options()
     hints = typing.get_type_hints(cls)
     values = {}
-    for item in options_text.split():
+    for item in _option_items(name, options_text):
         if "=" not in item:
             raise PipelineError(f"option '{item}' of {name} needs a value: '{item}=...'")
         key, raw = item.split("=", 1)
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":  # MLIR's quoted value
+            raw = raw[1:-1]
         if key not in fields:
             known = ", ".join(fields) or "none"
             raise PipelineError(f"{name} has no option '{key}'; its options: {known}")
@@ -169,12 +171,21 @@ def _convert(pass_name: str, option: str, field: dataclasses.Field, raw: str, hi
     return _value(pass_name, f"option '{option}'", kind, raw)
 
 
-def list_element(kind):
-    """The element type of a list option's type `tuple[T, ...]`, else None."""
-    args = typing.get_args(kind)
-    if typing.get_origin(kind) is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return args[0]
-    return None
+def _option_items(pass_name: str, text: str) -> list[str]:
+    """`a=1 b="x y"` -> ['a=1', 'b="x y"']: split at spaces outside quotes."""
+    items, current, quote = [], "", None
+    for ch in text:
+        if quote is None and ch.isspace():
+            if current:
+                items.append(current)
+            current = ""
+            continue
+        if ch in "\"'":
+            quote = None if quote == ch else ch if quote is None else quote
+        current += ch
+    if quote is not None:
+        raise PipelineError(f"unterminated {quote} in the options of {pass_name}: '{text}'")
+    return items + ([current] if current else [])
 
 
 def _value(pass_name: str, what: str, kind, raw: str):

@@ -22,6 +22,7 @@ from mlir import ir
 from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.parsing import parse_module
 from ember.passes import reproducer
+from ember.passes.pipeline import Pipeline, PipelineError
 from ember.passes.ir_utils import symbol_table
 from ember.runtime.repro_bisect import bisect, load_inputs
 from ember.tools.driver import ToolError
@@ -68,6 +69,12 @@ def prepare(args, text: str) -> dict:
     except ValueError as e:
         raise ToolError(str(e)) from None
     args.pass_pipeline = resource["pipeline"]
+    try:
+        Pipeline.parse(args.pass_pipeline)
+    except PipelineError as e:
+        raise ToolError(f"cannot replay the reproducer's pipeline: {e} (a plugin's pass needs "
+                        "--load-pass-plugin=FILE.py, as in the command printed with the "
+                        "reproducer)") from None
     return extra
 
 

@@ -13,7 +13,7 @@ import sys
 import typing
 
 from ember.passes import registry
-from ember.passes.pipeline_syntax import list_element
+from ember.passes.base import list_element
 
 _TYPES = {int: "int", float: "number", bool: "bool", str: "string"}
 _WIDTH = 36

@@ -131,3 +131,34 @@ def unregister():
     for name in names:
         registry.PASSES.pop(name, None)
         registry._CLASSES.pop(name, None)
+
+
+def test_a_quoted_string_option_keeps_its_spaces_and_round_trips(unregister):
+    @dataclasses.dataclass(frozen=True)
+    class TagPass(Pass):
+        name: ClassVar[str] = "trial-tag"
+        tag: str = "none"
+    register_pass(TagPass)
+    unregister.append("trial-tag")
+    from ember.passes.pipeline import Pipeline, PipelineError
+    for text, tag in (('trial-tag{tag="a b"}', "a b"), ("trial-tag{tag='x y z'}", "x y z"),
+                      ('trial-tag{tag="ab"}', "ab"), ("trial-tag{tag=ab}", "ab")):
+        pipeline = Pipeline.parse(text)
+        assert pipeline.steps[0].tag == tag
+        assert Pipeline.parse(str(pipeline)).steps[0].tag == tag
+    with pytest.raises(PipelineError, match="unterminated"):
+        Pipeline.parse('trial-tag{tag="a b}')
+
+
+def test_replaying_a_reproducer_of_a_plugin_pass_without_the_plugin_says_what_to_add(
+        tmp_path):
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    (tmp_path / "f.mlir").write_text(SOURCE)
+    run = _ember_opt("f.mlir", "--load-pass-plugin=plugin.py", "-p",
+                     "builtin.module(trial-raise)", cwd=tmp_path)
+    repro = next((tmp_path / "repro").glob("*.mlir"))
+    replay = _ember_opt(str(repro), "--run-reproducer", cwd=tmp_path)
+    assert replay.returncode == 1 and "internal error" not in replay.stderr
+    assert "unknown pass 'trial-raise'" in replay.stderr
+    assert "--load-pass-plugin=FILE.py" in replay.stderr
+    del run
