@@ -249,7 +249,9 @@ def test_region_ops_are_inlined_and_constants_splatted(tmp_path):
 def test_ctrl_c_writes_the_smallest_interesting_module_so_far(tmp_path):
     (tmp_path / "in.mlir").write_text(planted_module())
     runs = tmp_path / "runs.log"
-    test = script(tmp_path / "slow.sh", f"echo run >> {runs}\nsleep 0.2\n" + last_arg_greps(
+    # each test takes 1 s, so the signal comes long before the 27 tests of the whole
+    # reduction end, however loaded the machine (0.2 s lost that race under a full CI load)
+    test = script(tmp_path / "slow.sh", f"echo run >> {runs}\nsleep 1\n" + last_arg_greps(
         PLANTED_MUL))
     out = tmp_path / "out.mlir"
     process = subprocess.Popen([executable("ember-reduce"), str(tmp_path / "in.mlir"),
