@@ -204,7 +204,8 @@ def test_build_before_use_lets_one_function_serve_two_models():
     third = make()
     third.build([None, 5])
     assert len(third.variables) == 8 and all(l.built for l in third.layers)
-    np.testing.assert_allclose(apply(third, X2).numpy(), third(X2).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(apply(third, X2).numpy(), third(X2).numpy(), rtol=1e-5,
+                               atol=1e-6)  # near-zero outputs: summation order differs
     dense = em.layers.Dense(2)
     dense.build([None, 4])
     kernel = dense.kernel
