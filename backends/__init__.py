@@ -1,5 +1,5 @@
-"""Ember's backends layer: the reference interpreter (interpreter.py) and the CPU backend
-(cpu/), behind the `Backend` protocol and registry of base.py.
+"""Ember's backends layer: the reference interpreter (interpreter.py), the CPU backend
+(cpu/) and the CUDA backend (cuda/), behind the `Backend` protocol and registry of base.py.
 """
 
 from ember.backends.base import (Backend, Lowering, NotCompilable, check_backend, get, names,
@@ -27,7 +27,13 @@ def _cpu() -> Backend:
     return CpuCompiler()
 
 
+def _cuda() -> Backend:
+    from ember.backends.cuda.compiler import CudaCompiler
+    return CudaCompiler()
+
+
 register("cpu", _cpu)
+register("cuda", _cuda)
 register("interpreter", _Interpreter)
 
 __all__ = ["Backend", "Lowering", "NotCompilable", "check_backend", "get", "names", "register",

@@ -67,9 +67,9 @@ class Backend(Protocol):
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
-# designed but not built: named in the error
-_PLANNED = {"gpu": "the GPU backend is not available yet: issue 17",
-            "cuda": "the CUDA backend is not available yet: issue 17"}
+# other names users reach for: named in the error
+_ALIASES = {"gpu": "the GPU backend is called 'cuda'", "nvidia": "use 'cuda'",
+            "llvm": "use 'cpu'", "eager": "use 'interpreter', or jit_compile=False"}
 
 
 def register(name: str, factory: Callable[[], Backend]) -> None:
@@ -100,7 +100,7 @@ def check_backend(backend) -> str:
     """`backend` if Ember has it, else a ValueError listing those it has."""
     if isinstance(backend, str) and backend in _FACTORIES:
         return backend
-    why = _PLANNED.get(backend) if isinstance(backend, str) else None
+    why = _ALIASES.get(backend) if isinstance(backend, str) else None
     available = ", ".join(repr(b) for b in names())
     raise ValueError(f"em.function: unknown backend {backend!r}"
                      f"{' (' + why + ')' if why else ''}; available backends: {available}")

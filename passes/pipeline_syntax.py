@@ -232,11 +232,18 @@ def _parses(element: str) -> bool:
 
 
 def _parse_error(element: str):
-    try:
-        passmanager.PassManager.parse(f"builtin.module({element})", context=_probe_context())
-    except (ValueError, ir.MLIRError, RuntimeError) as e:
-        return str(e)
-    return None
+    """What MLIR says of `element` run on a module, or on functions when the pass is
+    restricted to them (gpu-map-parallel-loops), or on GPU modules (convert-gpu-to-nvvm);
+    None if one takes it."""
+    error = None
+    for anchor in ("builtin.module({})", "builtin.module(func.func({}))",
+                   "builtin.module(gpu.module({}))"):
+        try:
+            passmanager.PassManager.parse(anchor.format(element), context=_probe_context())
+            return None
+        except (ValueError, ir.MLIRError, RuntimeError) as e:
+            error = error or str(e)
+    return error
 
 
 _probe = None

@@ -38,6 +38,7 @@ import llvmlite.binding as llvm
 from ember import backends
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import STAGES
+from ember.backends.cuda.backend import STAGES as CUDA_STAGES, parse_target
 from ember.backends.cpu.compiler import specialize
 from ember.dialects.ember import verifier
 from ember.dialects.ember.irdl import default_context
@@ -49,19 +50,22 @@ from ember.passes import reproducer
 from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
                                 read_input, run_tool, write_output)
 
-INPUTS = ("ember",) + STAGES[:4]
+INPUTS = tuple(dict.fromkeys(("ember",) + STAGES[:4] + CUDA_STAGES[:6]))
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-compile", description=__doc__.split("\n\n")[0])
     p.add_argument("input", help="input file ('-' for stdin)")
-    p.add_argument("--emit", choices=STAGES, help="the stage to stop at (default: llvmir)")
+    p.add_argument("--emit", choices=list(dict.fromkeys(STAGES + CUDA_STAGES)),
+                   help="the stage to stop at (default: llvmir on the CPU, ptx for cuda)")
     p.add_argument("--from", dest="source", choices=INPUTS,
                    help="the stage the input file is at (default: ember)")
     p.add_argument("--function", help="function to specialise to --arg-types")
     p.add_argument("--arg-types", help="comma-separated static tensor types")
-    p.add_argument("--backend", default="cpu", choices=backends.names(),
+    p.add_argument("--backend", choices=backends.names(),
                    help="the backend whose stages run (default: cpu)")
+    p.add_argument("--target", help="cpu, or cuda[:CHIP] for NVIDIA GPUs, e.g. cuda:sm_90 "
+                                    "(the CUDA backend; default chip sm_80)")
     p.add_argument("--cpu", help="target CPU (default: this host's)")
     p.add_argument("--features", help="target features, e.g. +avx2,+fma (default: host's)")
     p.add_argument("--optimize", action="store_true",
@@ -150,11 +154,31 @@ def compile_text(text: str, args, lowering) -> str | bytes:
 
 def _lowering(args):
     """The stages of `args.backend` (backends.Backend.stages), with the options given."""
+    options = {"cpu": args.cpu, "features": args.features}
+    if args.target is not None and args.target != "cpu":
+        try:
+            target = parse_target(args.target)
+        except ValueError as e:
+            raise ToolError(f"--target: {e}") from None
+        if args.backend not in (None, "cuda"):
+            raise ToolError(f"--target={args.target} compiles with the cuda backend, not "
+                            f"--backend={args.backend}")
+        args.backend, options = "cuda", {"chip": target.chip}
+        if args.cpu or args.features:
+            raise ToolError(f"--cpu and --features choose a CPU; --target={args.target} "
+                            "compiles for a GPU")
+    args.backend = args.backend or "cpu"
     try:
-        return backends.get(args.backend).stages(
-            cpu=args.cpu, features=args.features, instrument=instrumentation(args))
+        lowering = backends.get(args.backend).stages(instrument=instrumentation(args),
+                                                     **options)
     except backends.NotCompilable as e:
         raise ToolError(f"--backend={args.backend}: {e}") from None
+    stop = args.emit or ("ptx" if args.backend == "cuda" else "llvmir")
+    if stop not in lowering.STAGES:
+        raise ToolError(f"--emit={stop}: the {args.backend} backend's stages are "
+                        f"{', '.join(lowering.STAGES)}")
+    args.emit = stop
+    return lowering
 
 
 _SCRIPT = re.compile(r"(.+\.py):([A-Za-z_][A-Za-z0-9_.]*)")
@@ -219,7 +243,6 @@ def run(args) -> int:
             raise ToolError(f"{', '.join(given)} lower an IR file; SCRIPT.py:fn --out DIR "
                             "writes a library (its target: --target-cpu)")
         return compile_script(args)
-    args.emit = args.emit or "llvmir"
     args.source = args.source or "ember"
     if args.signature:
         raise ToolError("--signature needs SCRIPT.py:fn and --out")

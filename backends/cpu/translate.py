@@ -40,12 +40,14 @@ def _capi():
     return fn, capsule, libc.free
 
 
-def to_llvm_ir(module: ir.Module) -> str:
-    """The LLVM IR of a module that contains only LLVM-dialect operations."""
+def to_llvm_ir(module: ir.Module, allowed: tuple[str, ...] = ()) -> str:
+    """The LLVM IR of a module that contains only LLVM-dialect operations, and those named
+    in `allowed` that MLIR translates too (the CUDA host's gpu.launch_func and gpu.binary:
+    launches become mgpu* calls, the binaries constants)."""
     found: list[str] = []  # a nested non-LLVM op would crash the C API, not fail it
 
     def check(op) -> ir.WalkResult:
-        if op.name.startswith("llvm.") or op == module.operation:
+        if op.name.startswith("llvm.") or op == module.operation or op.name in allowed:
             return ir.WalkResult.ADVANCE
         found.append(f"'{op.name}' (at {op.location})")
         return ir.WalkResult.INTERRUPT

@@ -1,0 +1,191 @@
+"""The CUDA backend's compiler as an ordered list of stages, each printable and resumable:
+
+    ember ──linalg──▶ linalg on tensors (the CPU backend's stage: shared)
+          ──bufferized──▶ memrefs (no GEMM calls: products stay linalg ops)
+          ──mapped──▶ tiled `scf.parallel` nests mapped to blocks × threads
+          ──gpu──▶ `gpu.launch_func` on the host, kernels outlined into `gpu.module`s
+          ──nvvm──▶ kernels in NVVM, the host in the LLVM dialect
+          ──binary──▶ each `gpu.module` a `gpu.binary` holding its PTX (libdevice linked)
+          ──ptx──▶ the PTX text of every kernel module
+          ──host──▶ the host side's LLVM IR (the PTX embedded, launches as mgpu* calls)
+
+`mapped` is where the GPU's tiling and index arithmetic live; the same module, lowered
+for the CPU instead (backends/cuda/emulated.py), runs those loop nests here, so a machine
+without a GPU checks them numerically. Everything after `mapped` is upstream MLIR: the
+PTX is produced, and `ptxas` checks it, on any machine; running it needs a GPU
+(backends/cuda/runtime.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mlir import ir
+
+from ember.backends import compile_log
+from ember.backends.cpu.backend import LINALG, BackendError, bufferized_pipeline
+from ember.backends.cpu.translate import to_llvm_ir
+from ember.passes.bufferizable import PassFailure
+from ember.passes.pipeline import run_pipeline
+
+STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "host")
+
+# The NVIDIA targets Ember generates for: compute capability -> the PTX ISA version that
+# LLVM 22 needs for it, kept within what ptxas 12.x accepts (DESIGN.md §10).
+CHIPS = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_89": 78, "sm_90": 80}
+DEFAULT_CHIP = "sm_80"
+
+# Loops that stay on the host after mapping would touch device memory from the CPU, so
+# everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
+# a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
+# No canonicalize after tiling: it would merge each tile loop into its parent again.
+MAPPED = ("builtin.module(inline,func.func(convert-linalg-to-parallel-loops,canonicalize,"
+          "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
+          "gpu-map-parallel-loops),cse)")
+GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
+       "gpu-kernel-outlining,cse)")
+NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
+        "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+        "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
+        "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
+        "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,gpu-to-llvm,"
+        "reconcile-unrealized-casts)")
+BINARY = "builtin.module(gpu-module-to-binary{format=isa})"
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaOptions:
+    """Code-generation options: `chip` the compute capability (`sm_80`, `sm_90`, ... see
+    CHIPS), `opt_level` LLVM's for the kernels, `tiles` the tile sizes of the mapped loop
+    nests (threads per block along each parallel dim, innermost last)."""
+
+    chip: str = DEFAULT_CHIP
+    opt_level: int = 3
+    tiles: tuple[int, ...] = (8, 32)
+
+    def __post_init__(self):
+        if self.chip not in CHIPS:
+            raise ValueError(f"unknown CUDA target {self.chip!r}; targets: "
+                             f"{', '.join(CHIPS)} (e.g. --target cuda:sm_90)")
+        if not 0 <= self.opt_level <= 3:
+            raise ValueError(f"opt_level must be 0..3, not {self.opt_level}")
+        threads = 1
+        for t in self.tiles:
+            threads *= t
+        if not self.tiles or any(t < 1 for t in self.tiles) or threads > 1024:
+            raise ValueError(f"tiles {self.tiles}: each at least 1, at most 1024 threads "
+                             "per block in all")
+
+    @property
+    def ptx_version(self) -> int:
+        return CHIPS[self.chip]
+
+    def key(self) -> tuple:
+        return ("cuda", self.chip, self.opt_level, self.tiles)
+
+
+def parse_target(text: str) -> CudaOptions:
+    """`cuda` or `cuda:sm_90` (ember-compile's --target) as options; ValueError otherwise."""
+    name, _, chip = text.partition(":")
+    if name not in ("cuda", "gpu"):
+        raise ValueError(f"unknown target {text!r}: give cuda or cuda:<chip> "
+                         f"(chips: {', '.join(CHIPS)})")
+    return CudaOptions(chip=chip or DEFAULT_CHIP)
+
+
+class CudaBackend:
+    """Compiles ember modules to PTX kernels and the host code that launches them."""
+
+    STAGES = STAGES
+
+    def __init__(self, options: CudaOptions | None = None, instrument: dict | None = None):
+        self.options = options or CudaOptions()
+        self.instrument = dict(instrument or {})
+
+    @staticmethod
+    def path_to(stop: str, start: str = "linalg") -> list[str]:
+        """The stages run to reach `stop` from `start` (ptx and host both come from
+        binary)."""
+        chain = list(STAGES[:6]) + ([stop] if stop in ("ptx", "host") else [])
+        chain = chain[:chain.index(stop) + 1]
+        return chain[chain.index(start):] if start in chain else []
+
+    def lower(self, module: ir.Module, stop: str = "ptx", start: str = "linalg"):
+        """Runs the stages from `start` up to and including `stop` on `module` (in place
+        for IR stages)."""
+        if stop not in STAGES:
+            raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
+        value = module
+        for stage in self.path_to(stop, start):
+            with compile_log.stage(f"cuda {stage}"):
+                value = getattr(self, f"make_{stage}")(value)
+        return value
+
+    def make_linalg(self, module: ir.Module) -> ir.Module:
+        return self._run(module, "linalg", LINALG)
+
+    def make_bufferized(self, module: ir.Module) -> ir.Module:
+        return self._run(module, "bufferized", bufferized_pipeline(False))
+
+    def make_mapped(self, module: ir.Module) -> ir.Module:
+        tiles = ",".join(str(t) for t in self.options.tiles)
+        return self._run(module, "mapped", MAPPED.format(tiles=tiles))
+
+    def make_gpu(self, module: ir.Module) -> ir.Module:
+        return self._run(module, "gpu", GPU)
+
+    def make_nvvm(self, module: ir.Module) -> ir.Module:
+        o = self.options
+        return self._run(module, "nvvm", NVVM.format(chip=o.chip, ptx=o.ptx_version,
+                                                     opt=o.opt_level))
+
+    def make_binary(self, module: ir.Module) -> ir.Module:
+        return self._run(module, "binary", BINARY)
+
+    def make_ptx(self, module: ir.Module) -> str:
+        """The PTX of every kernel module, each after a `// gpu.binary @name` line."""
+        parts = [f"// gpu.binary @{name}\n{ptx}" for name, ptx in kernel_ptx(module)]
+        if not parts:
+            raise BackendError("the module has no kernels (no gpu.binary): lower it to the "
+                               "binary stage first", [])
+        return "\n".join(parts)
+
+    def make_host(self, module: ir.Module) -> str:
+        """The host side's LLVM IR: each binary a constant, loaded by a global constructor
+        (mgpuModuleLoadJIT), each launch mgpuLaunchKernel on a stream (runtime.py)."""
+        return to_llvm_ir(module, allowed=("gpu.launch_func", "gpu.binary"))
+
+    def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
+        instruments = tuple(self.instrument.get("instruments", ())) + compile_log.instruments()
+        try:
+            run_pipeline(module, pipeline, verify_each=False,
+                         **{**self.instrument, "instruments": instruments})
+        except PassFailure as e:
+            raise BackendError(f"the CUDA backend's {stage} stage failed: {e}",
+                               e.diagnostics) from None
+        return module
+
+
+def kernel_ptx(module: ir.Module) -> list[tuple[str, str]]:
+    """(name, PTX text) of each `gpu.binary` in `module`, in order."""
+    found = []
+    for op in module.body.operations:
+        op = op.operation
+        if op.name != "gpu.binary":
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        for obj in ir.ArrayAttr(op.attributes["objects"]):
+            text = str(obj)
+            start = text.find('assembly = "')
+            if start < 0:
+                raise BackendError(f"gpu.binary @{name} holds no PTX (format=isa)", [])
+            body, i = [], start + len('assembly = "')
+            while text[i] != '"':  # the attribute's string, with MLIR's \XX escapes
+                if text[i] == "\\":
+                    body.append(chr(int(text[i + 1:i + 3], 16)))
+                    i += 3
+                else:
+                    body.append(text[i])
+                    i += 1
+            found.append((name, "".join(body)))
+    return found
