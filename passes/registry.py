@@ -32,6 +32,8 @@ PASSES: dict[str, str] = {
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
+    "ember-gpu-map": "ember.passes.transforms.gpu_map:GpuMapPass",
+    "ember-gpu-map-reductions": "ember.passes.transforms.gpu_map_reduce:GpuMapReductionsPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

@@ -35,13 +35,16 @@ STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "hos
 CHIPS = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_89": 78, "sm_90": 80}
 DEFAULT_CHIP = "sm_80"
 
-# Loops that stay on the host after mapping would touch device memory from the CPU, so
-# everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
-# a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
-# No canonicalize after tiling: it would merge each tile loop into its parent again.
-MAPPED = ("builtin.module(inline,func.func(convert-linalg-to-parallel-loops,canonicalize,"
-          "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
-          "gpu-map-parallel-loops),cse)")
+# Every loop nest is mapped to blocks × threads by Ember's passes (passes/transforms/
+# gpu_map*.py): reductions over one combiner a block per output reducing over its threads
+# (gpu.all_reduce: warp shuffles and shared memory), other nests tiled per their own rank
+# with the contiguous dim on thread_x, what is left and touches memory a 1 × 1 kernel (no
+# element access stays on the host). Copies become linalg.copy first, so they are mapped
+# as loops too. ember-gpu-tile-matmul (products as tiled nests) goes first in func.func.
+# No canonicalize after mapping: it would merge each tile loop into its parent again.
+MAPPED = ("builtin.module(inline,convert-bufferization-to-memref,ember-copies-to-linalg,"
+          "func.func(ember-gpu-map-reductions,convert-linalg-to-parallel-loops,"
+          "ember-gpu-map{{threads-1d={threads} threads-x={x} threads-y={y}}}),cse)")
 GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
        "gpu-kernel-outlining,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
@@ -72,9 +75,9 @@ class CudaOptions:
         threads = 1
         for t in self.tiles:
             threads *= t
-        if not self.tiles or any(t < 1 for t in self.tiles) or threads > 1024:
-            raise ValueError(f"tiles {self.tiles}: each at least 1, at most 1024 threads "
-                             "per block in all")
+        if len(self.tiles) != 2 or any(t < 1 for t in self.tiles) or threads > 1024:
+            raise ValueError(f"tiles {self.tiles}: two sizes (y, x), each at least 1, at "
+                             "most 1024 threads per block in all")
 
     @property
     def ptx_version(self) -> int:
@@ -82,6 +85,12 @@ class CudaOptions:
 
     def key(self) -> tuple:
         return ("cuda", self.chip, self.opt_level, self.tiles)
+
+
+def mapped_pipeline(options: CudaOptions) -> str:
+    """The mapped stage's pipeline for `options` (its tile sizes)."""
+    y, x = options.tiles
+    return MAPPED.format(threads=x * y, x=x, y=y)
 
 
 def parse_target(text: str) -> CudaOptions:
@@ -128,8 +137,7 @@ class CudaBackend:
         return self._run(module, "bufferized", bufferized_pipeline(False))
 
     def make_mapped(self, module: ir.Module) -> ir.Module:
-        tiles = ",".join(str(t) for t in self.options.tiles)
-        return self._run(module, "mapped", MAPPED.format(tiles=tiles))
+        return self._run(module, "mapped", mapped_pipeline(self.options))
 
     def make_gpu(self, module: ir.Module) -> ir.Module:
         return self._run(module, "gpu", GPU)

@@ -1,0 +1,239 @@
+"""ember-gpu-map: maps every loop nest of a bufferized function onto GPU blocks × threads.
+
+Replaces upstream scf-parallel-loop-tiling + gpu-map-parallel-loops, which tile every
+dim by one list of sizes and map dims in order (the outermost to thread_x: uncoalesced),
+with a choice per loop nest. Runs after convert-linalg-to-parallel-loops; nests that
+already carry a `mapping` (ember-gpu-map-reductions, ember-gpu-tile-matmul) are left alone.
+
+Algorithm:
+  1. Each outermost `scf.parallel` without a mapping, of n dims with trip counts c_i:
+     the innermost dim (contiguous in memory) is tiled by `threads-x` threads (by
+     `threads-1d` when n = 1) mapped to thread_x and block_x, dim n-2 by `threads-y` to
+     thread_y and block_y, the dims before folded into block_z (delinearised in the
+     kernel). Index i = block * tile + thread; ragged edges are guarded by one `scf.if`
+     (i < c for each tiled dim whose c is not a known multiple of its tile), never by
+     min/max bounds (convert-parallel-loops-to-gpu needs constant thread bounds). A grid
+     dim larger than the launch allows (2^31-1 in x, 65535 in y and z), or of unknown
+     size there, gets min(count, limit) blocks and a grid-stride `scf.for` in each thread.
+  2. What is left outside mapped loops and touches memory (loads, stores, copies, linalg
+     ops, loops and ifs over them) would run on the host: each run of such ops becomes
+     the body of a 1-block, 1-thread `scf.parallel` (serial on the GPU, correct). Loops
+     and ifs that contain launches stay on the host (their bodies are mapped the same
+     way). A load whose value the host needs (a loop bound, an if or while condition)
+     stays on the host: Ember's device buffers are managed memory, readable there after
+     the launches before it have synchronised.
+
+Before:
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c100) step (%c1, %c1) { body(%i, %j) }
+After:
+    scf.parallel (%bx, %by) = (%c0, %c0) to (%c4, %c1) step (%c1, %c1) {
+      scf.parallel (%tx, %ty) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+        %j = %bx * 32 + %tx ; %i = %by * 8 + %ty
+        scf.if (%j < 100 and %i < 3) { body(%i, %j) }
+      } {mapping = [thread_x, thread_y]}
+    } {mapping = [block_x, block_y]}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from mlir import ir
+
+from ember.passes.base import Pass, Statistics
+from ember.passes.ir_utils import functions
+from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, contains_mapped,
+                                                     index_type, is_mapped, op, parallel)
+
+# Memref ops that read or write the elements (the others allocate, free or make views).
+_ELEMENT_ACCESS = {"memref.load", "memref.store", "memref.copy", "memref.atomic_rmw",
+                   "memref.generic_atomic_rmw"}
+_PURE_DIALECTS = {"arith", "math", "affine", "index", "complex", "ub"}
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuMapPass(Pass):
+    name: ClassVar[str] = "ember-gpu-map"
+    per_function: ClassVar[bool] = True
+    threads_1d: int = 256  # threads per block of a 1-D loop
+    threads_x: int = 32  # of a loop of 2 or more dims: along the innermost dim
+    threads_y: int = 8  # along the next one
+
+    def __post_init__(self):
+        if min(self.threads_1d, self.threads_x, self.threads_y) < 1 or \
+                self.threads_1d > 1024 or self.threads_x * self.threads_y > 1024:
+            raise ValueError(
+                f"ember-gpu-map: threads-1d={self.threads_1d}, threads-x={self.threads_x}, "
+                f"threads-y={self.threads_y}: each at least 1, and at most 1024 threads "
+                "per block (threads-1d, threads-x * threads-y)")
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        with ir.Location.unknown():
+            for fn in functions(module):
+                for loop in _outermost_parallels(fn):
+                    self.map_loop(loop)
+                    stats.add("mapped-loops")
+                for block in fn.regions[0].blocks:
+                    stats.add("serial-kernels", serialize_leftovers(block))
+
+    def map_loop(self, loop: ir.Operation) -> None:
+        n = len(loop.regions[0].blocks[0].arguments)
+        lowers, uppers, steps = (list(loop.operands[k * n:(k + 1) * n]) for k in range(3))
+        ix = Index()
+        with ir.InsertionPoint(loop):
+            counts = [ix.trip_count(lo, up, st) for lo, up, st in zip(lowers, uppers, steps)]
+            tiles = [self.threads_1d] if n == 1 else [self.threads_x, self.threads_y]
+            tiled = [n - 1 - k for k in range(len(tiles))]  # loop dims along x, y
+            blocks = [ix.ceildiv(counts[d], t) for d, t in zip(tiled, tiles)]
+            outer = counts[:max(n - 2, 0)]
+            if outer:
+                total = 1
+                for c in outer:
+                    total = ix.mul(total, c)
+                blocks.append(total)
+            names = ["block_x", "block_y", "block_z"][:len(blocks)]
+            grids = [b if (ix.known(b) is not None and ix.known(b) <= GRID_LIMIT[p])
+                     else ix.min(b, GRID_LIMIT[p]) for b, p in zip(blocks, names)]
+            grid_loop, grid_body = parallel(ix, grids, names)
+        with ir.InsertionPoint.at_block_begin(grid_body):
+            thread_loop, thread_body = parallel(ix, tiles, ["thread_x", "thread_y"][:len(tiles)])
+        at = ir.InsertionPoint(thread_body.operations[0])  # before its scf.reduce
+        block_ids = list(grid_body.arguments)
+        for k, (b, g) in enumerate(zip(blocks, grids)):
+            if b is not g:  # grid-stride: blocks k, k + grid, ... below b
+                with at:
+                    stride = op("scf.for", [block_ids[k], ix.value(b), ix.value(g)], [],
+                                regions=1)
+                body = stride.regions[0].blocks.append(index_type())
+                with ir.InsertionPoint(body):
+                    yield_op = op("scf.yield", [], [])
+                block_ids[k] = body.arguments[0]
+                at = ir.InsertionPoint(yield_op)
+        with at:
+            index, guard = [None] * n, None
+            for k, (d, t) in enumerate(zip(tiled, tiles)):
+                index[d] = ix.add(ix.mul(block_ids[k], t), thread_body.arguments[k])
+                c = ix.known(counts[d])
+                if c is None or c % t:
+                    guard = ix.both(guard, ix.less(index[d], counts[d]))
+            if guard is not None:
+                branch = op("scf.if", [guard], [], regions=2)
+                then = branch.regions[0].blocks.append()
+                with ir.InsertionPoint(then):
+                    op("scf.yield", [], [])
+                at = ir.InsertionPoint(then.operations[0])
+        with at:
+            if outer:
+                index[:len(outer)] = ix.delinearize(block_ids[len(tiles)], outer)
+            ivs = [ix.add(lo, ix.mul(i, st)) for lo, i, st in zip(lowers, index, steps)]
+            ivs = [ix.value(v) for v in ivs]
+        old = loop.regions[0].blocks[0]
+        for operation in list(old.operations)[:-1]:
+            operation.move_before(at.ref_operation)
+        for arg, iv in zip(old.arguments, ivs):
+            arg.replace_all_uses_with(iv)
+        loop.erase()
+
+
+def _outermost_parallels(fn: ir.Operation) -> list[ir.Operation]:
+    found = []
+
+    def visit(o):
+        o = o.operation
+        if o.name == "scf.parallel":
+            if not is_mapped(o) and not o.results:
+                found.append(o)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+    fn.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _touches_memory(operation: ir.Operation) -> bool:
+    found = []
+
+    def visit(o):
+        name = o.operation.name
+        if name in _ELEMENT_ACCESS or name.split(".")[0] in ("linalg", "vector") or \
+                name == "scf.parallel":
+            found.append(o)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    operation.walk(visit)
+    return bool(found)
+
+
+def _is_device(operation: ir.Operation) -> bool:
+    return not contains_mapped(operation) and _touches_memory(operation)
+
+
+def _is_pure_leaf(operation: ir.Operation) -> bool:
+    return not operation.regions and operation.name.split(".")[0] in _PURE_DIALECTS
+
+
+def serialize_leftovers(block: ir.Block) -> int:
+    """Step 2 on `block` and the host loops and ifs in it; returns the kernels made."""
+    made = 0
+    operations = [o.operation for o in block.operations][:-1]  # not the terminator
+    for o in operations:
+        if not is_mapped(o) and o.regions and contains_mapped(o):
+            for region in o.regions:
+                for inner in region.blocks:
+                    made += serialize_leftovers(inner)
+    run, pending = [], []
+    for o in operations + [None]:
+        if o is not None and _is_device(o):
+            run += pending + [o]
+            pending = []
+        elif o is not None and run and _is_pure_leaf(o):
+            pending.append(o)
+        else:
+            made += _wrap_run(block, run)
+            run, pending = [], []
+    return made
+
+
+def _wrap_run(block: ir.Block, run: list[ir.Operation]) -> int:
+    """Wraps the ops of `run` (consecutive in `block`) whose results only the run uses,
+    each maximal consecutive group in a 1 × 1 kernel; the others stay on the host."""
+    members = {id_of(o) for o in run}
+    escaping = set()
+    for o in reversed(run):
+        for result in o.results:
+            for use in result.uses:
+                user = _ancestor_in(use.owner, block)
+                if user is None or id_of(user) not in members or id_of(user) in escaping:
+                    escaping.add(id_of(o))
+    made, group = 0, []
+    for o in run + [None]:
+        if o is not None and id_of(o) not in escaping:
+            group.append(o)
+            continue
+        if any(_is_device(g) for g in group):
+            ix = Index()
+            with ir.InsertionPoint(group[0]):
+                _, body = parallel(ix, [1], ["block_x"])
+            for g in group:
+                g.move_before(body.operations[len(body.operations) - 1])
+            made += 1
+        group = []
+    return made
+
+
+def id_of(operation) -> int:
+    return hash(operation.operation)
+
+
+def _ancestor_in(operation, block: ir.Block):
+    """The op of `block` that is or contains `operation`, else None."""
+    operation = operation.operation if hasattr(operation, "operation") else operation
+    owner = block.owner
+    while operation is not None:
+        parent = operation.parent
+        if parent is None:
+            return None
+        if parent == owner and operation.block == block:
+            return operation
+        operation = parent
+    return None
