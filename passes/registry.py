@@ -33,7 +33,7 @@ PASSES: dict[str, str] = {
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
     "ember-gpu-map": "ember.passes.transforms.gpu_map:GpuMapPass",
-    "ember-gpu-map-reductions": "ember.passes.transforms.gpu_map_reduce:GpuMapReductionsPass",
+    "ember-gpu-map-reductions": "ember.passes.transforms.gpu_map_reductions:GpuMapReductionsPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

@@ -45,7 +45,9 @@ DEFAULT_CHIP = "sm_80"
 MAPPED = ("builtin.module(inline,convert-bufferization-to-memref,ember-copies-to-linalg,"
           "func.func(ember-gpu-map-reductions,convert-linalg-to-parallel-loops,"
           "ember-gpu-map{{threads-1d={threads} threads-x={x} threads-y={y}}}),cse)")
-GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
+# Bool buffers become bytes first (ember-widen-bool-memrefs: LLVM's memref lowering
+# asserts on i1 elements), on the host and in the kernels alike.
+GPU = ("builtin.module(ember-widen-bool-memrefs,func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
        "gpu-kernel-outlining,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"

@@ -43,14 +43,9 @@ from mlir import ir
 
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import functions
-from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, contains_mapped,
-                                                     index_type, is_mapped, op, parallel)
-
-# Memref ops that read or write the elements (the others allocate, free or make views).
-_ELEMENT_ACCESS = {"memref.load", "memref.store", "memref.copy", "memref.atomic_rmw",
-                   "memref.generic_atomic_rmw"}
-_PURE_DIALECTS = {"arith", "math", "affine", "index", "complex", "ub"}
-
+from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, index_type,
+                                                     is_mapped, op, parallel)
+from ember.passes.transforms.gpu_map_leftovers import serialize_leftovers
 
 @dataclasses.dataclass(frozen=True)
 class GpuMapPass(Pass):
@@ -148,92 +143,3 @@ def _outermost_parallels(fn: ir.Operation) -> list[ir.Operation]:
         return ir.WalkResult.ADVANCE
     fn.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
-
-
-def _touches_memory(operation: ir.Operation) -> bool:
-    found = []
-
-    def visit(o):
-        name = o.operation.name
-        if name in _ELEMENT_ACCESS or name.split(".")[0] in ("linalg", "vector") or \
-                name == "scf.parallel":
-            found.append(o)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-    operation.walk(visit)
-    return bool(found)
-
-
-def _is_device(operation: ir.Operation) -> bool:
-    return not contains_mapped(operation) and _touches_memory(operation)
-
-
-def _is_pure_leaf(operation: ir.Operation) -> bool:
-    return not operation.regions and operation.name.split(".")[0] in _PURE_DIALECTS
-
-
-def serialize_leftovers(block: ir.Block) -> int:
-    """Step 2 on `block` and the host loops and ifs in it; returns the kernels made."""
-    made = 0
-    operations = [o.operation for o in block.operations][:-1]  # not the terminator
-    for o in operations:
-        if not is_mapped(o) and o.regions and contains_mapped(o):
-            for region in o.regions:
-                for inner in region.blocks:
-                    made += serialize_leftovers(inner)
-    run, pending = [], []
-    for o in operations + [None]:
-        if o is not None and _is_device(o):
-            run += pending + [o]
-            pending = []
-        elif o is not None and run and _is_pure_leaf(o):
-            pending.append(o)
-        else:
-            made += _wrap_run(block, run)
-            run, pending = [], []
-    return made
-
-
-def _wrap_run(block: ir.Block, run: list[ir.Operation]) -> int:
-    """Wraps the ops of `run` (consecutive in `block`) whose results only the run uses,
-    each maximal consecutive group in a 1 × 1 kernel; the others stay on the host."""
-    members = {id_of(o) for o in run}
-    escaping = set()
-    for o in reversed(run):
-        for result in o.results:
-            for use in result.uses:
-                user = _ancestor_in(use.owner, block)
-                if user is None or id_of(user) not in members or id_of(user) in escaping:
-                    escaping.add(id_of(o))
-    made, group = 0, []
-    for o in run + [None]:
-        if o is not None and id_of(o) not in escaping:
-            group.append(o)
-            continue
-        if any(_is_device(g) for g in group):
-            ix = Index()
-            with ir.InsertionPoint(group[0]):
-                _, body = parallel(ix, [1], ["block_x"])
-            for g in group:
-                g.move_before(body.operations[len(body.operations) - 1])
-            made += 1
-        group = []
-    return made
-
-
-def id_of(operation) -> int:
-    return hash(operation.operation)
-
-
-def _ancestor_in(operation, block: ir.Block):
-    """The op of `block` that is or contains `operation`, else None."""
-    operation = operation.operation if hasattr(operation, "operation") else operation
-    owner = block.owner
-    while operation is not None:
-        parent = operation.parent
-        if parent is None:
-            return None
-        if parent == owner and operation.block == block:
-            return operation
-        operation = parent
-    return None

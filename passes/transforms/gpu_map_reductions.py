@@ -2,19 +2,24 @@
 a block per output element reducing in parallel over its threads.
 
 convert-linalg-to-parallel-loops would give each output element one thread looping over
-the whole reduction; this pass runs before it, on memrefs, and writes the nest itself: a
-block per output (block_x), a thread-mapped `scf.parallel` with `init`/`scf.reduce`
-(convert-parallel-loops-to-gpu makes it `gpu.all_reduce`: warp shuffles and shared
-memory), each thread folding a strided share of the reduction into a partial that
-starts at the combiner's identity (gpu.all_reduce ignores the loop's init). The result is
-combined with the output's existing value (the reduction's init) and stored.
+the whole reduction; this pass runs before it, on memrefs, and writes the nest itself.
 
-Matched: one output; the body yields `combiner(out, v)` (or `(v, out)`), `out` used by
-nothing else, the combiner one of gpu_map_common.COMBINERS on f32, f64, i32 or i64 (what
-gpu.all_reduce lowers); every loop's size readable from an operand's shape; more than
-`min-reduction` reduced elements (or an unknown number). Anything else (argmax's two
-outputs, bool reductions, tiny reductions) is left to convert-linalg-to-parallel-loops
-and ember-gpu-map (a thread per output element, the reduction a loop in it).
+Algorithm:
+  1. Match a `linalg.generic` on memrefs with reduction iterators and one output whose
+     body yields `combiner(out, v)` (or `(v, out)`), `out` used by nothing else, the
+     combiner one of gpu_map_common.COMBINERS on f32, f64, i32 or i64 (what gpu.all_reduce
+     lowers), every loop's size readable from an operand's shape, more than
+     `min-reduction` reduced elements (or an unknown number). Anything else (argmax's two
+     outputs, bool reductions, tiny reductions) is left to convert-linalg-to-parallel-loops
+     and ember-gpu-map: a thread per output element, the reduction a loop in it.
+  2. Write a block per output element (block_x over the kept dims, delinearised) holding
+     a thread-mapped `scf.parallel` with `init`/`scf.reduce` (convert-parallel-loops-to-gpu
+     makes it `gpu.all_reduce`: warp shuffles and shared memory). Each thread folds a
+     strided share of the reduced elements (delinearised, the innermost dim fastest: loads
+     coalesce) into a partial that starts at the combiner's identity, as gpu.all_reduce
+     ignores the loop's init; the body is moved into that loop with `out` the partial.
+  3. Combine the result with the output's old value (the reduction's init), loaded
+     before the reduction, and store it (every thread stores the same value).
 
 Before:
     linalg.generic {iterator_types = ["parallel", "reduction"]}
@@ -55,9 +60,10 @@ class GpuMapReductionsPass(Pass):
     min_reduction: int = 16  # reductions of at most this many elements stay serial
 
     def __post_init__(self):
-        if not 32 <= self.threads <= 1024 or self.threads % 32:
-            raise ValueError(f"ember-gpu-map-reductions: threads={self.threads}: a multiple "
-                             "of 32 (a warp) from 32 to 1024")
+        if not 1 <= self.threads <= 1024 or self.min_reduction < 0:
+            raise ValueError(f"ember-gpu-map-reductions: threads={self.threads}, min-reduction="
+                             f"{self.min_reduction}: threads from 1 to 1024 (per block), "
+                             "min-reduction at least 0")
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         with ir.Location.unknown():
@@ -147,7 +153,7 @@ class GpuMapReductionsPass(Pass):
                 total = ix.mul(total, sizes[d])
             threads = self.threads
             if isinstance(total, int):
-                threads = max(32, min(threads, -(-total // 32) * 32))
+                threads = max(1, min(threads, -(-total // 32) * 32))  # whole warps
             block_loop, block_body = parallel(ix, [outputs], ["block_x"])
         ivs: list = [None] * len(iterators)
         with ir.InsertionPoint(block_body.operations[0]):
