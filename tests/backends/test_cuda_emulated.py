@@ -197,3 +197,11 @@ def test_the_mapped_stage_runs(monkeypatch):
     x = _array((4, 45), "float32")
     _agree(lambda x: em.reduce_sum(x * 3.0, axis=1) + 0.25, x)
     assert calls
+
+
+def test_dumped_compiles_map_too(monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBER_DUMP_DIR", str(tmp_path))
+    x = _array((3, 37), "float32")
+    _agree(lambda x: em.reduce_max(x, axis=1) * 2.0, x)
+    dumped = "".join(p.read_text() for p in tmp_path.rglob("*-bufferized.mlir"))
+    assert "processor = thread_x" in dumped and "scf.reduce(" in dumped
