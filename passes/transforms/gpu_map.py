@@ -42,6 +42,7 @@ from typing import ClassVar
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, index_type,
                                                      is_mapped, op, parallel)
@@ -58,7 +59,7 @@ class GpuMapPass(Pass):
     def __post_init__(self):
         if min(self.threads_1d, self.threads_x, self.threads_y) < 1 or \
                 self.threads_1d > 1024 or self.threads_x * self.threads_y > 1024:
-            raise ValueError(
+            raise PipelineError(
                 f"ember-gpu-map: threads-1d={self.threads_1d}, threads-x={self.threads_x}, "
                 f"threads-y={self.threads_y}: each at least 1, and at most 1024 threads "
                 "per block (threads-1d, threads-x * threads-y)")

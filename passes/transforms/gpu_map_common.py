@@ -143,15 +143,17 @@ def mapping_attr(processors: list[str]) -> ir.ArrayAttr:
         for p in processors])
 
 
-def parallel(ix: Index, uppers: list, processors: list[str], inits=()) -> tuple:
-    """An `scf.parallel` from 0 to each of `uppers` by 1, mapped to `processors`; returns
-    (op, body block). Without `inits` the body ends in an empty `scf.reduce` already."""
+def parallel(ix: Index, uppers: list, processors: list[str] | None, inits=()) -> tuple:
+    """An `scf.parallel` from 0 to each of `uppers` by 1, mapped to `processors` (None:
+    not mapped); returns (op, body block). Without `inits` the body ends in an empty
+    `scf.reduce` already."""
     n = len(uppers)
     zero, one = ix.value(0), ix.value(1)
+    attributes = {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([n, n, n, len(inits)])}
+    if processors is not None:
+        attributes[MAPPING] = mapping_attr(processors)
     loop = op("scf.parallel", [zero] * n + [ix.value(u) for u in uppers] + [one] * n +
-              list(inits), [v.type for v in inits],
-              {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([n, n, n, len(inits)]),
-               MAPPING: mapping_attr(processors)}, regions=1)
+              list(inits), [v.type for v in inits], attributes, regions=1)
     block = loop.regions[0].blocks.append(*([index_type()] * n))
     if not inits:
         with ir.InsertionPoint(block):

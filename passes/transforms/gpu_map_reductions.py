@@ -1,17 +1,23 @@
 """ember-gpu-map-reductions: a reducing `linalg.generic` whose body is one combiner becomes
-a block per output element reducing in parallel over its threads.
+a block per output element reducing in parallel over its threads; any other reduction a
+loop per output element, the outputs in parallel.
 
-convert-linalg-to-parallel-loops would give each output element one thread looping over
-the whole reduction; this pass runs before it, on memrefs, and writes the nest itself.
+convert-linalg-to-parallel-loops puts each reduced dim where it is in the loop order (a
+reduction over the outer dim becomes a host loop around a launch per step) and gives each
+output element one thread looping over the whole reduction; this pass runs before it, on
+memrefs, and writes the nests itself.
 
 Algorithm:
   1. Match a `linalg.generic` on memrefs with reduction iterators and one output whose
      body yields `combiner(out, v)` (or `(v, out)`), `out` used by nothing else, the
      combiner one of gpu_map_common.COMBINERS on f32, f64, i32 or i64 (what gpu.all_reduce
      lowers), every loop's size readable from an operand's shape, more than
-     `min-reduction` reduced elements (or an unknown number). Anything else (argmax's two
-     outputs, bool reductions, tiny reductions) is left to convert-linalg-to-parallel-loops
-     and ember-gpu-map: a thread per output element, the reduction a loop in it.
+     `min-reduction` reduced elements (or an unknown number).
+     Any other reduction (argmax's two outputs, bool reductions, tiny reductions, matmul
+     and convolution bodies) becomes an unmapped `scf.parallel` over the kept dims (for
+     ember-gpu-map to map: a thread per output element) holding a `scf.for` nest over the
+     reduced dims that carries the outputs' values (each loaded before, stored after);
+     with no kept dim, just the nest (a 1 x 1 kernel).
   2. Write a block per output element (block_x over the kept dims, delinearised) holding
      a thread-mapped `scf.parallel` with `init`/`scf.reduce` (convert-parallel-loops-to-gpu
      makes it `gpu.all_reduce`: warp shuffles and shared memory). Each thread folds a
@@ -44,10 +50,14 @@ from typing import ClassVar
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (COMBINERS, GRID_LIMIT, Index, identity,
                                                      index_type, op, parallel,
                                                      reduce_terminator)
+from ember.passes.transforms.gpu_map_loops import (indices, load_inputs, loop_sizes,
+                                                    maps_of, materialize, move_body,
+                                                    serial_reduction)
 
 _TYPES = ("f32", "f64", "i32", "i64")
 
@@ -61,7 +71,7 @@ class GpuMapReductionsPass(Pass):
 
     def __post_init__(self):
         if not 1 <= self.threads <= 1024 or self.min_reduction < 0:
-            raise ValueError(f"ember-gpu-map-reductions: threads={self.threads}, min-reduction="
+            raise PipelineError(f"ember-gpu-map-reductions: threads={self.threads}, min-reduction="
                              f"{self.min_reduction}: threads from 1 to 1024 (per block), "
                              "min-reduction at least 0")
 
@@ -73,77 +83,52 @@ class GpuMapReductionsPass(Pass):
                                    if o.operation.name == "linalg.generic" else None)
                         or ir.WalkResult.ADVANCE)
                 for generic in generics:
-                    plan = self.match(generic)
-                    if plan is not None:
-                        self.rewrite(generic, *plan)
+                    shape = _reduction(generic)
+                    if shape is None:
+                        continue
+                    combiner = self.combiner(generic, *shape)
+                    if combiner is not None:
+                        self.rewrite(generic, *shape, combiner)
                         stats.add("parallel-reductions")
+                    else:
+                        serial_reduction(generic, *shape)
+                        stats.add("serial-reductions")
 
-    def match(self, generic: ir.Operation):
-        """(sizes, combiner op, its other operand) when `generic` is a reduction this pass
-        writes, else None."""
+    def combiner(self, generic: ir.Operation, sizes: list, iterators: list):
+        """The combiner op when `generic` reduces in parallel (step 1), else None."""
         ins, outs = ir.DenseI32ArrayAttr(generic.attributes["operandSegmentSizes"])
-        iterators = [str(a) for a in ir.ArrayAttr(generic.attributes["iterator_types"])]
-        if outs != 1 or generic.results or not any("reduction" in i for i in iterators) or \
-                not all(isinstance(v.type, ir.MemRefType) for v in generic.operands):
-            return None
         body = generic.regions[0].blocks[0]
         out = body.arguments[ins]
-        if str(out.type) not in _TYPES:
+        if outs != 1 or str(out.type) not in _TYPES:
             return None
         yielded = list(body.operations)[-1].operands[0]
         combiner = yielded.owner.operation if isinstance(yielded, ir.OpResult) else None
         if combiner is None or combiner.name not in COMBINERS or \
                 len(list(out.uses)) != 1 or len(list(yielded.uses)) != 1 or \
-                combiner.block != body or out not in list(combiner.operands):
+                combiner.block != body or len(combiner.operands) != 2 or \
+                out not in list(combiner.operands) or \
+                combiner.operands[0] == combiner.operands[1]:
             return None
-        other = [v for v in combiner.operands if v != out]
-        if len(other) != 1:
-            return None
-        sizes = self._loop_sizes(generic, len(iterators))
-        if sizes is None:
-            return None
-        reduced = 1
+        reduced, outputs = 1, 1
         for s, it in zip(sizes, iterators):
             if "reduction" in it:
-                reduced = reduced * s if isinstance(s, int) and isinstance(reduced, int) \
-                    else None
-        if reduced is not None and reduced <= self.min_reduction:
-            return None
-        outputs = 1
-        for s, it in zip(sizes, iterators):
-            if "reduction" not in it and isinstance(s, int):
+                reduced = reduced * s if isinstance(s, int) and reduced is not None else None
+            elif isinstance(s, int):
                 outputs *= s
-        if outputs > GRID_LIMIT["block_x"]:
-            return None  # more outputs than a grid's x has blocks: left to ember-gpu-map
-        return sizes, iterators, combiner
-
-    @staticmethod
-    def _loop_sizes(generic: ir.Operation, loops: int):
-        """Each loop's size: an int, or (operand, dim) to read with memref.dim."""
-        maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(generic.attributes[
-            "indexing_maps"])]
-        sizes: list = [None] * loops
-        for value, amap in zip(generic.operands, maps):
-            shape = ir.MemRefType(value.type).shape
-            for pos, expr in enumerate(amap.results):
-                if isinstance(expr, ir.AffineDimExpr):
-                    d = expr.position
-                    if sizes[d] is None or not isinstance(sizes[d], int):
-                        sizes[d] = shape[pos] if shape[pos] >= 0 else (value, pos)
-        return None if any(s is None for s in sizes) else sizes
+        if reduced is not None and reduced <= self.min_reduction or \
+                outputs > GRID_LIMIT["block_x"]:
+            return None
+        return combiner
 
     def rewrite(self, generic: ir.Operation, sizes, iterators, combiner) -> None:
         ix = Index()
         body = generic.regions[0].blocks[0]
         ins = len(body.arguments) - 1
-        maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(generic.attributes[
-            "indexing_maps"])]
+        maps = maps_of(generic)
         element = body.arguments[ins].type
         output = generic.operands[ins]
         with ir.InsertionPoint(generic):
-            sizes = [s if isinstance(s, int) else
-                     op("memref.dim", [s[0], ix.value(s[1])], [index_type()]).result
-                     for s in sizes]
+            sizes = materialize(ix, sizes)
             kept = [d for d, it in enumerate(iterators) if "reduction" not in it]
             reduced = [d for d, it in enumerate(iterators) if "reduction" in it]
             outputs, total = 1, 1
@@ -160,7 +145,7 @@ class GpuMapReductionsPass(Pass):
             for d, v in zip(kept, ix.delinearize(block_body.arguments[0],
                                                  [sizes[d] for d in kept])):
                 ivs[d] = ix.value(v)
-            out_index = self._indices(ix, maps[ins], ivs)
+            out_index = indices(ix, maps[ins], ivs)
             old = op("memref.load", [output] + out_index, [element]).result
             start = identity(combiner.name, element)
             thread_loop, thread_body = parallel(ix, [threads], ["thread_x"], [start])
@@ -174,49 +159,29 @@ class GpuMapReductionsPass(Pass):
             for d, v in zip(reduced, ix.delinearize(inner.arguments[0],
                                                     [sizes[d] for d in reduced])):
                 ivs[d] = ix.value(v)
-            loaded = []
-            for k in range(ins):
-                value = generic.operands[k]
-                if isinstance(value.type, ir.MemRefType):
-                    value = op("memref.load", [value] + self._indices(ix, maps[k], ivs),
-                               [body.arguments[k].type]).result
-                loaded.append(value)
+            inputs = load_inputs(ix, generic, ivs)
             terminator = op("scf.yield", [combiner.result], [])
-        for operation in list(body.operations)[:-1]:
-            operation.move_before(terminator)
-        for arg, value in zip(body.arguments, loaded + [inner.arguments[1]]):
-            arg.replace_all_uses_with(value)
-        self._replace_indices(inner, ivs)
+        move_body(generic, terminator, inputs, [inner.arguments[1]], ivs)
         with ir.InsertionPoint(block_body.operations[len(block_body.operations) - 1]):
             attrs = {name: combiner.attributes[name] for name in combiner.attributes}
             new = op(combiner.name, [old, thread_loop.result], [element], attrs).result
             op("memref.store", [new, output] + out_index, [])
         generic.erase()
 
-    @staticmethod
-    def _indices(ix: Index, amap: ir.AffineMap, ivs: list) -> list:
-        """The indices `amap` gives for loop indices `ivs` (affine.apply for compound
-        expressions: lower-affine expands them)."""
-        out = []
-        for expr in amap.results:
-            if isinstance(expr, ir.AffineDimExpr):
-                out.append(ivs[expr.position])
-            elif isinstance(expr, ir.AffineConstantExpr):
-                out.append(ix.value(expr.value))
-            else:
-                single = ir.AffineMap.get(amap.n_dims, amap.n_symbols, [expr])
-                out.append(op("affine.apply", ivs, [index_type()],
-                              {"map": ir.AffineMapAttr.get(single)}).result)
-        return out
 
-    @staticmethod
-    def _replace_indices(block: ir.Block, ivs: list) -> None:
-        found = []
-        for o in block.operations:
-            o.operation.walk(lambda x: (found.append(x.operation)
-                                        if x.operation.name == "linalg.index" else None)
-                             or ir.WalkResult.ADVANCE)
-        for index_op in found:
-            d = ir.IntegerAttr(index_op.attributes["dim"]).value
-            index_op.result.replace_all_uses_with(ivs[d])
-            index_op.erase()
+def _reduction(generic: ir.Operation):
+    """(loop sizes, iterator types) of a reducing generic on memrefs whose loops' sizes are
+    operands' dims and whose outputs are indexed by kept dims only, else None."""
+    ins, outs = ir.DenseI32ArrayAttr(generic.attributes["operandSegmentSizes"])
+    iterators = [str(a) for a in ir.ArrayAttr(generic.attributes["iterator_types"])]
+    if generic.results or not any("reduction" in i for i in iterators) or \
+            not all(isinstance(v.type, ir.MemRefType) for v in generic.operands[ins:]) or \
+            not all(isinstance(v.type, ir.MemRefType) or not isinstance(v.type, ir.ShapedType)
+                    for v in generic.operands[:ins]):
+        return None
+    for amap in maps_of(generic)[ins:]:
+        if any(not isinstance(e, ir.AffineDimExpr) or "reduction" in iterators[e.position]
+               for e in amap.results):
+            return None
+    sizes = loop_sizes(generic, len(iterators))
+    return None if sizes is None else (sizes, iterators)
