@@ -15,8 +15,9 @@ those reductions numerically, for every op family, on any machine.
 What it cannot check: what happens after `mapped` — the launch configuration itself,
 gpu.all_reduce's warp shuffles and shared memory, barriers, concurrency between threads
 (a race shows only on a GPU), NVVM and the PTX (ptxas checks that PTX assembles, a GPU
-that it runs: backends/cuda/runtime.py). Products run as the mapped loop nests, never
-through the CPU's GEMM kernels, on one thread (no row splitting).
+that it runs: backends/cuda/runtime.py), nor the 16-byte alignment the vector loads and
+stores assume (dropped here: numpy arrays need not have it). Products run as the mapped
+loop nests, never through the CPU's GEMM kernels, on one thread (no row splitting).
 """
 
 from __future__ import annotations
@@ -61,7 +62,27 @@ class EmulatedBackend(CpuBackend):
         """The CPU's bufferized stage (no GEMM calls), then the CUDA backend's mapped one:
         the nests the GPU would run, which the CPU's later stages lower sequentially."""
         super().make_bufferized(module)
-        return CudaBackend(self.options.cuda, self.instrument).make_mapped(module)
+        CudaBackend(self.options.cuda, self.instrument).make_mapped(module)
+        drop_vector_alignment(module)
+        return module
+
+    def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
+        if stage == "llvm":  # the mapped stage's vector loads and stores (the CPU has none)
+            pipeline = pipeline.replace("finalize-memref-to-llvm,",
+                                        "convert-vector-to-llvm,finalize-memref-to-llvm,")
+        return super()._run(module, stage, pipeline)
+
+
+def drop_vector_alignment(module: ir.Module) -> None:
+    """The mapped stage's vector loads and stores promise 16-byte alignment, which the
+    GPU's buffers have (cuMemAlloc gives 256); numpy arrays given to the CPU need not
+    (a contiguous slice starts anywhere), so here they promise only their element's."""
+    found = []
+    module.operation.walk(lambda o: (found.append(o.operation) if o.operation.name in (
+        "vector.load", "vector.store") else None) or ir.WalkResult.ADVANCE)
+    for operation in found:
+        if "alignment" in operation.attributes:
+            del operation.attributes["alignment"]
 
 
 class EmulatedCompiler:

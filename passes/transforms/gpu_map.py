@@ -6,6 +6,9 @@ with a choice per loop nest. Runs after convert-linalg-to-parallel-loops; nests 
 already carry a `mapping` (ember-gpu-map-reductions, ember-gpu-tile-matmul) are left alone.
 
 Algorithm:
+  0. (`vectorize`) An elementwise nest whose innermost dim is contiguous, f32 or i32 and
+     a known multiple of 4 long handles 4 elements per iteration, as `vector<4xT>`
+     loads and stores (PTX ld.global.v4; gpu_map_vector.py says when exactly).
   1. Each outermost `scf.parallel` without a mapping, of n dims with trip counts c_i:
      the innermost dim (contiguous in memory) is tiled by `threads-x` threads (by
      `threads-1d` when n = 1) mapped to thread_x and block_x, dim n-2 by `threads-y` to
@@ -47,6 +50,7 @@ from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, index_type,
                                                      is_mapped, op, parallel)
 from ember.passes.transforms.gpu_map_leftovers import serialize_leftovers
+from ember.passes.transforms.gpu_map_vector import vectorize
 
 @dataclasses.dataclass(frozen=True)
 class GpuMapPass(Pass):
@@ -55,6 +59,7 @@ class GpuMapPass(Pass):
     threads_1d: int = 256  # threads per block of a 1-D loop
     threads_x: int = 32  # of a loop of 2 or more dims: along the innermost dim
     threads_y: int = 8  # along the next one
+    vectorize: bool = True  # 4 contiguous elements per thread where plainly right
 
     def __post_init__(self):
         if min(self.threads_1d, self.threads_x, self.threads_y) < 1 or \
@@ -68,6 +73,8 @@ class GpuMapPass(Pass):
         with ir.Location.unknown():
             for fn in functions(module):
                 for loop in _outermost_parallels(fn):
+                    if self.vectorize and vectorize(loop):
+                        stats.add("vectorized-loops")
                     self.map_loop(loop)
                     stats.add("mapped-loops")
                 for block in fn.regions[0].blocks:

@@ -65,6 +65,16 @@ def test_elementwise_with_broadcasting(dtype):
     _agree(f, x, y, z)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_vectorized_elementwise(dtype):
+    """Inner dims of multiples of 4 (f32, i32): 4 elements per thread, broadcast operands
+    (a row, a column, a scalar) splat, a select on a vector of comparisons."""
+    x, row, col = _array((6, 64), dtype), _array((64,), dtype), _array((6, 1), dtype)
+    z = _array((), dtype)
+    _agree(lambda x, r, c, z: (x * r + c, em.where(x > r, x - z, c), em.maximum(x, z)),
+           x, row, col, z)
+
+
 def test_elementwise_bool_and_bf16():
     a, b = _array((3, 31), "bool"), _array((31,), "bool")
     _agree(lambda a, b: (em.logical_and(a, b), em.logical_or(a, em.logical_not(b)),

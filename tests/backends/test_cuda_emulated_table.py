@@ -168,3 +168,20 @@ def test_parallel_reductions_become_warp_shuffles_ptxas_accepts(tmp_path):
         done = subprocess.run([PTXAS, "-arch=sm_80", str(path), "-o", os.devnull],
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+
+
+ELEMENTWISE = """
+func.func @e(%x: tensor<6x64xf32>, %r: tensor<64xf32>) -> tensor<6x64xf32> {
+  %0 = "ember.mul"(%x, %r) : (tensor<6x64xf32>, tensor<64xf32>) -> tensor<6x64xf32>
+  %1 = "ember.add"(%0, %x) : (tensor<6x64xf32>, tensor<6x64xf32>) -> tensor<6x64xf32>
+  return %1 : tensor<6x64xf32>
+}
+"""
+
+
+def test_contiguous_elementwise_loads_4_floats_at_once():
+    with default_context():
+        module = ir.Module.parse(ELEMENTWISE)
+    with module.context:
+        ptx = CudaBackend().lower(module, stop="ptx")
+    assert ptx.count("ld.global.v4.b32") == 2 and ptx.count("st.global.v4.b32") == 1, ptx
