@@ -11,10 +11,13 @@
 // ERR2: error: invalid pass pipeline: ember-gpu-map-reductions: threads=2000, min-reduction=16: threads from 1 to 1024
 
 // 600000 outer indices need more than 65535 blocks in z: 65535 blocks, each thread
-// striding over them; the innermost dim's size is known at run time only (ceildiv, a
-// guard, and a grid-stride loop in x as its block count is unknown).
+// striding over them; the innermost dim's size is known at run time only (launched only
+// when not 0: a grid of 0 blocks is an error; ceildiv, a guard, and a grid-stride loop
+// in x as its block count is unknown).
 // CHECK-LABEL: func.func @big(
 // CHECK-SAME:    %[[A:.*]]: memref<600000x3x?xf32>, %[[N:.*]]: index)
+// CHECK:         %[[SOME:.*]] = arith.cmpi ult, %c0, %[[N]]
+// CHECK:         scf.if %[[SOME]] {
 // CHECK:         %[[BX:.*]] = arith.ceildivui %[[N]], %c64
 // CHECK:         %[[GX:.*]] = arith.minui %[[BX]], %c2147483647
 // CHECK:         scf.parallel (%[[X:.*]], %[[Y:.*]], %[[Z:.*]]) = (%c0, %c0, %c0) to (%[[GX]], %c1, %c65535)
@@ -37,6 +40,24 @@ func.func @big(%a: memref<600000x3x?xf32>, %n: index) {
     %v = memref.load %a[%i, %j, %k] : memref<600000x3x?xf32>
     %w = arith.addf %v, %v : f32
     memref.store %w, %a[%i, %j, %k] : memref<600000x3x?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// No iteration: no launch.
+// CHECK-LABEL: func.func @empty(
+// CHECK-NOT:     scf.parallel
+// CHECK:         return
+func.func @empty(%a: memref<0x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c0, %c5) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<0x5xf32>
+    memref.store %v, %a[%i, %j] : memref<0x5xf32>
     scf.reduce
   }
   return

@@ -48,7 +48,7 @@ from ember.passes.base import Pass, Statistics
 from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, index_type,
-                                                     is_mapped, op, parallel)
+                                                     is_mapped, op, parallel, when_nonempty)
 from ember.passes.transforms.gpu_map_leftovers import serialize_leftovers
 from ember.passes.transforms.gpu_map_vector import vectorize
 
@@ -86,6 +86,12 @@ class GpuMapPass(Pass):
         ix = Index()
         with ir.InsertionPoint(loop):
             counts = [ix.trip_count(lo, up, st) for lo, up, st in zip(lowers, uppers, steps)]
+            empty = any(ix.known(c) is not None and ix.known(c) <= 0 for c in counts)
+            here = None if empty else when_nonempty(ix, counts) or ir.InsertionPoint(loop)
+        if empty:
+            loop.erase()  # no iteration: nothing to launch
+            return
+        with here:
             tiles = [self.threads_1d] if n == 1 else [self.threads_x, self.threads_y]
             tiled = [n - 1 - k for k in range(len(tiles))]  # loop dims along x, y
             blocks = [ix.ceildiv(counts[d], t) for d, t in zip(tiled, tiles)]

@@ -137,6 +137,24 @@ class Index:
         return list(reversed(out))
 
 
+def when_nonempty(ix: Index, counts: list) -> ir.InsertionPoint | None:
+    """An insertion point inside `scf.if (0 < c for each count c not known)` at the
+    current one, or None when every count is known: a launch of 0 blocks is an error
+    (CUDA_ERROR_INVALID_VALUE), so a grid sized at run time is launched only when it is
+    not empty (the host branches, the kernel stays inside)."""
+    condition = None
+    for c in counts:
+        if ix.known(c) is None:
+            condition = ix.both(condition, ix.less(0, c))
+    if condition is None:
+        return None
+    branch = op("scf.if", [condition], [], regions=2)
+    then = branch.regions[0].blocks.append()
+    with ir.InsertionPoint(then):
+        op("scf.yield", [], [])
+    return ir.InsertionPoint(then.operations[0])
+
+
 def mapping_attr(processors: list[str]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(
         f"#gpu.loop_dim_map<processor = {p}, map = (d0) -> (d0), bound = (d0) -> (d0)>")

@@ -54,7 +54,7 @@ from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (COMBINERS, GRID_LIMIT, Index, identity,
                                                      index_type, op, parallel,
-                                                     reduce_terminator)
+                                                     reduce_terminator, when_nonempty)
 from ember.passes.transforms.gpu_map_loops import (indices, load_inputs, loop_sizes,
                                                     maps_of, materialize, move_body,
                                                     serial_reduction)
@@ -139,6 +139,11 @@ class GpuMapReductionsPass(Pass):
             threads = self.threads
             if isinstance(total, int):
                 threads = max(1, min(threads, -(-total // 32) * 32))  # whole warps
+            here = when_nonempty(ix, [outputs]) or ir.InsertionPoint(generic)
+        if outputs == 0:
+            generic.erase()  # no output element
+            return
+        with here:
             block_loop, block_body = parallel(ix, [outputs], ["block_x"])
         ivs: list = [None] * len(iterators)
         with ir.InsertionPoint(block_body.operations[0]):

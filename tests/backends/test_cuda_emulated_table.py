@@ -56,6 +56,13 @@ def test_table_op_emulated_with_dynamic_dims(name, monkeypatch):
     table._check(name, *table._row(name), dynamic=True)
 
 
+@pytest.mark.parametrize("name", table.ELEMENTWISE)
+def test_elementwise_table_op_emulated_on_empty_tensors(name, monkeypatch):
+    monkeypatch.setattr(table, "compile_function",
+                        lambda *a: compile_function(*a, EmulatedBackend()))
+    table.test_elementwise_op_on_empty_tensors(name)
+
+
 def _program(seed, dtype):
     with default_context(), ir.Location.unknown():
         program = program_generator.generate(seed, dtype)
