@@ -38,17 +38,18 @@ DEFAULT_CHIP = "sm_80"
 # Every loop nest is mapped to blocks × threads by Ember's passes (passes/transforms/
 # gpu_map*.py): reductions over one combiner a block per output reducing over its threads
 # (gpu.all_reduce: warp shuffles and shared memory), other nests tiled per their own rank
-# with the contiguous dim on thread_x, what is left and touches memory a 1 × 1 kernel (no
-# element access stays on the host). Copies become linalg.copy first, so they are mapped
-# as loops too. ember-gpu-tile-matmul (products as tiled nests) goes first in func.func.
+# with the contiguous dim on thread_x, what is left and touches memory a 1 × 1 kernel (the
+# host only reads what it branches on: buffers are managed memory). Copies become
+# linalg.copy first, so they are mapped as loops too. ember-gpu-tile-matmul (products as
+# tiled nests, already mapped: the passes after it leave them alone) goes first in func.func.
 # No canonicalize after mapping: it would merge each tile loop into its parent again.
 MAPPED = ("builtin.module(inline,convert-bufferization-to-memref,ember-copies-to-linalg,"
           "func.func(ember-gpu-map-reductions,convert-linalg-to-parallel-loops,"
           "ember-gpu-map{{threads-1d={threads} threads-x={x} threads-y={y}}}),cse)")
 # Bool buffers become bytes first (ember-widen-bool-memrefs: LLVM's memref lowering
 # asserts on i1 elements), on the host and in the kernels alike.
-GPU = ("builtin.module(ember-widen-bool-memrefs,func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
-       "gpu-kernel-outlining,cse)")
+GPU = ("builtin.module(ember-widen-bool-memrefs,func.func(convert-parallel-loops-to-gpu),"
+       "lower-affine,canonicalize,gpu-kernel-outlining,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"

@@ -153,10 +153,14 @@ REDUCTIONS = """
 func.func @r(%a: tensor<7x300xf32>, %b: tensor<300x5xf64>, %c: tensor<1000xi32>,
              %d: tensor<3x257xi64>) -> (tensor<7xf32>, tensor<5xf64>, tensor<i32>,
                                          tensor<3xi64>) {
-  %0 = "ember.reduce_sum"(%a) {axes = array<i64: 1>, keepdims = false} : (tensor<7x300xf32>) -> tensor<7xf32>
-  %1 = "ember.reduce_max"(%b) {axes = array<i64: 0>, keepdims = false} : (tensor<300x5xf64>) -> tensor<5xf64>
-  %2 = "ember.reduce_sum"(%c) {axes = array<i64: 0>, keepdims = false} : (tensor<1000xi32>) -> tensor<i32>
-  %3 = "ember.reduce_min"(%d) {axes = array<i64: 1>, keepdims = false} : (tensor<3x257xi64>) -> tensor<3xi64>
+  %0 = "ember.reduce_sum"(%a) {axes = array<i64: 1>, keepdims = false}
+      : (tensor<7x300xf32>) -> tensor<7xf32>
+  %1 = "ember.reduce_max"(%b) {axes = array<i64: 0>, keepdims = false}
+      : (tensor<300x5xf64>) -> tensor<5xf64>
+  %2 = "ember.reduce_sum"(%c) {axes = array<i64: 0>, keepdims = false}
+      : (tensor<1000xi32>) -> tensor<i32>
+  %3 = "ember.reduce_min"(%d) {axes = array<i64: 1>, keepdims = false}
+      : (tensor<3x257xi64>) -> tensor<3xi64>
   return %0, %1, %2, %3 : tensor<7xf32>, tensor<5xf64>, tensor<i32>, tensor<3xi64>
 }
 """
