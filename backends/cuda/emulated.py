@@ -27,6 +27,7 @@ from typing import Sequence
 
 from mlir import ir
 
+from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import CpuBackend, CpuOptions
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, compile_function
 from ember.backends.cuda.backend import CudaBackend, CudaOptions
@@ -99,7 +100,15 @@ class EmulatedCompiler:
                                 source_key=source_key, pipeline=pipeline)
 
     def stages(self, instrument: dict | None = None, **options) -> EmulatedBackend:
-        cuda = {k: options.pop(k) for k in ("chip", "tiles") if options.get(k) is not None}
+        """Its stages with CPU options (cpu, features, opt_level) and CUDA ones (chip,
+        tiles); products stay loops on one thread (no gemm, threads)."""
+        options = {k: v for k, v in options.items() if v is not None}
+        unknown = sorted(set(options) - {"cpu", "features", "opt_level", "chip", "tiles"})
+        if unknown:
+            raise NotCompilable(f"the {NAME} backend has no option {', '.join(unknown)} (its "
+                                "options: cpu, features, opt_level, chip, tiles)",
+                                NotCompilable.Reason.BAD_ARGUMENTS)
+        cuda = {k: options.pop(k) for k in ("chip", "tiles") if k in options}
         base = dataclasses.replace(self.options, **options) if options else self.options
         if cuda:
             base = dataclasses.replace(base, cuda=dataclasses.replace(base.cuda, **cuda))

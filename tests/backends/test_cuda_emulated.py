@@ -184,9 +184,11 @@ def test_grids_larger_than_a_launch_allows():
 
 
 def test_tile_sizes_are_an_option():
-    lowering = EmulatedCompiler().stages(tiles=(2, 16))
+    lowering = EmulatedCompiler().stages(tiles=(2, 16), cpu=None)
     assert lowering.options.cuda.tiles == (2, 16)
     assert cuda_backend.mapped_pipeline(lowering.options.cuda).count("threads-x=16")
+    with pytest.raises(em.backends.NotCompilable, match="no option gemm, threads"):
+        EmulatedCompiler().stages(gemm="ember", threads=4)
 
 
 def test_options_key_differs_from_the_cpus_and_checks_its_options():
