@@ -75,15 +75,19 @@ func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
 }
 
 // Rows of 64 floats: 4 per thread, as 16-byte vector loads and stores (PTX ld.global.v4);
-// the row operand broadcast along dim 0 is loaded as a vector too.
+// the row operand broadcast along dim 0 is loaded as a vector too. 16 vectors per row: 16
+// threads along x (no guard: they fit exactly) and the next power of two above the 6 rows
+// along y (guarded).
 // CHECK-LABEL: func.func @contiguous(
 // CHECK:         scf.parallel (%[[BX:.*]], %[[BY:.*]]) = (%c0, %c0) to (%c1, %c1) step (%c1, %c1) {
-// CHECK:           scf.parallel (%[[TX:.*]], %[[TY:.*]]) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+// CHECK:           scf.parallel (%[[TX:.*]], %[[TY:.*]]) = (%c0, %c0) to (%c16, %c8) step (%c1, %c1) {
 // CHECK:             %[[Q:.*]] = arith.addi %{{.*}}, %[[TX]]
-// CHECK:             arith.cmpi ult, %[[Q]], %c16
-// CHECK:             scf.if
+// CHECK-NOT:         arith.cmpi ult, %[[Q]]
+// CHECK:             %[[I:.*]] = arith.addi %{{.*}}, %[[TY]]
+// CHECK:             %[[IN:.*]] = arith.cmpi ult, %[[I]], %c6
+// CHECK:             scf.if %[[IN]]
 // CHECK:               %[[J:.*]] = arith.muli %[[Q]], %c4
-// CHECK:               %[[X:.*]] = vector.load %arg0[%[[I:.*]], %[[J]]] {alignment = 16 : i64} : memref<6x64xf32>, vector<4xf32>
+// CHECK:               %[[X:.*]] = vector.load %arg0[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<6x64xf32>, vector<4xf32>
 // CHECK:               %[[R:.*]] = vector.load %arg1[%[[J]]] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
 // CHECK:               %[[P:.*]] = arith.mulf %[[X]], %[[R]] : vector<4xf32>
 // CHECK:               vector.store %[[P]], %arg2[%[[I]], %[[J]]] {alignment = 16 : i64}

@@ -13,11 +13,14 @@ Algorithm:
      the innermost dim (contiguous in memory) is tiled by `threads-x` threads (by
      `threads-1d` when n = 1) mapped to thread_x and block_x, dim n-2 by `threads-y` to
      thread_y and block_y, the dims before folded into block_z (delinearised in the
-     kernel). Index i = block * tile + thread; ragged edges are guarded by one `scf.if`
-     (i < c for each tiled dim whose c is not a known multiple of its tile), never by
-     min/max bounds (convert-parallel-loops-to-gpu needs constant thread bounds). A grid
-     dim larger than the launch allows (2^31-1 in x, 65535 in y and z), or of unknown
-     size there, gets min(count, limit) blocks and a grid-stride `scf.for` in each thread.
+     kernel). A known inner dim shorter than `threads-x` gets the power of two above it
+     along x and the rest of the block's threads along y (3 columns: 4 × 64), a known
+     dim n-2 shorter than that the power of two above it. Index i = block * tile +
+     thread; ragged edges are guarded by one `scf.if` (i < c for each tiled dim whose c
+     is not a known multiple of its tile), never by min/max bounds
+     (convert-parallel-loops-to-gpu needs constant thread bounds). A grid dim larger
+     than the launch allows (2^31-1 in x, 65535 in y and z), or of unknown size there,
+     gets min(count, limit) blocks and a grid-stride `scf.for` in each thread.
   2. What is left outside mapped loops and touches memory (loads, stores, copies, linalg
      ops, loops and ifs over them) would run on the host: each run of such ops becomes
      the body of a 1-block, 1-thread `scf.parallel` (serial on the GPU, correct). Loops
@@ -92,7 +95,8 @@ class GpuMapPass(Pass):
             loop.erase()  # no iteration: nothing to launch
             return
         with here:
-            tiles = [self.threads_1d] if n == 1 else [self.threads_x, self.threads_y]
+            tiles = [self.threads_1d] if n == 1 else self._tiles(ix.known(counts[-1]),
+                                                                  ix.known(counts[-2]))
             tiled = [n - 1 - k for k in range(len(tiles))]  # loop dims along x, y
             blocks = [ix.ceildiv(counts[d], t) for d, t in zip(tiled, tiles)]
             outer = counts[:max(n - 2, 0)]
@@ -143,6 +147,19 @@ class GpuMapPass(Pass):
         for arg, iv in zip(old.arguments, ivs):
             arg.replace_all_uses_with(iv)
         loop.erase()
+
+
+    def _tiles(self, columns: int | None, rows: int | None) -> list[int]:
+        """Threads along x and y for a nest of `columns` × `rows` (None: unknown): the
+        options' sizes, x narrowed to a power of two just above a short known inner dim
+        and y widened to keep the block's threads, then y narrowed the same way."""
+        x, y = self.threads_x, self.threads_y
+        if columns is not None and 0 < columns < x:
+            x = 1 << (columns - 1).bit_length()
+            y = self.threads_x * self.threads_y // x
+        if rows is not None and 0 < rows < y:
+            y = 1 << (rows - 1).bit_length()
+        return [x, y]
 
 
 def _outermost_parallels(fn: ir.Operation) -> list[ir.Operation]:
