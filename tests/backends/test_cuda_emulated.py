@@ -12,12 +12,16 @@ neighbour). Interpreter fallback is an error here, so every case is compiled.
 
 import numpy as np
 import pytest
+from mlir import ir
 
 import ember as em
 from ember.backends.cpu.backend import CpuOptions
+from ember.backends.cpu.compiler import compile_function
 from ember.backends.cuda import backend as cuda_backend
 from ember.backends.cuda.emulated import EmulatedBackend, EmulatedCompiler, EmulatedOptions
+from ember.dialects.ember import TensorType
 from ember.dialects.ember.dtypes import bfloat16
+from ember.dialects.ember.irdl import default_context
 
 RNG = np.random.default_rng(17)
 
@@ -177,10 +181,30 @@ def test_control_flow():
     _agree(f, np.full((3, 33), 10.0, np.float32))
 
 
+GRIDS = """
+func.func @f(%r: tensor<70000x33xf32>, %o: tensor<70000x1x3xf32>)
+    -> (tensor<70000x33xf32>, tensor<70000x1x3xf32>) {
+  %0 = "ember.add"(%r, %r) : (tensor<70000x33xf32>, tensor<70000x33xf32>) -> tensor<70000x33xf32>
+  %1 = "ember.neg"(%o) : (tensor<70000x1x3xf32>) -> tensor<70000x1x3xf32>
+  return %0, %1 : tensor<70000x33xf32>, tensor<70000x1x3xf32>
+}
+"""
+
+
 def test_grids_larger_than_a_launch_allows():
-    # y and z hold 65535 blocks: 600000 rows of 8 threads, 70000 outer indices
-    rows, outer = _array((600000, 2), "float32"), _array((70000, 1, 3), "float32")
-    _agree(lambda r, o: (r * 2.0 + 1.0, o - 1.0), rows, outer)
+    """y and z hold 65535 blocks: with one thread along y, 70000 rows need a grid-stride
+    loop in y, and 70000 outer indices one in z (x is ragged: 33 columns)."""
+    options = EmulatedOptions(cuda=cuda_backend.CudaOptions(tiles=(1, 32)))
+    types = [TensorType(em.float32, (70000, 33)), TensorType(em.float32, (70000, 1, 3))]
+    with default_context():
+        module = ir.Module.parse(GRIDS)
+    with module.context:
+        mapped = str(EmulatedBackend(options).lower(module, stop="bufferized"))
+    assert mapped.count("step %c65535") == 2, mapped
+    r, o = _array((70000, 33), "float32"), _array((70000, 1, 3), "float32")
+    got = compile_function(GRIDS, "f", types, EmulatedBackend(options))([r, o])
+    np.testing.assert_array_equal(got[0], r + r)
+    np.testing.assert_array_equal(got[1], -o)
 
 
 def test_tile_sizes_are_an_option():
