@@ -241,3 +241,42 @@ def test_dumped_compiles_map_too(monkeypatch, tmp_path):
     _agree(lambda x: em.reduce_max(x, axis=1) * 2.0, x)
     dumped = "".join(p.read_text() for p in tmp_path.rglob("*-bufferized.mlir"))
     assert "processor = thread_x" in dumped and "scf.reduce(" in dumped
+
+
+_COMBINE = {"arith.addf": np.add, "arith.mulf": np.multiply, "arith.maximumf": np.maximum,
+            "arith.minimumf": np.minimum, "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
+            "arith.addi": np.add, "arith.muli": np.multiply, "arith.maxsi": np.maximum,
+            "arith.minsi": np.minimum, "arith.andi": np.bitwise_and,
+            "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("name", sorted(_COMBINE) + ["arith.maxui", "arith.minui"])
+def test_each_threads_partial_starts_at_the_combiners_identity(name):
+    """combine(identity, x) == x for every x, NaN, infinities, -0.0 and the extremes
+    included (a thread with nothing to reduce contributes the identity)."""
+    from ember.passes.transforms.gpu_map_common import identity
+    floats = name.endswith("f")
+    types = ["f32", "f64"] if floats else ["i32", "i64"]
+    for text in types:
+        with ir.Context(), ir.Location.unknown():
+            element = ir.Type.parse(text)
+            module = ir.Module.create()
+            with ir.InsertionPoint(module.body):
+                attr = identity(name, element).owner.attributes["value"]
+            value = ir.FloatAttr(attr).value if floats else ir.IntegerAttr(attr).value
+        dtype = np.dtype({"f32": "float32", "f64": "float64", "i32": "int32",
+                          "i64": "int64"}[text])
+        if floats:
+            x = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan], dtype)
+        else:
+            info = np.iinfo(dtype)
+            x = np.array([0, 1, -1, 7, info.min, info.max], dtype)
+        if name in ("arith.maxui", "arith.minui"):
+            x, identity_value = x.view(f"u{dtype.itemsize}"), np.array(value, dtype).view(
+                f"u{dtype.itemsize}")
+            combined = (np.maximum if name == "arith.maxui" else np.minimum)(identity_value, x)
+        else:
+            combined = _COMBINE[name](np.array(value, dtype), x)
+        np.testing.assert_array_equal(combined, x, err_msg=f"{name} {text}")
+        if floats:
+            assert np.signbit(combined[1]) == np.signbit(x[1]), name  # -0.0 stays -0.0
