@@ -12,7 +12,8 @@ Algorithm:
      body yields `combiner(out, v)` (or `(v, out)`), `out` used by nothing else, the
      combiner one of gpu_map_common.COMBINERS on f32, f64, i32 or i64 (what gpu.all_reduce
      lowers), every loop's size readable from an operand's shape, more than
-     `min-reduction` reduced elements (or an unknown number).
+     `min-reduction` reduced elements (or an unknown number), and not a reduction over
+     outer dims into 4096 outputs or more (there a thread per output reads coalesced).
      Any other reduction (argmax's two outputs, bool reductions, tiny reductions, matmul
      and convolution bodies) becomes an unmapped `scf.parallel` over the kept dims (for
      ember-gpu-map to map: a thread per output element) holding a `scf.for` nest over the
@@ -60,6 +61,10 @@ from ember.passes.transforms.gpu_map_loops import (indices, load_inputs, loop_si
                                                     serial_reduction)
 
 _TYPES = ("f32", "f64", "i32", "i64")
+# A reduction over outer dims into this many outputs, or more, is better a thread per
+# output: the innermost dim is kept, so a warp's loads are contiguous, and there are
+# threads enough (a block per output would read each column alone, strided).
+_MANY_OUTPUTS = 4096
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +123,8 @@ class GpuMapReductionsPass(Pass):
         if reduced is not None and reduced <= self.min_reduction or \
                 outputs > GRID_LIMIT["block_x"]:
             return None
+        if outputs >= _MANY_OUTPUTS and "reduction" not in iterators[-1]:
+            return None  # enough threads already, and neighbours read neighbours serially
         return combiner
 
     def rewrite(self, generic: ir.Operation, sizes, iterators, combiner) -> None:

@@ -280,3 +280,28 @@ def test_each_threads_partial_starts_at_the_combiners_identity(name):
         np.testing.assert_array_equal(combined, x, err_msg=f"{name} {text}")
         if floats:
             assert np.signbit(combined[1]) == np.signbit(x[1]), name  # -0.0 stays -0.0
+
+
+def test_sums_into_many_columns_run_a_thread_per_column():
+    """Over the outer axis into 4100 outputs: a thread per column (loads coalesce along
+    the kept inner dim), not a block per column; over the inner axis: a block per row."""
+    text = """
+func.func @f(%x: tensor<37x4100xf32>) -> (tensor<4100xf32>, tensor<37xf32>) {
+  %0 = "ember.reduce_sum"(%x) {axes = array<i64: 0>, keepdims = false}
+      : (tensor<37x4100xf32>) -> tensor<4100xf32>
+  %1 = "ember.reduce_max"(%x) {axes = array<i64: 1>, keepdims = false}
+      : (tensor<37x4100xf32>) -> tensor<37xf32>
+  return %0, %1 : tensor<4100xf32>, tensor<37xf32>
+}
+"""
+    with default_context():
+        module = ir.Module.parse(text)
+    with module.context:
+        mapped = str(EmulatedBackend().lower(module, stop="bufferized"))
+    assert mapped.count("scf.reduce(") == 1 and "arith.maximumf" in mapped.split(
+        "scf.reduce(")[1].split("}")[0], mapped
+    x = _array((37, 4100), "float32")
+    got = compile_function(text, "f", [TensorType(em.float32, (37, 4100))],
+                           EmulatedBackend())([x])
+    np.testing.assert_allclose(got[0], x.sum(0), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(got[1], x.max(1))
