@@ -32,6 +32,7 @@ PASSES: dict[str, str] = {
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
+    "ember-gpu-tile-matmul": "ember.passes.transforms.gpu_matmul:GpuTileMatmulPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

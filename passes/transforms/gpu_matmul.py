@@ -1,0 +1,301 @@
+"""ember-gpu-tile-matmul: matrix products on memrefs as register-tiled `scf.parallel` nests.
+
+`convert-linalg-to-parallel-loops` gives a product one thread per output element, each
+reading a row of A and a column of B: every operand element is loaded M or N times. Here
+each iteration of the parallel loop (one GPU thread once the CUDA backend's mapped stage
+tiles the loop into blocks × threads) computes a `tile-m` × `tile-n` register tile of the
+output, so each loaded element of A serves `tile-n` multiply-adds and each of B `tile-m`:
+a block of 8 × 32 threads computes a 32 × 128 tile of C with the default 4 × 4.
+
+Handled: `linalg.matmul`, `linalg.batch_matmul` and the `linalg.generic` products Ember's
+lowering gives (broadcast batch dims, conv-as-GEMM: any affine indexing of the two inputs,
+an output indexed by a permutation of the parallel dims, one or more reduction dims, a
+body yielding `out + f(a, b)` with a multiplication), on statically shaped memrefs of any
+element type (mixed bf16/f16 → f32 products extend as linalg's body does).
+
+Algorithm:
+  1. Parallel dims are the output's; the last two are m and n (rows and columns of the
+     tile), the others batch dims. Reduction dims run in their loop order.
+  2. One `scf.parallel` over (batch..., ceil(M/tm), ceil(N/tn)); iteration (.., p, q)
+     owns rows p*tm ..+tm and columns q*tn ..+tn.
+  3. Ragged edges: the row and column indices are clamped to M-1 and N-1 for the loads
+     (always in bounds), and each accumulator is stored only when its row and column are
+     in range, so results are exact for any M, N, K.
+  4. The accumulators start from the output's old value (linalg accumulates into its
+     init) and are carried through `scf.for` loops over the reduction dims, in linalg's
+     order; the body is the linalg op's own, cloned, so the arithmetic is unchanged.
+  5. An operand element that does not depend on n (A of a product) is loaded once per
+     row, one that does not depend on m (B) once per column.
+
+No GPU-only op is emitted: the nest runs on the CPU as it is (the cuda-emulated backend).
+
+Before:
+    linalg.matmul ins(%a, %b : memref<70x33xf32>, memref<33x50xf32>)
+                  outs(%c : memref<70x50xf32>)
+After (tile 4 × 4):
+    scf.parallel (%p, %q) = (%c0, %c0) to (%c18, %c13) step (%c1, %c1) {
+      ... 16 clamped loads of %c ...
+      %acc:16 = scf.for %k = %c0 to %c33 step %c1 iter_args(...) -> (f32, ...) {
+        4 loads of %a, 4 of %b, 16 × (arith.mulf, arith.addf)
+      }
+      scf.if %in_range { memref.store %acc#0, %c[%r0, %n0] }  ... (16 guarded stores)
+    }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Optional
+
+from mlir import ir
+from mlir.dialects import affine, arith, memref, scf
+
+from ember.passes.base import Pass, Statistics
+
+PRODUCTS = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
+_DEFAULT_MAPS = {
+    "linalg.matmul": "[affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, "
+                     "affine_map<(m, n, k) -> (m, n)>]",
+    "linalg.batch_matmul": "[affine_map<(b, m, n, k) -> (b, m, k)>, "
+                           "affine_map<(b, m, n, k) -> (b, k, n)>, "
+                           "affine_map<(b, m, n, k) -> (b, m, n)>]",
+}
+
+
+@dataclasses.dataclass
+class Product:
+    """A product `op` to tile: `maps` index (a, b, out) by the loop dims, `parallel` the
+    output's dims in order, `reduction` the others in loop order, `extents` per loop dim."""
+    op: ir.Operation
+    maps: list[ir.AffineMap]
+    parallel: list[int]
+    reduction: list[int]
+    extents: list[int]
+
+
+def _maps(op: ir.Operation) -> Optional[list[ir.AffineMap]]:
+    if "indexing_maps" in op.attributes:
+        attr = ir.ArrayAttr(op.attributes["indexing_maps"])
+    elif op.name in _DEFAULT_MAPS:
+        attr = ir.ArrayAttr(ir.Attribute.parse(_DEFAULT_MAPS[op.name]))
+    else:
+        return None
+    return [ir.AffineMapAttr(a).value for a in attr]
+
+
+def _body_ok(op: ir.Operation) -> bool:
+    """A body `yield out + g(a, b)` with a multiplication in g and no linalg.index."""
+    blocks = list(op.regions[0].blocks)
+    if len(blocks) != 1 or len(blocks[0].arguments) != 3:
+        return False
+    ops = [o.operation for o in blocks[0].operations]
+    names = [o.name for o in ops]
+    if "linalg.index" in names or not ({"arith.mulf", "arith.muli"} & set(names)):
+        return False
+    if any(o.regions and len(o.regions) for o in ops):
+        return False
+    ret = ops[-1]
+    if ret.name != "linalg.yield" or len(ret.operands) != 1:
+        return False
+    value = ret.operands[0]
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name not in ("arith.addf",
+                                                                         "arith.addi"):
+        return False
+    return any(o == blocks[0].arguments[2] for o in owner.operation.operands)
+
+
+def product(op: ir.Operation) -> Optional[Product]:
+    """The product `op` computes, if it is one this pass tiles (see the module docstring)."""
+    if op.name not in PRODUCTS or len(op.operands) != 3 or len(op.results) != 0:
+        return None
+    types = [v.type for v in op.operands]
+    if not all(isinstance(t, ir.MemRefType) for t in types):
+        return None
+    shaped = [ir.MemRefType(t) for t in types]
+    if not all(s.has_static_shape for s in shaped) or shaped[2].rank < 2:
+        return None
+    maps = _maps(op)
+    if maps is None or len(maps) != 3 or any(m.n_symbols for m in maps):
+        return None
+    rank = maps[2].n_dims
+    parallel = []
+    for e in maps[2].results:
+        if not isinstance(e, ir.AffineDimExpr):
+            return None
+        parallel.append(e.position)
+    if len(set(parallel)) != len(parallel):
+        return None
+    reduction = [d for d in range(rank) if d not in parallel]
+    if not reduction:
+        return None
+    extents: list[Optional[int]] = [None] * rank
+    for m, s in zip(maps, shaped):
+        if len(m.results) != s.rank:
+            return None
+        for j, e in enumerate(m.results):
+            if isinstance(e, ir.AffineDimExpr) and extents[e.position] is None:
+                extents[e.position] = s.shape[j]
+    if None in extents or 0 in extents:
+        return None
+    if op.name == "linalg.generic":
+        iterators = [str(a).split("<")[-1].rstrip(">")
+                     for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+        if iterators != ["reduction" if d in reduction else "parallel" for d in range(rank)]:
+            return None
+    if not _body_ok(op):
+        return None
+    return Product(op, maps, parallel, reduction, extents)
+
+
+def _index(n: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), n).result
+
+
+def _parallel(upper: list[ir.Value]) -> tuple[scf.ParallelOp, list[ir.Value]]:
+    zero, one = _index(0), _index(1)
+    loop = scf.ParallelOp([], [zero] * len(upper), upper, [one] * len(upper), [])
+    block = loop.region.blocks.append(*([ir.IndexType.get()] * len(upper)))
+    return loop, list(block.arguments)
+
+
+def _apply(m: ir.AffineMap, dims: list[ir.Value]) -> list[ir.Value]:
+    """The indices `m` gives for loop-dim values `dims` (plain dims need no op)."""
+    out = []
+    for e in m.results:
+        if isinstance(e, ir.AffineDimExpr):
+            out.append(dims[e.position])
+        else:
+            single = ir.AffineMap.get(m.n_dims, 0, [e])
+            out.append(affine.AffineApplyOp(single, dims).result)
+    return out
+
+
+def _clone_body(op: ir.Operation, a: ir.Value, b: ir.Value, acc: ir.Value) -> ir.Value:
+    """`op`'s body applied to (a, b, acc) at the insertion point: the new accumulator."""
+    block = list(op.regions[0].blocks)[0]
+    mapping = {block.arguments[0]: a, block.arguments[1]: b, block.arguments[2]: acc}
+    result = None
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name == "linalg.yield":
+            result = mapping.get(inner.operands[0], inner.operands[0])
+            break
+        new = inner.clone()
+        for i, v in enumerate(inner.operands):
+            if v in mapping:
+                new.operands[i] = mapping[v]
+        for old, fresh in zip(inner.results, new.results):
+            mapping[old] = fresh
+    return result
+
+
+def _dims_of(e) -> set[int]:
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position}
+    if isinstance(e, ir.AffineBinaryExpr):
+        return _dims_of(e.lhs) | _dims_of(e.rhs)
+    return set()
+
+
+def _used_dims(m: ir.AffineMap) -> set[int]:
+    """The loop dims any result of `m` depends on."""
+    return set().union(*(_dims_of(e) for e in m.results))
+
+
+def tile(p: Product, tm: int, tn: int) -> None:
+    """Replaces product `p` by the register-tiled nest (module docstring)."""
+    op = p.op
+    a, b, c = op.operands
+    mdim, ndim = p.parallel[-2], p.parallel[-1]
+    size_m, size_n = p.extents[mdim], p.extents[ndim]
+    tm, tn = min(tm, size_m), min(tn, size_n)
+    used_a, used_b = _used_dims(p.maps[0]), _used_dims(p.maps[1])
+    with ir.InsertionPoint(op), op.location:
+        upper = [_index(p.extents[d]) for d in p.parallel[:-2]]
+        upper += [_index(-(-size_m // tm)), _index(-(-size_n // tn))]
+        loop, ivs = _parallel(upper)
+    with ir.InsertionPoint(loop.region.blocks[0]), op.location:
+        row0 = arith.MulIOp(ivs[-2], _index(tm)).result
+        col0 = arith.MulIOp(ivs[-1], _index(tn)).result
+        last_m, last_n = _index(size_m - 1), _index(size_n - 1)
+        rows = [arith.AddIOp(row0, _index(i)).result if i else row0 for i in range(tm)]
+        cols = [arith.AddIOp(col0, _index(j)).result if j else col0 for j in range(tn)]
+        safe_rows = [arith.MinSIOp(r, last_m).result for r in rows]
+        safe_cols = [arith.MinSIOp(q, last_n).result for q in cols]
+        batch = dict(zip(p.parallel[:-2], ivs[:-2]))
+
+        def out_index(i, j):
+            dims = {**batch, mdim: safe_rows[i], ndim: safe_cols[j]}
+            return [dims[d] for d in p.parallel]
+        init = [memref.LoadOp(c, out_index(i, j)).result for i in range(tm) for j in range(tn)]
+        accs = _reduce(p, init, batch, mdim, ndim, safe_rows, safe_cols, used_a, used_b)
+        for i in range(tm):
+            row_ok = arith.CmpIOp(arith.CmpIPredicate.ule, rows[i], last_m).result
+            for j in range(tn):
+                ok = arith.AndIOp(row_ok, arith.CmpIOp(arith.CmpIPredicate.ule, cols[j],
+                                                       last_n).result).result
+                guard = scf.IfOp(ok)
+                with ir.InsertionPoint(guard.then_block):
+                    memref.StoreOp(accs[i * tn + j], c, out_index(i, j))
+                    scf.YieldOp([])
+        scf.ReduceOp([], 0)
+    op.erase()
+
+
+def _reduce(p, init, batch, mdim, ndim, rows, cols, used_a, used_b):
+    """Nested scf.for over the reduction dims carrying the accumulators; their results."""
+    tm, tn = len(rows), len(cols)
+    a, b, _ = p.op.operands
+
+    def level(k: int, accs: list[ir.Value], fixed: dict) -> list[ir.Value]:
+        if k == len(p.reduction):
+            loaded: dict = {}
+
+            def load(which, buffer, used, i, j):
+                key = (which, i if mdim in used else None, j if ndim in used else None)
+                if key not in loaded:
+                    dims = {**batch, **fixed, mdim: rows[i], ndim: cols[j]}
+                    full = [dims[d] for d in range(len(p.extents))]
+                    m = p.maps[0 if which == "a" else 1]
+                    loaded[key] = memref.LoadOp(buffer, _apply(m, full)).result
+                return loaded[key]
+            return [_clone_body(p.op.operation, load("a", a, used_a, i, j),
+                                load("b", b, used_b, i, j), accs[i * tn + j])
+                    for i in range(tm) for j in range(tn)]
+        dim = p.reduction[k]
+        loop = scf.ForOp(_index(0), _index(p.extents[dim]), _index(1), accs)
+        with ir.InsertionPoint(loop.body):
+            inner = level(k + 1, list(loop.inner_iter_args),
+                          {**fixed, dim: loop.induction_variable})
+            scf.YieldOp(inner)
+        return list(loop.results)
+    return level(0, init, {})
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuTileMatmulPass(Pass):
+    name: ClassVar[str] = "ember-gpu-tile-matmul"
+    per_function: ClassVar[bool] = True
+    tile_m: int = 4
+    tile_n: int = 4
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        if not (1 <= self.tile_m <= 16 and 1 <= self.tile_n <= 16):
+            raise ValueError(f"ember-gpu-tile-matmul: tile-m and tile-n must be 1..16, not "
+                             f"{self.tile_m} and {self.tile_n}")
+        root = module.operation if isinstance(module, ir.Module) else module
+        found: list = []
+
+        def visit(op):
+            if op.name in PRODUCTS:
+                found.append(op.operation)
+            return ir.WalkResult.ADVANCE
+        root.walk(visit)
+        for op in found:
+            p = product(op)
+            if p is None:
+                stats.add("skipped")
+                continue
+            tile(p, self.tile_m, self.tile_n)
+            stats.add("tiled")
