@@ -33,6 +33,7 @@ PASSES: dict[str, str] = {
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
     "ember-gpu-tile-matmul": "ember.passes.transforms.gpu_matmul:GpuTileMatmulPass",
+    "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

@@ -39,14 +39,17 @@ DEFAULT_CHIP = "sm_80"
 # everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
 # a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
 # No canonicalize after tiling: it would merge each tile loop into its parent again.
-MAPPED = ("builtin.module(inline,func.func(ember-gpu-tile-matmul,"
+MAPPED = ("builtin.module(inline,ember-copies-to-linalg,func.func(ember-gpu-tile-matmul,"
           "convert-linalg-to-parallel-loops,canonicalize,"
           "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
           "gpu-map-parallel-loops),cse)")
-GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
+GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
+       "func.func(convert-parallel-loops-to-gpu),"
+       "lower-affine,canonicalize,"
        "gpu-kernel-outlining,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
-        "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+        "gpu.module(convert-complex-to-standard,convert-gpu-to-nvvm,convert-complex-to-llvm,"
+        "canonicalize,cse,reconcile-unrealized-casts),"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,gpu-to-llvm,"

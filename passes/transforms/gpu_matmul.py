@@ -17,7 +17,8 @@ Algorithm:
   1. Parallel dims are the output's; the last two are m and n (rows and columns of the
      tile), the others batch dims. Reduction dims run in their loop order.
   2. One `scf.parallel` over (batch..., ceil(M/tm), ceil(N/tn)); iteration (.., p, q)
-     owns rows p*tm ..+tm and columns q*tn ..+tn.
+     owns rows p*tm ..+tm and columns q*tn ..+tn. A product one tile covers gets 1 × 1
+     tiles instead: a one-iteration loop would be folded into the host code.
   3. Ragged edges: the row and column indices are clamped to M-1 and N-1 for the loads
      (always in bounds), and each accumulator is stored only when its row and column are
      in range, so results are exact for any M, N, K.
@@ -210,6 +211,8 @@ def tile(p: Product, tm: int, tn: int) -> None:
     mdim, ndim = p.parallel[-2], p.parallel[-1]
     size_m, size_n = p.extents[mdim], p.extents[ndim]
     tm, tn = min(tm, size_m), min(tn, size_n)
+    if len(p.parallel) == 2 and tm == size_m and tn == size_n:
+        tm = tn = 1  # canonicalize would inline a one-iteration loop into the host code
     used_a, used_b = _used_dims(p.maps[0]), _used_dims(p.maps[1])
     with ir.InsertionPoint(op), op.location:
         upper = [_index(p.extents[d]) for d in p.parallel[:-2]]
