@@ -34,6 +34,7 @@ PASSES: dict[str, str] = {
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
     "ember-gpu-tile-matmul": "ember.passes.transforms.gpu_matmul:GpuTileMatmulPass",
     "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
+    "ember-gpu-mma": "ember.passes.transforms.gpu_mma:GpuMmaPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

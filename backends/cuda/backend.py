@@ -39,8 +39,9 @@ DEFAULT_CHIP = "sm_80"
 # everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
 # a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
 # No canonicalize after tiling: it would merge each tile loop into its parent again.
-MAPPED = ("builtin.module(inline,ember-copies-to-linalg,func.func(ember-gpu-tile-matmul,"
-          "convert-linalg-to-parallel-loops,canonicalize,"
+MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
+          "func.func(ember-gpu-mma,ember-gpu-tile-matmul,convert-linalg-to-parallel-loops,"
+          "canonicalize,"
           "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
           "gpu-map-parallel-loops),cse)")
 GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"

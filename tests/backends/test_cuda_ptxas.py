@@ -62,11 +62,13 @@ def _extra() -> dict:
     for dtype in ("f32", "bf16", "f16"):
         extra[f"matmul[{dtype}]"] = ("ember.matmul", [_array((70, 33), dtype),
                                                       _array((33, 50), dtype)], {})
-        extra[f"matmul16[{dtype}]"] = ("ember.matmul", [_array((32, 48), dtype),
-                                                        _array((64, 48), dtype)],
+        extra[f"matmul16[{dtype}]"] = ("ember.matmul", [_array((32, 160), dtype),
+                                                        _array((64, 160), dtype)],
                                        {"transpose_b": True})
         extra[f"batch_matmul[{dtype}]"] = ("ember.matmul", [_array((3, 20, 16), dtype),
                                                             _array((3, 16, 24), dtype)], {})
+        extra[f"batch_matmul16[{dtype}]"] = ("ember.matmul", [_array((2, 32, 16), dtype),
+                                                              _array((2, 16, 48), dtype)], {})
     return extra
 
 

@@ -1,0 +1,177 @@
+"""ember-gpu-mma: f16 matrix products on NVIDIA tensor cores (WMMA), one warp per 16×16 tile.
+
+A tensor core multiplies 16×16 f16 tiles into an f32 (or f16) accumulator in one warp-wide
+instruction (PTX `wmma.mma.sync`). MLIR's `gpu.subgroup_mma_*` ops are that instruction
+and its tile loads and stores; convert-gpu-to-nvvm lowers them to `nvvm.wmma.*`. MLIR 22's
+`!gpu.mma_matrix` holds f16 (not bf16), so bf16 products keep the tiled loop path
+(ember-gpu-tile-matmul), as do products whose M, N or K is not a multiple of 16.
+
+Handled: `linalg.matmul` and `linalg.batch_matmul` (their default indexing maps) on
+statically shaped, contiguous row-major memrefs, f16 inputs, an f32 or f16 output (Ember
+lowers an f16 product to an f32 accumulator rounded afterwards), M, N, K multiples of 16.
+
+Algorithm:
+  1. Replace each such product by a `gpu.launch` of (N/16, M/16, batch) blocks of one
+     warp (32 threads), each owning one 16×16 tile of C (linalg accumulates into its
+     output, so the tile starts from C's values).
+  2. K runs in chunks of up to UNROLL steps of 16: per chunk, load the C tile, for each
+     step load the A and B tiles and accumulate (`gpu.subgroup_mma_compute`), store
+     the C tile back.
+
+Products run through the CUDA backend's mapped stage as kernels already launched: this
+pass is GPU-only, the one part of that stage the cuda-emulated backend (which runs the
+mapped loop nests on the CPU) must leave out of its pipeline; it computes those products
+with ember-gpu-tile-matmul's nests instead.
+
+Before:
+    linalg.matmul ins(%a, %b : memref<32x16xf16>, memref<16x48xf16>)
+                  outs(%c : memref<32x48xf32>)
+After:
+    gpu.launch blocks(...) in (%x = %c3, %y = %c2, %z = %c1)
+               threads(...) in (%tx = %c32, %ty = %c1, %tz = %c1) {
+      scf.for %i = %c0 to %c16 step %c16 {
+        %t0 = gpu.subgroup_mma_load_matrix %c[%row, %col] {leadDimension = 48 : index} ...
+        ... per K step: two gpu.subgroup_mma_load_matrix, gpu.subgroup_mma_compute ...
+        gpu.subgroup_mma_store_matrix %t1, %c[%row, %col] {leadDimension = 48 : index} ...
+      }
+      gpu.terminator
+    }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Optional
+
+from mlir import ir
+
+from ember.passes.base import Pass, Statistics
+
+TILE = 16
+# At most this many 16-deep K steps per loop iteration, the accumulator tile in registers
+# (a loop carrying it fails to lower: convert-gpu-to-nvvm cannot convert an mma_matrix
+# block argument), stored to C and reloaded between iterations.
+UNROLL = 8
+NAMES = ("linalg.matmul", "linalg.batch_matmul")
+
+
+def _shape(t: ir.Type) -> Optional[list[int]]:
+    """The static shape of a contiguous row-major memref, else None."""
+    if not isinstance(t, ir.MemRefType) or not ir.MemRefType(t).has_static_shape:
+        return None
+    m = ir.MemRefType(t)
+    shape = list(m.shape)
+    strides, offset = m.get_strides_and_offset()
+    expected, running = [], 1
+    for size in reversed(shape):
+        expected.insert(0, running)
+        running *= size
+    return shape if strides == expected and offset == 0 else None
+
+
+def eligible(op: ir.Operation) -> Optional[tuple[int, int, int, int, str]]:
+    """(batch, M, N, K, accumulator type) if `op` is a product this pass handles."""
+    if op.name not in NAMES or "indexing_maps" in op.attributes or len(op.operands) != 3:
+        return None
+    shapes = [_shape(v.type) for v in op.operands]
+    if None in shapes:
+        return None
+    types = [str(ir.MemRefType(v.type).element_type) for v in op.operands]
+    if types[0] != "f16" or types[1] != "f16" or types[2] not in ("f16", "f32"):
+        return None
+    a, b, c = shapes
+    batch = 1
+    if op.name == "linalg.batch_matmul":
+        batch, a, b, c = a[0], a[1:], b[1:], c[1:]
+    (m, k), (_, n) = a, b
+    if any(d % TILE or d == 0 for d in (m, n, k)):
+        return None
+    return batch, m, n, k, types[2]
+
+
+def _chunk(steps: int) -> int:
+    """K steps per loop iteration: the largest divisor of `steps` up to UNROLL."""
+    return max(d for d in range(1, min(steps, UNROLL) + 1) if steps % d == 0)
+
+
+def _launch_text(types: list[str], batch: int, m: int, n: int, k: int, acc: str,
+                 batched: bool) -> str:
+    """A function holding the launch; its body is moved in place of the product."""
+    frag = '!gpu.mma_matrix<%dx%dx{}, "{}">' % (TILE, TILE)
+    a_t, b_t, c_t = frag.format("f16", "AOp"), frag.format("f16", "BOp"), \
+        frag.format(acc, "COp")
+    z = "%bz, " if batched else ""
+    chunk = _chunk(k // TILE)
+    steps = [f"""
+      %k{j} = arith.addi %i, %off{j} : index
+      %x{j} = gpu.subgroup_mma_load_matrix %a[{z}%row, %k{j}] {{leadDimension = {k} : index}}
+          : {types[0]} -> {a_t}
+      %y{j} = gpu.subgroup_mma_load_matrix %b[{z}%k{j}, %col] {{leadDimension = {n} : index}}
+          : {types[1]} -> {b_t}
+      %t{j + 1} = gpu.subgroup_mma_compute %x{j}, %y{j}, %t{j} : {a_t}, {b_t} -> {c_t}"""
+             for j in range(chunk)]
+    offsets = "".join(f"\n    %off{j} = arith.constant {j * TILE} : index"
+                      for j in range(chunk))
+    return f"""
+func.func private @ember_mma(%a: {types[0]}, %b: {types[1]}, %c: {types[2]}) {{
+  %one = arith.constant 1 : index
+  %warp = arith.constant 32 : index
+  %gx = arith.constant {n // TILE} : index
+  %gy = arith.constant {m // TILE} : index
+  %gz = arith.constant {batch} : index
+  gpu.launch blocks(%bx, %by, %bz) in (%sx = %gx, %sy = %gy, %sz = %gz)
+             threads(%tx, %ty, %tz) in (%wx = %warp, %wy = %one, %wz = %one) {{
+    %c0 = arith.constant 0 : index
+    %tile = arith.constant {TILE} : index
+    %step = arith.constant {chunk * TILE} : index
+    %kk = arith.constant {k} : index{offsets}
+    %row = arith.muli %by, %tile : index
+    %col = arith.muli %bx, %tile : index
+    scf.for %i = %c0 to %kk step %step {{
+      %t0 = gpu.subgroup_mma_load_matrix %c[{z}%row, %col] {{leadDimension = {n} : index}}
+          : {types[2]} -> {c_t}{"".join(steps)}
+      gpu.subgroup_mma_store_matrix %t{chunk}, %c[{z}%row, %col] {{leadDimension = {n} : index}}
+          : {c_t}, {types[2]}
+    }}
+    gpu.terminator
+  }}
+  return
+}}"""
+
+
+def rewrite(op: ir.Operation, shape: tuple[int, int, int, int, str]) -> None:
+    """Replaces product `op` by its WMMA launch (module docstring)."""
+    batch, m, n, k, acc = shape
+    types = [str(v.type) for v in op.operands]
+    text = _launch_text(types, batch, m, n, k, acc, op.name == "linalg.batch_matmul")
+    helper = ir.Module.parse(text, op.context)
+    fn = helper.body.operations[0]
+    block = fn.regions[0].blocks[0]
+    for arg, value in zip(block.arguments, op.operands):
+        arg.replace_all_uses_with(value)
+    for inner in list(block.operations)[:-1]:  # all but the return
+        inner.operation.move_before(op)
+    op.erase()
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuMmaPass(Pass):
+    name: ClassVar[str] = "ember-gpu-mma"
+    per_function: ClassVar[bool] = True
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
+        root = module.operation if isinstance(module, ir.Module) else module
+        found: list = []
+
+        def visit(op):
+            if op.name in NAMES:
+                found.append(op.operation)
+            return ir.WalkResult.ADVANCE
+        root.walk(visit)
+        for op in found:
+            shape = eligible(op)
+            if shape is None:
+                stats.add("skipped")
+                continue
+            rewrite(op, shape)
+            stats.add("products")
