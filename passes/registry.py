@@ -35,6 +35,8 @@ PASSES: dict[str, str] = {
     "ember-gpu-tile-matmul": "ember.passes.transforms.gpu_matmul:GpuTileMatmulPass",
     "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
     "ember-gpu-mma": "ember.passes.transforms.gpu_mma:GpuMmaPass",
+    "ember-gpu-launch-bounds":
+        "ember.passes.transforms.gpu_launch_bounds:GpuLaunchBoundsPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

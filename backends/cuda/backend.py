@@ -47,10 +47,10 @@ MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
 GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
        "func.func(convert-parallel-loops-to-gpu),"
        "lower-affine,canonicalize,"
-       "gpu-kernel-outlining,cse)")
+       "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
         "gpu.module(convert-complex-to-standard,convert-gpu-to-nvvm,convert-complex-to-llvm,"
-        "canonicalize,cse,reconcile-unrealized-casts),"
+        "canonicalize,cse,reconcile-unrealized-casts),ember-gpu-launch-bounds,"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,gpu-to-llvm,"

@@ -54,7 +54,7 @@ from mlir.dialects import affine, arith, memref, scf
 from ember.passes.base import Pass, Statistics
 
 PRODUCTS = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
-_DEFAULT_MAPS = {
+DEFAULT_MAPS = {
     "linalg.matmul": "[affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, "
                      "affine_map<(m, n, k) -> (m, n)>]",
     "linalg.batch_matmul": "[affine_map<(b, m, n, k) -> (b, m, k)>, "
@@ -77,8 +77,8 @@ class Product:
 def _maps(op: ir.Operation) -> Optional[list[ir.AffineMap]]:
     if "indexing_maps" in op.attributes:
         attr = ir.ArrayAttr(op.attributes["indexing_maps"])
-    elif op.name in _DEFAULT_MAPS:
-        attr = ir.ArrayAttr(ir.Attribute.parse(_DEFAULT_MAPS[op.name]))
+    elif op.name in DEFAULT_MAPS:
+        attr = ir.ArrayAttr(ir.Attribute.parse(DEFAULT_MAPS[op.name]))
     else:
         return None
     return [ir.AffineMapAttr(a).value for a in attr]
@@ -153,6 +153,19 @@ def _index(n: int) -> ir.Value:
     return arith.ConstantOp(ir.IndexType.get(), n).result
 
 
+class _Constants:
+    """Index constants made once each, at the start of `block` (dominating all of it)."""
+
+    def __init__(self, block: ir.Block):
+        self.block, self.made = block, {}
+
+    def __call__(self, n: int) -> ir.Value:
+        if n not in self.made:
+            with ir.InsertionPoint.at_block_begin(self.block):
+                self.made[n] = _index(n)
+        return self.made[n]
+
+
 def _parallel(upper: list[ir.Value]) -> tuple[scf.ParallelOp, list[ir.Value]]:
     zero, one = _index(0), _index(1)
     loop = scf.ParallelOp([], [zero] * len(upper), upper, [one] * len(upper), [])
@@ -219,11 +232,12 @@ def tile(p: Product, tm: int, tn: int) -> None:
         upper += [_index(-(-size_m // tm)), _index(-(-size_n // tn))]
         loop, ivs = _parallel(upper)
     with ir.InsertionPoint(loop.region.blocks[0]), op.location:
-        row0 = arith.MulIOp(ivs[-2], _index(tm)).result
-        col0 = arith.MulIOp(ivs[-1], _index(tn)).result
-        last_m, last_n = _index(size_m - 1), _index(size_n - 1)
-        rows = [arith.AddIOp(row0, _index(i)).result if i else row0 for i in range(tm)]
-        cols = [arith.AddIOp(col0, _index(j)).result if j else col0 for j in range(tn)]
+        index = _Constants(loop.region.blocks[0])
+        row0 = arith.MulIOp(ivs[-2], index(tm)).result
+        col0 = arith.MulIOp(ivs[-1], index(tn)).result
+        last_m, last_n = index(size_m - 1), index(size_n - 1)
+        rows = [arith.AddIOp(row0, index(i)).result if i else row0 for i in range(tm)]
+        cols = [arith.AddIOp(col0, index(j)).result if j else col0 for j in range(tn)]
         safe_rows = [arith.MinSIOp(r, last_m).result for r in rows]
         safe_cols = [arith.MinSIOp(q, last_n).result for q in cols]
         batch = dict(zip(p.parallel[:-2], ivs[:-2]))
@@ -232,7 +246,8 @@ def tile(p: Product, tm: int, tn: int) -> None:
             dims = {**batch, mdim: safe_rows[i], ndim: safe_cols[j]}
             return [dims[d] for d in p.parallel]
         init = [memref.LoadOp(c, out_index(i, j)).result for i in range(tm) for j in range(tn)]
-        accs = _reduce(p, init, batch, mdim, ndim, safe_rows, safe_cols, used_a, used_b)
+        accs = _reduce(p, init, batch, mdim, ndim, safe_rows, safe_cols, used_a, used_b,
+                       index)
         for i in range(tm):
             row_ok = arith.CmpIOp(arith.CmpIPredicate.ule, rows[i], last_m).result
             for j in range(tn):
@@ -246,7 +261,7 @@ def tile(p: Product, tm: int, tn: int) -> None:
     op.erase()
 
 
-def _reduce(p, init, batch, mdim, ndim, rows, cols, used_a, used_b):
+def _reduce(p, init, batch, mdim, ndim, rows, cols, used_a, used_b, index):
     """Nested scf.for over the reduction dims carrying the accumulators; their results."""
     tm, tn = len(rows), len(cols)
     a, b, _ = p.op.operands
@@ -267,7 +282,7 @@ def _reduce(p, init, batch, mdim, ndim, rows, cols, used_a, used_b):
                                 load("b", b, used_b, i, j), accs[i * tn + j])
                     for i in range(tm) for j in range(tn)]
         dim = p.reduction[k]
-        loop = scf.ForOp(_index(0), _index(p.extents[dim]), _index(1), accs)
+        loop = scf.ForOp(index(0), index(p.extents[dim]), index(1), accs)
         with ir.InsertionPoint(loop.body):
             inner = level(k + 1, list(loop.inner_iter_args),
                           {**fixed, dim: loop.induction_variable})

@@ -46,6 +46,7 @@ from typing import ClassVar, Optional
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.transforms.gpu_matmul import DEFAULT_MAPS
 
 TILE = 16
 # At most this many 16-deep K steps per loop iteration, the accumulator tile in registers
@@ -71,7 +72,10 @@ def _shape(t: ir.Type) -> Optional[list[int]]:
 
 def eligible(op: ir.Operation) -> Optional[tuple[int, int, int, int, str]]:
     """(batch, M, N, K, accumulator type) if `op` is a product this pass handles."""
-    if op.name not in NAMES or "indexing_maps" in op.attributes or len(op.operands) != 3:
+    if op.name not in NAMES or len(op.operands) != 3:
+        return None
+    if "indexing_maps" in op.attributes and str(op.attributes["indexing_maps"]) != \
+            str(ir.Attribute.parse(DEFAULT_MAPS[op.name])):  # transposed or broadcast
         return None
     shapes = [_shape(v.type) for v in op.operands]
     if None in shapes:
