@@ -32,7 +32,8 @@ PASSES: dict[str, str] = {
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
-    "ember-gpu-tile-matmul": "ember.passes.transforms.gpu_matmul:GpuTileMatmulPass",
+    "ember-gpu-tile-matmul":
+        "ember.passes.transforms.gpu_tile_matmul:GpuTileMatmulPass",
     "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
     "ember-gpu-mma": "ember.passes.transforms.gpu_mma:GpuMmaPass",
     "ember-gpu-launch-bounds":

@@ -19,11 +19,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ember.backends.cpu.backend import BackendError
 from ember.backends.cuda.backend import CHIPS
-
-
-class PtxasError(RuntimeError):
-    """ptxas is missing, or rejected a kernel module's PTX (the message says which)."""
 
 
 def find() -> str | None:
@@ -48,12 +45,13 @@ def kernel_names(ptx: str) -> list[str]:
 
 def assemble(ptx: str, chip: str, timeout: float = 120.0) -> bytes:
     """The cubin ptxas assembles from `ptx` for `chip` (sm_80, sm_90, ... see
-    backend.CHIPS); PtxasError naming the kernels and quoting ptxas when it rejects it."""
+    backend.CHIPS); BackendError naming the kernels and quoting ptxas when it rejects it
+    (or when no ptxas is installed)."""
     if chip not in CHIPS:
         raise ValueError(f"unknown CUDA target {chip!r}; targets: {', '.join(CHIPS)}")
     tool = find()
     if tool is None:
-        raise PtxasError("ptxas not found: install the test extra (pip install -e '.[test]', "
+        raise BackendError("ptxas not found: install the test extra (pip install -e '.[test]', "
                          "which brings nvidia-cuda-nvcc-cu12) or put a CUDA toolkit's bin "
                          "directory on PATH")
     names = ", ".join(kernel_names(ptx)) or "(no .entry)"
@@ -64,9 +62,9 @@ def assemble(ptx: str, chip: str, timeout: float = 120.0) -> bytes:
             done = subprocess.run([tool, f"-arch={chip}", "-o", str(output), str(source)],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise PtxasError(f"ptxas took over {timeout:.0f} s on kernels {names}") from None
+            raise BackendError(f"ptxas took over {timeout:.0f} s on kernels {names}") from None
         if done.returncode != 0:
             message = (done.stderr or done.stdout).strip().replace(str(source), "<ptx>")
-            raise PtxasError(f"ptxas ({chip}) rejected the PTX of kernels {names}:\n"
+            raise BackendError(f"ptxas ({chip}) rejected the PTX of kernels {names}:\n"
                              f"{message}")
         return output.read_bytes()

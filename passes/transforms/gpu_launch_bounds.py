@@ -8,8 +8,9 @@ lets ptxas size registers for exactly that many threads. PTX allows one of the t
 directives, so the bound is replaced.
 
 Algorithm:
-  1. For each `llvm.func` in a `gpu.module` with `gpu.kernel` and `nvvm.maxntid` equal to
-     its `gpu.known_block_size`, replace `nvvm.maxntid` by `nvvm.reqntid` of that size.
+  1. Find each `llvm.func` in a `gpu.module` with `gpu.kernel` and an `nvvm.maxntid`
+     equal to its `gpu.known_block_size` (kernels convert-gpu-to-nvvm has lowered).
+  2. Replace its `nvvm.maxntid` by `nvvm.reqntid` of that size; count `kernels`.
 
 Before:
     llvm.func @k(...) attributes {gpu.kernel, gpu.known_block_size = array<i32: 8, 32, 1>,

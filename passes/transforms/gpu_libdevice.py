@@ -9,9 +9,9 @@ kernel by then), so the outlined kernels call, and ptxas finds, `__nv_lgammaf`.
 
 Algorithm:
   1. Each private, body-less `func.func` named in LIBDEVICE (unary) becomes an `llvm.func`
-     declaration of the libdevice name (unless the module defines that name already),
-     each `func.call` of it an `llvm.call`: convert-gpu-to-nvvm would give a `func.func`
-     declaration a `_mlir_ciface_` wrapper, which libdevice does not define.
+     declaration of the libdevice name (unless the module defines that name already).
+  2. Each `func.call` of it becomes an `llvm.call` of that name: convert-gpu-to-nvvm would
+     give a `func.func` declaration a `_mlir_ciface_` wrapper, which libdevice lacks.
 
 Before:
     func.func private @lgammaf(f32) -> f32

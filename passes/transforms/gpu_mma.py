@@ -46,7 +46,7 @@ from typing import ClassVar, Optional
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
-from ember.passes.transforms.gpu_matmul import DEFAULT_MAPS
+from ember.passes.transforms.gpu_matmul_products import DEFAULT_MAPS
 
 TILE = 16
 # At most this many 16-deep K steps per loop iteration, the accumulator tile in registers

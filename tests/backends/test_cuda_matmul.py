@@ -15,7 +15,7 @@ from mlir import ir
 
 from ember.backends.cuda.backend import CudaBackend
 from ember.dialects.ember.irdl import default_context
-from ember.passes.transforms.gpu_matmul import GpuTileMatmulPass
+from ember.passes.transforms.gpu_tile_matmul import GpuTileMatmulPass
 from ember.passes.transforms.gpu_mma import GpuMmaPass
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "bf16": ml_dtypes.bfloat16,
