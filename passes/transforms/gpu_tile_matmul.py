@@ -16,12 +16,14 @@ element type (mixed bf16/f16 → f32 products extend as linalg's body does).
 Algorithm:
   1. Parallel dims are the output's; the last two are m and n (rows and columns of the
      tile), the others batch dims. Reduction dims run in their loop order.
-  2. One `scf.parallel` over (batch..., ceil(M/tm), ceil(N/tn)); iteration (.., p, q)
-     owns rows p*tm ..+tm and columns q*tn ..+tn. A product one tile covers gets 1 × 1
-     tiles instead: a one-iteration loop would be folded into the host code.
-  3. Ragged edges: the row and column indices are clamped to M-1 and N-1 for the loads
-     (always in bounds), and each accumulator is stored only when its row and column are
-     in range, so results are exact for any M, N, K.
+  2. One `scf.parallel` over (batch..., P = ceil(M/tm), Q = ceil(N/tn)); iteration
+     (.., p, q) owns rows p + i*P (i < tm) and columns q + j*Q (j < tn): neighbouring
+     iterations (threads) read neighbouring columns of B and write neighbouring columns
+     of C, coalesced. A product one tile covers gets 1 × 1 tiles instead: a
+     one-iteration loop would be folded into the host code.
+  3. Ragged edges: where a row (column) of the tile can pass M-1 (N-1) - only when
+     (i+1)*P > M - its index is clamped to M-1 for the loads (always in bounds) and its
+     accumulators are stored only when in range, so results are exact for any M, N, K.
   4. The accumulators start from the output's old value (linalg accumulates into its
      init) and are carried through `scf.for` loops over the reduction dims, in linalg's
      order; the body is the linalg op's own, cloned, so the arithmetic is unchanged.
@@ -35,11 +37,12 @@ Before:
                   outs(%c : memref<70x50xf32>)
 After:
     scf.parallel (%p, %q) = (%c0, %c0) to (%c18, %c13) step (%c1, %c1) {
-      ... 16 clamped loads of %c ...
+      ... rows %p, %p + 18, %p + 36, min(%p + 54, 69); columns likewise (+13, 49) ...
+      ... 16 loads of %c ...
       %acc:16 = scf.for %k = %c0 to %c33 step %c1 iter_args(...) -> (f32, ...) {
         4 loads of %a, 4 of %b, 16 × (arith.mulf, arith.addf)
       }
-      scf.if %in_range { memref.store %acc#0, %c[%r0, %n0] }  ... (16 guarded stores)
+      memref.store %acc#0, %c[%p, %q]  ... (the last row's and column's under scf.if)
     }
 """
 
@@ -125,13 +128,19 @@ def tile(p: Product, tm: int, tn: int) -> None:
         loop, ivs = _parallel(upper)
     with ir.InsertionPoint(loop.region.blocks[0]), op.location:
         index = _Constants(loop.region.blocks[0])
-        row0 = arith.MulIOp(ivs[-2], index(tm)).result
-        col0 = arith.MulIOp(ivs[-1], index(tn)).result
+        count_m, count_n = -(-size_m // tm), -(-size_n // tn)
         last_m, last_n = index(size_m - 1), index(size_n - 1)
-        rows = [arith.AddIOp(row0, index(i)).result if i else row0 for i in range(tm)]
-        cols = [arith.AddIOp(col0, index(j)).result if j else col0 for j in range(tn)]
-        safe_rows = [arith.MinSIOp(r, last_m).result for r in rows]
-        safe_cols = [arith.MinSIOp(q, last_n).result for q in cols]
+        # row i of the tile is p + i * count_m: it may pass M - 1 only if (i+1) count_m > M
+        rows = [arith.AddIOp(ivs[-2], index(i * count_m)).result if i else ivs[-2]
+                for i in range(tm)]
+        cols = [arith.AddIOp(ivs[-1], index(j * count_n)).result if j else ivs[-1]
+                for j in range(tn)]
+        ragged_m = [(i + 1) * count_m > size_m for i in range(tm)]
+        ragged_n = [(j + 1) * count_n > size_n for j in range(tn)]
+        safe_rows = [arith.MinSIOp(r, last_m).result if ragged else r
+                     for r, ragged in zip(rows, ragged_m)]
+        safe_cols = [arith.MinSIOp(q, last_n).result if ragged else q
+                     for q, ragged in zip(cols, ragged_n)]
         batch = dict(zip(p.parallel[:-2], ivs[:-2]))
 
         def out_index(i, j):
@@ -141,10 +150,15 @@ def tile(p: Product, tm: int, tn: int) -> None:
         accs = _reduce(p, init, batch, mdim, ndim, safe_rows, safe_cols, used_a, used_b,
                        index)
         for i in range(tm):
-            row_ok = arith.CmpIOp(arith.CmpIPredicate.ule, rows[i], last_m).result
             for j in range(tn):
-                ok = arith.AndIOp(row_ok, arith.CmpIOp(arith.CmpIPredicate.ule, cols[j],
-                                                       last_n).result).result
+                checks = [arith.CmpIOp(arith.CmpIPredicate.ule, value, last).result
+                          for value, last, ragged in ((rows[i], last_m, ragged_m[i]),
+                                                      (cols[j], last_n, ragged_n[j]))
+                          if ragged]
+                if not checks:
+                    memref.StoreOp(accs[i * tn + j], c, out_index(i, j))
+                    continue
+                ok = checks[0] if len(checks) == 1 else arith.AndIOp(*checks).result
                 guard = scf.IfOp(ok)
                 with ir.InsertionPoint(guard.then_block):
                     memref.StoreOp(accs[i * tn + j], c, out_index(i, j))
