@@ -8,7 +8,10 @@ and its tile loads and stores; convert-gpu-to-nvvm lowers them to `nvvm.wmma.*`.
 
 Handled: `linalg.matmul` and `linalg.batch_matmul` (their default indexing maps) on
 statically shaped, contiguous row-major memrefs, f16 inputs, an f32 or f16 output (Ember
-lowers an f16 product to an f32 accumulator rounded afterwards), M, N, K multiples of 16.
+lowers an f16 product to an f32 accumulator rounded afterwards), M, N, K multiples of 16
+(M/16 and the batch within the grid's 65535). Each tile then starts a multiple of 32
+bytes into its buffer, so its address is 32-byte aligned, as WMMA loads and stores need,
+when the buffer is (device allocations are 256-byte aligned, Ember's own 64-byte).
 
 Algorithm:
   1. Replace each such product by a `gpu.launch` of (N/16, M/16, batch) blocks of one
@@ -53,6 +56,7 @@ TILE = 16
 # (a loop carrying it fails to lower: convert-gpu-to-nvvm cannot convert an mma_matrix
 # block argument), stored to C and reloaded between iterations.
 UNROLL = 8
+GRID_YZ = 65535  # blocks a launch may have along y and z (x: 2^31 - 1)
 NAMES = ("linalg.matmul", "linalg.batch_matmul")
 
 
@@ -89,6 +93,8 @@ def eligible(op: ir.Operation) -> Optional[tuple[int, int, int, int, str]]:
         batch, a, b, c = a[0], a[1:], b[1:], c[1:]
     (m, k), (_, n) = a, b
     if any(d % TILE or d == 0 for d in (m, n, k)):
+        return None
+    if m // TILE > GRID_YZ or batch > GRID_YZ:  # the launch's grid limits in y and z
         return None
     return batch, m, n, k, types[2]
 
