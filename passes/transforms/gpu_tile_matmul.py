@@ -49,13 +49,15 @@ After:
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 from mlir import ir
 from mlir.dialects import affine, arith, memref, scf
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.transforms.gpu_matmul_products import PRODUCTS, Product, product, used_dims
+
 
 def _index(n: int) -> ir.Value:
     return arith.ConstantOp(ir.IndexType.get(), n).result
@@ -204,10 +206,13 @@ class GpuTileMatmulPass(Pass):
     tile_m: int = 4
     tile_n: int = 4
 
-    def run(self, module: ir.Module, stats: Statistics) -> None:
+    def __post_init__(self):
         if not (1 <= self.tile_m <= 16 and 1 <= self.tile_n <= 16):
-            raise ValueError(f"ember-gpu-tile-matmul: tile-m and tile-n must be 1..16, not "
-                             f"{self.tile_m} and {self.tile_n}")
+            raise PipelineError(f"options 'tile-m' and 'tile-n' of {self.name} must be 1..16 "
+                                f"(a register tile per thread), got {self.tile_m} and "
+                                f"{self.tile_n}")
+
+    def run(self, module: ir.Module, stats: Statistics) -> None:
         root = module.operation if isinstance(module, ir.Module) else module
         found: list = []
 
