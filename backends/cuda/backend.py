@@ -39,15 +39,23 @@ DEFAULT_CHIP = "sm_80"
 # everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
 # a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
 # No canonicalize after tiling: it would merge each tile loop into its parent again.
+# Products go first: f16 ones on tensor cores (ember-gpu-mma: GPU-only, a gpu.launch, which
+# cuda-emulated leaves out), the rest as register-tiled loops (ember-gpu-tile-matmul);
+# copies become loops (ember-copies-to-linalg), so kernels, not host copies.
 MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
           "func.func(ember-gpu-mma,ember-gpu-tile-matmul,convert-linalg-to-parallel-loops,"
           "canonicalize,"
           "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
           "gpu-map-parallel-loops),cse)")
+# Before outlining: bool buffers as bytes (memref-to-llvm asserts on i1), libm calls as
+# libdevice's (ember-gpu-libdevice), integer powers as functions; constants and index
+# arithmetic sink into the launches (not kernel parameters).
 GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
        "func.func(convert-parallel-loops-to-gpu),"
        "lower-affine,canonicalize,"
        "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse)")
+# Complex arithmetic is expanded inside the kernels; each kernel requires exactly its
+# launch's block size (ember-gpu-launch-bounds: PTX .reqntid).
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
         "gpu.module(convert-complex-to-standard,convert-gpu-to-nvvm,convert-complex-to-llvm,"
         "canonicalize,cse,reconcile-unrealized-casts),ember-gpu-launch-bounds,"
