@@ -1,5 +1,5 @@
 """Matrix products on the CUDA path: ember-gpu-tile-matmul's register-tiled nests (ragged
-edges, batches, transposes, integer and bf16 products, conv-as-GEMM) and ember-gpu-mma's
+edges, batches, broadcast batches, transposes, integer and bf16 products, conv-as-GEMM) and ember-gpu-mma's
 tensor-core kernels (f16, multiples of 16).
 
 `check_products(run)` is the numeric check of the nests: `run(module_text, arrays)` compiles
@@ -67,6 +67,18 @@ def conv_module() -> tuple[str, list]:
     return text, [x, w]
 
 
+def broadcast_module() -> tuple[str, list]:
+    """A batch of matrices times one matrix (a linalg.generic with a broadcast operand)."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-4, 5, (3, 5, 7)).astype(np.float32)
+    w = rng.integers(-4, 5, (7, 9)).astype(np.float32)
+    text = ("func.func @f(%x: tensor<3x5x7xf32>, %w: tensor<7x9xf32>) -> tensor<3x5x9xf32> {\n"
+            '  %0 = "ember.matmul"(%x, %w) {transpose_a = false, transpose_b = false} : '
+            "(tensor<3x5x7xf32>, tensor<7x9xf32>) -> tensor<3x5x9xf32>\n"
+            "  return %0 : tensor<3x5x9xf32>\n}\n")
+    return text, [x, w]
+
+
 def _conv_reference(x, w):
     out = np.zeros((2, 4, 8, 5))
     for i in range(4):
@@ -92,6 +104,8 @@ def check_products(run) -> None:
     text, (x, w) = conv_module()
     got = np.asarray(run(text, [x, w])[0], np.float64)
     np.testing.assert_allclose(got, _conv_reference(x, w), rtol=1e-5, atol=1e-4)
+    text, (x, w) = broadcast_module()
+    np.testing.assert_array_equal(run(text, [x, w])[0], x @ w)  # small integers: exact
 
 
 def _bufferized(text: str) -> ir.Module:
@@ -130,10 +144,12 @@ def _ragged(size: int, tile: int = 4) -> bool:
     return tile * -(-size // tile) > size
 
 
-def test_the_conv_product_is_tiled():
+@pytest.mark.parametrize("make", [conv_module, broadcast_module])
+def test_conv_and_broadcast_products_are_tiled(make):
     with default_context():
-        module = _bufferized(conv_module()[0])
+        module = _bufferized(make()[0])
         assert GpuTileMatmulPass().apply(module)["tiled"] == 1
+        assert "linalg.generic" not in str(module) or "reduction" not in str(module)
 
 
 def test_accumulators_start_from_the_output():
