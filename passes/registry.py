@@ -36,6 +36,7 @@ PASSES: dict[str, str] = {
         "ember.passes.transforms.gpu_tile_matmul:GpuTileMatmulPass",
     "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
     "ember-gpu-mma": "ember.passes.transforms.gpu_mma:GpuMmaPass",
+    "ember-gpu-mma-emulate": "ember.passes.transforms.gpu_mma_emulate:GpuMmaEmulatePass",
     "ember-gpu-launch-bounds":
         "ember.passes.transforms.gpu_launch_bounds:GpuLaunchBoundsPass",
 }

@@ -39,8 +39,9 @@ DEFAULT_CHIP = "sm_80"
 # everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
 # a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
 # No canonicalize after tiling: it would merge each tile loop into its parent again.
-# Products go first: f16 ones on tensor cores (ember-gpu-mma: GPU-only, a gpu.launch, which
-# cuda-emulated leaves out), the rest as register-tiled loops (ember-gpu-tile-matmul);
+# Products go first: f16 ones on tensor cores (ember-gpu-mma: a gpu.launch, which
+# ember-gpu-mma-emulate makes loops for the CPU), the rest register-tiled loops (ember-gpu-
+# tile-matmul);
 # copies become loops (ember-copies-to-linalg), so kernels, not host copies.
 MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
           "func.func(ember-gpu-mma,ember-gpu-tile-matmul,convert-linalg-to-parallel-loops,"

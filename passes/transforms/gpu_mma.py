@@ -21,10 +21,9 @@ Algorithm:
      step load the A and B tiles and accumulate (`gpu.subgroup_mma_compute`), store
      the C tile back.
 
-Products run through the CUDA backend's mapped stage as kernels already launched: this
-pass is GPU-only, the one part of that stage the cuda-emulated backend (which runs the
-mapped loop nests on the CPU) must leave out of its pipeline; it computes those products
-with ember-gpu-tile-matmul's nests instead.
+The products leave the CUDA backend's mapped stage as launches already: to run that
+stage on the CPU (the cuda-emulated backend), ember-gpu-mma-emulate turns them into loops
+computing the same tiles.
 
 Before:
     linalg.matmul ins(%a, %b : memref<32x16xf16>, memref<16x48xf16>)

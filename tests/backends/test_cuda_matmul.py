@@ -4,8 +4,9 @@ tensor-core kernels (f16, multiples of 16).
 
 `check_products(run)` is the numeric check of the nests: `run(module_text, arrays)` compiles
 `@f` of the module through a lowering that executes the CUDA mapped stage (the
-cuda-emulated backend runs those nests on the CPU) and returns its results, which must
-match numpy's product in float64 within the dtype's tolerance.
+cuda-emulated backend runs those nests on the CPU, the tensor-core launches through
+ember-gpu-mma-emulate) and returns its results, which must match numpy's product in
+float64 within the dtype's tolerance.
 """
 
 import ml_dtypes
@@ -18,6 +19,7 @@ from ember.dialects.ember.irdl import default_context
 from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.transforms.gpu_tile_matmul import GpuTileMatmulPass
 from ember.passes.transforms.gpu_mma import GpuMmaPass
+from ember.passes.transforms.gpu_mma_emulate import GpuMmaEmulatePass
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "bf16": ml_dtypes.bfloat16,
           "f16": np.float16}
@@ -126,6 +128,8 @@ def test_every_product_becomes_one_tiled_nest(case):
         if case[3] == "f16" and not any(d % 16 for d in case[:3]):
             assert GpuMmaPass().apply(module)["products"] == 1
             assert "gpu.subgroup_mma_compute" in _names(module)
+            assert GpuMmaEmulatePass().apply(module)["launches"] == 1  # for the CPU
+            assert not [n for n in _names(module) if n.startswith("gpu.")]
             return
         stats = GpuTileMatmulPass().apply(module)
         names = _names(module)
