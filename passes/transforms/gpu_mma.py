@@ -1,4 +1,4 @@
-"""ember-gpu-mma: f16 matrix products on NVIDIA tensor cores (WMMA), one warp per 16×16 tile.
+"""ember-gpu-mma: f16 matrix products on NVIDIA tensor cores (WMMA), warps of 16×16 tiles.
 
 A tensor core multiplies 16×16 f16 tiles into an f32 (or f16) accumulator in one warp-wide
 instruction (PTX `wmma.mma.sync`). MLIR's `gpu.subgroup_mma_*` ops are that instruction
@@ -14,22 +14,26 @@ bytes into its buffer, so its address is 32-byte aligned, as WMMA loads and stor
 when the buffer is (device allocations are 256-byte aligned, Ember's own 64-byte).
 
 Algorithm:
-  1. Replace each such product by a `gpu.launch` of (N/16, M/16, batch) blocks of one
-     warp (32 threads), each owning one 16×16 tile of C (linalg accumulates into its
-     output, so the tile starts from C's values).
-  2. K runs in chunks of up to UNROLL steps of 16: per chunk, load the C tile, for each
-     step load the A and B tiles and accumulate (`gpu.subgroup_mma_compute`), store
-     the C tile back.
+  1. Split M and N: a warp (32 threads along x) computes fm × fn 16×16 fragments of C
+     (2 along a dim where 32 divides it, else 1), a block has wm × wn warps (2 along a
+     dim where 2 warps' fragments divide it; threads y: along N, z: along M); the grid
+     is (N/(16 fn wn), M/(16 fm wm), batch). A fragment reused: 2×2 fragments take 4
+     products per 4 tile loads, 1×1 one per 2.
+  2. Replace each such product by that `gpu.launch`; each warp's fragments start from
+     C's values (linalg accumulates into its output).
+  3. K runs in chunks of up to UNROLL steps of 16: per chunk, load the C fragments, for
+     each step load the A and B tiles and accumulate (`gpu.subgroup_mma_compute`), store
+     the C fragments back.
 
 The products leave the CUDA backend's mapped stage as launches already: to run that
 stage on the CPU (the cuda-emulated backend), ember-gpu-mma-emulate turns them into loops
 computing the same tiles.
 
 Before:
-    linalg.matmul ins(%a, %b : memref<32x16xf16>, memref<16x48xf16>)
-                  outs(%c : memref<32x48xf32>)
+    linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x48xf16>)
+                  outs(%c : memref<16x48xf32>)
 After:
-    gpu.launch blocks(...) in (%x = %c3, %y = %c2, %z = %c1)
+    gpu.launch blocks(...) in (%x = %c3, %y = %c1, %z = %c1)
                threads(...) in (%tx = %c32, %ty = %c1, %tz = %c1) {
       scf.for %i = %c0 to %c16 step %c16 {
         %t0 = gpu.subgroup_mma_load_matrix %c[%row, %col] {leadDimension = 48 : index} ...
@@ -93,14 +97,21 @@ def eligible(op: ir.Operation) -> Optional[tuple[int, int, int, int, str]]:
     (m, k), (_, n) = a, b
     if any(d % TILE or d == 0 for d in (m, n, k)):
         return None
-    if m // TILE > GRID_YZ or batch > GRID_YZ:  # the launch's grid limits in y and z
-        return None
+    if m // (TILE * _split(m)[0] * _split(m)[1]) > GRID_YZ or batch > GRID_YZ:
+        return None  # past the launch's grid limits in y and z
     return batch, m, n, k, types[2]
 
 
 def _chunk(steps: int) -> int:
     """K steps per loop iteration: the largest divisor of `steps` up to UNROLL."""
     return max(d for d in range(1, min(steps, UNROLL) + 1) if steps % d == 0)
+
+
+def _split(size: int) -> tuple[int, int]:
+    """(fragments per warp, warps per block) along a dim of `size` (a multiple of 16): 2
+    fragments when they divide it, then 2 warps when those divide it."""
+    frags = 2 if size % (2 * TILE) == 0 else 1
+    return frags, 2 if size % (2 * TILE * frags) == 0 else 1
 
 
 def _launch_text(types: list[str], batch: int, m: int, n: int, k: int, acc: str,
@@ -110,37 +121,54 @@ def _launch_text(types: list[str], batch: int, m: int, n: int, k: int, acc: str,
     a_t, b_t, c_t = frag.format("f16", "AOp"), frag.format("f16", "BOp"), \
         frag.format(acc, "COp")
     z = "%bz, " if batched else ""
+    (fm, wm), (fn, wn) = _split(m), _split(n)
     chunk = _chunk(k // TILE)
-    steps = [f"""
-      %k{j} = arith.addi %i, %off{j} : index
-      %x{j} = gpu.subgroup_mma_load_matrix %a[{z}%row, %k{j}] {{leadDimension = {k} : index}}
-          : {types[0]} -> {a_t}
-      %y{j} = gpu.subgroup_mma_load_matrix %b[{z}%k{j}, %col] {{leadDimension = {n} : index}}
-          : {types[1]} -> {b_t}
-      %t{j + 1} = gpu.subgroup_mma_compute %x{j}, %y{j}, %t{j} : {a_t}, {b_t} -> {c_t}"""
-             for j in range(chunk)]
-    offsets = "".join(f"\n    %off{j} = arith.constant {j * TILE} : index"
-                      for j in range(chunk))
+
+    def load(target, buffer, row, col, lead, mtype, kind):
+        return (f"\n      %{target} = gpu.subgroup_mma_load_matrix %{buffer}[{z}%{row}, %{col}]"
+                f" {{leadDimension = {lead} : index}} : {mtype} -> {kind}")
+    lines = [load(f"t0_{i}_{j}", "c", f"rw{i}", f"cl{j}", n, types[2], c_t)
+             for i in range(fm) for j in range(fn)]
+    for s_ in range(chunk):
+        lines.append(f"\n      %k{s_} = arith.addi %i, %off{s_} : index")
+        lines += [load(f"x{s_}_{i}", "a", f"rw{i}", f"k{s_}", k, types[0], a_t)
+                  for i in range(fm)]
+        lines += [load(f"y{s_}_{j}", "b", f"k{s_}", f"cl{j}", n, types[1], b_t)
+                  for j in range(fn)]
+        lines += [f"\n      %t{s_ + 1}_{i}_{j} = gpu.subgroup_mma_compute %x{s_}_{i}, "
+                  f"%y{s_}_{j}, %t{s_}_{i}_{j} : {a_t}, {b_t} -> {c_t}"
+                  for i in range(fm) for j in range(fn)]
+    lines += [f"\n      gpu.subgroup_mma_store_matrix %t{chunk}_{i}_{j}, %c[{z}%rw{i}, %cl{j}] "
+              f"{{leadDimension = {n} : index}} : {c_t}, {types[2]}"
+              for i in range(fm) for j in range(fn)]
+    offsets = "".join(f"\n    %off{s_} = arith.constant {s_ * TILE} : index"
+                      for s_ in range(chunk))
+    bases = "".join(f"\n    %rw{i} = arith.addi %row, %o{i} : index\n"
+                    f"    %cl{i} = arith.addi %col, %o{i} : index" for i in range(2))
     return f"""
 func.func private @ember_mma(%a: {types[0]}, %b: {types[1]}, %c: {types[2]}) {{
-  %one = arith.constant 1 : index
   %warp = arith.constant 32 : index
-  %gx = arith.constant {n // TILE} : index
-  %gy = arith.constant {m // TILE} : index
+  %wn = arith.constant {wn} : index
+  %wm = arith.constant {wm} : index
+  %gx = arith.constant {n // (TILE * fn * wn)} : index
+  %gy = arith.constant {m // (TILE * fm * wm)} : index
   %gz = arith.constant {batch} : index
   gpu.launch blocks(%bx, %by, %bz) in (%sx = %gx, %sy = %gy, %sz = %gz)
-             threads(%tx, %ty, %tz) in (%wx = %warp, %wy = %one, %wz = %one) {{
+             threads(%tx, %ty, %tz) in (%wx = %warp, %wy = %wn, %wz = %wm) {{
     %c0 = arith.constant 0 : index
-    %tile = arith.constant {TILE} : index
+    %o0 = arith.constant 0 : index
+    %o1 = arith.constant {TILE} : index
+    %tm = arith.constant {TILE * fm} : index
+    %tn = arith.constant {TILE * fn} : index
     %step = arith.constant {chunk * TILE} : index
     %kk = arith.constant {k} : index{offsets}
-    %row = arith.muli %by, %tile : index
-    %col = arith.muli %bx, %tile : index
-    scf.for %i = %c0 to %kk step %step {{
-      %t0 = gpu.subgroup_mma_load_matrix %c[{z}%row, %col] {{leadDimension = {n} : index}}
-          : {types[2]} -> {c_t}{"".join(steps)}
-      gpu.subgroup_mma_store_matrix %t{chunk}, %c[{z}%row, %col] {{leadDimension = {n} : index}}
-          : {c_t}, {types[2]}
+    %wr = arith.muli %by, %wm : index
+    %wc = arith.muli %bx, %wn : index
+    %wr2 = arith.addi %wr, %tz : index
+    %wc2 = arith.addi %wc, %ty : index
+    %row = arith.muli %wr2, %tm : index
+    %col = arith.muli %wc2, %tn : index{bases}
+    scf.for %i = %c0 to %kk step %step {{{"".join(lines)}
     }}
     gpu.terminator
   }}

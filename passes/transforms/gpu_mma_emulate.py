@@ -8,9 +8,10 @@ dimensions) numerically. The products are computed in the accumulator's type fro
 inputs extended to it, one k after another (a tensor core sums in its own order).
 
 Algorithm:
-  1. Each `gpu.launch` holding `gpu.subgroup_mma_compute` becomes an `scf.parallel` over
-     its grid (block ids its induction variables, thread ids 0: a warp-wide op runs once
-     per block), its body moved in.
+  1. Each `gpu.launch` holding `gpu.subgroup_mma_compute` (blocks of warps: 32 threads
+     along x) becomes an `scf.parallel` over its grid and its warps (block ids and thread
+     ids y, z its induction variables, thread id x 0: a warp-wide op runs once per warp),
+     its body moved in.
   2. Each `!gpu.mma_matrix` value becomes a 16 x 16 buffer (`memref.alloc` at the start
      of the block's body, freed at its end): `subgroup_mma_load_matrix` copies the tile at
      its indices into it (rows `leadDimension` apart), `subgroup_mma_compute` copies C's
@@ -23,7 +24,7 @@ Before:
       gpu.terminator
     }
 After:
-    scf.parallel (%bx, %by, %bz) = (%c0, %c0, %c0) to (%c3, %c2, %c1) step (...) {
+    scf.parallel (%bx, %by, %bz, %ty, %tz) = (%c0, ...) to (%c3, %c2, %c1, %c1, %c1) ... {
       %ta = memref.alloc() : memref<16x16xf16>
       scf.for %i ... { scf.for %j ... { copy %A[%r + %i, %k + %j] to %ta[%i, %j] } }
       ...
@@ -118,11 +119,13 @@ def emulate(launch: ir.Operation) -> None:
     args = list(body.arguments)
     with ir.InsertionPoint(launch), launch.location:
         zero, one = _index(0), _index(1)
-        loop = scf.ParallelOp([], [zero] * 3, grid, [one] * 3, [])
-        inner = loop.region.blocks.append(*([ir.IndexType.get()] * 3))
+        upper = grid + block_sizes[1:]  # one iteration per warp: the lanes run as one
+        loop = scf.ParallelOp([], [zero] * 5, upper, [one] * 5, [])
+        inner = loop.region.blocks.append(*([ir.IndexType.get()] * 5))
         with ir.InsertionPoint(inner):
             terminator = scf.ReduceOp([], 0)
-    for arg, value in zip(args, list(inner.arguments) + [zero] * 3 + grid + block_sizes):
+    ivs = list(inner.arguments)
+    for arg, value in zip(args, ivs[:3] + [zero] + ivs[3:] + grid + block_sizes):
         arg.replace_all_uses_with(value)
     for op in list(body.operations):
         op = op.operation
@@ -160,7 +163,10 @@ class GpuMmaEmulatePass(Pass):
                 op.operation.walk(lambda o: (found.append(o) if o.name ==
                                              "gpu.subgroup_mma_compute" else None)
                                   or ir.WalkResult.ADVANCE)
-                if found and len(op.operands) == 6:  # no async tokens, no dynamic shared
+                warp = ir.IntegerAttr(op.operands[3].owner.attributes["value"]).value \
+                    if len(op.operands) == 6 and isinstance(op.operands[3].owner, ir.OpView) \
+                    and op.operands[3].owner.name == "arith.constant" else None
+                if found and warp == 32:  # warps in x; no async tokens, no dynamic shared
                     launches.append(op.operation)
             return ir.WalkResult.ADVANCE
         root.walk(visit)

@@ -1,6 +1,6 @@
 """Matrix products on the CUDA path: ember-gpu-tile-matmul's register-tiled nests (ragged
-edges, batches, broadcast batches, transposes, integer and bf16 products, conv-as-GEMM) and ember-gpu-mma's
-tensor-core kernels (f16, multiples of 16).
+edges, batches, broadcast batches, transposes, integer and bf16 products, conv-as-GEMM)
+and ember-gpu-mma's tensor-core kernels (f16, multiples of 16).
 
 `check_products(run)` is the numeric check of the nests: `run(module_text, arrays)` compiles
 `@f` of the module through a lowering that executes the CUDA mapped stage (the
@@ -26,12 +26,16 @@ DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "bf16": ml_dtyp
 TOLERANCE = {"f32": 1e-5, "f64": 1e-12, "i32": 0, "bf16": 1e-2, "f16": 2e-3}
 
 # (M, K, N, dtype, transpose_a, transpose_b, batch): ragged in M, N and K against the 4x4
-# register tiles and the 8x32 thread blocks, one-row and one-column products, batches.
+# register tiles and the 8x32 thread blocks, one-row and one-column products, batches; f16
+# ones of multiples of 16 for the tensor cores (a warp's 1x1 to 2x2 fragments, 1 to 4 warps
+# a block).
 CASES = [(70, 33, 50, "f32", False, False, ()), (1, 7, 1, "f32", False, False, ()),
          (5, 3, 130, "f32", True, False, ()), (16, 16, 16, "f32", False, True, ()),
          (9, 13, 6, "i32", False, False, ()), (17, 8, 19, "f64", False, False, (3,)),
          (6, 5, 7, "f32", True, True, (2, 3)), (37, 29, 41, "bf16", False, False, ()),
-         (32, 48, 16, "f16", False, False, (2,)), (33, 16, 18, "f16", False, True, ())]
+         (32, 48, 16, "f16", False, False, (2,)), (33, 16, 18, "f16", False, True, ()),
+         (64, 32, 96, "f16", False, False, ()),
+         (64, 160, 128, "f16", False, True, (2,))]
 
 
 def _tensor(shape, dtype) -> str:
