@@ -33,7 +33,12 @@ def _cuda() -> Backend:
 
 
 register("cpu", _cpu)
-register("cuda", _cuda)
+def _cuda_device() -> None:
+    from ember.backends.cuda.driver import probe  # GpuUnavailableError without a GPU
+    probe()
+
+
+register("cuda", _cuda, requires=_cuda_device)
 register("interpreter", _Interpreter)
 
 __all__ = ["Backend", "Lowering", "NotCompilable", "check_backend", "get", "names", "register",

@@ -19,7 +19,9 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError` (and `BisectError` from `em.debug.find_miscompile`);
 parsing and verifying IR `ParseError` and `VerificationError`; drawing a graph's SVG without
-Graphviz `GraphvizUnavailable`. (The command-line tools' `ToolError` is theirs: it sets an
+Graphviz `GraphvizUnavailable`; the CUDA backend `GpuUnavailableError` (no GPU, driver or
+cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`) and `CudaError` (a
+failed CUDA driver call). (The command-line tools' `ToolError` is theirs: it sets an
 exit status.)
 
 Example:
@@ -58,6 +60,7 @@ from ember.runtime.aot.compile import ArtifactError
 from ember.runtime.repro_bisect import BisectError
 from ember.passes.rewrite import RewriteError
 from ember.passes.view_op_graph import GraphvizUnavailable
+from ember.backends.cuda.driver import CudaError, GpuUnavailableError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -67,4 +70,4 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
-           "RewriteError"]
+           "RewriteError", "GpuUnavailableError", "CudaError"]

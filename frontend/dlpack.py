@@ -36,6 +36,9 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
     del stream  # CPU only: there is no stream to synchronise with
     if tensor._value is None:  # a symbolic tensor inside a trace
         tensor._no_value("DLPack export (__dlpack__)")
+    if device(tensor)[0] != 1:
+        raise BufferError(f"a tensor on {tensor.device} cannot be exported through DLPack "
+                          "yet; copy it to the host with .numpy() first")
     if tensor.dtype in (dtypes.string, dtypes.bfloat16):
         raise BufferError(f"a {tensor.dtype.name} tensor cannot be exported through DLPack "
                           "(numpy has no DLPack code for it); cast it first, e.g. "
@@ -53,7 +56,11 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 
 def device(tensor):
-    """`tensor.__dlpack_device__()`: (kDLCPU, 0)."""
+    """`tensor.__dlpack_device__()`: (kDLCPU, 0), or (kDLCUDA, N) for a tensor on GPU N."""
+    from ember.frontend.tensor import _device_of
+    name = _device_of(tensor._value) if tensor._value is not None else None
+    if name is not None and ":GPU:" in name:
+        return (2, int(name.rsplit(":", 1)[1]))
     return (1, 0)
 
 

@@ -18,6 +18,23 @@ from ember.dialects.ember.dtypes import DType
 from ember.frontend.shape import TensorShape
 
 
+_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def _on_device(value: np.ndarray):
+    """The object owning a GPU array's memory (the CUDA runtime's DeviceBuffer: it has
+    `ember_device`, `pointer` and `host_copy`), or None for host memory."""
+    base = value.base
+    while type(base) is np.ndarray:
+        base = base.base
+    return base if base is not None and hasattr(base, "ember_device") else None
+
+
+def _device_of(value: np.ndarray) -> str | None:
+    owner = _on_device(value) if value is not None and value.base is not None else None
+    return owner.ember_device if owner is not None else None
+
+
 class Tensor:
     """An immutable eager tensor holding a numpy array.
 
@@ -89,8 +106,18 @@ class Tensor:
     def ndim(self) -> int:
         return self._value.ndim
 
+    @property
+    def device(self) -> str:
+        """The device holding the value, as TensorFlow names it:
+        '/job:localhost/replica:0/task:0/device:CPU:0', or GPU:N for the results of a
+        CUDA function run inside `with em.device("gpu:N")` (see runtime/devices.py)."""
+        return _device_of(self._value) or _CPU
+
     def numpy(self) -> np.ndarray:
-        """The value as a numpy array (a read-only view; copy it to modify)."""
+        """The value as a numpy array (a read-only view; copy it to modify). A tensor on a
+        GPU is copied to the host."""
+        if _device_of(self._value) is not None:
+            return _on_device(self._value).host_copy(self._value)
         view = self._value.view()
         view.flags.writeable = False
         return view
@@ -107,7 +134,8 @@ class Tensor:
                       copy=copy)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
+        from ember.frontend.dlpack import device
+        return device(self)
 
     def __repr__(self) -> str:
         text = _value_text(self._value, repr)

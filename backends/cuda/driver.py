@@ -217,9 +217,10 @@ def probe() -> tuple:
     try:
         found = driver.devices()
     except CudaError as e:
-        raise GpuUnavailableError(f"no usable NVIDIA GPU: {e}; {_WHAT_WORKS}") from None
+        raise GpuUnavailableError(f"no usable NVIDIA GPU was found: {e}; {_WHAT_WORKS}") from None
     except (OSError, RuntimeError) as e:  # cuda.pathfinder: libcuda.so not found
-        raise GpuUnavailableError(f"no NVIDIA driver was found ({type(e).__name__}: {e}); "
+        raise GpuUnavailableError(f"no NVIDIA driver or GPU was found ({type(e).__name__}: "
+                                  f"{e}); "
                                   f"{_WHAT_WORKS}") from None
     if not found:
         raise GpuUnavailableError(f"the NVIDIA driver sees no GPU; {_WHAT_WORKS}")

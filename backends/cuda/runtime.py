@@ -267,11 +267,15 @@ class CudaExecutable:
                 inputs.append(to_device(a, device))
         outputs = [device_array(device, t.shape, t.dtype.np_dtype) for t in self.result_types]
         data = self._pointers(*[a.ctypes.data for a in inputs + outputs])
-        with self._lock:  # the pending failure and the device are the thread's
-            runtime_mgpu.use(device)
-            self._entry(data)
-            device.synchronize()
-            runtime_mgpu.raise_pending()
+        try:
+            with self._lock:  # the pending failure and the device are the thread's
+                runtime_mgpu.use(device)
+                self._entry(data)
+                device.synchronize()
+                runtime_mgpu.raise_pending()
+        except BaseException:
+            inputs = outputs = None  # the traceback keeps this frame: free the blocks now
+            raise
         if keep:
             return outputs
         return [buffer_of(o).host_copy(o) for o in outputs]
