@@ -19,6 +19,8 @@ import dataclasses
 import threading
 from typing import Callable
 
+from ember.dialects.ember.errors import EmberError
+
 SMALL, SMALL_STEP, LARGE_STEP = 1 << 20, 512, 2 << 20
 
 
@@ -41,8 +43,9 @@ class Stats:
     peak: int = 0
 
 
-class AllocationError(MemoryError):
-    """The device has no memory for the request, even after emptying the cache."""
+class AllocationError(EmberError, MemoryError):
+    """The GPU has no memory for the request, even after the caching allocator returned its
+    free blocks to the driver."""
 
 
 class CachingAllocator:
