@@ -37,8 +37,7 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
     if tensor._value is None:  # a symbolic tensor inside a trace
         tensor._no_value("DLPack export (__dlpack__)")
     if device(tensor)[0] != 1:
-        raise BufferError(f"a tensor on {tensor.device} cannot be exported through DLPack "
-                          "yet; copy it to the host with .numpy() first")
+        return _export_gpu(tensor, max_version, dl_device, copy)
     if tensor.dtype in (dtypes.string, dtypes.bfloat16):
         raise BufferError(f"a {tensor.dtype.name} tensor cannot be exported through DLPack "
                           "(numpy has no DLPack code for it); cast it first, e.g. "
@@ -62,6 +61,26 @@ def device(tensor):
     if name is not None and ":GPU:" in name:
         return (2, int(name.rsplit(":", 1)[1]))
     return (1, 0)
+
+
+def _export_gpu(tensor, max_version, dl_device, copy):
+    """A kDLCUDA capsule over a GPU tensor's memory, without a copy (Ember's work on it is
+    finished: every GPU call waits for its stream). A consumer of DLPack < 1.0 cannot be
+    told the buffer is read-only: it must not write to it. `dl_device=(kDLCPU, 0)` gets a
+    host copy."""
+    from ember.frontend.dlpack_structs import dl_dtype, export_capsule
+    if dl_device is not None and tuple(dl_device)[0] == 1:
+        return tensor.numpy().__dlpack__(max_version=max_version)
+    if copy:
+        raise BufferError(f"copy=True: Ember cannot copy a tensor on {tensor.device} for "
+                          "DLPack; copy it on the consumer's side")
+    if dl_device is not None and tuple(dl_device) != device(tensor):
+        raise BufferError(f"the tensor is on {tensor.device}, not on DLPack device "
+                          f"{tuple(dl_device)}")
+    value = tensor._value
+    return export_capsule(tensor, value.ctypes.data, value.shape,
+                          dl_dtype(value.dtype, tensor.dtype.name), device(tensor),
+                          versioned=max_version is not None and tuple(max_version) >= (1, 0))
 
 
 def to_dlpack(tf_tensor):

@@ -57,7 +57,9 @@ def set_scope_device(ordinal: int | None) -> int | None:
 
 def require_device(ordinal: int | None = None) -> driver.Device:
     """The GPU calls run on (the scope's, else GPU 0); GpuUnavailableError without one."""
-    return driver.device(_scope.ordinal if ordinal is None else ordinal)
+    if ordinal is None:
+        ordinal = _scope.ordinal or 0
+    return driver.device(ordinal)
 
 
 def chip_for(info: driver.DeviceInfo, options: CudaOptions) -> CudaOptions:
@@ -88,7 +90,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
         module_text = module_text()
     key = (module_text if source_key is None else ("source", source_key), symbol,
            tuple(str(t) for t in arg_types), specialize_pipeline(pipeline), options.key(),
-           device.info.ordinal)
+           device)  # the Device object: its modules are loaded in its context
     with _cache_lock:
         exe = _cache.get(key)
     if exe is None:
@@ -167,11 +169,14 @@ class DeviceBuffer:
     goes back to the allocator when the last array over it goes. `ember_device` is the
     device's name (em.Tensor.device reads it); `host_copy` copies the array to the host."""
 
-    __slots__ = ("device", "pointer", "nbytes", "ember_device", "__array_interface__",
-                 "__weakref__")
+    __slots__ = ("device", "pointer", "nbytes", "ember_device", "release",
+                 "__array_interface__", "__weakref__")
 
-    def __init__(self, device: driver.Device, pointer: int, nbytes: int):
+    def __init__(self, device: driver.Device, pointer: int, nbytes: int, release=None):
+        """`release()`, if given, hands back memory that is not the allocator's (a DLPack
+        producer's managed buffer) in place of freeing the block."""
         self.device, self.pointer, self.nbytes = device, pointer, nbytes
+        self.release = release
         self.ember_device = device.name
         self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "version": 3,
                                     "data": (pointer, False)}
@@ -185,21 +190,24 @@ class DeviceBuffer:
 
     def __del__(self):
         try:
-            self.device.allocator.free(self.pointer, from_host=True)
+            if self.release is not None:
+                self.device.synchronize()  # Ember's queued work may still read it
+                self.release()
+            else:
+                self.device.allocator.free(self.pointer, from_host=True)
         except Exception:  # noqa: BLE001 -- interpreter shutdown: the driver may be gone
             pass
 
 
 def device_array(device: driver.Device, shape, dtype, pointer: int | None = None,
-                 nbytes: int | None = None) -> np.ndarray:
-    """A C-contiguous numpy array over a fresh block of `device`'s allocator (or over
-    `pointer`, a block of it already taken), owning the block."""
+                 release=None) -> np.ndarray:
+    """A C-contiguous numpy array over a fresh block of `device`'s allocator, owning it;
+    or over managed memory at `pointer` that `release()` hands back when the array goes."""
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    nbytes = count * dtype.itemsize if nbytes is None else nbytes
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if pointer is None:
         pointer = device.allocator.malloc(nbytes)
-    raw = np.asarray(DeviceBuffer(device, pointer, nbytes))
+    raw = np.asarray(DeviceBuffer(device, pointer, nbytes, release))
     return np.ndarray(tuple(shape), dtype, buffer=raw)
 
 

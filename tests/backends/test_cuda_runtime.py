@@ -234,8 +234,13 @@ def test_device_inputs_keep_results_on_the_device(fake_device):
     assert t.__dlpack_device__() == (2, 0)
     host = t.numpy()
     assert runtime.buffer_of(host) is None and host.shape == (4, 8)
-    with pytest.raises(BufferError, match="GPU:0"):
-        t.__dlpack__(max_version=(1, 0))
+    from ember.frontend.dlpack_structs import read_capsule
+    exported = read_capsule(t.__dlpack__(max_version=(1, 0)))  # zero-copy, kDLCUDA
+    assert (exported.pointer, exported.shape, exported.device) == \
+        (out.ctypes.data, (4, 8), (2, 0))
+    assert exported.read_only and (exported.code, exported.bits) == (2, 32)
+    exported.release()
+    np.testing.assert_array_equal(np.from_dlpack(t, device="cpu"), host)
 
 
 def test_host_allocations_come_from_the_device_allocator(fake_device):
