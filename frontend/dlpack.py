@@ -56,8 +56,8 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 def device(tensor):
     """`tensor.__dlpack_device__()`: (kDLCPU, 0), or (kDLCUDA, N) for a tensor on GPU N."""
-    from ember.frontend.tensor import _device_of
-    name = _device_of(tensor._value) if tensor._value is not None else None
+    from ember.frontend.device_memory import device_of
+    name = device_of(tensor._value) if tensor._value is not None else None
     if name is not None and ":GPU:" in name:
         return (2, int(name.rsplit(":", 1)[1]))
     return (1, 0)

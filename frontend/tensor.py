@@ -15,24 +15,8 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.dtypes import DType
+from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of
 from ember.frontend.shape import TensorShape
-
-
-_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-def _on_device(value: np.ndarray):
-    """The object owning a GPU array's memory (the CUDA runtime's DeviceBuffer: it has
-    `ember_device`, `pointer` and `host_copy`), or None for host memory."""
-    base = value.base
-    while type(base) is np.ndarray:
-        base = base.base
-    return base if base is not None and hasattr(base, "ember_device") else None
-
-
-def _device_of(value: np.ndarray) -> str | None:
-    owner = _on_device(value) if value is not None and value.base is not None else None
-    return owner.ember_device if owner is not None else None
 
 
 class Tensor:
@@ -117,7 +101,7 @@ class Tensor:
         """The value as a numpy array (a read-only view; copy it to modify). A tensor on a
         GPU is copied to the host."""
         if _device_of(self._value) is not None:
-            return _on_device(self._value).host_copy(self._value)
+            return owner_of(self._value).host_copy(self._value)
         view = self._value.view()
         view.flags.writeable = False
         return view

@@ -25,12 +25,13 @@ from mlir import ir
 from ember.backends import compile_log
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.backend import BackendError, CpuBackend
+from ember.backends.cpu.cache import cache_key, disk_cache
 from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, specialize, specialize_pipeline
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cuda import driver, runtime_mgpu
 from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions
-from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.types import TensorType, parse_type
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
 from ember.passes.pipeline import PassFailure
 
@@ -83,24 +84,60 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
                      source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE,
                      device: driver.Device | None = None) -> "CudaExecutable":
     """The executable of `@symbol` for static `arg_types` on `device` (the current one),
-    cached in memory by the source, types, pipeline, options and the device's chip."""
+    cached in memory per device and on disk (the host LLVM IR, PTX inside: the compile
+    cache of backends/cpu/cache.py) by the source, types, pipeline and options, the chip
+    among them. The driver's own JIT cache keeps the PTX compiled for the device."""
     device = device or require_device()
     options = chip_for(device.info, options or CudaOptions())
     if source_key is None and callable(module_text):
         module_text = module_text()
-    key = (module_text if source_key is None else ("source", source_key), symbol,
-           tuple(str(t) for t in arg_types), specialize_pipeline(pipeline), options.key(),
-           device)  # the Device object: its modules are loaded in its context
+    disk_key = cache_key(module_text if source_key is None else ("source", source_key),
+                         symbol, tuple(str(t) for t in arg_types),
+                         specialize_pipeline(pipeline), options.key(), "cuda-host-ir")
+    key = (disk_key, device)  # the Device object: its modules are loaded in its context
     with _cache_lock:
         exe = _cache.get(key)
+    if exe is not None:
+        return exe
+    disk = disk_cache()
+    entry = disk.load(disk_key)
+    if entry is not None:
+        try:
+            exe = _load(entry, symbol, arg_types, device)
+        except _BadEntry as e:  # checksummed but unusable: rebuilt below
+            disk.discard(disk_key, str(e))
     if exe is None:
         with compile_log.stage(f"compile @{symbol} for {options.chip}"):
             text = module_text() if callable(module_text) else module_text
             host_ir, results, variables = build(text, symbol, arg_types, options, pipeline)
-            exe = CudaExecutable(host_ir, symbol, arg_types, results, device)
-            exe.variables = variables
-        with _cache_lock:
-            exe = _cache.setdefault(key, exe)
+            meta = {"symbol": symbol, "results": [str(t) for t in results],
+                    "variables": variables}
+            disk.store(disk_key, host_ir.encode(), meta)
+            exe = _load((host_ir.encode(), meta), symbol, arg_types, device)
+    with _cache_lock:
+        return _cache.setdefault(key, exe)
+
+
+class _BadEntry(Exception):
+    """A disk-cache entry that passed its checksum but is not this function's code."""
+
+
+def _load(entry: tuple[bytes, dict], symbol: str, arg_types, device) -> "CudaExecutable":
+    """The executable of a compile-cache entry: the host LLVM IR (the PTX inside it) and
+    the result types and variables."""
+    code, meta = entry
+    try:
+        if meta["symbol"] != symbol:
+            raise _BadEntry(f"it holds @{meta['symbol']}, not @{symbol}")
+        results = [parse_type(t) for t in meta["results"]]
+        variables = [int(i) for i in meta["variables"]]
+        if any(not 0 <= i < len(arg_types) for i in variables):
+            raise _BadEntry(f"variable indices {variables} out of range")
+        host_ir = code.decode()
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise _BadEntry(f"{type(e).__name__}: {e}") from None
+    exe = CudaExecutable(host_ir, symbol, arg_types, results, device)
+    exe.variables = variables
     return exe
 
 

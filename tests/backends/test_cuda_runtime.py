@@ -300,3 +300,25 @@ def test_results_stay_on_the_gpu_inside_its_scope():
     z = f(y)  # a device input: no copy in, the result stays there
     assert z.device.endswith("GPU:0")
     np.testing.assert_array_equal(z.numpy(), np.full(5, 4.0, np.float32))
+
+
+def test_compiled_host_code_is_cached_on_disk(fake_device, tmp_path, monkeypatch):
+    from ember.backends.cpu.cache import disk_cache
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    api, device = fake_device
+    x = np.ones((5, 7), np.float32)
+    text, symbol, types, pipeline = _traced(lambda a: a - 0.5, x)
+    runtime.compile_function(text, symbol, types, pipeline=pipeline, device=device)
+    stored = list(tmp_path.rglob("*.obj"))
+    assert len(stored) == 1
+    build = runtime.build
+    monkeypatch.setattr(runtime, "build", lambda *a, **k: pytest.fail("compiled again"))
+    other = driver.Device(device.driver, device.info)  # a new device: the memory cache misses
+    exe = runtime.compile_function(text, symbol, types, pipeline=pipeline, device=other)
+    assert exe([x])[0].shape == (5, 7)
+    stored[0].write_bytes(stored[0].read_bytes()[:-100])  # damaged: discarded and rebuilt
+    monkeypatch.setattr(runtime, "build", build)
+    third = driver.Device(device.driver, device.info)
+    discarded = disk_cache().discarded
+    runtime.compile_function(text, symbol, types, pipeline=pipeline, device=third)
+    assert disk_cache().discarded == discarded + 1 and len(list(tmp_path.rglob("*.obj"))) == 1
