@@ -333,3 +333,24 @@ class CudaExecutable:
                 engine.run_static_destructors()  # unloads the kernels' modules
             except Exception:  # noqa: BLE001 -- interpreter shutdown
                 pass
+
+
+class DeviceDispatch:
+    """What the CUDA backend gives the runtime for one signature: the executable for the
+    GPU of each call (the scope's `em.device("gpu:N")`, else GPU 0), compiled for it on
+    its first call there (the first one at once, so failures surface as NotCompilable)."""
+
+    fast_path = False
+
+    def __init__(self, compile_for: Callable[[driver.Device], CudaExecutable]):
+        self._compile_for = compile_for
+        first = compile_for(require_device())
+        self._by_device = {first.device: first}
+        self.variables = first.variables
+
+    def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        device = require_device()
+        exe = self._by_device.get(device)
+        if exe is None:
+            exe = self._by_device.setdefault(device, self._compile_for(device))
+        return exe(arrays)

@@ -153,3 +153,16 @@ def test_cpu_from_dlpack_still_goes_through_numpy():
     assert t.device.endswith("CPU:0") and t._value.ctypes.data == a.ctypes.data
     t2 = em.experimental.dlpack.from_dlpack(em.experimental.dlpack.to_dlpack(t))
     np.testing.assert_array_equal(t2.numpy(), a)
+
+
+def test_each_gpu_gets_its_own_executable(fake_gpu):
+    f = em.function(lambda a: a + 1.0, backend="cuda")
+    x = np.zeros(4, np.float32)
+    with em.device("gpu:1"):
+        y = f(x)
+    assert y.device.endswith("GPU:1")
+    with em.device("gpu:0"):
+        z = f(x)  # the same signature, compiled again for GPU 0
+    assert z.device == GPU0
+    loaded = [m for m in fake_gpu.modules.values() if b".entry" in m]
+    assert len(loaded) >= 2
