@@ -1,15 +1,17 @@
 // ember-gpu-device-allocs: the host functions of a CUDA module allocate in managed memory
 // (gpu.alloc host_shared, which gpu-to-llvm lowers to mgpuMemAlloc(size, stream, 1)) and
 // free with an async gpu.dealloc between gpu.waits (the synchronous form has no lowering);
-// functions inside gpu.module (the kernels) keep their allocations.
+// functions inside gpu.module (the kernels) keep their allocations. Host constants that a
+// launch takes are copied into managed memory first (kernels cannot read host memory).
 
 // RUN: ember-opt %s -p 'builtin.module(ember-gpu-device-allocs)' | FileCheck %s
 // RUN: ember-opt %s -p 'builtin.module(ember-gpu-device-allocs)' --pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
-// RUN: ember-opt %s -p 'builtin.module(ember-gpu-device-allocs,gpu-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// RUN: ember-opt %s -p 'builtin.module(ember-gpu-device-allocs,gpu.module(convert-gpu-to-nvvm),gpu-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 // STATS: ember-gpu-device-allocs:
 // STATS-DAG:   allocs: 2
 // STATS-DAG:   deallocs: 1
+// STATS-DAG:   globals: 1
 
 // CHECK-LABEL: func.func @host(
 // CHECK-SAME:    %[[N:.*]]: index
@@ -21,6 +23,14 @@
 // CHECK:         gpu.wait [%[[F]]]
 // CHECK-NOT:     memref.dealloc
 // CHECK:         return %[[S]]
+// CHECK-LABEL: func.func @constant(
+// CHECK:         %[[G:.*]] = memref.get_global @c
+// CHECK:         %[[B:.*]] = gpu.alloc  host_shared () : memref<3xf32>
+// CHECK:         memref.copy %[[G]], %[[B]]
+// CHECK:         gpu.launch_func  @kernels::@k {{.*}} args(%[[B]] : memref<3xf32>)
+// CHECK:         memref.load %[[G]]
+// CHECK:         gpu.dealloc async {{.*}} %[[B]]
+// CHECK:         return
 // CHECK:       gpu.module @kernels
 // CHECK:         memref.alloca
 // LLVM-DAG: llvm.call @mgpuMemAlloc
@@ -32,8 +42,17 @@ module attributes {gpu.container_module} {
     memref.dealloc %d : memref<?xf32>
     return %s : memref<4x8xf32>
   }
+  memref.global "private" constant @c : memref<3xf32> = dense<[1.0, 2.0, 3.0]>
+  func.func @constant() -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %g = memref.get_global @c : memref<3xf32>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : memref<3xf32>)
+    %v = memref.load %g[%c0] : memref<3xf32>
+    return %v : f32
+  }
   gpu.module @kernels {
-    gpu.func @k() kernel {
+    gpu.func @k(%arg0: memref<3xf32>) kernel {
       %a = memref.alloca() : memref<4xf32>
       gpu.return
     }

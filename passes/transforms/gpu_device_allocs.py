@@ -17,6 +17,10 @@ Algorithm:
      `allocs`.
   3. Each dealloc becomes `%t = gpu.wait async; %d = gpu.dealloc async [%t] %m;
      gpu.wait [%d]`; count `deallocs`.
+  4. A constant (`memref.get_global`) that a `gpu.launch_func` takes lives in host memory:
+     it is copied into a `gpu.alloc host_shared` buffer (`memref.copy`, on the host), which
+     the launches take instead and which is freed as in 3 before its block's terminator;
+     count `globals`.
 
 Before:
     %m = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
@@ -26,6 +30,14 @@ After:
     %t = gpu.wait async
     %d = gpu.dealloc async [%t] %m : memref<?xf32>
     gpu.wait [%d]
+    %g = memref.get_global @c : memref<3xf32>
+    gpu.launch_func @k::@k ... args(%g : memref<3xf32>)
+After:
+    %g = memref.get_global @c : memref<3xf32>
+    %b = gpu.alloc host_shared () : memref<3xf32>
+    memref.copy %g, %b : memref<3xf32> to memref<3xf32>
+    gpu.launch_func @k::@k ... args(%b : memref<3xf32>)
+    ... (freed as above, before the block's terminator)
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ import dataclasses
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import gpu
+from mlir.dialects import gpu, memref
 
 from ember.passes.base import Pass, Statistics
 
@@ -47,6 +59,7 @@ class GpuDeviceAllocsPass(Pass):
         allocs, deallocs = device_allocs(module)
         stats.add("allocs", allocs)
         stats.add("deallocs", deallocs)
+        stats.add("globals", device_globals(module))
 
 
 def device_allocs(module: ir.Module) -> tuple[int, int]:
@@ -64,7 +77,6 @@ def device_allocs(module: ir.Module) -> tuple[int, int]:
         if top.name == "func.func":
             top.walk(collect)
     allocs = deallocs = 0
-    token = gpu.AsyncTokenType.get(module.context)
     for op in found:
         with ir.InsertionPoint(op), op.location:
             if op.name == "memref.alloc":
@@ -77,9 +89,45 @@ def device_allocs(module: ir.Module) -> tuple[int, int]:
                 op.results[0].replace_all_uses_with(new.results[0])
                 allocs += 1
             else:
-                start = gpu.WaitOp(token, [])
-                freed = gpu.DeallocOp(token, [start.results[0]], op.operands[0])
-                gpu.WaitOp(None, [freed.results[0]])
+                _free(op.operands[0])
                 deallocs += 1
         op.erase()
     return allocs, deallocs
+
+
+def _free(buffer: ir.Value) -> None:
+    """`gpu.dealloc` of `buffer` at the insertion point, in the async form that lowers."""
+    token = gpu.AsyncTokenType.get()
+    start = gpu.WaitOp(token, [])
+    freed = gpu.DeallocOp(token, [start.results[0]], buffer)
+    gpu.WaitOp(None, [freed.results[0]])
+
+
+def device_globals(module: ir.Module) -> int:
+    """Copies each host constant that a launch takes into managed memory (step 4);
+    returns how many."""
+    found: list[ir.Operation] = []
+
+    def collect(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "memref.get_global" and any(
+                use.owner.name == "gpu.launch_func" for use in op.results[0].uses):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    for top in module.body.operations:
+        if top.operation.name == "func.func":
+            top.operation.walk(collect)
+    for op in found:
+        constant = op.results[0]
+        launches = [use.owner for use in constant.uses if use.owner.name == "gpu.launch_func"]
+        with ir.InsertionPoint.after(op), op.location:
+            buffer = gpu.AllocOp(constant.type, None, [], [], [], hostShared=True).results[0]
+            memref.CopyOp(constant, buffer)
+        for launch in launches:
+            for i, operand in enumerate(launch.operands):
+                if operand == constant:
+                    launch.operands[i] = buffer
+        block_end = list(op.block.operations)[-1]
+        with ir.InsertionPoint(block_end), op.location:
+            _free(buffer)
+    return len(found)

@@ -322,3 +322,17 @@ def test_compiled_host_code_is_cached_on_disk(fake_device, tmp_path, monkeypatch
     discarded = disk_cache().discarded
     runtime.compile_function(text, symbol, types, pipeline=pipeline, device=third)
     assert disk_cache().discarded == discarded + 1 and len(list(tmp_path.rglob("*.obj"))) == 1
+
+
+def test_constants_reach_kernels_through_managed_memory(fake_device):
+    api, device = fake_device
+    x = np.ones((4, 3), np.float32)
+    text, symbol, types, pipeline = _traced(
+        lambda a: a * em.constant([1.0, 2.0, 3.0]) + em.constant([[1.0], [2.0], [3.0], [4.0]]),
+        x)
+    exe = runtime.compile_function(text, symbol, types, pipeline=pipeline, device=device)
+    stats = device.allocator.stats
+    before = stats.driver_allocs + stats.reused
+    exe([x])
+    assert stats.driver_allocs + stats.reused - before == 4  # input, output, 2 constants
+    assert stats.allocated == 0
