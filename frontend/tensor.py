@@ -15,7 +15,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.dtypes import DType
-from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of
+from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of, placed
 from ember.frontend.shape import TensorShape
 
 
@@ -362,6 +362,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     return Tensor(np.asarray(raw, dtype=target.np_dtype), target)
 
 
+@placed  # inside `with em.device("gpu:N")`: on that GPU
 def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
     """Creates a constant tensor from a Python or numpy value.
 

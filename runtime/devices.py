@@ -5,16 +5,22 @@ A device name is TF's, in any of its spellings: "cpu", "gpu:1", "/GPU:0", "/devi
 "/job:localhost/replica:0/task:0/device:GPU:0" (the kind in any case). Entering
 `with em.device("gpu:N")` needs GPU N: without one it raises `em.errors.GpuUnavailableError`
 there (TensorFlow's soft placement would quietly use the CPU; Ember says so instead).
-Inside it, functions compiled with `backend="cuda"` run on GPU N and keep their results in
-its memory (tensors whose `.device` names it; `.numpy()` copies to the host); outside,
-they run on GPU 0 and copy their results to the host, unless an argument already lives on
-the GPU. `with em.device("cpu:0")` leaves a GPU scope.
+Inside it, `em.constant` makes tensors on GPU N, and functions compiled with
+`backend="cuda"` run on GPU N and keep their results in its memory (tensors whose
+`.device` names it; `.numpy()` copies to the host); outside, they run on GPU 0 and copy
+their results to the host, unless an argument already lives on the GPU. Eager ops compute
+on the CPU, reading GPU tensors in place (Ember's GPU memory is managed memory, which the
+host may read): their results are CPU tensors. `with em.device("cpu:0")` leaves a GPU
+scope.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
+
+from ember.frontend import device_memory
 
 _NAME = re.compile(r"^(?:/job:localhost)?(?:/replica:0)?(?:/task:0)?/?(?:device:)?"
                    r"(?P<kind>cpu|gpu)(?::(?P<index>\d+))?$", re.IGNORECASE)
@@ -52,15 +58,19 @@ class device:  # noqa: N801 -- tf.device's name
 
     def __enter__(self) -> "device":
         from ember.backends.cuda import runtime
+        placer = None
         if self.kind == "GPU":
-            runtime.require_device(self.index)  # GpuUnavailableError / no such GPU
-        self._previous.append(runtime.set_scope_device(
-            self.index if self.kind == "GPU" else None))
+            gpu = runtime.require_device(self.index)  # GpuUnavailableError / no such GPU
+            placer = functools.partial(runtime.to_device, device=gpu)
+        self._previous.append((runtime.set_scope_device(
+            self.index if self.kind == "GPU" else None), device_memory.set_placer(placer)))
         return self
 
     def __exit__(self, *exc) -> None:
         from ember.backends.cuda import runtime
-        runtime.set_scope_device(self._previous.pop())
+        ordinal, placer = self._previous.pop()
+        runtime.set_scope_device(ordinal)
+        device_memory.set_placer(placer)
 
     def __repr__(self) -> str:
         return f"em.device({self.name!r})"

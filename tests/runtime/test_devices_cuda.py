@@ -166,3 +166,14 @@ def test_each_gpu_gets_its_own_executable(fake_gpu):
     assert z.device == GPU0
     loaded = [m for m in fake_gpu.modules.values() if b".entry" in m]
     assert len(loaded) >= 2
+
+
+def test_constants_made_in_a_gpu_scope_live_there(fake_gpu):
+    with em.device("gpu:1"):
+        t = em.constant([1.0, 2.0], shape=[2])
+        with em.device("cpu:0"):
+            c = em.constant(3)
+    assert t.device.endswith("GPU:1") and c.device.endswith("CPU:0")
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    assert (t + 1.0).device.endswith("CPU:0")  # eager ops compute on the CPU
+    assert em.constant(1.0).device.endswith("CPU:0")  # the scope ended
