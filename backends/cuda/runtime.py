@@ -328,11 +328,13 @@ class CudaExecutable:
     def __del__(self):
         engine = getattr(self, "_engine", None)
         if engine is not None:
+            previous = runtime_mgpu.use(self.device)
             try:
-                runtime_mgpu.use(self.device)
                 engine.run_static_destructors()  # unloads the kernels' modules
             except Exception:  # noqa: BLE001 -- interpreter shutdown
                 pass
+            finally:
+                runtime_mgpu.restore(previous)
 
 
 class DeviceDispatch:

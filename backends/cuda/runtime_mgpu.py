@@ -35,12 +35,20 @@ _state = _State()
 _devices: dict[int, object] = {}  # ordinal -> Device, for mgpuSetDefaultDevice
 
 
-def use(device) -> None:
+def use(device) -> tuple:
     """Makes `device` the one the calling thread's host code runs on and clears its
-    pending failure."""
+    pending failure; returns what it replaced (for `restore`)."""
+    previous = (_state.device, _state.pending)
     _devices[device.info.ordinal] = device
     _state.device = device
     _state.pending = None
+    return previous
+
+
+def restore(previous: tuple) -> None:
+    """Puts back the state `use` replaced (a destructor run by the garbage collector in
+    the middle of another call must not lose that call's device or failure)."""
+    _state.device, _state.pending = previous
 
 
 def raise_pending() -> None:

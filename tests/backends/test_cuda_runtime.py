@@ -336,3 +336,39 @@ def test_constants_reach_kernels_through_managed_memory(fake_device):
     exe([x])
     assert stats.driver_allocs + stats.reused - before == 4  # input, output, 2 constants
     assert stats.allocated == 0
+
+
+@pytest.mark.parametrize("setup,message", [
+    (lambda api: setattr(api, "cuInit", lambda flags: (CUresult.CUDA_ERROR_NO_DEVICE,)),
+     r"no usable NVIDIA GPU was found: CUDA driver call cuInit failed: CUDA_ERROR_NO_DEVICE "
+     r"\(no CUDA-capable device is detected\)"),
+    (lambda api: setattr(api, "count", 0), "the NVIDIA driver sees no GPU"),
+])
+def test_probe_says_why_there_is_no_gpu(monkeypatch, setup, message):
+    api = FakeDriver()
+    setup(api)
+    monkeypatch.setattr(driver, "load_bindings", lambda: api)
+    driver.probe.cache_clear()
+    try:
+        with pytest.raises(GpuUnavailableError, match=message):
+            driver.probe()
+        assert not driver.available()
+        assert em.config.list_physical_devices("GPU") == []
+    finally:
+        monkeypatch.undo()
+        driver.probe.cache_clear()  # the real answer again for the tests after this one
+
+
+def test_dropped_executables_unload_their_modules(fake_device):
+    import gc
+    api, device = fake_device
+    x = np.ones(3, np.float32)
+    text, symbol, types, pipeline = _traced(lambda a: a / 4.0, x)
+    exe = runtime.CudaExecutable(runtime.build(text, symbol, types,
+                                               runtime.CudaOptions(chip="sm_90"), pipeline)[0],
+                                 symbol, types, types, device)
+    loaded = len(api.modules)
+    assert loaded >= 1
+    del exe
+    gc.collect()
+    assert len(api.modules) < loaded and ("cuModuleUnload" in [c[0] for c in api.calls])
