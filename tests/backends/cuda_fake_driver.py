@@ -132,3 +132,19 @@ class FakeDriver:
     def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         self.launches.append((self.functions[int(f)], (gx, gy, gz), (bx, by, bz), shared))
         return (OK,)
+
+    def cuEventCreate(self, flags):
+        self.events = getattr(self, "events", 0) + 1
+        return (OK, 3000 + self.events)
+
+    def cuEventRecord(self, event, stream):
+        return (OK,)
+
+    def cuEventSynchronize(self, event):
+        return (OK,)
+
+    def cuEventElapsedTime(self, start, end):
+        return (OK, 2.5)
+
+    def cuEventDestroy(self, event):
+        return (OK,)

@@ -177,3 +177,16 @@ def test_constants_made_in_a_gpu_scope_live_there(fake_gpu):
     np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
     assert (t + 1.0).device.endswith("CPU:0")  # eager ops compute on the CPU
     assert em.constant(1.0).device.endswith("CPU:0")  # the scope ended
+
+
+def test_gpu_bench_checks_results_before_timing(fake_gpu, monkeypatch, capsys):
+    """bench/gpu.py on the stand-in GPU, whose kernels do not run: its check against the
+    CPU backend must catch the wrong result (and the copy-bandwidth timing runs)."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    monkeypatch.syspath_prepend(os.path.join(root, "bench"))
+    import gpu as bench
+    monkeypatch.setattr(bench, "N_C", 1000)
+    device = runtime.require_device(0)
+    assert bench.copy_bandwidth(device, 1 << 20) == pytest.approx(2 * 11 * (1 << 20) / 2.5 / 1e6)
+    assert bench.bench_c(device) is False
+    assert "C: the GPU result differs from the CPU backend's" in capsys.readouterr().out
