@@ -15,6 +15,7 @@ managed memory (`device_array`), whose buffer object says which device holds it
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 from typing import Callable, Sequence
 
@@ -30,7 +31,7 @@ from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, specialize, specialize_pipeline
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cuda import driver, runtime_mgpu
-from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions
+from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions, kernel_ptx
 from ember.dialects.ember.types import TensorType, parse_type
 from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
 from ember.passes.pipeline import PassFailure
@@ -165,6 +166,8 @@ def build(module_text: str, symbol: str, arg_types: Sequence[TensorType],
         variables = [int(i) for i in ir.DenseI64ArrayAttr(fn.attributes[VARIABLES_ATTR])] \
             if VARIABLES_ATTR in fn.attributes else []
         binary = backend.lower(module, "binary", "bufferized")
+        for name, ptx in kernel_ptx(binary):
+            check_kernel_calls(name, ptx)
         host_ir = backend.make_host(binary)
     except (BackendError, PassFailure, TranslationError) as e:
         raise NotCompilable(f"lowering @{symbol} for CUDA failed: {e}",
@@ -197,8 +200,28 @@ def check_symbols(module) -> None:
     for fn in module.functions:
         if fn.is_declaration and not fn.name.startswith("llvm.") and \
                 fn.name not in runtime_mgpu.SIGNATURES and fn.name not in _LIBC:
-            raise NotCompilable(f"the CUDA host code calls @{fn.name}, which the CUDA "
-                                "runtime does not provide", NotCompilable.Reason.UNSUPPORTED)
+            raise NotCompilable(f"the CUDA host code calls @{fn.name}{_why(fn.name)}, which "
+                                "the CUDA runtime does not provide",
+                                NotCompilable.Reason.UNSUPPORTED)
+
+
+def check_kernel_calls(module_name: str, ptx: str) -> None:
+    """NotCompilable if a kernel calls a function its PTX only declares (`.extern .func`):
+    the driver could not link the module (libdevice's math is linked in already)."""
+    for line in ptx.splitlines():
+        if line.startswith(".extern .func"):
+            name = re.sub(r"\(.*?\)", " ", line).split()[-1].rstrip("(")
+            name = name.removeprefix("_mlir_ciface_")
+            raise NotCompilable(f"kernel module @{module_name} calls {name}{_why(name)}, "
+                                "which no GPU library provides",
+                                NotCompilable.Reason.UNSUPPORTED)
+
+
+def _why(symbol: str) -> str:
+    if symbol.startswith("ember_error_") or symbol.startswith("ember_rt_"):
+        return (" (a run-time check of an op that can fail, such as integer division or "
+                "gather: the CUDA backend does not raise errors from compiled code yet)")
+    return ""
 
 
 class DeviceBuffer:
@@ -289,7 +312,11 @@ class CudaExecutable:
         self._engine.finalize_object()
         runtime_mgpu.use(device)
         self._engine.run_static_constructors()  # loads the kernels' modules (PTX JIT)
-        runtime_mgpu.raise_pending()
+        try:
+            runtime_mgpu.raise_pending()
+        except driver.CudaError as e:  # the driver refused the PTX: run elsewhere, say why
+            raise NotCompilable(f"loading the kernels of @{symbol} on {device.info.name} "
+                                f"failed: {e}", NotCompilable.Reason.FAILED) from None
         address = self._engine.get_function_address(ENTRY_PREFIX + symbol)
         self._entry = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
         self._pointers = ctypes.c_void_p * (len(self.arg_types) + len(self.result_types))

@@ -372,3 +372,26 @@ def test_dropped_executables_unload_their_modules(fake_device):
     del exe
     gc.collect()
     assert len(api.modules) < loaded and ("cuModuleUnload" in [c[0] for c in api.calls])
+
+
+@pytest.mark.parametrize("line,name", [
+    (".extern .func _mlir_ciface_ember_error_0", "ember_error_0"),
+    (".extern .func  (.param .b32 func_retval0) _mlir_ciface_helper", "helper"),
+    (".extern .func  (.param .b32 func_retval0) vprintf(", "vprintf"),
+])
+def test_kernels_calling_undefined_functions_are_refused(line, name):
+    ptx = f".version 8.0\n.target sm_90\n{line}\n.visible .entry k()\n{{\n\tret;\n}}\n"
+    with pytest.raises(em.errors.NotCompilable, match=f"kernel module @m calls {name}\\b"):
+        runtime.check_kernel_calls("m", ptx)
+    runtime.check_kernel_calls("m", ptx.replace(line, ""))  # no declaration: accepted
+
+
+def test_ptx_the_driver_refuses_is_not_compilable(fake_device):
+    api, device = fake_device
+    api.cuModuleLoadData = lambda image: (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    x = np.ones(3, np.float32)
+    text, symbol, types, pipeline = _traced(lambda a: a * 5.0, x)
+    with pytest.raises(em.errors.NotCompilable, match="loading the kernels of .* on Fake GPU 0 "
+                       "failed: CUDA driver call cuModuleLoadData failed") as info:
+        runtime.compile_function(text, symbol, types, pipeline=pipeline, device=device)
+    assert info.value.reason is em.errors.NotCompilable.Reason.FAILED
