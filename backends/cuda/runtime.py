@@ -169,6 +169,7 @@ def build(module_text: str, symbol: str, arg_types: Sequence[TensorType],
         for name, ptx in kernel_ptx(binary):
             check_kernel_calls(name, ptx)
         host_ir = backend.make_host(binary)
+        check_symbols(re.findall(r"^declare [^@]*@([\w.$]+)\(", host_ir, re.MULTILINE))
     except (BackendError, PassFailure, TranslationError) as e:
         raise NotCompilable(f"lowering @{symbol} for CUDA failed: {e}",
                             NotCompilable.Reason.FAILED) from None
@@ -194,14 +195,15 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def check_symbols(module) -> None:
-    """NotCompilable if the host code declares a function that neither the mgpu* binding
-    nor libc provides (MCJIT would abort the process resolving it)."""
-    for fn in module.functions:
-        if fn.is_declaration and not fn.name.startswith("llvm.") and \
-                fn.name not in runtime_mgpu.SIGNATURES and fn.name not in _LIBC:
-            raise NotCompilable(f"the CUDA host code calls @{fn.name}{_why(fn.name)}, which "
-                                "the CUDA runtime does not provide",
+def check_symbols(declared) -> None:
+    """NotCompilable if the host code declares (`declared`: the names) a function that
+    neither the mgpu* binding nor libc provides (MCJIT would abort the process resolving
+    it)."""
+    for name in declared:
+        if not name.startswith("llvm.") and name not in runtime_mgpu.SIGNATURES and \
+                name not in _LIBC:
+            raise NotCompilable(f"the CUDA host code calls @{name}{_why(name)}, which the "
+                                "CUDA runtime does not provide",
                                 NotCompilable.Reason.UNSUPPORTED)
 
 
@@ -307,7 +309,7 @@ class CudaExecutable:
         except RuntimeError as e:
             raise NotCompilable(f"LLVM rejected the CUDA host code of @{symbol}: {e}",
                                 NotCompilable.Reason.FAILED) from None
-        check_symbols(module)
+        check_symbols(fn.name for fn in module.functions if fn.is_declaration)
         self._engine = llvm.create_mcjit_compiler(module, machine)
         self._engine.finalize_object()
         runtime_mgpu.use(device)

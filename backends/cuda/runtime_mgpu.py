@@ -97,6 +97,8 @@ def _get_function(device, module, name):
 def _launch(device, function, gx, gy, gz, bx, by, bz, smem, stream, params, extra, count):
     if extra:
         raise ValueError("mgpuLaunchKernel: 'extra' launch arguments are not supported")
+    if 0 in (gx, gy, gz, bx, by, bz):
+        return  # an empty tensor's loop: no work (the driver refuses empty grids)
     device.launch(function, (gx, gy, gz), (bx, by, bz), smem, params or 0)
 
 

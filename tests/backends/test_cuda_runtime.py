@@ -395,3 +395,17 @@ def test_ptx_the_driver_refuses_is_not_compilable(fake_device):
                        "failed: CUDA driver call cuModuleLoadData failed") as info:
         runtime.compile_function(text, symbol, types, pipeline=pipeline, device=device)
     assert info.value.reason is em.errors.NotCompilable.Reason.FAILED
+
+
+def test_empty_tensors_and_empty_grids(fake_device):
+    from ember.backends.cuda import runtime_mgpu
+    api, device = fake_device
+    x = np.ones((0, 3), np.float32)
+    text, symbol, types, pipeline = _traced(lambda a: a + 1.0, x)
+    exe = runtime.compile_function(text, symbol, types, pipeline=pipeline, device=device)
+    assert exe([x])[0].shape == (0, 3)
+    api.functions[900] = "k"  # the driver refuses a grid with no blocks: not launched
+    runtime_mgpu._launch(device, 900, 0, 1, 1, 32, 1, 1, 0, None, None, None, 0)
+    assert api.launches == []
+    runtime_mgpu._launch(device, 900, 2, 1, 1, 32, 1, 1, 0, None, None, None, 0)
+    assert api.launches == [("k", (2, 1, 1), (32, 1, 1), 0)]
