@@ -32,12 +32,12 @@ def _cuda() -> Backend:
     return CudaCompiler()
 
 
-register("cpu", _cpu)
 def _cuda_device() -> None:
     from ember.backends.cuda.driver import probe  # GpuUnavailableError without a GPU
     probe()
 
 
+register("cpu", _cpu)
 register("cuda", _cuda, requires=_cuda_device)
 register("interpreter", _Interpreter)
 

@@ -93,8 +93,8 @@ class Tensor:
     @property
     def device(self) -> str:
         """The device holding the value, as TensorFlow names it:
-        '/job:localhost/replica:0/task:0/device:CPU:0', or GPU:N for the results of a
-        CUDA function run inside `with em.device("gpu:N")` (see runtime/devices.py)."""
+        '/job:localhost/replica:0/task:0/device:CPU:0', or GPU:N for tensors made inside
+        `with em.device("gpu:N")` or imported from CUDA by DLPack (runtime/devices.py)."""
         return _device_of(self._value) or _CPU
 
     def numpy(self) -> np.ndarray:
