@@ -43,7 +43,7 @@ MAPPED = ("builtin.module(inline,func.func(convert-linalg-to-parallel-loops,cano
           "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
           "gpu-map-parallel-loops),cse)")
 GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
-       "gpu-kernel-outlining,cse)")
+       "gpu-kernel-outlining,ember-gpu-device-allocs,cse)")
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
