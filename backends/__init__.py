@@ -32,8 +32,13 @@ def _cuda() -> Backend:
     return CudaCompiler()
 
 
+def _cuda_device() -> None:
+    from ember.backends.cuda.driver import probe  # GpuUnavailableError without a GPU
+    probe()
+
+
 register("cpu", _cpu)
-register("cuda", _cuda)
+register("cuda", _cuda, requires=_cuda_device)
 register("interpreter", _Interpreter)
 
 __all__ = ["Backend", "Lowering", "NotCompilable", "check_backend", "get", "names", "register",

@@ -32,6 +32,7 @@ PASSES: dict[str, str] = {
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
+    "ember-gpu-device-allocs": "ember.passes.transforms.gpu_device_allocs:GpuDeviceAllocsPass",
     "ember-gpu-tile-matmul":
         "ember.passes.transforms.gpu_tile_matmul:GpuTileMatmulPass",
     "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",

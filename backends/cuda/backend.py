@@ -54,7 +54,7 @@ MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
 GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
        "func.func(convert-parallel-loops-to-gpu),"
        "lower-affine,canonicalize,"
-       "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse)")
+       "gpu-launch-sink-index-computations,gpu-kernel-outlining,ember-gpu-device-allocs,cse)")
 # Complex arithmetic is expanded inside the kernels; each kernel requires exactly its
 # launch's block size (ember-gpu-launch-bounds: PTX .reqntid).
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
