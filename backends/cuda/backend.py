@@ -39,13 +39,27 @@ DEFAULT_CHIP = "sm_80"
 # everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
 # a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
 # No canonicalize after tiling: it would merge each tile loop into its parent again.
-MAPPED = ("builtin.module(inline,func.func(convert-linalg-to-parallel-loops,canonicalize,"
+# Products go first: f16 ones on tensor cores (ember-gpu-mma: a gpu.launch, which
+# ember-gpu-mma-emulate makes loops for the CPU), the rest register-tiled loops (ember-gpu-
+# tile-matmul);
+# copies become loops (ember-copies-to-linalg), so kernels, not host copies.
+MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
+          "func.func(ember-gpu-mma,ember-gpu-tile-matmul,convert-linalg-to-parallel-loops,"
+          "canonicalize,"
           "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
           "gpu-map-parallel-loops),cse)")
-GPU = ("builtin.module(func.func(convert-parallel-loops-to-gpu),lower-affine,canonicalize,"
-       "gpu-kernel-outlining,ember-gpu-device-allocs,cse)")
+# Before outlining: bool buffers as bytes (memref-to-llvm asserts on i1), libm calls as
+# libdevice's (ember-gpu-libdevice), integer powers as functions; constants and index
+# arithmetic sink into the launches (not kernel parameters).
+GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
+       "func.func(convert-parallel-loops-to-gpu),"
+       "lower-affine,canonicalize,"
+       "gpu-launch-sink-index-computations,gpu-kernel-outlining,ember-gpu-device-allocs,cse)")
+# Complex arithmetic is expanded inside the kernels; each kernel requires exactly its
+# launch's block size (ember-gpu-launch-bounds: PTX .reqntid).
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
-        "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+        "gpu.module(convert-complex-to-standard,convert-gpu-to-nvvm,convert-complex-to-llvm,"
+        "canonicalize,cse,reconcile-unrealized-casts),ember-gpu-launch-bounds,"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,gpu-to-llvm,"
