@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu
 
 venv: $(STAMP)
 
@@ -62,3 +62,8 @@ bench-anchors:
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# The GPU bench (bench/gpu.py): case C against the device's copy bandwidth, 4096² matmul
+# f32/bf16 against torch's cuBLAS when installed. Without a GPU: one line, status 0.
+bench-gpu: venv
+	$(BIN)/python bench/gpu.py

@@ -32,13 +32,18 @@ def _cuda() -> Backend:
     return CudaCompiler()
 
 
+def _cuda_device() -> None:
+    from ember.backends.cuda.driver import probe  # GpuUnavailableError without a GPU
+    probe()
+
+
 def _cuda_emulated() -> Backend:
     from ember.backends.cuda.emulated import EmulatedCompiler
     return EmulatedCompiler()
 
 
 register("cpu", _cpu)
-register("cuda", _cuda)
+register("cuda", _cuda, requires=_cuda_device)
 register("interpreter", _Interpreter)
 register("cuda-emulated", _cuda_emulated)
 

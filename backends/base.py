@@ -67,21 +67,30 @@ class Backend(Protocol):
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
+_REQUIRES: dict[str, Callable[[], None]] = {}
 # other names users reach for: named in the error
 _ALIASES = {"gpu": "the GPU backend is called 'cuda'", "nvidia": "use 'cuda'",
             "llvm": "use 'cpu'", "eager": "use 'interpreter', or jit_compile=False"}
 
 
-def register(name: str, factory: Callable[[], Backend]) -> None:
-    """Makes `factory()` the backend called `name` (made on first use)."""
+def register(name: str, factory: Callable[[], Backend],
+             requires: Callable[[], None] | None = None) -> None:
+    """Makes `factory()` the backend called `name` (made on first use). `requires()`, if
+    given, raises when this process cannot run the backend's code (the CUDA backend
+    without a GPU): `check_backend` calls it, so selecting the backend fails at once,
+    while its stages (`ember-compile`) stay usable."""
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
+    _REQUIRES.pop(name, None)
+    if requires is not None:
+        _REQUIRES[name] = requires
 
 
 def unregister(name: str) -> None:
     """Forgets the backend called `name`."""
     _FACTORIES.pop(name, None)
     _INSTANCES.pop(name, None)
+    _REQUIRES.pop(name, None)
 
 
 def names() -> list[str]:
@@ -89,15 +98,24 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Backend:
-    """The backend called `name` (see `check_backend` for the error on an unknown one)."""
-    check_backend(name)
+    """The backend called `name` (see `check_backend` for the error on an unknown one;
+    its `requires` is not checked: its stages work anywhere)."""
+    _check_name(name)
     if name not in _INSTANCES:
         _INSTANCES[name] = _FACTORIES[name]()
     return _INSTANCES[name]
 
 
 def check_backend(backend) -> str:
-    """`backend` if Ember has it, else a ValueError listing those it has."""
+    """`backend` if Ember has it and this process can run it, else a ValueError listing
+    the backends (an unknown name) or what its `requires` raises."""
+    _check_name(backend)
+    if backend in _REQUIRES:
+        _REQUIRES[backend]()
+    return backend
+
+
+def _check_name(backend) -> str:
     if isinstance(backend, str) and backend in _FACTORIES:
         return backend
     why = _ALIASES.get(backend) if isinstance(backend, str) else None

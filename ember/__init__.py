@@ -58,6 +58,7 @@ from ember.frontend.autodiff import (GradientTape, UnconnectedGradients, custom_
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.function import Function, function
+from ember.runtime.devices import device
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 from ember.frontend.training.module import Module

@@ -3,7 +3,9 @@
 from ember.runtime.config import (executables_per_trace, functions_run_eagerly, get_fallback,
                                   run_functions_eagerly, set_compile_cache_limits,
                                   set_fallback, set_pass_verification, verify_passes)
+from ember.runtime.devices import PhysicalDevice, list_physical_devices
 
 __all__ = ["executables_per_trace", "functions_run_eagerly", "get_fallback",
            "run_functions_eagerly", "set_compile_cache_limits", "set_fallback",
-           "set_pass_verification", "verify_passes"]
+           "set_pass_verification", "verify_passes", "PhysicalDevice",
+           "list_physical_devices"]

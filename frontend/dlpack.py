@@ -36,6 +36,8 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
     del stream  # CPU only: there is no stream to synchronise with
     if tensor._value is None:  # a symbolic tensor inside a trace
         tensor._no_value("DLPack export (__dlpack__)")
+    if device(tensor)[0] != 1:
+        return _export_gpu(tensor, max_version, dl_device, copy)
     if tensor.dtype in (dtypes.string, dtypes.bfloat16):
         raise BufferError(f"a {tensor.dtype.name} tensor cannot be exported through DLPack "
                           "(numpy has no DLPack code for it); cast it first, e.g. "
@@ -53,8 +55,32 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 
 def device(tensor):
-    """`tensor.__dlpack_device__()`: (kDLCPU, 0)."""
+    """`tensor.__dlpack_device__()`: (kDLCPU, 0), or (kDLCUDA, N) for a tensor on GPU N."""
+    from ember.frontend.device_memory import device_of
+    name = device_of(tensor._value) if tensor._value is not None else None
+    if name is not None and ":GPU:" in name:
+        return (2, int(name.rsplit(":", 1)[1]))
     return (1, 0)
+
+
+def _export_gpu(tensor, max_version, dl_device, copy):
+    """A kDLCUDA capsule over a GPU tensor's memory, without a copy (Ember's work on it is
+    finished: every GPU call waits for its stream). A consumer of DLPack < 1.0 cannot be
+    told the buffer is read-only: it must not write to it. `dl_device=(kDLCPU, 0)` gets a
+    host copy."""
+    from ember.frontend.dlpack_structs import dl_dtype, export_capsule
+    if dl_device is not None and tuple(dl_device)[0] == 1:
+        return tensor.numpy().__dlpack__(max_version=max_version)
+    if copy:
+        raise BufferError(f"copy=True: Ember cannot copy a tensor on {tensor.device} for "
+                          "DLPack; copy it on the consumer's side")
+    if dl_device is not None and tuple(dl_device) != device(tensor):
+        raise BufferError(f"the tensor is on {tensor.device}, not on DLPack device "
+                          f"{tuple(dl_device)}")
+    value = tensor._value
+    return export_capsule(tensor, value.ctypes.data, value.shape,
+                          dl_dtype(value.dtype, tensor.dtype.name), device(tensor),
+                          versioned=max_version is not None and tuple(max_version) >= (1, 0))
 
 
 def to_dlpack(tf_tensor):

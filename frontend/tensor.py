@@ -15,6 +15,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.dtypes import DType
+from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of, placed
 from ember.frontend.shape import TensorShape
 
 
@@ -89,8 +90,18 @@ class Tensor:
     def ndim(self) -> int:
         return self._value.ndim
 
+    @property
+    def device(self) -> str:
+        """The device holding the value, as TensorFlow names it:
+        '/job:localhost/replica:0/task:0/device:CPU:0', or GPU:N for tensors made inside
+        `with em.device("gpu:N")` or imported from CUDA by DLPack (runtime/devices.py)."""
+        return _device_of(self._value) or _CPU
+
     def numpy(self) -> np.ndarray:
-        """The value as a numpy array (a read-only view; copy it to modify)."""
+        """The value as a numpy array (a read-only view; copy it to modify). A tensor on a
+        GPU is copied to the host."""
+        if _device_of(self._value) is not None:
+            return owner_of(self._value).host_copy(self._value)
         view = self._value.view()
         view.flags.writeable = False
         return view
@@ -107,7 +118,8 @@ class Tensor:
                       copy=copy)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
+        from ember.frontend.dlpack import device
+        return device(self)
 
     def __repr__(self) -> str:
         text = _value_text(self._value, repr)
@@ -350,6 +362,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     return Tensor(np.asarray(raw, dtype=target.np_dtype), target)
 
 
+@placed  # inside `with em.device("gpu:N")`: on that GPU
 def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
     """Creates a constant tensor from a Python or numpy value.
 

@@ -32,6 +32,14 @@ PASSES: dict[str, str] = {
     "ember-unrank-dynamic-results":
         "ember.passes.transforms.unrank_dynamic_results:UnrankDynamicResultsPass",
     "ember-widen-bool-memrefs": "ember.passes.transforms.widen_bool_memrefs:WidenBoolMemrefsPass",
+    "ember-gpu-device-allocs": "ember.passes.transforms.gpu_device_allocs:GpuDeviceAllocsPass",
+    "ember-gpu-tile-matmul":
+        "ember.passes.transforms.gpu_tile_matmul:GpuTileMatmulPass",
+    "ember-gpu-libdevice": "ember.passes.transforms.gpu_libdevice:GpuLibdevicePass",
+    "ember-gpu-mma": "ember.passes.transforms.gpu_mma:GpuMmaPass",
+    "ember-gpu-mma-emulate": "ember.passes.transforms.gpu_mma_emulate:GpuMmaEmulatePass",
+    "ember-gpu-launch-bounds":
+        "ember.passes.transforms.gpu_launch_bounds:GpuLaunchBoundsPass",
     "ember-gpu-map": "ember.passes.transforms.gpu_map:GpuMapPass",
     "ember-gpu-map-reductions": "ember.passes.transforms.gpu_map_reductions:GpuMapReductionsPass",
 }

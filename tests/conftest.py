@@ -37,3 +37,17 @@ def context():
     ctx = make_context()
     with ctx, ir.Location.unknown():
         yield ctx
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `gpu` skip, saying why, when this process finds no usable GPU (no
+    cuda-bindings, no NVIDIA driver, or no device); `pytest -m gpu` selects them."""
+    gpu = [item for item in items if "gpu" in item.keywords]
+    if not gpu:
+        return
+    from ember.backends.cuda.driver import available
+    if available():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU and the CUDA driver (none found)")
+    for item in gpu:
+        item.add_marker(skip)

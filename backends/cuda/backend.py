@@ -35,23 +35,32 @@ STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "hos
 CHIPS = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_89": 78, "sm_90": 80}
 DEFAULT_CHIP = "sm_80"
 
-# Every loop nest is mapped to blocks × threads by Ember's passes (passes/transforms/
-# gpu_map*.py): reductions over one combiner a block per output reducing over its threads
-# (gpu.all_reduce: warp shuffles and shared memory), other nests tiled per their own rank
-# with the contiguous dim on thread_x, what is left and touches memory a 1 × 1 kernel (the
-# host only reads what it branches on: buffers are managed memory). Copies become
-# linalg.copy first, so they are mapped as loops too. ember-gpu-tile-matmul (products as
-# tiled nests, already mapped: the passes after it leave them alone) goes first in func.func.
+# Every loop nest is mapped to blocks × threads by Ember's passes. Products go first: f16
+# ones on tensor cores (ember-gpu-mma: a gpu.launch, which ember-gpu-mma-emulate makes
+# loops for the CPU), the rest register-tiled nests (ember-gpu-tile-matmul), both already
+# mapped, so the passes after them leave them alone. Then (passes/transforms/gpu_map*.py)
+# reductions over one combiner a block per output reducing over its threads (gpu.all_reduce:
+# warp shuffles and shared memory), other reductions a thread per output, other nests tiled
+# per their own rank with the contiguous dim on thread_x, and what is left and touches
+# memory a 1 × 1 kernel (the host only reads what it branches on: buffers are managed
+# memory). Copies become loops (ember-copies-to-linalg), so kernels, not host copies.
 # No canonicalize after mapping: it would merge each tile loop into its parent again.
 MAPPED = ("builtin.module(inline,convert-bufferization-to-memref,ember-copies-to-linalg,"
-          "func.func(ember-gpu-map-reductions,convert-linalg-to-parallel-loops,"
+          "func.func(ember-gpu-mma,ember-gpu-tile-matmul,ember-gpu-map-reductions,"
+          "convert-linalg-to-parallel-loops,"
           "ember-gpu-map{{threads-1d={threads} threads-x={x} threads-y={y}}}),cse)")
-# Bool buffers become bytes first (ember-widen-bool-memrefs: LLVM's memref lowering
-# asserts on i1 elements), on the host and in the kernels alike.
-GPU = ("builtin.module(ember-widen-bool-memrefs,func.func(convert-parallel-loops-to-gpu),"
-       "lower-affine,canonicalize,gpu-kernel-outlining,cse)")
+# Before outlining: bool buffers as bytes (memref-to-llvm asserts on i1), libm calls as
+# libdevice's (ember-gpu-libdevice), integer powers as functions; constants and index
+# arithmetic sink into the launches (not kernel parameters).
+GPU = ("builtin.module(ember-widen-bool-memrefs,ember-gpu-libdevice,convert-math-to-funcs,"
+       "func.func(convert-parallel-loops-to-gpu),"
+       "lower-affine,canonicalize,"
+       "gpu-launch-sink-index-computations,gpu-kernel-outlining,ember-gpu-device-allocs,cse)")
+# Complex arithmetic is expanded inside the kernels; each kernel requires exactly its
+# launch's block size (ember-gpu-launch-bounds: PTX .reqntid).
 NVVM = ("builtin.module(nvvm-attach-target{{chip={chip} features=+ptx{ptx} O={opt}}},"
-        "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+        "gpu.module(convert-complex-to-standard,convert-gpu-to-nvvm,convert-complex-to-llvm,"
+        "canonicalize,cse,reconcile-unrealized-casts),ember-gpu-launch-bounds,"
         "convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,gpu-to-llvm,"
@@ -62,8 +71,9 @@ BINARY = "builtin.module(gpu-module-to-binary{format=isa})"
 @dataclasses.dataclass(frozen=True)
 class CudaOptions:
     """Code-generation options: `chip` the compute capability (`sm_80`, `sm_90`, ... see
-    CHIPS), `opt_level` LLVM's for the kernels, `tiles` the tile sizes of the mapped loop
-    nests (threads per block along each parallel dim, innermost last)."""
+    CHIPS), `opt_level` LLVM's for the kernels, `tiles` the threads per block of a mapped
+    loop nest of 2 or more dims along its last two (y, x: the innermost on x; a short
+    known dim narrows its side, ember-gpu-map); a 1-D nest gets their product."""
 
     chip: str = DEFAULT_CHIP
     opt_level: int = 3

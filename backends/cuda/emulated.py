@@ -12,6 +12,10 @@ stage inserted after bufferization: its `scf.parallel` nests run sequentially
 differential tests against the reference interpreter check that index arithmetic and
 those reductions numerically, for every op family, on any machine.
 
+ember-gpu-mma's tensor-core launches (warp-wide `gpu.subgroup_mma_*` ops, which no CPU
+lowering knows) run as the same computation on loops (ember-gpu-mma-emulate): their
+grid-to-tile indexing is checked, the fragments' layout inside a warp is not.
+
 What it cannot check: what happens after `mapped` — the launch configuration itself,
 gpu.all_reduce's warp shuffles and shared memory, barriers, concurrency between threads
 (a race shows only on a GPU), NVVM and the PTX (ptxas checks that PTX assembles, a GPU
@@ -34,6 +38,8 @@ from ember.backends.cuda.backend import CudaBackend, CudaOptions
 from ember.dialects.ember.types import TensorType
 
 NAME = "cuda-emulated"
+# The tensor-core launches ember-gpu-mma writes in the mapped stage, as loops a CPU runs.
+EMULATE_LAUNCHES = "builtin.module(ember-gpu-mma-emulate)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +69,9 @@ class EmulatedBackend(CpuBackend):
         """The CPU's bufferized stage (no GEMM calls), then the CUDA backend's mapped one:
         the nests the GPU would run, which the CPU's later stages lower sequentially."""
         super().make_bufferized(module)
-        CudaBackend(self.options.cuda, self.instrument).make_mapped(module)
+        cuda = CudaBackend(self.options.cuda, self.instrument)
+        cuda.make_mapped(module)
+        cuda._run(module, "mapped", EMULATE_LAUNCHES)
         drop_vector_alignment(module)
         return module
 

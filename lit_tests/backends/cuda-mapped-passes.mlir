@@ -149,3 +149,40 @@ func.func @flag(%x: memref<9xi32>, %o: memref<9xi32>) {
   }
   return
 }
+
+// -----
+
+// A nest that is a parallel reduction already (not from linalg): a block per row, 64
+// threads (whole warps over the 40 columns) each from maxsi's identity, the result
+// combined with the loop's own init (7) after the all-reduce.
+// CHECK-LABEL: func.func @row_max(
+// CHECK:         scf.parallel (%[[ROW:.*]]) = (%c0) to (%c9) step (%c1) {
+// CHECK:           %[[R:.*]] = scf.parallel (%[[T:.*]]) = (%c0) to (%c64) step (%c1) init (%[[MIN:.*]]) -> i32 {
+// CHECK:             scf.for %[[K:.*]] = %[[T]] to %c40 step %c64 iter_args(%[[ACC:.*]] = %[[MIN]])
+// CHECK:               %[[V:.*]] = memref.load %arg0[%[[ROW]], %[[K]]]
+// CHECK:               arith.maxsi %[[ACC]], %[[V]]
+// CHECK:             scf.reduce
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK:           %[[FINAL:.*]] = arith.maxsi %c7_i32, %[[R]]
+// CHECK:           memref.store %[[FINAL]], %arg1[%[[ROW]]]
+// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+func.func @row_max(%x: memref<9x40xi32>, %out: memref<9xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %c40 = arith.constant 40 : index
+  %seven = arith.constant 7 : i32
+  scf.parallel (%i) = (%c0) to (%c9) step (%c1) {
+    %s = scf.parallel (%j) = (%c0) to (%c40) step (%c1) init (%seven) -> i32 {
+      %v = memref.load %x[%i, %j] : memref<9x40xi32>
+      scf.reduce(%v : i32) {
+      ^bb0(%a: i32, %b: i32):
+        %r = arith.maxsi %a, %b : i32
+        scf.reduce.return %r : i32
+      }
+    }
+    memref.store %s, %out[%i] : memref<9xi32>
+    scf.reduce
+  }
+  return
+}

@@ -21,6 +21,9 @@ Algorithm:
      (convert-parallel-loops-to-gpu needs constant thread bounds). A grid dim larger
      than the launch allows (2^31-1 in x, 65535 in y and z), or of unknown size there,
      gets min(count, limit) blocks and a grid-stride `scf.for` in each thread.
+     A loop whose body holds a reducing `scf.parallel` (a parallel reduction already,
+     not from linalg) is a block per outer iteration, the inner loop its threads
+     (gpu_map_nested.py).
   2. What is left outside mapped loops and touches memory (loads, stores, copies, linalg
      ops, loops and ifs over them) would run on the host: each run of such ops becomes
      the body of a 1-block, 1-thread `scf.parallel` (serial on the GPU, correct). Loops
@@ -53,6 +56,7 @@ from ember.passes.ir_utils import functions
 from ember.passes.transforms.gpu_map_common import (GRID_LIMIT, Index, index_type,
                                                      is_mapped, op, parallel, when_nonempty)
 from ember.passes.transforms.gpu_map_leftovers import serialize_leftovers
+from ember.passes.transforms.gpu_map_nested import map_nested, nested_reduction
 from ember.passes.transforms.gpu_map_vector import vectorize
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +80,11 @@ class GpuMapPass(Pass):
         with ir.Location.unknown():
             for fn in functions(module):
                 for loop in _outermost_parallels(fn):
+                    nested = nested_reduction(loop)
+                    if nested is not None:  # a parallel reduction already
+                        map_nested(loop, *nested, self.threads_1d)
+                        stats.add("nested-reductions")
+                        continue
                     if self.vectorize and vectorize(loop):
                         stats.add("vectorized-loops")
                     self.map_loop(loop)
@@ -167,7 +176,7 @@ def _outermost_parallels(fn: ir.Operation) -> list[ir.Operation]:
 
     def visit(o):
         o = o.operation
-        if o.name == "scf.parallel":
+        if o.name == "scf.parallel" or is_mapped(o):
             if not is_mapped(o) and not o.results:
                 found.append(o)
             return ir.WalkResult.SKIP

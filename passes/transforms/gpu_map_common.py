@@ -179,21 +179,29 @@ def parallel(ix: Index, uppers: list, processors: list[str] | None, inits=()) ->
     return loop, block
 
 
-def reduce_terminator(block: ir.Block, values: list, combiner: ir.Operation) -> None:
+def combine(combiner: ir.Operation, a: ir.Value, b: ir.Value) -> ir.Value:
+    """An op like `combiner` (same name and attributes) of `a` and `b`."""
+    attrs = {name: combiner.attributes[name] for name in combiner.attributes}
+    return op(combiner.name, [a, b], [a.type], attrs).result
+
+
+def reduce_terminator(block: ir.Block, values: list, combiners) -> None:
     """Ends `block` (a reducing scf.parallel's body) with `scf.reduce` of `values`, each
-    combined by an op like `combiner` (same name and attributes)."""
+    combined by an op like its combiner (`combiners`: one op for all, or one each)."""
+    if not isinstance(combiners, list):
+        combiners = [combiners] * len(values)
     with ir.InsertionPoint(block):
         red = op("scf.reduce", values, [], regions=len(values))
-    attrs = {name: combiner.attributes[name] for name in combiner.attributes}
-    for region, v in zip(red.regions, values):
+    for region, v, combiner in zip(red.regions, values, combiners):
         inner = region.blocks.append(v.type, v.type)
         with ir.InsertionPoint(inner):
-            r = op(combiner.name, list(inner.arguments), [v.type], attrs).result
-            op("scf.reduce.return", [r], [])
+            op("scf.reduce.return", [combine(combiner, *inner.arguments)], [])
 
 
 def is_mapped(operation: ir.Operation) -> bool:
-    return operation.name == "scf.parallel" and MAPPING in operation.attributes
+    """A mapped `scf.parallel`, or a launch written directly (ember-gpu-mma's)."""
+    return operation.name == "scf.parallel" and MAPPING in operation.attributes or \
+        operation.name in ("gpu.launch", "gpu.launch_func")
 
 
 def contains_mapped(operation: ir.Operation) -> bool:

@@ -46,8 +46,9 @@ def serialize_leftovers(block: ir.Block) -> int:
             pending = []
         elif o is not None and run and _is_pure_leaf(o):
             pending.append(o)
-        else:
-            made += _wrap_run(block, run)
+        else:  # the arithmetic after the run too: what it computes from loads for a
+            # later kernel (a counter's seed) is computed in the kernel, not on the host
+            made += _wrap_run(block, run + pending)
             run, pending = [], []
     return made
 
