@@ -305,3 +305,23 @@ func.func @f(%x: tensor<37x4100xf32>) -> (tensor<4100xf32>, tensor<37xf32>) {
                            EmulatedBackend())([x])
     np.testing.assert_allclose(got[0], x.sum(0), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(got[1], x.max(1))
+
+
+def test_tensor_core_products_run_emulated():
+    """f16 products of multiples of 16 are ember-gpu-mma's tensor-core launches in the
+    mapped stage; emulated, ember-gpu-mma-emulate runs them as loops."""
+    a = RNG.integers(-4, 5, (2, 32, 48)).astype(np.float16)
+    b = RNG.integers(-4, 5, (2, 48, 16)).astype(np.float16)
+    text = """
+func.func @f(%a: tensor<2x32x48xf16>, %b: tensor<2x48x16xf16>) -> tensor<2x32x16xf16> {
+  %0 = "ember.matmul"(%a, %b) {transpose_a = false, transpose_b = false}
+      : (tensor<2x32x48xf16>, tensor<2x48x16xf16>) -> tensor<2x32x16xf16>
+  return %0 : tensor<2x32x16xf16>
+}
+"""
+    with default_context():
+        module = ir.Module.parse(text)
+    with module.context:
+        assert "gpu.subgroup_mma_compute" in str(
+            cuda_backend.CudaBackend().lower(module, stop="mapped"))
+    _agree(lambda a, b: em.matmul(a, b), a, b, rtol=0, atol=0)
