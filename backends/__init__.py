@@ -37,9 +37,15 @@ def _cuda_device() -> None:
     probe()
 
 
+def _cuda_emulated() -> Backend:
+    from ember.backends.cuda.emulated import EmulatedCompiler
+    return EmulatedCompiler()
+
+
 register("cpu", _cpu)
 register("cuda", _cuda, requires=_cuda_device)
 register("interpreter", _Interpreter)
+register("cuda-emulated", _cuda_emulated)
 
 __all__ = ["Backend", "Lowering", "NotCompilable", "check_backend", "get", "names", "register",
            "unregister"]

@@ -40,6 +40,8 @@ PASSES: dict[str, str] = {
     "ember-gpu-mma-emulate": "ember.passes.transforms.gpu_mma_emulate:GpuMmaEmulatePass",
     "ember-gpu-launch-bounds":
         "ember.passes.transforms.gpu_launch_bounds:GpuLaunchBoundsPass",
+    "ember-gpu-map": "ember.passes.transforms.gpu_map:GpuMapPass",
+    "ember-gpu-map-reductions": "ember.passes.transforms.gpu_map_reductions:GpuMapReductionsPass",
 }
 
 # Named pipelines: usable wherever a pass name is (`-p ember-cpu-prepare`).

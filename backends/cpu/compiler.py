@@ -312,7 +312,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     lowering = backend
     if dump is not None:
         dump.write("input", module_text)
-        lowering = CpuBackend(backend.options, {
+        lowering = type(backend)(backend.options, {  # the same stages, dumped
             **backend.instrument,
             "instruments": tuple(backend.instrument.get("instruments", ())) + (dump,)})
     module = specialize(module_text, symbol, arg_types, pipeline,

@@ -35,19 +35,20 @@ STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "hos
 CHIPS = {"sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_89": 78, "sm_90": 80}
 DEFAULT_CHIP = "sm_80"
 
-# Loops that stay on the host after mapping would touch device memory from the CPU, so
-# everything is mapped (mapping.py): parallel loops become blocks × threads, reductions
-# a parallel reduction per block (gpu.all_reduce: warp shuffles and shared memory).
-# No canonicalize after tiling: it would merge each tile loop into its parent again.
-# Products go first: f16 ones on tensor cores (ember-gpu-mma: a gpu.launch, which
-# ember-gpu-mma-emulate makes loops for the CPU), the rest register-tiled loops (ember-gpu-
-# tile-matmul);
-# copies become loops (ember-copies-to-linalg), so kernels, not host copies.
-MAPPED = ("builtin.module(inline,ember-copies-to-linalg,"
-          "func.func(ember-gpu-mma,ember-gpu-tile-matmul,convert-linalg-to-parallel-loops,"
-          "canonicalize,"
-          "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles} no-min-max-bounds=true}},"
-          "gpu-map-parallel-loops),cse)")
+# Every loop nest is mapped to blocks × threads by Ember's passes. Products go first: f16
+# ones on tensor cores (ember-gpu-mma: a gpu.launch, which ember-gpu-mma-emulate makes
+# loops for the CPU), the rest register-tiled nests (ember-gpu-tile-matmul), both already
+# mapped, so the passes after them leave them alone. Then (passes/transforms/gpu_map*.py)
+# reductions over one combiner a block per output reducing over its threads (gpu.all_reduce:
+# warp shuffles and shared memory), other reductions a thread per output, other nests tiled
+# per their own rank with the contiguous dim on thread_x, and what is left and touches
+# memory a 1 × 1 kernel (the host only reads what it branches on: buffers are managed
+# memory). Copies become loops (ember-copies-to-linalg), so kernels, not host copies.
+# No canonicalize after mapping: it would merge each tile loop into its parent again.
+MAPPED = ("builtin.module(inline,convert-bufferization-to-memref,ember-copies-to-linalg,"
+          "func.func(ember-gpu-mma,ember-gpu-tile-matmul,ember-gpu-map-reductions,"
+          "convert-linalg-to-parallel-loops,"
+          "ember-gpu-map{{threads-1d={threads} threads-x={x} threads-y={y}}}),cse)")
 # Before outlining: bool buffers as bytes (memref-to-llvm asserts on i1), libm calls as
 # libdevice's (ember-gpu-libdevice), integer powers as functions; constants and index
 # arithmetic sink into the launches (not kernel parameters).
@@ -70,8 +71,9 @@ BINARY = "builtin.module(gpu-module-to-binary{format=isa})"
 @dataclasses.dataclass(frozen=True)
 class CudaOptions:
     """Code-generation options: `chip` the compute capability (`sm_80`, `sm_90`, ... see
-    CHIPS), `opt_level` LLVM's for the kernels, `tiles` the tile sizes of the mapped loop
-    nests (threads per block along each parallel dim, innermost last)."""
+    CHIPS), `opt_level` LLVM's for the kernels, `tiles` the threads per block of a mapped
+    loop nest of 2 or more dims along its last two (y, x: the innermost on x; a short
+    known dim narrows its side, ember-gpu-map); a 1-D nest gets their product."""
 
     chip: str = DEFAULT_CHIP
     opt_level: int = 3
@@ -86,9 +88,9 @@ class CudaOptions:
         threads = 1
         for t in self.tiles:
             threads *= t
-        if not self.tiles or any(t < 1 for t in self.tiles) or threads > 1024:
-            raise ValueError(f"tiles {self.tiles}: each at least 1, at most 1024 threads "
-                             "per block in all")
+        if len(self.tiles) != 2 or any(t < 1 for t in self.tiles) or threads > 1024:
+            raise ValueError(f"tiles {self.tiles}: two sizes (y, x), each at least 1, at "
+                             "most 1024 threads per block in all")
 
     @property
     def ptx_version(self) -> int:
@@ -96,6 +98,12 @@ class CudaOptions:
 
     def key(self) -> tuple:
         return ("cuda", self.chip, self.opt_level, self.tiles)
+
+
+def mapped_pipeline(options: CudaOptions) -> str:
+    """The mapped stage's pipeline for `options` (its tile sizes)."""
+    y, x = options.tiles
+    return MAPPED.format(threads=x * y, x=x, y=y)
 
 
 def parse_target(text: str) -> CudaOptions:
@@ -142,8 +150,7 @@ class CudaBackend:
         return self._run(module, "bufferized", bufferized_pipeline(False))
 
     def make_mapped(self, module: ir.Module) -> ir.Module:
-        tiles = ",".join(str(t) for t in self.options.tiles)
-        return self._run(module, "mapped", MAPPED.format(tiles=tiles))
+        return self._run(module, "mapped", mapped_pipeline(self.options))
 
     def make_gpu(self, module: ir.Module) -> ir.Module:
         return self._run(module, "gpu", GPU)

@@ -24,7 +24,7 @@ def fallback_policy():
 @pytest.mark.parametrize("backend,extra", [("gpu", "the GPU backend is called 'cuda'"),
                                            ("nonsense", ""), ("CPU", ""), (None, "")])
 def test_unknown_backend_is_a_value_error_listing_the_available_ones(backend, extra):
-    with pytest.raises(ValueError, match=r"unknown backend .*available backends: 'cpu', 'cuda', 'interpreter'") as e:
+    with pytest.raises(ValueError, match=r"unknown backend .*available backends: 'cpu', 'cuda', 'cuda-emulated', 'interpreter'") as e:
         em.function(lambda x: x + 1, backend=backend)
     assert extra in str(e.value)
     with pytest.raises(ValueError, match="unknown backend"):  # the decorator form, at once
@@ -190,7 +190,7 @@ def test_backends_come_from_one_registry():
         assert calls and calls[0][1] == ("tensor<1xf32>",)
     finally:
         backends.unregister("refusing")
-    with pytest.raises(ValueError, match="available backends: 'cpu', 'cuda', 'interpreter'"):
+    with pytest.raises(ValueError, match="available backends: 'cpu', 'cuda', 'cuda-emulated', 'interpreter'"):
         em.function(lambda x: x, backend="tpu")
 
 
