@@ -182,3 +182,18 @@ def test_a_bad_tile_size_is_refused():
     with pytest.raises(PipelineError, match="'tile-m' and 'tile-n' of ember-gpu-tile-matmul "
                                             "must be 1..16 .*got 0 and 4"):
         GpuTileMatmulPass(tile_m=0)
+
+
+def _emulated(text: str, arrays: list) -> list:
+    """`@f` of `text` compiled by backend="cuda-emulated" (the CUDA mapped stage on the CPU,
+    tensor-core launches through ember-gpu-mma-emulate) and called on `arrays`."""
+    from ember import backends
+    from ember.dialects.ember import dtypes
+    from ember.dialects.ember.types import TensorType
+    types = [TensorType(dtypes.as_dtype(a.dtype), a.shape) for a in arrays]
+    exe = backends.get("cuda-emulated").compile(text, "f", types)
+    return exe([np.ascontiguousarray(a) for a in arrays])
+
+
+def test_the_products_nests_compute_numpys_products_on_the_cpu():
+    check_products(_emulated)
