@@ -106,11 +106,12 @@ def get(name: str) -> Backend:
     return _INSTANCES[name]
 
 
-def check_backend(backend) -> str:
+def check_backend(backend, runs: bool = True) -> str:
     """`backend` if Ember has it and this process can run it, else a ValueError listing
-    the backends (an unknown name) or what its `requires` raises."""
+    the backends (an unknown name) or what its `requires` raises; with `runs=False`
+    (`jit_compile=False`: nothing will be compiled for it) only the name is checked."""
     _check_name(backend)
-    if backend in _REQUIRES:
+    if runs and backend in _REQUIRES:
         _REQUIRES[backend]()
     return backend
 

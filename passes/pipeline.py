@@ -35,8 +35,9 @@ from ember.passes.instrument import PassInstrumentation
 from ember.passes.printing import PrintIR
 from ember.passes.timing import PassTiming
 from ember.passes.bufferizable import PassFailure, check_bufferizable
-from ember.passes.pipeline_syntax import (Nest, PipelineError, Upstream, make_pass, parse,
-                                          spelling, suggest, walk)
+from ember.passes.pipeline_syntax import (Nest, PipelineError, Upstream,
+                                          load_dependent_dialects, make_pass, parse,
+                                          pass_names, spelling, suggest, walk)
 
 __all__ = ["PassFailure", "Pipeline", "PipelineError", "PipelineReport", "check_bufferizable",
            "make_pass", "run_nested", "run_pipeline", "suggest"]
@@ -119,7 +120,7 @@ class Pipeline:
             try:
                 if self.steps and isinstance(self.steps[0], Upstream):
                     _verified(self.steps[0].text)(module.operation, None)
-                pm.run(module.operation)
+                run.run(pm, module.operation)
             except ir.MLIRError as e:
                 failure = found.attach(_failure(f"pipeline '{self}' failed", e))
                 run.failed(failure)
@@ -168,6 +169,7 @@ class _Run:
     timer: PassTiming | None = None  # the time of passes run_nested runs (--timing)
     report: PipelineReport = dataclasses.field(default_factory=PipelineReport)
     running: list = dataclasses.field(default_factory=list)  # (name, op, start) per open pass
+    pending: BaseException | None = None  # what a Python pass raised (_add)
 
     def manager(self, anchor: str, steps: list) -> passmanager.PassManager:
         """A PassManager on `anchor` ops running `steps`, instrumented as asked (each
@@ -185,16 +187,33 @@ class _Run:
         for i, step in enumerate(steps):
             if isinstance(step, Upstream):
                 if i and not self.verify_each:  # (MLIR's verifier ran after the step before)
-                    pm.add(_verified(step.text), name="ember-verify", argument="ember-verify")
-                if any(name.endswith("bufferize") for name in _pass_names(step.text)):
-                    pm.add(lambda op, _: check_bufferizable(self.module),
-                           name="ember-check-bufferizable", argument="ember-check-bufferizable")
+                    self._add(pm, _verified(step.text), "ember-verify")
+                if any(name.endswith("bufferize") for name in pass_names(step.text)):
+                    self._add(pm, lambda op, _: check_bufferizable(self.module),
+                              "ember-check-bufferizable")
+                if anchor != "builtin.module":  # runs inside the pass of its Nest
+                    load_dependent_dialects(self.module.context, anchor, step.text)
                 self._upstream(pm, step.text, anchor)
             elif isinstance(step, Nest):
-                pm.add(self._nested(step), name=step.anchor, argument=step.anchor)
+                self._add(pm, self._nested(step), step.anchor)
             else:
-                pm.add(self._ember(step), name=step.name, argument=step.name)
+                self._add(pm, self._ember(step), step.name)
         return pm
+
+    def _add(self, pm: passmanager.PassManager, run: Callable, name: str) -> None:
+        """Adds Python pass `run` to `pm`. What it raises is kept in `pending` and the pass
+        fails the MLIR way (signal_pass_failure), for Pipeline.run to raise once MLIR has
+        unwound: an exception thrown through MLIR's frames skips their cleanup, leaving the
+        context marked as running passes for good (the next pass that registers a dialect,
+        NVVM's for one, then aborted the process)."""
+        def guarded(op: ir.Operation, pass_) -> None:
+            try:
+                run(op, pass_)
+            except BaseException as e:  # noqa: BLE001 - re-raised by Pipeline.run
+                if self.pending is None:
+                    self.pending = e
+                pass_.signal_pass_failure()
+        pm.add(guarded, name=name, argument=name)
 
     def _upstream(self, pm: passmanager.PassManager, text: str, anchor: str) -> None:
         """Adds upstream elements `text`: at once, or one by one between the hooks of the
@@ -206,7 +225,7 @@ class _Run:
         for element in split_top_level(text, "({", ")}"):
             name = element.strip() if "(" in element.split("{", 1)[0] else \
                 element.split("{", 1)[0].strip()
-            pm.add(self._wrapped(anchor, element, name), name=name, argument=name)
+            self._add(pm, self._wrapped(anchor, element, name), name)
 
     def _wrapped(self, anchor: str, element: str, name: str) -> Callable:
         """A pass running upstream `element` between the instruments' hooks, in a
@@ -220,6 +239,7 @@ class _Run:
         if self.statistics:
             inner.enable_statistics()
         inner.add(element)
+        load_dependent_dialects(self.module.context, anchor, element)
 
         def run(op: ir.Operation, _) -> None:
             if not bisect_limit.should_run(f"{name} on {_described(op)}"):
@@ -228,6 +248,17 @@ class _Run:
             inner.run(op)
             self.after(op, None)
         return run
+
+    def run(self, pm: passmanager.PassManager, op: ir.Operation) -> None:
+        """`pm.run(op)`, raising what a Python pass in it raised, if one did."""
+        try:
+            pm.run(op)
+        except ir.MLIRError:
+            if self.pending is None:
+                raise
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            raise pending
 
     @property
     def hooks(self) -> tuple:
@@ -303,18 +334,6 @@ def _verified(text: str) -> Callable:
         except ir.MLIRError as e:
             raise _failure(f"the IR is invalid before upstream pipeline '{text}'", e) from None
     return verify
-
-
-def _pass_names(text: str) -> list[str]:
-    """The pass names in an upstream element list (`a{x=1},func.func(b)` -> a, b)."""
-    names = []
-    for element in split_top_level(text, "({", ")}"):
-        head, paren, body = element.partition("(")
-        if paren and "{" not in head:
-            names += _pass_names(body[:-1])
-        else:
-            names.append(element.split("{", 1)[0].strip())
-    return names
 
 
 def _failure(what: str, error: ir.MLIRError) -> PassFailure:

@@ -255,3 +255,30 @@ def _probe_context() -> ir.Context:
         from ember.dialects.ember.irdl import make_context
         _probe = make_context()
     return _probe
+
+
+def pass_names(text: str) -> list[str]:
+    """The pass names in an upstream element list (`a{x=1},func.func(b)` -> a, b)."""
+    names = []
+    for element in split_top_level(text, "({", ")}"):
+        head, paren, body = element.partition("(")
+        if paren and "{" not in head:
+            names += pass_names(body[:-1])
+        else:
+            names.append(element.split("{", 1)[0].strip())
+    return names
+
+
+def load_dependent_dialects(context: ir.Context, anchor: str, element: str) -> None:
+    """Registers the dialects upstream `element` depends on (NVVM and its translations for
+    gpu-module-to-binary, ...) in `context` now, by running it on an empty module. A
+    PassManager registers them when it starts; when it starts inside another pass (each
+    element of an instrumented run, `_wrapped`; the passes of a Nest), MLIR asserts that
+    no dialect is added to a context in use: the first run of such a pass aborted."""
+    nested = element if anchor == "builtin.module" else f"{anchor}({element})"
+    try:
+        with context, ir.Location.unknown():
+            passmanager.PassManager.parse(f"builtin.module({nested})").run(
+                ir.Module.create().operation)
+    except (ValueError, ir.MLIRError, RuntimeError):
+        pass  # the element's own run reports what is wrong with it

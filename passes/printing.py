@@ -32,25 +32,12 @@ from typing import Callable, Optional, TextIO
 
 from mlir import ir
 
-from ember.dialects.ember.parsing import split_top_level
+from ember.passes.pipeline_syntax import pass_names
 from ember.passes import registry
 from ember.passes.base import Statistics
 from ember.passes.instrument import PassInstrumentation
 
 ALL = "*"  # `before=ALL` / `after=ALL`: every pass
-
-
-def pass_names(element: str) -> list[str]:
-    """The pass names in an upstream pipeline element (`func.func(cse,canonicalize{x=1})`
-    -> cse, canonicalize); an ember pass name is itself."""
-    names = []
-    for part in split_top_level(element, "({", ")}"):
-        head, paren, body = part.partition("(")
-        if paren and "{" not in head:
-            names += pass_names(body[:-1])
-        else:
-            names.append(part.split("{", 1)[0].strip())
-    return names
 
 
 def label(name: str, suffix: str = "") -> str:

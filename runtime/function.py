@@ -72,7 +72,7 @@ class Function:
                  pipeline: Optional[str] = DEFAULT_PIPELINE):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
-        backend = backends.check_backend(backend)
+        backend = backends.check_backend(backend, runs=jit_compile)
         self._pipeline_text = pipeline
         self._pipeline = Pipeline.parse(pipeline) if pipeline else None
         self._python_function = python_function
@@ -391,7 +391,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
-    backends.check_backend(backend)  # here too, so that `@em.function(backend=...)` fails at once
+    backends.check_backend(backend, jit_compile)  # here too: `@em.function(backend=)` fails now
 
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,

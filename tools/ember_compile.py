@@ -125,6 +125,28 @@ def check_llvm_ir(text: str) -> None:
                          ) from None
 
 
+_CHIP = re.compile(r'#nvvm\.target<[^>]*chip = "(sm_\d+)"')
+_EMBER_OP = re.compile(r'"?ember\.[a-z_0-9]+"?\(')
+
+
+def check_stage(text: str, args, lowering) -> None:
+    """ToolError when the input is plainly not at the stage `--from` says: ember ops in a
+    later stage, or kernels lowered for another chip than `--target` names (the chip is
+    fixed when NVVM is attached)."""
+    if args.source == "llvmir":
+        return
+    has_ember = _EMBER_OP.search(text) is not None
+    if args.source != "ember" and has_ember:
+        raise ToolError(f"the input has ember ops, so it is not at the {args.source} stage: "
+                        "drop --from (ember IR is the default input)")
+    chip = getattr(getattr(lowering, "options", None), "chip", None)
+    found = _CHIP.search(text)
+    if chip and args.target and found and found.group(1) != chip:
+        raise ToolError(f"the input's kernels were lowered for {found.group(1)} (its "
+                        f"#nvvm.target), not for --target={args.target}'s {chip}: give "
+                        f"--target cuda:{found.group(1)}, or start from an earlier stage")
+
+
 def compile_text(text: str, args, lowering) -> str | bytes:
     """Runs the stages of `lowering` from `args.source` to `args.emit` on `text`."""
     if args.source == "llvmir":
@@ -155,6 +177,9 @@ def compile_text(text: str, args, lowering) -> str | bytes:
 def _lowering(args):
     """The stages of `args.backend` (backends.Backend.stages), with the options given."""
     options = {"cpu": args.cpu, "features": args.features}
+    if args.target == "cpu" and args.backend not in (None, "cpu"):
+        raise ToolError(f"--target=cpu compiles with the cpu backend, not "
+                        f"--backend={args.backend}")
     if args.target is not None and args.target != "cpu":
         try:
             target = parse_target(args.target)
@@ -238,21 +263,38 @@ def run(args) -> int:
                                           ("--function", args.function),
                                           ("--arg-types", args.arg_types),
                                           ("--cpu", args.cpu), ("--features", args.features),
+                                          ("--target", args.target),
                                           ("--optimize", args.optimize)) if value]
         if given:
-            raise ToolError(f"{', '.join(given)} lower an IR file; SCRIPT.py:fn --out DIR "
+            verb = "lowers" if len(given) == 1 else "lower"
+            raise ToolError(f"{', '.join(given)} {verb} an IR file; SCRIPT.py:fn --out DIR "
                             "writes a library (its target: --target-cpu)")
         return compile_script(args)
     args.source = args.source or "ember"
     if args.signature:
         raise ToolError("--signature needs SCRIPT.py:fn and --out")
     lowering = _lowering(args)
+    if args.source != "ember" and args.source not in lowering.STAGES:
+        raise ToolError(f"--from={args.source} is not a stage of the {args.backend} backend "
+                        f"(its stages: {', '.join(lowering.STAGES)})")
     if args.source != "ember" and \
             args.source not in lowering.path_to(args.emit, lowering.STAGES[0])[:-1]:
         raise ToolError(f"--emit={args.emit} comes before --from={args.source}")
     if args.arg_types and not args.function:
         raise ToolError("--arg-types needs --function")
-    write_output(args.output, compile_text(read_input(args.input), args, lowering))
+    text = read_input(args.input)
+    check_stage(text, args, lowering)
+    try:
+        write_output(args.output, compile_text(text, args, lowering))
+    except Exception:
+        # upstream IR is valid input at any stage, so this is only a guess, said beside
+        # the error: a stage's output lowered again from the start fails deep inside
+        if args.source == "ember" and _EMBER_OP.search(text) is None and \
+                re.search(r"\b(memref<|gpu\.|llvm\.func)", text):
+            print("ember-compile: note: the input has no ember ops but memrefs or GPU/LLVM "
+                  "ops: if it is the output of a stage, say which with --from=<stage>",
+                  file=sys.stderr)
+        raise
     return 0
 
 

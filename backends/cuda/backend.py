@@ -108,7 +108,10 @@ def mapped_pipeline(options: CudaOptions) -> str:
 
 def parse_target(text: str) -> CudaOptions:
     """`cuda` or `cuda:sm_90` (ember-compile's --target) as options; ValueError otherwise."""
-    name, _, chip = text.partition(":")
+    name, colon, chip = text.partition(":")
+    if colon and not chip:
+        raise ValueError(f"{text!r} names no chip: give e.g. cuda:sm_90 (chips: "
+                         f"{', '.join(CHIPS)})")
     if name not in ("cuda", "gpu"):
         raise ValueError(f"unknown target {text!r}: give cuda or cuda:<chip> "
                          f"(chips: {', '.join(CHIPS)})")

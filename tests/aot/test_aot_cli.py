@@ -89,5 +89,5 @@ def test_flags_of_the_ir_mode_are_refused_with_a_script(tmp_path, capsys):
     script.write_text(SCRIPT)
     assert main([f"{script}:square", "--out", str(tmp_path / "o"), "--emit=asm"]) == 1
     err = capsys.readouterr().err
-    assert "error: --emit lower an IR file; SCRIPT.py:fn --out DIR writes a library" in err
+    assert "error: --emit lowers an IR file; SCRIPT.py:fn --out DIR writes a library" in err
     assert not (tmp_path / "o").exists()

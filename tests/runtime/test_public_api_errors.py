@@ -201,3 +201,10 @@ def test_a_function_named_like_a_libm_function_compiles():
     np.testing.assert_allclose(em.function(em.sin)(x).numpy(), np.sin([0.5, 1.0]))
     np.testing.assert_allclose(em.function(em.math.erf)(x).numpy(), [0.5204998778130465,
                                                                     0.8427007929497149])
+
+
+def test_a_cuda_function_that_compiles_nothing_needs_no_gpu():
+    # jit_compile=False runs every trace on the interpreter: the backend's requirement
+    # (a GPU, for cuda) is not checked, as nothing will run on it
+    f = em.function(lambda x: x * 2.0, backend="cuda", jit_compile=False)
+    assert f(em.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]

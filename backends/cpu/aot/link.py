@@ -45,6 +45,7 @@ def link(out: str, source: str, objects: Sequence[bytes], workdir: str,
     with open(script, "w") as f:
         f.write("{\n  global:\n" + "".join(f"    {name};\n" for name in exports) +
                 "  local: *;\n};\n")
+    out = os.path.abspath(out)  # cc runs in `workdir`: a relative path would land there
     command = [compiler(), "-shared", "-fPIC", "-O2", "-std=gnu11", "-o", out, c_file,
                *paths, f"-Wl,--version-script={script}", "-Wl,-z,defs",
                "-Wl,-z,noexecstack", "-static-libgcc", "-lm", "-lpthread"]
