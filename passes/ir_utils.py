@@ -137,6 +137,20 @@ def until_fixed_point(module, step, max_iterations: int) -> None:
             return
 
 
+def ops_named(root, names) -> list[ir.Operation]:
+    """The ops under `root` (a module or an op) whose name is in `names`, in walk order:
+    collected first, so a pass may rewrite them as it goes."""
+    root = root.operation if isinstance(root, ir.Module) else root
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if op.name in names:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+    root.walk(visit)
+    return found
+
+
 def count_ops(module: ir.Module) -> int:
     """Operations inside functions, excluding the function ops themselves."""
     return sum(1 for fn in functions(module) for _ in iter_ops(fn))

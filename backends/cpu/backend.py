@@ -180,15 +180,7 @@ class CpuBackend:
         return module
 
     def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
-        """Runs `pipeline` on `module` in place, instrumented as `self.instrument` says."""
-        instruments = tuple(self.instrument.get("instruments", ())) + compile_log.instruments()
-        try:
-            run_pipeline(module, pipeline, verify_each=False,
-                         **{**self.instrument, "instruments": instruments})
-        except PassFailure as e:
-            raise BackendError(f"the CPU backend's {stage} stage failed: {e}",
-                               e.diagnostics) from None
-        return module
+        return run_stage(module, pipeline, self.instrument, f"the CPU backend's {stage} stage")
 
     def make_llvmir(self, module: ir.Module) -> str:
         return to_llvm_ir(module)
@@ -287,6 +279,19 @@ def mark_buffers_noalias(module: ir.Module) -> None:
                 i += 1
         if marked:
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+
+
+def run_stage(module: ir.Module, pipeline: str, instrument: dict, what: str) -> ir.Module:
+    """Runs a backend stage's `pipeline` on `module` in place, with the MLIR instrumentation
+    `instrument` (Pipeline.run's options) and the compile log's; BackendError naming
+    `what` if a pass fails."""
+    instruments = tuple(instrument.get("instruments", ())) + compile_log.instruments()
+    try:
+        run_pipeline(module, pipeline, verify_each=False,
+                     **{**instrument, "instruments": instruments})
+    except PassFailure as e:
+        raise BackendError(f"{what} failed: {e}", e.diagnostics) from None
+    return module
 
 
 class BackendError(PassFailure):

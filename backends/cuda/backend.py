@@ -23,10 +23,8 @@ import dataclasses
 from mlir import ir
 
 from ember.backends import compile_log
-from ember.backends.cpu.backend import LINALG, BackendError, bufferized_pipeline
+from ember.backends.cpu.backend import LINALG, BackendError, bufferized_pipeline, run_stage
 from ember.backends.cpu.translate import to_llvm_ir
-from ember.passes.bufferizable import PassFailure
-from ember.passes.pipeline import run_pipeline
 
 STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "host")
 
@@ -180,14 +178,8 @@ class CudaBackend:
         return to_llvm_ir(module, allowed=("gpu.launch_func", "gpu.binary"))
 
     def _run(self, module: ir.Module, stage: str, pipeline: str) -> ir.Module:
-        instruments = tuple(self.instrument.get("instruments", ())) + compile_log.instruments()
-        try:
-            run_pipeline(module, pipeline, verify_each=False,
-                         **{**self.instrument, "instruments": instruments})
-        except PassFailure as e:
-            raise BackendError(f"the CUDA backend's {stage} stage failed: {e}",
-                               e.diagnostics) from None
-        return module
+        return run_stage(module, pipeline, self.instrument,
+                         f"the CUDA backend's {stage} stage")
 
 
 def kernel_ptx(module: ir.Module) -> list[tuple[str, str]]:

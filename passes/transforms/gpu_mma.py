@@ -52,6 +52,7 @@ from typing import ClassVar, Optional
 from mlir import ir
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.ir_utils import ops_named
 from ember.passes.transforms.gpu_matmul_products import DEFAULT_MAPS
 
 TILE = 16
@@ -197,15 +198,7 @@ class GpuMmaPass(Pass):
     per_function: ClassVar[bool] = True
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        root = module.operation if isinstance(module, ir.Module) else module
-        found: list = []
-
-        def visit(op):
-            if op.name in NAMES:
-                found.append(op.operation)
-            return ir.WalkResult.ADVANCE
-        root.walk(visit)
-        for op in found:
+        for op in ops_named(module, NAMES):
             shape = eligible(op)
             if shape is None:
                 stats.add("skipped")

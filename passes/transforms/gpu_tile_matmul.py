@@ -55,6 +55,7 @@ from mlir import ir
 from mlir.dialects import affine, arith, memref, scf
 
 from ember.passes.base import Pass, Statistics
+from ember.passes.ir_utils import ops_named
 from ember.passes.pipeline_syntax import PipelineError
 from ember.passes.transforms.gpu_matmul_products import PRODUCTS, Product, product, used_dims
 
@@ -213,15 +214,7 @@ class GpuTileMatmulPass(Pass):
                                 f"{self.tile_n}")
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
-        root = module.operation if isinstance(module, ir.Module) else module
-        found: list = []
-
-        def visit(op):
-            if op.name in PRODUCTS:
-                found.append(op.operation)
-            return ir.WalkResult.ADVANCE
-        root.walk(visit)
-        for op in found:
+        for op in ops_named(module, PRODUCTS):
             p = product(op)
             if p is None:  # a named product left to the generic mapping (dynamic shapes)
                 stats.add("skipped", op.name != "linalg.generic")
