@@ -10,8 +10,8 @@ Inside it, `em.constant` makes tensors on GPU N, and functions compiled with
 `.device` names it; `.numpy()` copies to the host); outside, they run on GPU 0 and copy
 their results to the host, unless an argument already lives on the GPU. Eager ops compute
 on the CPU, reading GPU tensors in place (Ember's GPU memory is managed memory, which the
-host may read): their results are CPU tensors. `with em.device("cpu:0")` leaves a GPU
-scope.
+host may read): their results are CPU tensors. `with em.device("cpu:0")` and
+`with em.device(None)` leave a GPU scope.
 """
 
 from __future__ import annotations
@@ -51,14 +51,20 @@ class device:  # noqa: N801 -- tf.device's name
       /job:localhost/replica:0/task:0/device:CPU:0
     """
 
-    def __init__(self, device_name: str):
-        self.kind, self.index = parse(device_name)
-        self.name = full_name(self.kind, self.index)
+    def __init__(self, device_name: str | None):
+        if device_name is None:  # tf.device(None): no device constraint (a GPU scope ends)
+            self.kind, self.index, self.name = None, 0, None
+        else:
+            self.kind, self.index = parse(device_name)
+            self.name = full_name(self.kind, self.index)
         self._previous: list = []
 
     def __enter__(self) -> "device":
         from ember.backends.cuda import runtime
         placer = None
+        if self.kind == "CPU" and self.index != 0:
+            raise ValueError(f"em.device: there is no CPU:{self.index}: this process sees 1 "
+                             "CPU device, CPU:0")
         if self.kind == "GPU":
             gpu = runtime.require_device(self.index)  # GpuUnavailableError / no such GPU
             placer = functools.partial(runtime.to_device, device=gpu)

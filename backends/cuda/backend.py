@@ -165,11 +165,15 @@ class CudaBackend:
         return self._run(module, "binary", BINARY)
 
     def make_ptx(self, module: ir.Module) -> str:
-        """The PTX of every kernel module, each after a `// gpu.binary @name` line."""
+        """The PTX of every kernel module, each after a `// gpu.binary @name` line (a
+        comment saying so when there is none)."""
         parts = [f"// gpu.binary @{name}\n{ptx}" for name, ptx in kernel_ptx(module)]
-        if not parts:
-            raise BackendError("the module has no kernels (no gpu.binary): lower it to the "
-                               "binary stage first", [])
+        if not parts and any(op.operation.name == "gpu.module"
+                             for op in module.body.operations):
+            raise BackendError("the module's kernels are not compiled yet (gpu.module, no "
+                               "gpu.binary): lower it to the binary stage first", [])
+        if not parts:  # e.g. results that are constants: the host copies them out
+            return "// no GPU kernels: nothing in this function needs computing on a device\n"
         return "\n".join(parts)
 
     def make_host(self, module: ir.Module) -> str:

@@ -179,6 +179,17 @@ def test_constants_made_in_a_gpu_scope_live_there(fake_gpu):
     assert em.constant(1.0).device.endswith("CPU:0")  # the scope ended
 
 
+def test_device_none_clears_a_gpu_scope_and_cpu_1_does_not_exist(fake_gpu):
+    with em.device("gpu:0"):
+        with em.device(None):  # tf.device(None): no constraint
+            c = em.constant(1.0)
+        t = em.constant(2.0)
+    assert c.device.endswith("CPU:0") and t.device == GPU0
+    with pytest.raises(ValueError, match="there is no CPU:1: this process sees 1 CPU"):
+        with em.device("cpu:1"):
+            pass
+
+
 def test_gpu_bench_checks_results_before_timing(fake_gpu, monkeypatch, capsys):
     """bench/gpu.py on the stand-in GPU, whose kernels do not run: its check against the
     CPU backend must catch the wrong result (and the copy-bandwidth timing runs)."""

@@ -137,3 +137,12 @@ def test_ahead_of_time_output_folder_may_be_relative(tmp_path):
                            "--out", "rel"], cwd=tmp_path, capture_output=True, timeout=300)
     check(done, 0)
     assert (tmp_path / "rel" / "libf.so").is_file()
+
+
+def test_a_function_without_kernels_prints_a_comment(tmp_path):
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("func.func @f(%x: tensor<4xf32>) {\n  return\n}\n")
+    result = run("ember-compile", [str(empty), "--target", "cuda:sm_90"])
+    check(result, 0)
+    assert result.stdout.decode() == ("// no GPU kernels: nothing in this function needs "
+                                      "computing on a device\n")
