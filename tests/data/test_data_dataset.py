@@ -115,6 +115,11 @@ def test_map_filter_enumerate():
     assert ds.element_spec == em.TensorSpec([], em.int32)
     d = Dataset.from_tensor_slices({"a": [1.0, 2.0]}).map(lambda e: {"b": e["a"] * 2.0})
     assert [v["b"] for v in d.as_numpy_iterator()] == [2.0, 4.0]
+    assert d.element_spec == {"b": em.TensorSpec([], em.float32)}
+    # Traced with the input's spec, as tf.data: the batch dimension stays unknown.
+    doubled = Dataset.range(6).batch(4).map(lambda x: x * 2)
+    assert doubled.element_spec == em.TensorSpec([None], em.int64)
+    assert values(doubled) == [[0, 2, 4, 6], [8, 10]]
     untraceable = Dataset.range(3).map(lambda x: int(x.numpy()) * 3)
     assert values(untraceable) == [0, 3, 6]
     assert untraceable.element_spec == em.TensorSpec([], em.int32)
