@@ -21,7 +21,9 @@ runtime `InterpreterFallbackError` (and `BisectError` from `em.debug.find_miscom
 parsing and verifying IR `ParseError` and `VerificationError`; drawing a graph's SVG without
 Graphviz `GraphvizUnavailable`; the CUDA backend `GpuUnavailableError` (no GPU, driver or
 cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`), `CudaError` (a failed
-CUDA driver call) and `AllocationError` (the GPU's memory is exhausted). (The command-line
+CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
+`em.data`'s
+iterators raise `OutOfRangeError` from `get_next()` after the last element. (The command-line
 tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
@@ -62,6 +64,7 @@ from ember.passes.rewrite import RewriteError
 from ember.passes.view_op_graph import GraphvizUnavailable
 from ember.backends.cuda.driver import CudaError, GpuUnavailableError
 from ember.backends.cuda.allocator import AllocationError
+from ember.runtime.data.iterator import OutOfRangeError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -72,4 +75,4 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
            "RewriteError", "GpuUnavailableError", "CudaError",
-           "AllocationError"]
+           "AllocationError", "OutOfRangeError"]

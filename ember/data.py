@@ -1,0 +1,16 @@
+"""`em.data`: tf.data's input pipelines. `em.data.Dataset` builds them (`from_tensor_slices`,
+`range`, `map`, `batch`, `shuffle`, `prefetch`, ...); they run eagerly in Python and yield
+`em.Tensor`s (the code is in `ember.runtime.data`; this module only re-exports).
+
+Example:
+  >>> import ember as em
+  >>> [b.numpy().tolist() for b in em.data.Dataset.range(5).batch(2)]
+  [[0, 1], [2, 3], [4]]
+"""
+
+from ember.runtime.data import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
+                                Iterator)
+from ember.runtime.data import Optional  # noqa: A004 - tf.experimental.Optional's shape
+
+__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Optional",
+           "UNKNOWN_CARDINALITY"]

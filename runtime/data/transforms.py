@@ -1,0 +1,309 @@
+"""The transformations of `em.data.Dataset` (each a dataset wrapping its input)."""
+
+import itertools
+import threading
+import warnings
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.frontend.shape import TensorSpec
+from ember.frontend.tensor import Tensor, constant
+
+from ember.runtime.data import structure
+from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
+                                        Dataset, _count)
+
+
+class _Unary(Dataset):
+    def __init__(self, source):
+        self._source = source
+
+    @property
+    def element_spec(self):
+        return self._source.element_spec
+
+    def _cardinality(self):
+        return self._source._cardinality()
+
+
+class BatchDataset(_Unary):
+    def __init__(self, source, batch_size, drop_remainder):
+        super().__init__(source)
+        self._size = _count(batch_size, "Dataset.batch: batch_size")
+        if self._size <= 0:
+            raise ValueError(f"Dataset.batch: batch_size must be positive, got {self._size}")
+        self._drop = bool(drop_remainder)
+
+    @property
+    def element_spec(self):
+        outer = self._size if self._drop else None
+        return structure.map_structure(
+            lambda s: TensorSpec((outer,) + tuple(s.shape.dims), s.dtype),
+            self._source.element_spec)
+
+    def _iterate(self):
+        iterator = self._source._iterate()
+        while True:
+            elements = list(itertools.islice(iterator, self._size))
+            if not elements or (self._drop and len(elements) < self._size):
+                return
+            yield self._stack(elements)
+
+    def _stack(self, elements):
+        columns = [structure.flatten(e) for e in elements]
+        stacked = []
+        for i, parts in enumerate(zip(*columns)):
+            shapes = {tuple(p.shape.dims) for p in parts}
+            if len(shapes) > 1:
+                raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "
+                                 f"component {i}: {sorted(shapes)}; pad them to one shape "
+                                 "or map them to one shape before batching")
+            stacked.append(constant(np.stack([np.asarray(p.numpy()) for p in parts])))
+        return structure.pack_as(elements[0], stacked)
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+
+class RepeatDataset(_Unary):
+    def __init__(self, source, count):
+        super().__init__(source)
+        self._count = -1 if count is None else _count(count, "Dataset.repeat: count")
+
+    def _iterate(self):
+        passes = itertools.count() if self._count < 0 else range(self._count)
+        for _ in passes:
+            empty = True
+            for element in self._source._iterate():
+                empty = False
+                yield element
+            if empty:
+                return
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        if self._count == 0 or n == 0:
+            return 0
+        if n < 0:
+            return n
+        return INFINITE_CARDINALITY if self._count < 0 else n * self._count
+
+
+class TakeDataset(_Unary):
+    def __init__(self, source, count):
+        super().__init__(source)
+        self._count = _count(count, "Dataset.take: count")
+
+    def _iterate(self):
+        iterator = self._source._iterate()
+        return iterator if self._count < 0 else itertools.islice(iterator, self._count)
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE_CARDINALITY:
+            return self._count
+        return n if n == UNKNOWN_CARDINALITY else min(n, self._count)
+
+
+class SkipDataset(_Unary):
+    def __init__(self, source, count):
+        super().__init__(source)
+        self._count = _count(count, "Dataset.skip: count")
+
+    def _iterate(self):
+        if self._count < 0:
+            return iter(())
+        return itertools.islice(self._source._iterate(), self._count, None)
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        if self._count < 0:
+            return 0 if n != INFINITE_CARDINALITY else n
+        return n if n < 0 else max(0, n - self._count)
+
+
+class ShuffleDataset(_Unary):
+    def __init__(self, source, buffer_size, seed, reshuffle_each_iteration):
+        super().__init__(source)
+        self._buffer = _count(buffer_size, "Dataset.shuffle: buffer_size")
+        if self._buffer <= 0:
+            raise ValueError(f"Dataset.shuffle: buffer_size must be positive, got "
+                             f"{self._buffer}")
+        if seed is not None:
+            seed = _count(seed, "Dataset.shuffle: seed")
+        # Without a seed, one drawn now: fixed across passes unless reshuffling.
+        self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+        self._reshuffle = bool(reshuffle_each_iteration)
+        self._passes = itertools.count()
+        self._lock = threading.Lock()
+
+    def _iterate(self):
+        with self._lock:
+            epoch = next(self._passes) if self._reshuffle else 0
+        rng = np.random.default_rng([self._seed & (2**63 - 1), epoch])
+        buffer = []
+        for element in self._source._iterate():
+            if len(buffer) < self._buffer:
+                buffer.append(element)
+                continue
+            i = int(rng.integers(len(buffer)))
+            yield buffer[i]
+            buffer[i] = element
+        while buffer:
+            i = int(rng.integers(len(buffer)))
+            buffer[i], buffer[-1] = buffer[-1], buffer[i]
+            yield buffer.pop()
+
+
+def _call(fn, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return fn(*element)
+    return fn(element)
+
+
+def _check_parallelism(num_parallel_calls):
+    if num_parallel_calls is None:
+        return
+    n = _count(num_parallel_calls, "Dataset.map: num_parallel_calls")
+    if n <= 0 and n != AUTOTUNE:
+        raise ValueError(f"Dataset.map: num_parallel_calls must be positive or "
+                         f"em.data.AUTOTUNE, got {n}")
+
+
+class MapDataset(_Unary):
+    """The element spec comes from tracing the function with the input's spec (as tf.data);
+    a function that cannot be traced is applied to the first element instead."""
+
+    def __init__(self, source, fn, num_parallel_calls):
+        super().__init__(source)
+        if not callable(fn):
+            raise TypeError(f"Dataset.map: map_func must be callable, got "
+                            f"{type(fn).__name__}")
+        _check_parallelism(num_parallel_calls)
+        self._fn = fn
+        self._spec = None
+
+    def _apply(self, element):
+        return _structured(_call(self._fn, element), self._fn)
+
+    def _iterate(self):
+        for element in self._source._iterate():
+            yield self._apply(element)
+
+    @property
+    def element_spec(self):
+        if self._spec is None:
+            self._spec = _traced_spec(self._fn, self._source.element_spec)
+        if self._spec is None:
+            first = next(iter(self._source._iterate()), None)
+            if first is None:
+                raise ValueError("Dataset.map: the element_spec of a map over an empty "
+                                 "dataset is not known (the function runs eagerly)")
+            self._spec = structure.spec_of(self._apply(first))
+        return self._spec
+
+
+def _structured(result, fn):
+    if isinstance(result, list):
+        result = tuple(result)
+    return structure.to_tensors(result, f"Dataset.map: {_name(fn)} returned")
+
+
+def _traced_spec(fn, spec):
+    """The output spec of `fn` traced (not run) with `spec`, or None if it cannot trace."""
+    from ember.frontend.tracing import SymbolicTensor
+    from ember.runtime.function import function
+    args = spec if isinstance(spec, tuple) and not hasattr(spec, "_fields") else (spec,)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outputs = function(fn).get_concrete_function(*args).structured_outputs
+    except Exception:  # noqa: BLE001 - untraceable Python: fall back to running it
+        return None
+    if isinstance(outputs, list):
+        outputs = tuple(outputs)
+    leaves = structure.flatten(outputs)
+    if not leaves or not all(isinstance(leaf, SymbolicTensor) for leaf in leaves):
+        return None
+    return structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs)
+
+
+def _name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+class FilterDataset(_Unary):
+    def __init__(self, source, predicate):
+        super().__init__(source)
+        if not callable(predicate):
+            raise TypeError(f"Dataset.filter: predicate must be callable, got "
+                            f"{type(predicate).__name__}")
+        self._predicate = predicate
+
+    def _iterate(self):
+        for element in self._source._iterate():
+            keep = _call(self._predicate, element)
+            if not isinstance(keep, Tensor):
+                keep = structure.to_tensors(keep, f"Dataset.filter: {_name(self._predicate)}"
+                                            " returned")
+            if not isinstance(keep, Tensor) or keep.dtype != dtypes.bool_ or keep.shape.rank:
+                raise TypeError(f"Dataset.filter: the predicate must return a scalar bool "
+                                f"tensor, got {keep!r}")
+            if bool(keep.numpy()):
+                yield element
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+
+class EnumerateDataset(_Unary):
+    def __init__(self, source, start):
+        super().__init__(source)
+        self._start = _count(start, "Dataset.enumerate: start")
+
+    @property
+    def element_spec(self):
+        return TensorSpec([], dtypes.int64), self._source.element_spec
+
+    def _iterate(self):
+        for i, element in enumerate(self._source._iterate(), self._start):
+            yield constant(i, dtype=dtypes.int64), element
+
+
+class CacheDataset(_Unary):
+    def __init__(self, source):
+        super().__init__(source)
+        self._cached = None
+
+    def _iterate(self):
+        if self._cached is not None:
+            yield from self._cached
+            return
+        seen = []
+        for element in self._source._iterate():
+            seen.append(element)
+            yield element
+        self._cached = seen
+
+
+class PrefetchDataset(_Unary):
+    def __init__(self, source, buffer_size):
+        super().__init__(source)
+        size = _count(buffer_size, "Dataset.prefetch: buffer_size")
+        if size < 0 and size != AUTOTUNE:
+            raise ValueError(f"Dataset.prefetch: buffer_size must be >= 0 or "
+                             f"em.data.AUTOTUNE, got {size}")
+        self._size = 2 if size == AUTOTUNE else size
+
+    def _iterate(self):
+        from ember.runtime.data.prefetch import prefetched
+        if self._size == 0:
+            return self._source._iterate()
+        return prefetched(self._source._iterate(), self._size)
