@@ -68,6 +68,7 @@ from ember import losses
 from ember import train
 from ember.frontend.training.layers_core import Sequential
 from ember import aot
+from ember import distribute
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None
