@@ -104,7 +104,7 @@ class MirroredStrategy:
     Example:
       >>> import ember as em
       >>> strategy = em.distribute.MirroredStrategy(["cpu:0"])
-      >>> strategy.run(lambda x: x * 2.0, args=(em.constant(3.0),)).numpy()
+      >>> float(strategy.run(lambda x: x * 2.0, args=(em.constant(3.0),)))
       6.0
     """
 
