@@ -136,6 +136,9 @@ class MirroredStrategy:
         give each replica its value. Returns the results regrouped (PerReplica values)."""
         if not callable(fn):
             raise TypeError(f"MirroredStrategy.run: fn must be callable, got {fn!r}")
+        if getattr(_local, "replica", None) is not None:
+            raise RuntimeError("MirroredStrategy.run: called inside a replica (in a function "
+                               "strategy.run runs); call it from the cross-replica context")
         n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
         group = _Group(n)
 

@@ -201,3 +201,7 @@ def test_bad_reductions_are_refused():
         strategy.reduce("SUM", values, axis=3)
     with pytest.raises(TypeError, match="fn must be callable"):
         strategy.run(3)
+    with pytest.raises(RuntimeError, match="called inside a replica") as caught:
+        strategy.run(lambda: strategy.run(lambda: 1))  # would wait for its own thread
+    assert caught.value.__notes__ == [
+        "(raised in replica 0 of 1, on /job:localhost/replica:0/task:0/device:CPU:0)"]
