@@ -110,13 +110,13 @@ class MirroredStrategy:
 
     def __init__(self, devices=None, cross_device_ops=None):
         del cross_device_ops  # one process: replicas reduce through host memory
-        self.extended_devices = tuple(_device_names(devices, "MirroredStrategy"))
-        self._pool = ThreadPoolExecutor(max_workers=len(self.extended_devices),
+        self._devices = tuple(_device_names(devices, "MirroredStrategy"))
+        self._pool = ThreadPoolExecutor(max_workers=len(self._devices),
                                         thread_name_prefix="ember-replica")
 
     @property
     def num_replicas_in_sync(self) -> int:
-        return len(self.extended_devices)
+        return len(self._devices)
 
     @contextlib.contextmanager
     def scope(self):
@@ -158,7 +158,7 @@ class MirroredStrategy:
         if failed:  # the first cause, not a replica woken by the aborted barrier
             i, error = next((f for f in failed if "another replica" not in str(f[1])),
                             failed[0])
-            error.add_note(f"(raised in replica {i} of {n}, on {self.extended_devices[i]})")
+            error.add_note(f"(raised in replica {i} of {n}, on {self._devices[i]})")
             raise error
         return regroup([f.result() for f in futures])
 
@@ -186,14 +186,14 @@ class MirroredStrategy:
             else value_fn(ValueContext(0, 1))
 
     def __repr__(self) -> str:
-        return f"MirroredStrategy(devices={list(self.extended_devices)})"
+        return f"MirroredStrategy(devices={list(self._devices)})"
 
 
 class _DefaultStrategy(MirroredStrategy):
     """The strategy outside any scope: one replica, run on the calling thread."""
 
     def __init__(self):
-        self.extended_devices = (full_name("CPU", 0),)
+        self._devices = (full_name("CPU", 0),)
 
     def run(self, fn, args=(), kwargs=None):
         return fn(*args, **(kwargs or {}))
