@@ -15,6 +15,7 @@ from ember import random
 from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128
 from ember import signal
+from ember import distribute
 from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
@@ -68,7 +69,6 @@ from ember import losses
 from ember import train
 from ember.frontend.training.layers_core import Sequential
 from ember import aot
-from ember import distribute
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None
