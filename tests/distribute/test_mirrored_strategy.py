@@ -169,6 +169,8 @@ def test_replicas_run_concurrently_and_errors_name_the_replica():
 def test_single_replica_strategy_and_default_context():
     strategy = em.distribute.MirroredStrategy(["cpu:0"])
     assert strategy.num_replicas_in_sync == 1
+    value = strategy.experimental_distribute_values_from_function(lambda ctx: ctx)
+    assert value == em.distribute.experimental.ValueContext(0, 1)
     assert not em.distribute.has_strategy()
     context = em.distribute.get_replica_context()
     assert int(context.replica_id_in_sync_group) == 0 and context.num_replicas_in_sync == 1
