@@ -15,6 +15,7 @@ from ember import random
 from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128
 from ember import signal
+from ember import distribute
 from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond

@@ -63,8 +63,11 @@ class device:  # noqa: N801 -- tf.device's name
         from ember.backends.cuda import runtime
         placer = None
         if self.kind == "CPU" and self.index != 0:
-            raise ValueError(f"em.device: there is no CPU:{self.index}: this process sees 1 "
-                             "CPU device, CPU:0")
+            from ember.runtime.logical_devices import cpu_count
+            if self.index >= cpu_count():
+                raise ValueError(f"em.device: there is no CPU:{self.index}: this process sees "
+                                 f"{cpu_count()} CPU device(s), CPU:0..CPU:{cpu_count() - 1} "
+                                 "(em.config.set_logical_device_configuration adds more)")
         if self.kind == "GPU":
             gpu = runtime.require_device(self.index)  # GpuUnavailableError / no such GPU
             placer = functools.partial(runtime.to_device, device=gpu)

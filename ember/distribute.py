@@ -1,0 +1,13 @@
+"""`em.distribute`: tf.distribute's in-process names (the code is in `ember.runtime`)."""
+
+import types as _types
+
+from ember.runtime.distribute.strategy import (MirroredStrategy, ReplicaContext,
+                                               get_replica_context, get_strategy,
+                                               has_strategy)
+from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext
+
+experimental = _types.SimpleNamespace(ValueContext=ValueContext)  # TF's spelling of it
+
+__all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "ValueContext",
+           "experimental", "get_replica_context", "get_strategy", "has_strategy"]

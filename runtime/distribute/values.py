@@ -1,0 +1,97 @@
+"""Distributed values as tf.distribute: `PerReplica` (one value per replica), `ReduceOp`,
+`ValueContext`, and the numpy reductions `MirroredStrategy` uses."""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from ember.frontend.tensor import Tensor, constant
+
+
+class ReduceOp(enum.Enum):
+    """tf.distribute.ReduceOp: how values of the replicas combine."""
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+
+class ValueContext(NamedTuple):
+    """tf.distribute.experimental.ValueContext: what the value function of
+    `experimental_distribute_values_from_function` is told."""
+    replica_id_in_sync_group: int = 0
+    num_replicas_in_sync: int = 1
+
+
+class PerReplica:
+    """One value per replica (tf.distribute's PerReplica): an argument of `strategy.run`
+    gives each replica its own; `strategy.experimental_local_results` lists them."""
+
+    def __init__(self, values):
+        self.values = tuple(values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self.values))
+        return "PerReplica:{\n" + body + "\n}"
+
+
+def regroup(results: list):
+    """The results of the replicas as one value, as TF's regroup: nested tuples, lists and
+    dicts are regrouped inside, identical objects stay themselves, others become PerReplica."""
+    first = results[0]
+    if all(r is first for r in results):
+        return first
+    if isinstance(first, (tuple, list)) and all(
+            type(r) is type(first) and len(r) == len(first) for r in results):
+        items = [regroup([r[i] for r in results]) for i in range(len(first))]
+        return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    if isinstance(first, dict) and all(isinstance(r, dict) and r.keys() == first.keys()
+                                       for r in results):
+        return {k: regroup([r[k] for r in results]) for k in first}
+    return PerReplica(results)
+
+
+def as_array(value, where: str) -> np.ndarray:
+    """The numpy value of an eager tensor or a Python/numpy value."""
+    if isinstance(value, Tensor):
+        try:
+            return value.numpy()
+        except Exception as err:
+            raise TypeError(f"{where}: {value!r} has no value here (a traced tensor?); reduce "
+                            "eager values, outside em.function") from err
+    if isinstance(value, PerReplica):
+        raise TypeError(f"{where}: got a PerReplica where one replica's value was needed")
+    return np.asarray(value)
+
+
+def combine(op, arrays: list, where: str, axis=None):
+    """`op` (ReduceOp) over the replicas' arrays; with `axis`, within each array along it
+    first (MEAN then divides by the total count, as TF). Returns an em.Tensor."""
+    if not isinstance(op, ReduceOp):
+        try:
+            op = ReduceOp(op.upper() if isinstance(op, str) else op)
+        except ValueError:
+            raise ValueError(f"{where}: reduce_op must be em.distribute.ReduceOp.SUM or "
+                             f".MEAN, got {op!r}") from None
+    dtype = arrays[0].dtype
+    for i, a in enumerate(arrays):
+        if a.dtype != dtype or (axis is None and a.shape != arrays[0].shape):
+            raise ValueError(f"{where}: replica {i} has a {a.dtype} value of shape "
+                             f"{list(a.shape)}, replica 0 a {dtype} one of shape "
+                             f"{list(arrays[0].shape)}: they must agree")
+    count = len(arrays)
+    if axis is not None:
+        try:
+            count = sum(a.shape[axis] for a in arrays)
+            arrays = [a.sum(axis=axis, dtype=dtype) for a in arrays]
+        except (IndexError, np.exceptions.AxisError, TypeError):
+            raise ValueError(f"{where}: axis {axis!r} is out of range for values of shape "
+                             f"{list(arrays[0].shape)}") from None
+    total = np.sum(np.stack(arrays), axis=0, dtype=dtype)
+    if op is ReduceOp.MEAN:
+        total = (total / count) if dtype.kind in "fc" else (total // count)
+    return constant(np.asarray(total, dtype=dtype))
