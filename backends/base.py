@@ -47,6 +47,27 @@ class Lowering(Protocol):
         """Runs the stages from `start` up to and including `stop` on `module`."""
 
 
+class StagedLowering:
+    """The `lower` the backends share: their `make_<stage>` methods run in the order their
+    `path_to` gives, each one a step of the compile log (EMBER_LOG=compile)."""
+    STAGES: tuple[str, ...] = ()
+    DEFAULT_STOP = ""
+    LOG_PREFIX = ""  # the backend's name in the log, when its stage names are not enough
+
+    def lower(self, module, stop: str | None = None, start: str = "linalg"):
+        """Runs the stages from `start` up to and including `stop` (DEFAULT_STOP) on
+        `module` (in place for IR stages); returns the last stage's output."""
+        from ember.backends import compile_log  # (imports MLIR)
+        stop = stop or self.DEFAULT_STOP
+        if stop not in self.STAGES:
+            raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(self.STAGES)}")
+        value = module
+        for stage in self.path_to(stop, start):
+            with compile_log.stage(f"{self.LOG_PREFIX}{stage}"):
+                value = getattr(self, f"make_{stage}")(value)
+        return value
+
+
 class Backend(Protocol):
     name: str
     compiles: bool  # False: every trace runs on the reference interpreter

@@ -22,6 +22,7 @@ from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms import linalg_to_blas
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends import compile_log
+from ember.backends.base import StagedLowering
 from ember.backends.cpu import blas_library
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
@@ -118,8 +119,8 @@ def _resolve_gemm(gemm: str | None) -> str:
     return mode
 
 
-class CpuBackend:
-    """Compiles ember modules for this machine's CPU."""
+class CpuBackend(StagedLowering):
+    """Compiles ember modules for this machine's CPU (`lower` runs its stages)."""
 
     def __init__(self, options: CpuOptions | None = None, instrument: dict | None = None):
         self.options = (options or CpuOptions()).resolved()
@@ -128,6 +129,7 @@ class CpuBackend:
         self.instrument = dict(instrument or {})
 
     STAGES = STAGES
+    DEFAULT_STOP = "llvmir"
 
     @staticmethod
     def path_to(stop: str, start: str = "linalg") -> list[str]:
@@ -210,16 +212,6 @@ class CpuBackend:
     def make_obj(self, llvm_ir: str) -> bytes:
         machine = self.target_machine(reloc="pic")
         return machine.emit_object(self.optimize_llvm(llvm_ir, machine))
-
-    def lower(self, module: ir.Module, stop: str = "llvmir", start: str = "linalg"):
-        """Runs the stages from `start` up to and including `stop` on `module` (in place
-        for IR stages)."""
-        if stop not in STAGES:
-            raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
-        value = module
-        for stage in self.path_to(stop, start):
-            value = getattr(self, f"make_{stage}")(value)
-        return value
 
 
 _CHOOSERS: dict = {}

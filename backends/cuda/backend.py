@@ -22,7 +22,7 @@ import dataclasses
 
 from mlir import ir
 
-from ember.backends import compile_log
+from ember.backends.base import StagedLowering
 from ember.backends.cpu.backend import LINALG, BackendError, bufferized_pipeline, run_stage
 from ember.backends.cpu.translate import to_llvm_ir
 
@@ -116,10 +116,12 @@ def parse_target(text: str) -> CudaOptions:
     return CudaOptions(chip=chip or DEFAULT_CHIP)
 
 
-class CudaBackend:
+class CudaBackend(StagedLowering):
     """Compiles ember modules to PTX kernels and the host code that launches them."""
 
     STAGES = STAGES
+    DEFAULT_STOP = "ptx"
+    LOG_PREFIX = "cuda "
 
     def __init__(self, options: CudaOptions | None = None, instrument: dict | None = None):
         self.options = options or CudaOptions()
@@ -132,17 +134,6 @@ class CudaBackend:
         chain = list(STAGES[:6]) + ([stop] if stop in ("ptx", "host") else [])
         chain = chain[:chain.index(stop) + 1]
         return chain[chain.index(start):] if start in chain else []
-
-    def lower(self, module: ir.Module, stop: str = "ptx", start: str = "linalg"):
-        """Runs the stages from `start` up to and including `stop` on `module` (in place
-        for IR stages)."""
-        if stop not in STAGES:
-            raise ValueError(f"unknown stage {stop!r}; stages: {', '.join(STAGES)}")
-        value = module
-        for stage in self.path_to(stop, start):
-            with compile_log.stage(f"cuda {stage}"):
-                value = getattr(self, f"make_{stage}")(value)
-        return value
 
     def make_linalg(self, module: ir.Module) -> ir.Module:
         return self._run(module, "linalg", LINALG)

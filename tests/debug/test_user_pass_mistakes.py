@@ -1,7 +1,7 @@
 """Mistakes a pass author makes get errors that name them, not "internal error" (issue 16's
 new-user trial): a class that is no Pass, an option type a pipeline cannot spell, a
 non-kebab name, a pass that raises, a pattern on an op the dialect lacks, and --print-ir-*
-or --list-passes with plugin passes."""
+or --list-passes with plugin passes; and a pass that raises leaves MLIR usable."""
 
 import dataclasses
 import os
@@ -162,3 +162,60 @@ def test_replaying_a_reproducer_of_a_plugin_pass_without_the_plugin_says_what_to
     assert "unknown pass 'trial-raise'" in replay.stderr
     assert "--load-pass-plugin=FILE.py" in replay.stderr
     del run
+
+
+UNWIND = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+    from mlir import ir
+    from ember.backends.cuda.backend import CudaBackend
+    from ember.dialects.ember.irdl import default_context
+    from ember.passes.base import Pass
+    from ember.passes.pipeline import PassFailure, Pipeline
+    from ember.passes.registry import register_pass
+    import plugin  # registers trial-raise
+
+    @register_pass
+    @dataclasses.dataclass(frozen=True)
+    class RaisingFunctionPass(Pass):
+        name: ClassVar[str] = "trial-raise-fn"
+        per_function: ClassVar[bool] = True
+
+        def run(self, function, stats):
+            raise ValueError("boom from trial-raise-fn")
+
+    SOURCE = """func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+      %0 = "ember.tanh"(%x) : (tensor<64xf32>) -> tensor<64xf32>
+      return %0 : tensor<64xf32>
+    }"""
+    with default_context():
+        for text in ("trial-raise", "func.func(canonicalize),trial-raise",
+                     "builtin.module(func.func(trial-raise-fn))"):
+            try:
+                Pipeline.parse(text).run(ir.Module.parse(SOURCE))
+            except PassFailure as e:
+                assert "boom from trial-raise" in str(e), e
+            else:
+                raise AssertionError(f"{text} did not fail")
+        try:
+            Pipeline.parse("trial-raise").run(ir.Module.parse(SOURCE), print_ir_after="cse")
+        except PassFailure:
+            pass
+        assert ".entry" in CudaBackend().lower(ir.Module.parse(SOURCE), "ptx")
+    print("OK")
+''')
+
+
+def test_a_raising_pass_leaves_the_context_usable_for_new_dialects(tmp_path):
+    """What a Python pass raises reaches the caller only after MLIR's pass manager has
+    unwound (signal_pass_failure). Thrown through MLIR's frames, it skipped their
+    bookkeeping and left the context marked as running passes: the next pass to register a
+    dialect (the CUDA backend's NVVM stage) made MLIR abort. In a subprocess, so an abort
+    is counted."""
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    done = subprocess.run([sys.executable, "-c", UNWIND], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path,
+                          env={**os.environ, "EMBER_REPRO_DIR": "off",
+                               "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-3000:]}"
+    assert done.stdout.strip().endswith("OK")
