@@ -2,7 +2,6 @@
 
 import itertools
 import threading
-import warnings
 
 import numpy as np
 
@@ -16,6 +15,8 @@ from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_
 
 
 class _Unary(Dataset):
+    _input_attrs = ("_source",)
+
     def __init__(self, source):
         self._source = source
 
@@ -165,73 +166,6 @@ def _call(fn, element):
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return fn(*element)
     return fn(element)
-
-
-def _check_parallelism(num_parallel_calls):
-    if num_parallel_calls is None:
-        return
-    n = _count(num_parallel_calls, "Dataset.map: num_parallel_calls")
-    if n <= 0 and n != AUTOTUNE:
-        raise ValueError(f"Dataset.map: num_parallel_calls must be positive or "
-                         f"em.data.AUTOTUNE, got {n}")
-
-
-class MapDataset(_Unary):
-    """The element spec comes from tracing the function with the input's spec (as tf.data);
-    a function that cannot be traced is applied to the first element instead."""
-
-    def __init__(self, source, fn, num_parallel_calls):
-        super().__init__(source)
-        if not callable(fn):
-            raise TypeError(f"Dataset.map: map_func must be callable, got "
-                            f"{type(fn).__name__}")
-        _check_parallelism(num_parallel_calls)
-        self._fn = fn
-        self._spec = None
-
-    def _apply(self, element):
-        return _structured(_call(self._fn, element), self._fn)
-
-    def _iterate(self):
-        for element in self._source._iterate():
-            yield self._apply(element)
-
-    @property
-    def element_spec(self):
-        if self._spec is None:
-            self._spec = _traced_spec(self._fn, self._source.element_spec)
-        if self._spec is None:
-            first = next(iter(self._source._iterate()), None)
-            if first is None:
-                raise ValueError("Dataset.map: the element_spec of a map over an empty "
-                                 "dataset is not known (the function runs eagerly)")
-            self._spec = structure.spec_of(self._apply(first))
-        return self._spec
-
-
-def _structured(result, fn):
-    if isinstance(result, list):
-        result = tuple(result)
-    return structure.to_tensors(result, f"Dataset.map: {_name(fn)} returned")
-
-
-def _traced_spec(fn, spec):
-    """The output spec of `fn` traced (not run) with `spec`, or None if it cannot trace."""
-    from ember.frontend.tracing import SymbolicTensor
-    from ember.runtime.function import function
-    args = spec if isinstance(spec, tuple) and not hasattr(spec, "_fields") else (spec,)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            outputs = function(fn).get_concrete_function(*args).structured_outputs
-    except Exception:  # noqa: BLE001 - untraceable Python: fall back to running it
-        return None
-    if isinstance(outputs, list):
-        outputs = tuple(outputs)
-    leaves = structure.flatten(outputs)
-    if not leaves or not all(isinstance(leaf, SymbolicTensor) for leaf in leaves):
-        return None
-    return structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs)
 
 
 def _name(fn):

@@ -1,0 +1,109 @@
+"""`Dataset.map`: the mapped function traced once over the input's element_spec and compiled
+with `em.function`, as tf.data traces it into a graph function; calls on a thread pool.
+
+tf.data always traces: the function sees symbolic tensors, once, when `map` is called, so a
+function that needs values (`x.numpy()`, `int(x)`) fails then, with the tracer's error and a
+note on what to do (em ops, or `em.py_function` for Python code run per element). Each element
+then runs the compiled function. With `num_parallel_calls`, up to that many calls run at once
+on a thread pool and the results come out in the input's order.
+"""
+
+import collections
+import concurrent.futures
+import inspect
+import os
+
+from ember.frontend.shape import TensorSpec
+
+from ember.runtime.data import structure
+from ember.runtime.data.dataset import AUTOTUNE, _count
+from ember.runtime.data.transforms import _Unary, _call, _name
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (what AUTOTUNE resolves to)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parallelism(value, where: str) -> int:
+    """The number of parallel calls: 1 for None, the CPU count for AUTOTUNE."""
+    if value is None:
+        return 1
+    n = _count(value, f"{where}: num_parallel_calls")
+    if n == AUTOTUNE:
+        return cpu_count()
+    if n <= 0:
+        raise ValueError(f"{where}: num_parallel_calls must be positive or "
+                         f"em.data.AUTOTUNE, got {n}")
+    return n
+
+
+def trace_map_function(fn, spec, where: str):
+    """`fn` compiled over the element `spec`: returns (call, output spec), where `call(element)`
+    runs the compiled function on an element and returns the output structure."""
+    from ember.runtime.function import Function
+    if not callable(fn):
+        raise TypeError(f"{where}: map_func must be callable, got {type(fn).__name__}")
+    name = _name(fn)
+    outputs = {}
+
+    def mapped(*leaves):
+        result = _call(fn, structure.pack_as(spec, list(leaves)))
+        if isinstance(result, list):
+            result = tuple(result)
+        result = structure.to_tensors(result, f"{where}: {name} returned")
+        outputs["structure"] = result
+        return structure.flatten(result)
+
+    mapped.__signature__ = inspect.Signature([
+        inspect.Parameter(f"component_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(len(structure.flatten(spec)))])
+    compiled = Function(mapped, input_signature=structure.flatten(spec), name=name)
+    try:
+        compiled.get_concrete_function()
+    except Exception as error:  # noqa: BLE001 - the tracer's own error, with a note
+        if not str(error).startswith(f"{where}: {name} returned"):
+            error.add_note(f"{where}: while tracing {name} with the element_spec {spec}. "
+                           "tf.data traces the mapped function once with symbolic tensors "
+                           "and compiles it: compute with em ops, or wrap Python code that "
+                           "needs values in em.py_function.")
+        raise
+    out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
+
+    def call(element):
+        return structure.pack_as(out, compiled(*structure.flatten(element)))
+
+    return call, out
+
+
+class MapDataset(_Unary):
+    def __init__(self, source, fn, num_parallel_calls):
+        super().__init__(source)
+        self._parallel = parallelism(num_parallel_calls, "Dataset.map")
+        self._fn = fn
+        self._call, self._spec = trace_map_function(fn, source.element_spec, "Dataset.map")
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _iterate(self):
+        if self._parallel == 1:
+            for element in self._source._iterate():
+                yield self._call(element)
+            return
+        pool = concurrent.futures.ThreadPoolExecutor(self._parallel,
+                                                     thread_name_prefix="ember-data-map")
+        pending = collections.deque()
+        try:
+            for element in self._source._iterate():
+                pending.append(pool.submit(self._call, element))
+                if len(pending) >= self._parallel:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
