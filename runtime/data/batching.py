@@ -50,9 +50,10 @@ class PaddedBatchDataset(BatchDataset):
             if shape.rank is None:
                 raise ValueError(f"Dataset.padded_batch: component {i} has an unknown rank; "
                                  "give its shape in padded_shapes")
-            if not shape.is_compatible_with(spec.shape):
+            if not _can_pad(spec.shape, shape):
                 raise ValueError(f"Dataset.padded_batch: the padded shape {shape} is not "
-                                 f"compatible with the shape {spec.shape} of component {i}")
+                                 f"compatible with the shape {spec.shape} of the "
+                                 f"corresponding input component ({i})")
         self._shapes = shapes
         if padding_values is None or not isinstance(padding_values, (tuple, dict, list)):
             values = [padding_values] * len(specs)
@@ -115,6 +116,14 @@ class PaddedBatchDataset(BatchDataset):
                 batch[(row,) + tuple(slice(0, n) for n in part.shape)] = part
             out.append(constant(batch, dtype=specs[i].dtype))
         return structure.pack_as(elements[0], out)
+
+
+def _can_pad(shape, padded):
+    """Whether elements of `shape` can be padded to `padded` (TF's rule)."""
+    if shape.rank is None:
+        return True
+    return shape.rank == padded.rank and all(
+        p is None or d is None or p >= d for p, d in zip(padded.dims, shape.dims))
 
 
 def _shape_leaves(value):

@@ -9,6 +9,7 @@ background thread (prefetch.py): the output order is the same.
 """
 
 import copy
+import itertools
 
 import numpy as np
 
@@ -235,7 +236,7 @@ class ShardDataset(_Unary):
                 "AutoShardPolicy.HINT fills in when the dataset is distributed; it cannot be "
                 "iterated as it is")
         elements = self._source._iterate()
-        first = [e for e, _ in zip(elements, range(self._shards))]
+        first = list(itertools.islice(elements, self._shards))
         if self._require_non_empty and len(first) < self._shards:
             raise InvalidArgumentError("ShardDataset", _TOO_FEW_FILES.format(
                 n=len(first), shards=self._shards))
