@@ -96,9 +96,17 @@ def _fill_hints(node, num_workers, index):
     return node
 
 
+def _cloned(node, memo):
+    """A copy of the whole pipeline with fresh per-pass state, as tf.distribute clones the
+    dataset for each worker (a shuffle's pass count is then the same on every worker)."""
+    if id(node) not in memo:
+        memo[id(node)] = node._replace_inputs([_cloned(d, memo) for d in node._inputs()])
+    return memo[id(node)]
+
+
 def auto_shard(dataset, num_workers, worker_index, num_replicas_in_sync=1):
-    """`dataset` rewritten for worker `worker_index` of `num_workers` by its auto-shard
-    policy (the module docstring says how); the input dataset is not changed.
+    """A copy of `dataset` rewritten for worker `worker_index` of `num_workers` by its
+    auto-shard policy (the module docstring says how); `dataset` itself is not changed.
 
     Raises:
       ValueError: for a bad `num_workers` or `worker_index`.
@@ -111,6 +119,7 @@ def auto_shard(dataset, num_workers, worker_index, num_replicas_in_sync=1):
         raise ValueError(f"auto_shard: need num_workers > 0, 0 <= worker_index < num_workers "
                          f"and num_replicas_in_sync > 0, got {workers}, {index}, {replicas}")
     policy = dataset.options().experimental_distribute.auto_shard_policy
+    dataset = _cloned(dataset, {})
     if policy == AutoShardPolicy.OFF:
         return dataset
     if policy == AutoShardPolicy.HINT:

@@ -49,6 +49,7 @@ class ZipDataset(Dataset):
     def _replace_inputs(self, inputs):
         clone = copy.copy(self)
         clone._datasets = list(inputs)
+        clone._fresh_state()
         return clone
 
     @property
@@ -143,23 +144,34 @@ class InterleaveDataset(_Unary):
                              f"{self._block}")
         self._parallel = 0 if num_parallel_calls is None else parallelism(
             num_parallel_calls, "Dataset.interleave")
+        self._fresh_state()
+
+    def _fresh_state(self):
         self._sample = None
 
     def _dataset_for(self, element):
-        dataset = _call(self._fn, element)
+        return self._checked(_call(self._fn, element))
+
+    def _checked(self, dataset):
         if not isinstance(dataset, Dataset):
             raise TypeError(f"Dataset.interleave: `map_func` ({_name(self._fn)}) must return "
                             f"a `Dataset` object. Got {type(dataset).__name__}.")
         return dataset
 
     def sample_dataset(self):
-        """The dataset `map_func` makes from the first input element (from zeros of the
-        element_spec when there is none): its spec is the output's; auto_shard looks in it
-        for file readers."""
+        """The dataset `map_func` makes from an element of zeros (empty strings) shaped as the
+        input's element_spec, as tf.data traces it with the spec: its element_spec is the
+        output's, and auto_shard looks in it for file readers. A function that fails on that
+        element is given the first input element instead."""
         if self._sample is None:
-            first = next(iter(self._source._iterate()), _END)
-            self._sample = self._dataset_for(_probe(self._source.element_spec)
-                                             if first is _END else first)
+            try:
+                dataset = _call(self._fn, _probe(self._source.element_spec))
+            except Exception:  # noqa: BLE001 - values the function rejects: use real ones
+                first = next(iter(self._source._iterate()), _END)
+                if first is _END:
+                    raise
+                dataset = _call(self._fn, first)
+            self._sample = self._checked(dataset)
         return self._sample
 
     @property

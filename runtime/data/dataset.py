@@ -8,7 +8,8 @@ datasets it reads from. Every node exposes them uniformly, so rewrites such as
 `autoshard.auto_shard` walk and rebuild a chain without knowing each node's attributes:
 
 - `ds._inputs()`: the input datasets, in order (`()` for a source such as `range`);
-- `ds._replace_inputs(inputs)`: a shallow copy of `ds` reading from `inputs` instead.
+- `ds._replace_inputs(inputs)`: a shallow copy of `ds` reading from `inputs` instead, with
+  its per-pass state (a cache, a shuffle's pass count) reset by `_fresh_state()`.
 
 A node names the attributes holding its inputs in `_input_attrs` (`("_source",)` for a
 transformation of one dataset); a node whose inputs are not plain attributes (`zip`'s nested
@@ -68,7 +69,12 @@ class Dataset:
         clone = copy.copy(self)
         for name, dataset in zip(self._input_attrs, inputs):
             setattr(clone, name, dataset)
+        clone._fresh_state()
         return clone
+
+    def _fresh_state(self) -> None:
+        """Resets what a node remembers across passes (a cache, a shuffle's pass count):
+        a copy made by `_replace_inputs` starts anew."""
 
     def _iterate(self):  # pragma: no cover - every subclass defines it
         raise TypeError("em.data.Dataset is abstract: build one with Dataset.range, "

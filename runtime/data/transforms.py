@@ -141,6 +141,9 @@ class ShuffleDataset(_Unary):
         # Without a seed, one drawn now: fixed across passes unless reshuffling.
         self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self._reshuffle = bool(reshuffle_each_iteration)
+        self._fresh_state()
+
+    def _fresh_state(self):
         self._passes = itertools.count()
         self._lock = threading.Lock()
 
@@ -214,6 +217,9 @@ class EnumerateDataset(_Unary):
 class CacheDataset(_Unary):
     def __init__(self, source):
         super().__init__(source)
+        self._fresh_state()
+
+    def _fresh_state(self):
         self._cached = None
 
     def _iterate(self):
