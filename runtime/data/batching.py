@@ -150,8 +150,9 @@ class UnbatchDataset(_Unary):
             arrays = _arrays(element)
             sizes = {a.shape[0] for a in arrays}
             if len(sizes) > 1:
+                sizes = [a.shape[0] for a in arrays]
                 raise InvalidArgumentError("UnbatchDataset", "Input element tensors must have "
-                                           f"the same batch size, got {[a.shape[0] for a in arrays]}")
+                                           f"the same batch size, got {sizes}")
             for row in range(sizes.pop() if sizes else 0):
                 yield structure.pack_as(element, [constant(a[row], dtype=s.dtype)
                                                   for a, s in zip(arrays, specs)])
