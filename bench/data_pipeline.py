@@ -8,8 +8,9 @@ not a test: it prints ratios and never fails on them.
 
 Every system normalises 784-float32 images (x / 255 * 2 - 1) and keeps int32 labels, in
 batches of 64 with a prefetch of 2 (em.data's map once sequential, once with
-num_parallel_calls=AUTOTUNE; tf.data's with AUTOTUNE); one epoch is timed, after a warm-up epoch, the median of
---repeats epochs reported. Each system's batches are checked against numpy's first.
+num_parallel_calls=AUTOTUNE; tf.data's with AUTOTUNE); one epoch is timed after a warm-up
+epoch, the median of --repeats epochs reported. Each system's batches are checked against
+numpy's first.
 """
 
 import argparse

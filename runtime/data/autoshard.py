@@ -33,12 +33,12 @@ from ember.runtime.data.combine import (SHARD_HINT, ConcatenateDataset, Interlea
                                         ShardDataset, ZipDataset)
 from ember.runtime.data.dataset import _count
 from ember.runtime.data.errors import NotFoundError
-from ember.runtime.data.mapping import MapDataset
+from ember.runtime.data.mapping import FilterDataset, MapDataset
 from ember.runtime.data.options import AutoShardPolicy, OptionsDataset
 from ember.runtime.data.readers import FileReaderDataset
-from ember.runtime.data.transforms import (BatchDataset, CacheDataset, FilterDataset,
-                                           PrefetchDataset, RepeatDataset, ShuffleDataset,
-                                           SkipDataset, TakeDataset)
+from ember.runtime.data.transforms import (BatchDataset, CacheDataset, PrefetchDataset,
+                                           RepeatDataset, ShuffleDataset, SkipDataset,
+                                           TakeDataset)
 
 # Transformations FILE sharding looks through (TF's kPassThroughOps, plus unbatch).
 _PASS_THROUGH = (BatchDataset, CacheDataset, FilterDataset, LegacyRebatchDataset, MapDataset,

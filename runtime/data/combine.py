@@ -20,8 +20,8 @@ from ember.frontend.tensor import constant
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                         Dataset, _count)
-from ember.runtime.data.mapping import cpu_count, parallelism
-from ember.runtime.data.transforms import _Unary, _call, _name
+from ember.runtime.data.mapping import _call, _name, cpu_count, parallelism
+from ember.runtime.data.transforms import _Unary
 
 SHARD_HINT = -1  # tf.data.experimental.SHARD_HINT: filled in by AutoShardPolicy.HINT
 

@@ -268,9 +268,9 @@ class Dataset:
         return MapDataset(self, map_func, num_parallel_calls)
 
     def filter(self, predicate):
-        """The elements for which `predicate` (called as `map`'s function) returns a true
-        scalar bool tensor."""
-        from ember.runtime.data.transforms import FilterDataset
+        """The elements for which `predicate` (called as `map`'s function, and traced and
+        compiled as it is) returns a true scalar bool tensor."""
+        from ember.runtime.data.mapping import FilterDataset
         return FilterDataset(self, predicate)
 
     def enumerate(self, start=0):

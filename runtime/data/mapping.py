@@ -1,5 +1,5 @@
-"""`Dataset.map`: the mapped function traced once over the input's element_spec and compiled
-with `em.function`, as tf.data traces it into a graph function; calls on a thread pool.
+"""`Dataset.map` and `Dataset.filter`: the function traced once over the input's element_spec
+and compiled with `em.function`, as tf.data traces it into a graph function.
 
 tf.data always traces: the function sees symbolic tensors, once, when `map` is called, so a
 function that needs values (`x.numpy()`, `int(x)`) fails then, with the tracer's error and a
@@ -13,11 +13,23 @@ import concurrent.futures
 import inspect
 import os
 
+from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
 
 from ember.runtime.data import structure
-from ember.runtime.data.dataset import AUTOTUNE, _count
-from ember.runtime.data.transforms import _Unary, _call, _name
+from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
+                                        _count)
+from ember.runtime.data.transforms import _Unary
+
+
+def _call(fn, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return fn(*element)
+    return fn(element)
+
+
+def _name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
 
 
 def cpu_count() -> int:
@@ -46,7 +58,8 @@ def trace_map_function(fn, spec, where: str):
     runs the compiled function on an element and returns the output structure."""
     from ember.runtime.function import Function
     if not callable(fn):
-        raise TypeError(f"{where}: map_func must be callable, got {type(fn).__name__}")
+        what = "predicate" if where == "Dataset.filter" else "map_func"
+        raise TypeError(f"{where}: {what} must be callable, got {type(fn).__name__}")
     name = _name(fn)
     outputs = {}
 
@@ -107,3 +120,23 @@ class MapDataset(_Unary):
                 yield pending.popleft().result()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+class FilterDataset(_Unary):
+    def __init__(self, source, predicate):
+        super().__init__(source)
+        self._predicate = predicate
+        self._call, spec = trace_map_function(predicate, source.element_spec,
+                                              "Dataset.filter")
+        if spec != TensorSpec([], dtypes.bool_):
+            raise ValueError("Dataset.filter: invalid `predicate`: it must return a scalar "
+                             f"bool tensor, but its return type is {spec}")
+
+    def _iterate(self):
+        for element in self._source._iterate():
+            if bool(self._call(element).numpy()):
+                yield element
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY

@@ -1,4 +1,5 @@
-"""The transformations of `em.data.Dataset` (each a dataset wrapping its input)."""
+"""The transformations of `em.data.Dataset` (each a dataset wrapping its input); `map` and
+`filter`, whose functions are traced, are in mapping.py."""
 
 import itertools
 import threading
@@ -7,7 +8,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
-from ember.frontend.tensor import Tensor, constant
+from ember.frontend.tensor import constant
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
@@ -163,41 +164,6 @@ class ShuffleDataset(_Unary):
             i = int(rng.integers(len(buffer)))
             buffer[i], buffer[-1] = buffer[-1], buffer[i]
             yield buffer.pop()
-
-
-def _call(fn, element):
-    if isinstance(element, tuple) and not hasattr(element, "_fields"):
-        return fn(*element)
-    return fn(element)
-
-
-def _name(fn):
-    return getattr(fn, "__name__", type(fn).__name__)
-
-
-class FilterDataset(_Unary):
-    def __init__(self, source, predicate):
-        super().__init__(source)
-        if not callable(predicate):
-            raise TypeError(f"Dataset.filter: predicate must be callable, got "
-                            f"{type(predicate).__name__}")
-        self._predicate = predicate
-
-    def _iterate(self):
-        for element in self._source._iterate():
-            keep = _call(self._predicate, element)
-            if not isinstance(keep, Tensor):
-                keep = structure.to_tensors(keep, f"Dataset.filter: {_name(self._predicate)}"
-                                            " returned")
-            if not isinstance(keep, Tensor) or keep.dtype != dtypes.bool_ or keep.shape.rank:
-                raise TypeError(f"Dataset.filter: the predicate must return a scalar bool "
-                                f"tensor, got {keep!r}")
-            if bool(keep.numpy()):
-                yield element
-
-    def _cardinality(self):
-        n = self._source._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
 
 
 class EnumerateDataset(_Unary):
