@@ -74,7 +74,11 @@ def trace_map_function(fn, spec, where: str):
     mapped.__signature__ = inspect.Signature([
         inspect.Parameter(f"component_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for i in range(len(structure.flatten(spec)))])
-    compiled = Function(mapped, input_signature=structure.flatten(spec), name=name)
+    # String tensors run only on the host: such a function goes to the interpreter backend
+    # directly, instead of warning on every pipeline that it falls back there.
+    host = any(s.dtype.is_string for s in structure.flatten(spec))
+    compiled = Function(mapped, input_signature=structure.flatten(spec), name=name,
+                        backend="interpreter" if host else "cpu", jit_compile=not host)
     try:
         compiled.get_concrete_function()
     except Exception as error:  # noqa: BLE001 - the tracer's own error, with a note

@@ -43,13 +43,17 @@ def per_worker(ds, policy):
     return [ints(distribute_for_worker(with_policy(ds, policy), 2, w, 2)) for w in range(2)]
 
 
-@pytest.mark.parametrize("reader", ["interleave", "text", "records"])
+@pytest.mark.parametrize("reader", ["interleave", "text", "slices", "records"])
 def test_file_policy_gives_the_guides_table(files, reader):
     names = Dataset.list_files(str(files / "file[12]"), shuffle=False)
     if reader == "interleave":
         ds = names.interleave(em.data.TextLineDataset, cycle_length=1)
     elif reader == "text":
         ds = em.data.TextLineDataset(names)
+    elif reader == "slices":
+        ds = Dataset.from_tensor_slices([str(files / "file1"), str(files / "file2")])
+        ds = ds.interleave(lambda name: em.data.TextLineDataset(name).map(lambda s: s),
+                           cycle_length=2, block_length=6)
     else:
         ds = em.data.RecordDataset(Dataset.list_files(str(files / "file[12].rec"),
                                                       shuffle=False))
@@ -102,7 +106,6 @@ def test_data_shards_before_trailing_prefetch_and_after_the_replica_split():
     assert ints(auto_shard(with_policy(v2, Policy.DATA), 2, 0, 2)) == [[0, 1], [4, 5], [8, 9]]
 
 
-@pytest.mark.filterwarnings("ignore:em.function '<lambda>' runs on the interpreter")
 def test_file_sharding_through_zip_map_and_shuffle(files):
     text = em.data.TextLineDataset(Dataset.list_files(str(files / "file[12]"), seed=3))
     records = em.data.RecordDataset([str(files / "file1.rec"), str(files / "file2.rec")])
@@ -151,3 +154,13 @@ def test_each_worker_gets_its_own_copy_of_the_pipeline(tmp_path):
     cached = Dataset.range(3).cache()
     ints(cached)
     assert ints(cached._replace_inputs([Dataset.range(5, 7)])) == [[5], [6]]
+
+
+def test_the_guides_options_snippet():
+    dataset = Dataset.from_tensors(([1.0], [1.0])).repeat(64).batch(16)
+    options = em.data.Options()
+    options.experimental_distribute.auto_shard_policy = Policy.DATA
+    dataset = dataset.with_options(options)
+    assert dataset.options().experimental_distribute.auto_shard_policy == Policy.DATA
+    worker = auto_shard(dataset, 2, 1)
+    assert [x.shape for x, _ in worker.as_numpy_iterator()] == [(16, 1), (16, 1)]

@@ -76,7 +76,6 @@ def test_parallel_map_passes_errors_on():
         next(it)
 
 
-@pytest.mark.filterwarnings("ignore:em.function '.*' runs on the interpreter")
 def test_map_over_text_lines_parses_with_py_function(tmp_path):
     path = tmp_path / "numbers.txt"
     path.write_text("1.5\n2.5\n")
