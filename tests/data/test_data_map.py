@@ -1,6 +1,7 @@
 """`Dataset.map` traced and compiled as tf.data's (Python runs once, at `map`), with
 `num_parallel_calls` on a thread pool keeping the input's order."""
 
+import gc
 import threading
 import time
 
@@ -97,3 +98,23 @@ def test_map_errors_at_map_time():
     with pytest.raises(em.errors.OpShapeError) as info:
         Dataset.from_tensor_slices(([[1, 2]], [[1, 2, 3]])).map(lambda a, b: a + b)
     assert "while tracing <lambda>" in "".join(info.value.__notes__)
+
+
+def test_parallel_workers_end_with_the_iterator():
+    def workers():
+        return [t for t in threading.enumerate()
+                if t.name.startswith(("ember-data-map", "ember-data-prefetch"))]
+
+    before = len(workers())
+    it = iter(Dataset.range(40).map(lambda x: x + 1, num_parallel_calls=3))
+    assert int(next(it).numpy()) == 1
+    interleaved = iter(Dataset.range(4).interleave(lambda x: Dataset.range(1000),
+                                                   cycle_length=2, num_parallel_calls=2))
+    assert int(next(interleaved).numpy()) == 0
+    assert len(workers()) > before
+    del it, interleaved
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while len(workers()) > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(workers()) == before
