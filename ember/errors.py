@@ -51,6 +51,7 @@ from ember.dialects.ember.verifier import VerificationError
 from ember.frontend.autodiff.registry import NoGradientError
 from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
+from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
 from ember.passes.conversions.ember_to_linalg.common import LoweringError
@@ -66,7 +67,6 @@ from ember.passes.view_op_graph import GraphvizUnavailable
 from ember.backends.cuda.driver import CudaError, GpuUnavailableError
 from ember.backends.cuda.allocator import AllocationError
 from ember.runtime.data.iterator import OutOfRangeError
-from ember.runtime.data.errors import DataLossError, NotFoundError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -76,5 +76,5 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
-           "RewriteError", "GpuUnavailableError", "CudaError",
-           "AllocationError", "OutOfRangeError", "DataLossError", "NotFoundError"]
+           "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
+           "AllocationError", "OutOfRangeError"]
