@@ -16,6 +16,7 @@ from ember.frontend.tensor import Tensor, constant
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import UNKNOWN_CARDINALITY, _count
+from ember.runtime.data.sources import StructureMismatch, flatten_up_to
 from ember.runtime.data.transforms import BatchDataset, _Unary
 
 
@@ -43,7 +44,7 @@ class PaddedBatchDataset(BatchDataset):
         if padded_shapes is None:
             shapes = [s.shape for s in specs]
         else:
-            shapes = self._flat_like(padded_shapes, "padded_shapes", shape_leaves=True)
+            shapes = self._flat_like(padded_shapes, "padded_shapes")
             shapes = [TensorShape(list(np.asarray(s.numpy()).reshape(-1)) if isinstance(
                 s, Tensor) else s) for s in shapes]
         for i, (shape, spec) in enumerate(zip(shapes, specs)):
@@ -61,22 +62,14 @@ class PaddedBatchDataset(BatchDataset):
             values = self._flat_like(padding_values, "padding_values")
         self._pads = [self._pad_value(v, s, i) for i, (v, s) in enumerate(zip(values, specs))]
 
-    def _flat_like(self, value, what, shape_leaves=False):
+    def _flat_like(self, value, what):
+        """`value`'s leaves, one per component (structured as the elements)."""
         spec = self._source.element_spec
-        if not isinstance(spec, (tuple, dict)):
-            return [value]
-        value = tuple(value) if isinstance(value, list) and not shape_leaves else value
         try:
-            flat = structure.flatten(value)
-            if shape_leaves:  # a shape is a list: flatten only tuples and dicts of shapes
-                flat = _shape_leaves(value)
-            structure.pack_as(spec, flat)
-        except (StopIteration, TypeError):
-            flat = []
-        if len(flat) != len(structure.flatten(spec)):
+            return flatten_up_to(spec, value)
+        except StructureMismatch:
             raise ValueError(f"Dataset.padded_batch: {what} {value!r} does not match the "
-                             f"structure of the elements {spec}")
-        return flat
+                             f"structure of the elements {spec}") from None
 
     @staticmethod
     def _pad_value(value, spec, i):
@@ -124,14 +117,6 @@ def _can_pad(shape, padded):
         return True
     return shape.rank == padded.rank and all(
         p is None or d is None or p >= d for p, d in zip(padded.dims, shape.dims))
-
-
-def _shape_leaves(value):
-    if isinstance(value, tuple) and not all(isinstance(v, (int, type(None))) for v in value):
-        return [leaf for v in value for leaf in _shape_leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for key in sorted(value) for leaf in _shape_leaves(value[key])]
-    return [value]
 
 
 class UnbatchDataset(_Unary):

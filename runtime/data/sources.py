@@ -110,8 +110,8 @@ class GeneratorDataset(Dataset):
         if isinstance(spec, tuple) and isinstance(value, list):
             value = tuple(value)
         try:
-            leaves = _flatten_up_to(spec, value)
-        except _StructureMismatch:
+            leaves = flatten_up_to(spec, value)
+        except StructureMismatch:
             raise TypeError("`generator` yielded an element that did not match the expected "
                             f"structure (element {index}). The expected structure was "
                             f"{spec}, but the yielded element was {value!r}.") from None
@@ -123,21 +123,23 @@ class GeneratorDataset(Dataset):
         return UNKNOWN_CARDINALITY
 
 
-class _StructureMismatch(Exception):
-    pass
+class StructureMismatch(Exception):
+    """A value is not structured as the element spec it should match."""
 
 
-def _flatten_up_to(spec, value):
+def flatten_up_to(spec, value):
+    """`value`'s parts at `spec`'s leaves (a list may stand for a tuple), or
+    StructureMismatch."""
     if isinstance(spec, tuple):
         if isinstance(value, list):
             value = tuple(value)
         if not isinstance(value, tuple) or len(value) != len(spec):
-            raise _StructureMismatch
-        return [leaf for s, v in zip(spec, value) for leaf in _flatten_up_to(s, v)]
+            raise StructureMismatch
+        return [leaf for s, v in zip(spec, value) for leaf in flatten_up_to(s, v)]
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
-            raise _StructureMismatch
-        return [leaf for key in sorted(spec) for leaf in _flatten_up_to(spec[key], value[key])]
+            raise StructureMismatch
+        return [leaf for key in sorted(spec) for leaf in flatten_up_to(spec[key], value[key])]
     return [value]
 
 

@@ -253,3 +253,13 @@ def test_every_node_exposes_its_inputs():
     swapped = a.concatenate(b)._replace_inputs([b, a])
     assert values(swapped) == [0, 1, 2, 3, 4, 0, 1, 2]
     assert values(a.skip(1)._replace_inputs([b])) == [1, 2, 3, 4]
+
+
+def test_padded_batch_structure_mismatch():
+    pairs = Dataset.zip(Dataset.range(2).map(lambda x: em.fill([x], x)), Dataset.range(2))
+    with pytest.raises(ValueError, match="padded_shapes .* does not match the structure"):
+        pairs.padded_batch(2, padded_shapes={"a": [None]})
+    with pytest.raises(ValueError, match="padding_values .* does not match the structure"):
+        pairs.padded_batch(2, padding_values=(1, 2, 3))
+    assert values(pairs.padded_batch(2, padded_shapes=[[2], []])) == [([[0, 0], [1, 0]],
+                                                                       [0, 1])]
