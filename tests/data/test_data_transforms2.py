@@ -64,11 +64,12 @@ def _gen(*items):
      r"element of type float64 where an element of type int32 was expected \(element 1"),
     ((2**40,), em.TensorSpec([], em.int32), em.errors.InvalidArgumentError,
      r"does not fit in int32 \(element 0"),
-    ((1, (1, 2)), (em.TensorSpec([], em.int32), em.TensorSpec([], em.int32)), TypeError,
-     r"did not match the expected structure \(element 0\)"),
+    ((1, (1, 2)), (em.TensorSpec([], em.int32), em.TensorSpec([], em.int32)),
+     em.errors.InvalidArgumentError, r"did not match the expected structure \(element 0\)"),
     (("x",), em.TensorSpec([], em.float32), em.errors.InvalidArgumentError,
      "element of type string where an element of type float32"),
-    ((1,), em.TensorSpec([], em.string), TypeError, "expected type was string"),
+    ((1,), em.TensorSpec([], em.string), em.errors.InvalidArgumentError,
+     "expected type was string"),
 ])
 def test_from_generator_bad_elements(items, spec, error, match):
     with pytest.raises(error, match=match):
