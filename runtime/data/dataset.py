@@ -308,14 +308,17 @@ class _FromTensors(Dataset):
 
 class _FromTensorSlices(Dataset):
     def __init__(self, element, size):
-        self._arrays = structure.map_structure(lambda t: np.asarray(t.numpy()), element)
+        self._arrays = structure.map_structure(lambda t: np.array(t.numpy()), element)
         self._size = size
         self._spec = structure.map_structure(
             lambda t: TensorSpec(t.shape.dims[1:], t.dtype), element)
 
     def _iterate(self):
+        # Row views of arrays this dataset owns: no copy per element (tensors are immutable).
+        flat = [(a, dtypes.as_dtype(s.dtype)) for a, s in
+                zip(structure.flatten(self._arrays), structure.flatten(self._spec))]
         for i in range(self._size):
-            yield structure.map_structure(lambda a: constant(a[i]), self._arrays)
+            yield structure.pack_as(self._arrays, [Tensor(a[i, ...], d) for a, d in flat])
 
     def _cardinality(self):
         return self._size

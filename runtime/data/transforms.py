@@ -8,7 +8,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
-from ember.frontend.tensor import constant
+from ember.frontend.tensor import Tensor, constant
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
@@ -61,7 +61,7 @@ class BatchDataset(_Unary):
                 raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "
                                  f"component {i}: {sorted(shapes)}; pad them to one shape "
                                  "or map them to one shape before batching")
-            stacked.append(constant(np.stack([np.asarray(p.numpy()) for p in parts])))
+            stacked.append(Tensor(np.stack([p.numpy() for p in parts]), parts[0].dtype))
         return structure.pack_as(elements[0], stacked)
 
     def _cardinality(self):

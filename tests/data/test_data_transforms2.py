@@ -264,3 +264,15 @@ def test_padded_batch_structure_mismatch():
         pairs.padded_batch(2, padding_values=(1, 2, 3))
     assert values(pairs.padded_batch(2, padded_shapes=[[2], []])) == [([[0, 0], [1, 0]],
                                                                        [0, 1])]
+
+
+def test_slices_do_not_alias_the_callers_array():
+    array = np.arange(3)
+    ds = Dataset.from_tensor_slices(array)
+    array[0] = 9
+    assert values(ds) == [0, 1, 2]
+    row = next(iter(Dataset.from_tensor_slices(np.ones((2, 3), np.float32)))).numpy()
+    assert row.shape == (3,) and not row.flags.writeable
+    first = next(ds.as_numpy_iterator())
+    assert values(ds) == [0, 1, 2]
+    assert int(first) == 0
