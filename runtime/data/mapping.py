@@ -4,13 +4,16 @@ and compiled with `em.function`, as tf.data traces it into a graph function.
 tf.data always traces: the function sees symbolic tensors, once, when `map` is called, so a
 function that needs values (`x.numpy()`, `int(x)`) fails then, with the tracer's error and a
 note on what to do (em ops, or `em.py_function` for Python code run per element). Each element
-then runs the compiled function. With `num_parallel_calls`, up to that many calls run at once
-on a thread pool and the results come out in the input's order.
+then runs the compiled function. With `num_parallel_calls`, that many pool threads map runs
+of consecutive elements at once and the results come out in the input's order (an element
+that fails raises after the ones before it). Functions over strings (host-only tensors) run
+on the interpreter backend.
 """
 
 import collections
 import concurrent.futures
 import inspect
+import itertools
 import os
 
 from ember.dialects.ember import dtypes
@@ -30,6 +33,11 @@ def _call(fn, element):
 
 def _name(fn):
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+# Parallel calls are handed to the pool in runs of this many elements: one task per element
+# costs more in the pool's bookkeeping than a small compiled function takes to run.
+_CHUNK = 16
 
 
 def cpu_count() -> int:
@@ -114,16 +122,34 @@ class MapDataset(_Unary):
             return
         pool = concurrent.futures.ThreadPoolExecutor(self._parallel,
                                                      thread_name_prefix="ember-data-map")
+        elements = self._source._iterate()
         pending = collections.deque()
         try:
-            for element in self._source._iterate():
-                pending.append(pool.submit(self._call, element))
-                if len(pending) >= self._parallel:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
+            while True:
+                while len(pending) < self._parallel:
+                    chunk = list(itertools.islice(elements, _CHUNK))
+                    if not chunk:
+                        break
+                    pending.append(pool.submit(self._call_chunk, chunk))
+                if not pending:
+                    return
+                results, error = pending.popleft().result()
+                yield from results
+                if error is not None:
+                    raise error
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _call_chunk(self, chunk):
+        """The results of a run of elements, and the error that stopped it (or None): the
+        elements before a failing one still come out, in order, before its error."""
+        results = []
+        try:
+            for element in chunk:
+                results.append(self._call(element))
+        except Exception as error:  # noqa: BLE001 - re-raised in order by the consumer
+            return results, error
+        return results, None
 
 
 class FilterDataset(_Unary):

@@ -50,14 +50,14 @@ def test_parallel_map_keeps_order_and_uses_threads():
 
     def slow(v):
         threads.add(threading.current_thread().name)
-        time.sleep(0.002 * (int(v.numpy()) % 3))  # later elements may finish first
+        time.sleep(0.001 * (int(v.numpy()) % 3))  # later elements may finish first
         return v * 10
 
     def f(x):
         return em.py_function(slow, [x], em.int64)
 
-    ds = Dataset.range(12).map(f, num_parallel_calls=3)
-    assert values(ds) == [10 * i for i in range(12)]
+    ds = Dataset.range(80).map(f, num_parallel_calls=3)  # 5 runs of 16 elements
+    assert values(ds) == [10 * i for i in range(80)]
     assert len({t for t in threads if t.startswith("ember-data-map")}) > 1
     assert values(Dataset.range(5).map(lambda x: x * 2, num_parallel_calls=em.data.AUTOTUNE,
                                        deterministic=False)) == [0, 2, 4, 6, 8]
