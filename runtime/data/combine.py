@@ -42,6 +42,9 @@ class ZipDataset(Dataset):
         _check_datasets(datasets, "Dataset.zip")
         self._structure = datasets
         self._datasets = structure.flatten(datasets)
+        if not self._datasets:
+            raise ValueError("Dataset.zip: give at least one dataset, as arguments or as a "
+                             "tuple or dict of datasets")
 
     def _inputs(self):
         return tuple(self._datasets)

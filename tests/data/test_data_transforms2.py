@@ -110,6 +110,8 @@ def test_zip_and_concatenate():
         a.concatenate(Dataset.from_tensor_slices([1.0, 2.0]))
     with pytest.raises(TypeError, match="found int 3"):
         Dataset.zip(a, 3)
+    with pytest.raises(ValueError, match="at least one dataset"):
+        Dataset.zip(())
 
 
 def test_interleave_orders_as_tf_data():
