@@ -182,7 +182,12 @@ class InterleaveDataset(_Unary):
         return self.sample_dataset().element_spec
 
     def _open(self, element):
-        elements = self._dataset_for(element)._iterate()
+        dataset = self._dataset_for(element)
+        if _skeleton(dataset.element_spec) != _skeleton(self.element_spec):
+            raise TypeError(f"Dataset.interleave: `map_func` ({_name(self._fn)}) returned a "
+                            f"dataset of {dataset.element_spec}, but its datasets have "
+                            f"{self.element_spec} (structure and dtypes must agree)")
+        elements = dataset._iterate()
         if self._parallel:
             from ember.runtime.data.prefetch import prefetched
             elements = prefetched(elements, self._block)

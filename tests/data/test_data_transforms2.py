@@ -133,6 +133,11 @@ def test_interleave_orders_as_tf_data():
     assert values(pairs) == [1, 3, 2, 4]
     with pytest.raises(TypeError, match="must return a `Dataset` object. Got int"):
         values(Dataset.range(2).interleave(lambda x: 3))
+    with pytest.raises(TypeError, match="returned a dataset of .*float32.*structure and "
+                                        "dtypes must agree"):
+        values(Dataset.from_tensor_slices([1, 2]).interleave(
+            lambda x: Dataset.from_tensors(1.5) if int(x.numpy()) == 2 else
+            Dataset.from_tensors(x), cycle_length=1))
     with pytest.raises(ValueError, match="cycle_length must be positive"):
         Dataset.range(2).interleave(Dataset.from_tensors, cycle_length=0)
     with pytest.raises(ValueError, match="block_length must be positive"):
