@@ -14,7 +14,8 @@ datasets it reads from. Every node exposes them uniformly, so rewrites such as
 A node names the attributes holding its inputs in `_input_attrs` (`("_source",)` for a
 transformation of one dataset); a node whose inputs are not plain attributes (`zip`'s nested
 structure) overrides both methods. The methods that build nodes live here; the nodes live in
-transforms.py, mapping.py, combine.py, batching.py, sources.py, readers.py and options.py.
+transforms.py, mapping.py, combine.py, batching.py, sources.py, readers.py (with
+compression.py) and options.py.
 """
 
 import copy

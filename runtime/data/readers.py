@@ -13,7 +13,9 @@ Reading checks both checksums and the sizes: a damaged or cut-short file raises
 `em.errors.DataLossError` naming the file and the byte offset of the bad record, so a reader
 never yields wrong data. Both readers take file names as a string, a list of strings, a
 string tensor or a dataset of string scalars (e.g. `Dataset.list_files`), read the files in
-order and open each only when the pass reaches it. The file names are the reader's input
+order and open each only when the pass reaches it; `compression_type` ("GZIP", "ZLIB") reads
+compressed files (compression.py), a damaged stream being a DataLossError too. (Offsets are
+then in the uncompressed data.) The file names are the reader's input
 dataset (`_inputs()`), which is what `AutoShardPolicy.FILE` shards.
 """
 
@@ -27,6 +29,7 @@ from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, constant
 
+from ember.runtime.data import compression
 from ember.runtime.data.dataset import Dataset
 from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.runtime.data.sources import file_names, string_tensor
@@ -46,7 +49,9 @@ class FileReaderDataset(Dataset):
     _input_attrs = ("_files",)
     _op = "FileReader"
 
-    def __init__(self, filenames):
+    def __init__(self, filenames, compression_type=None):
+        self._compression = compression.check_kind(compression_type,
+                                                   f"em.data.{type(self).__name__}")
         where = f"em.data.{type(self).__name__}: filenames"
         if isinstance(filenames, Dataset):
             if filenames.element_spec != TensorSpec([], dtypes.string):
@@ -62,13 +67,21 @@ class FileReaderDataset(Dataset):
         for name in self._files._iterate():
             path = os.fsdecode(np.asarray(name.numpy())[()])
             try:
-                handle = open(path, "rb")
+                handle = compression.open_for_reading(path, self._compression)
             except FileNotFoundError:
                 raise NotFoundError(self._op, f"{path}; No such file or directory") from None
             except IsADirectoryError:
                 raise NotFoundError(self._op, f"{path} is a directory, not a file") from None
             with handle:
-                for record in self._records(handle, path):
+                records = self._records(handle, path)
+                while True:
+                    try:
+                        record = next(records, None)
+                    except compression.STREAM_ERRORS as e:
+                        raise DataLossError(self._op, f"{path}: the {self._compression} "
+                                            f"stream is damaged or cut short ({e})") from None
+                    if record is None:
+                        break
                     yield constant(record, dtype=dtypes.string)
 
     def _records(self, handle, path):  # pragma: no cover - every reader defines it
@@ -142,15 +155,17 @@ class RecordDataset(FileReaderDataset):
 
 class RecordWriter:
     """Writes records (bytes, str as UTF-8, or string scalar tensors) to a file in the format
-    `em.data.RecordDataset` reads (`tf.io.TFRecordWriter`'s interface): use it as a context
+    `em.data.RecordDataset` reads (`tf.io.TFRecordWriter`'s interface), compressed by
+    `compression_type` ("GZIP", "ZLIB"; read it back with the same): use it as a context
     manager, or call `close()`."""
 
-    def __init__(self, path):
+    def __init__(self, path, compression_type=None):
+        kind = compression.check_kind(compression_type, "em.data.RecordWriter")
         self._path = file_names(path, "em.data.RecordWriter: path")
         if len(self._path) != 1:
             raise TypeError(f"em.data.RecordWriter: path must be one file name, got {path!r}")
         self._path = self._path[0]
-        self._file = open(self._path, "wb")
+        self._file = compression.open_for_writing(self._path, kind)
 
     def write(self, record) -> None:
         """Appends one record."""

@@ -1,6 +1,7 @@
 """`Dataset.list_files`, `em.data.TextLineDataset` and the checksummed record files
 (`RecordWriter` / `RecordDataset`): expected values written out by hand."""
 
+import gzip
 import os
 import struct
 import zlib
@@ -136,3 +137,32 @@ def test_record_writer_errors(tmp_path):
         writer.write(b"x")
     with pytest.raises(TypeError, match="one file name"):
         em.data.RecordWriter([str(tmp_path / "a"), str(tmp_path / "b")])
+
+
+@pytest.mark.parametrize("kind", ["GZIP", "ZLIB"])
+def test_compressed_records_and_lines(tmp_path, kind):
+    path = str(tmp_path / "r.rec")
+    records = [b"x" * 100_000, b"", "zwei"]  # the first spans several read chunks
+    with em.data.RecordWriter(path, compression_type=kind) as writer:
+        for record in records:
+            writer.write(record)
+    assert open(path, "rb").read(2) != struct.pack("<Q", 100_000)[:2]  # compressed
+    assert values(em.data.RecordDataset(path, compression_type=kind)) == [
+        b"x" * 100_000, b"", b"zwei"]
+    text = tmp_path / "t.txt"
+    data = b"one\ntwo\r\nthree"
+    text.write_bytes(gzip.compress(data) if kind == "GZIP" else zlib.compress(data))
+    assert values(em.data.TextLineDataset(str(text), compression_type=kind)) == [
+        b"one", b"two", b"three"]
+    raw = open(path, "rb").read()
+    open(path, "wb").write(raw[:len(raw) // 2])
+    with pytest.raises(em.errors.DataLossError, match=f"r.rec: the {kind} stream is damaged"):
+        values(em.data.RecordDataset(path, compression_type=kind))
+
+
+def test_unknown_compression_type(tmp_path):
+    with pytest.raises(ValueError, match="compression_type must be None, '', 'GZIP' or "
+                                         "'ZLIB', got 'LZ4'"):
+        em.data.TextLineDataset(str(tmp_path / "a"), compression_type="LZ4")
+    with pytest.raises(ValueError, match="compression_type must be"):
+        em.data.RecordWriter(str(tmp_path / "a"), compression_type="zip")
