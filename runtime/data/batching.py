@@ -16,7 +16,7 @@ from ember.frontend.tensor import Tensor, constant
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import UNKNOWN_CARDINALITY, _count
-from ember.runtime.data.sources import StructureMismatch, flatten_up_to
+from ember.runtime.data.sources import flatten_up_to
 from ember.runtime.data.transforms import BatchDataset, _Unary
 
 
@@ -65,11 +65,11 @@ class PaddedBatchDataset(BatchDataset):
     def _flat_like(self, value, what):
         """`value`'s leaves, one per component (structured as the elements)."""
         spec = self._source.element_spec
-        try:
-            return flatten_up_to(spec, value)
-        except StructureMismatch:
+        flat = flatten_up_to(spec, value)
+        if flat is None:
             raise ValueError(f"Dataset.padded_batch: {what} {value!r} does not match the "
-                             f"structure of the elements {spec}") from None
+                             f"structure of the elements {spec}")
+        return flat
 
     @staticmethod
     def _pad_value(value, spec, i):

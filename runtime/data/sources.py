@@ -110,13 +110,12 @@ class GeneratorDataset(Dataset):
         spec = self._spec
         if isinstance(spec, tuple) and isinstance(value, list):
             value = tuple(value)
-        try:
-            leaves = flatten_up_to(spec, value)
-        except StructureMismatch:
+        leaves = flatten_up_to(spec, value)
+        if leaves is None:
             raise _bad_element("TypeError: `generator` yielded an element that did not match "
                                f"the expected structure (element {index}). The expected "
                                f"structure was {spec}, but the yielded element was "
-                               f"{value!r}.") from None
+                               f"{value!r}.")
         flat = [_component(leaf, s, index, i)
                 for i, (leaf, s) in enumerate(zip(leaves, structure.flatten(spec)))]
         return structure.pack_as(spec, flat)
@@ -125,24 +124,22 @@ class GeneratorDataset(Dataset):
         return UNKNOWN_CARDINALITY
 
 
-class StructureMismatch(Exception):
-    """A value is not structured as the element spec it should match."""
-
-
 def flatten_up_to(spec, value):
-    """`value`'s parts at `spec`'s leaves (a list may stand for a tuple), or
-    StructureMismatch."""
+    """`value`'s parts at `spec`'s leaves (a list may stand for a tuple), or None if `value`
+    is not structured as `spec`."""
     if isinstance(spec, tuple):
         if isinstance(value, list):
             value = tuple(value)
         if not isinstance(value, tuple) or len(value) != len(spec):
-            raise StructureMismatch
-        return [leaf for s, v in zip(spec, value) for leaf in flatten_up_to(s, v)]
-    if isinstance(spec, dict):
+            return None
+        parts = [flatten_up_to(s, v) for s, v in zip(spec, value)]
+    elif isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
-            raise StructureMismatch
-        return [leaf for key in sorted(spec) for leaf in flatten_up_to(spec[key], value[key])]
-    return [value]
+            return None
+        parts = [flatten_up_to(spec[key], value[key]) for key in sorted(spec)]
+    else:
+        return [value]
+    return None if any(p is None for p in parts) else [leaf for p in parts for leaf in p]
 
 
 def _component(value, spec, index, component):
