@@ -29,7 +29,7 @@ import warnings
 import weakref
 
 from ember.dialects.ember.errors import EmberWarning
-from ember.frontend.autograph import loops, operators
+from ember.frontend.autograph import iterator_loops, loops, operators
 from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
@@ -114,6 +114,10 @@ def converted_call(f, /, *args, **kwargs):
     if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
             all(isinstance(a, Tensor) for a in args) and not kwargs:
         return loops.StagedIterable("zip", list(args))
+    if f is builtins.next and len(args) == 1 and not kwargs and hasattr(args[0], "__next__"):
+        iterator = iterator_loops.staged_iterator(args[0])
+        if iterator is not None:  # a dataset's iterator: the pull is staged
+            return iterator.get_next()
     return convert(f)(*args, **kwargs)
 
 
