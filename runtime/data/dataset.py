@@ -33,7 +33,8 @@ class Dataset:
     Build one with `from_tensors`, `from_tensor_slices` or `range`, chain transformations
     (`map`, `filter`, `batch`, `shuffle`, `repeat`, `take`, `skip`, `enumerate`, `cache`,
     `prefetch`) and iterate it with `for`, `iter()`/`next()` or `as_numpy_iterator()`.
-    Everything runs eagerly in Python (iterating inside `em.function` is not supported).
+    Everything runs eagerly in Python; inside `em.function`, `for x in ds` is one loop
+    pulling each element from Python (runtime/data/staged.py).
     """
 
     def _iterate(self):  # pragma: no cover - every subclass defines it
