@@ -37,6 +37,8 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import InvalidArgumentError
+from ember.frontend.autodiff import recording
+from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.effects import emit_host_call
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, constant
@@ -163,13 +165,6 @@ class DatasetSpec:
 
     def __init__(self, kind: str, element_spec):
         self.kind, self.element_spec = kind, element_spec
-
-    def __eq__(self, other):
-        return isinstance(other, DatasetSpec) and (self.kind, _layout(self.element_spec)) == (
-            other.kind, _layout(other.element_spec)) and structure.flatten(
-            self.element_spec) == structure.flatten(other.element_spec)
-
-    __hash__ = None
 
     def __repr__(self) -> str:
         name = "DatasetSpec" if self.kind == "dataset" else "IteratorSpec"
@@ -302,6 +297,12 @@ class StagedIterator:
         return StagedOptional(has, structure.pack_as(spec, leaves), spec)
 
     def _emit(self, host, head: list, label: str, packed: bool = True):
+        if recording.replaying_now():
+            raise ControlFlowError(
+                "a gradient through a loop or branch that pulls from an em.data dataset or "
+                "iterator is not supported: its gradient traces the region again, which "
+                "would pull other elements. Take the gradient inside the loop body (open "
+                "the em.GradientTape in the body of `for x in ds`), as a training step does")
         specs = structure.flatten(self._spec)
         out = emit_host_call(current_graph(), host, [self._token],
                              [d for d, _ in head] + [s.dtype for s in specs], label,

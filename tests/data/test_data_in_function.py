@@ -316,3 +316,36 @@ def test_a_traced_dataset_call_needs_a_dataset_of_its_spec():
     assert [np.asarray(r).item() for r in cf(Dataset.range(4))] == [6.0, 4]
     with pytest.raises(TypeError, match="structure"):
         cf(em.constant([1, 2]))
+
+
+def test_a_training_loop_over_a_dataset_inside_the_function():
+    w = em.Variable(0.0)
+
+    @em.function
+    def fit(ds):
+        for x, y in ds:
+            with em.GradientTape() as tape:
+                loss = (w * x - y) ** 2
+            w.assign_sub(0.1 * tape.gradient(loss, w))
+        return w.read_value()
+    xs = np.array([1.0, 2.0, 3.0], np.float32)
+    expected = np.float32(0.0)
+    for x in xs:
+        expected -= np.float32(0.1) * 2 * (expected * x - 2 * x) * x
+    assert np.isclose(fit(Dataset.from_tensor_slices((xs, 2 * xs))).numpy(), expected)
+
+
+def test_a_gradient_through_the_loop_is_a_clear_error():
+    v = em.Variable(1.0)
+
+    @em.function
+    def total(ds):
+        s = em.constant(0.0)
+        for x in ds:
+            s += x * v
+        return s
+    with em.GradientTape() as tape:
+        out = total(Dataset.from_tensor_slices(np.array([1.0, 2.0], np.float32)))
+    assert out.numpy() == 3.0
+    with pytest.raises(TypeError, match="GradientTape in the body"):
+        tape.gradient(out, v)
