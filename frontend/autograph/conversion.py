@@ -35,7 +35,7 @@ from ember.frontend.autograph.converters import (asserts, break_statements, call
                                                  continue_statements, control_flow,
                                                  logical_expressions, return_statements)
 from ember.frontend.tensor import Tensor
-from ember.frontend.tracing import SymbolicTensor
+from ember.frontend.tracing import SymbolicTensor, current_graph
 from ember.frontend.user_code import user_stacklevel
 
 _LIBRARY_DIRS = ("site-packages", "dist-packages")
@@ -111,6 +111,9 @@ def converted_call(f, /, *args, **kwargs):
         return loops.StagedIterable("enumerate", [args[0]], *args[1:2],
                                         **({"start": kwargs["start"]} if "start" in kwargs
                                            else {}))
+    if f is builtins.enumerate and args and hasattr(type(args[0]), "__ember_staged_iter__") \
+            and current_graph() is not None:  # a dataset: its loop counts
+        return iterator_loops.Enumerated(*args, **kwargs)
     if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
             all(isinstance(a, Tensor) for a in args) and not kwargs:
         return loops.StagedIterable("zip", list(args))

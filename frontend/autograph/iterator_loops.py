@@ -9,7 +9,8 @@ do, and a distributed dataset can):
     anything the loop body accepts). If it returns a new object with a `close()` method,
     the loop calls `close()` after it (to release what the iterator holds); if it returns
     `self`, the iterator keeps its position after the loop, as TF's iterators do.
-  - converted `next(it)` on such an object calls `it.__ember_staged_iter__().get_next()`.
+  - converted `next(it)` on such an object calls `it.__ember_staged_iter__().get_next()`;
+    converted `enumerate(obj[, start])` counts in the loop (an int64 count).
 
 The loop is TF's (`_tf_iterator_for_stmt`): a carried flag `more`, the test `more and not
 break`, and a body that pulls an optional and runs the user's body only if it has a value,
@@ -18,16 +19,31 @@ so a `break` pulls no element beyond the one it stopped on.
 
 from __future__ import annotations
 
+from ember.frontend import nest
 from ember.frontend.autograph.operators import and_, reconciler
-from ember.frontend.control_flow import trace_cond
-from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.control_flow import trace_cond, trial_trace
+from ember.frontend.shape import TensorShape, TensorSpec
+from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import current_graph
 
 from ember.dialects.ember import dtypes
 
 
+class Enumerated:
+    """`enumerate(ds[, start])` in converted code, `ds` taking part in the protocol: the
+    loop carries the count (an int64 tensor, as `Dataset.enumerate`'s)."""
+
+    def __init__(self, iterable, start=0):
+        self.iterable, self.start = iterable, start
+
+    def __iter__(self):  # eagerly: Python's own
+        return enumerate(self.iterable, self.start)
+
+
 def staged_iterator(iterable):
     """The staged iterator of `iterable` inside a trace (the protocol above), or None."""
+    if isinstance(iterable, Enumerated):
+        return staged_iterator(iterable.iterable)
     hook = getattr(type(iterable), "__ember_staged_iter__", None)
     if hook is None or isinstance(iterable, type) or current_graph() is None:
         return None
@@ -43,18 +59,51 @@ def iterator_for(iterable, iterator, body, state: tuple, names: tuple, where: st
             return more
         return and_(lambda: more, lambda: extra_test(*s))
 
-    def step(more, *s):
+    counted = isinstance(iterable, Enumerated)
+
+    def step(more, count, *s):
         optional = iterator.get_next_as_optional()
         has = optional.has_value()
         value = getattr(optional, "_value", None)  # an em.data optional: no run-time check
         if value is None:
             value = optional.get_value()
-        out = trace_cond(has, lambda: tuple(body(value, *s)), lambda: tuple(s),
+        item = (count, value) if counted else value
+        out = trace_cond(has, lambda: tuple(body(item, *s)), lambda: tuple(s),
                          reconciler(names, where))
-        return (has,) + tuple(out)
+        return (has, count + 1) + tuple(out)
     more = convert_to_tensor(True, dtype=dtypes.bool_)
-    out = staged_loop(test, step, (more,) + tuple(state), ("<more>",) + tuple(names), where,
-                      "for", opts)
-    if iterator is not iterable and hasattr(iterator, "close"):
+    start = convert_to_tensor(iterable.start if counted else 0, dtype=dtypes.int64)
+    full = (more, start) + tuple(state)
+    opts = _relaxed(opts, iterator, step, full)
+    out = staged_loop(lambda more, count, *s: test(more, *s), step, full,
+                      ("<more>", "<count>") + tuple(names), where, "for", opts)
+    source = iterable.iterable if counted else iterable
+    if iterator is not source and hasattr(iterator, "close"):
         iterator.close()
-    return tuple(out[1:])
+    return tuple(out[2:])
+
+
+def _relaxed(opts, iterator, step, full: tuple):
+    """`opts` with shape invariants for the loop variables (top-level tensors) whose shape
+    the body changes, when the elements' shapes are not all known: as tf.data's loops
+    relax their state (`Dataset.reduce`), to the dims that stay the same (`loss += x` with
+    x of unknown shape). The body is traced once more for it, into a dropped region."""
+    if opts and opts.get("shape_invariants"):
+        return opts
+    spec = getattr(iterator, "element_spec", None)
+    if spec is not None and all(isinstance(s, TensorSpec) and s.shape.is_fully_defined()
+                                for s in nest.flatten(spec)):
+        return opts
+    outs = trial_trace(lambda *s: tuple(step(*s)), list(full))
+    pairs = []
+    for value, out in zip(full[2:], outs[2:]):
+        if isinstance(value, Tensor) and isinstance(out, TensorSpec) and \
+                value.shape != out.shape:
+            pairs.append((value, _join(value.shape, out.shape)))
+    return dict(opts or {}, shape_invariants=pairs) if pairs else opts
+
+
+def _join(a: TensorShape, b: TensorShape) -> TensorShape:
+    if a.rank is None or b.rank is None or a.rank != b.rank:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])

@@ -51,6 +51,27 @@ def test_graph_size_grows_with_python_data_but_not_with_datasets():
     assert measure_graph_size(ranged, pairs(3)) == measure_graph_size(ranged, pairs(1000))
 
 
+class _PythonData(Dataset):
+    """Python data behind a dataset of unknown shapes, as the guide's
+    `Dataset.from_generator(lambda: data, (tf.int32, tf.int32))`."""
+
+    def __init__(self, data):
+        self._data = data
+        self._spec = (em.TensorSpec(None, em.int32), em.TensorSpec(None, em.int32))
+
+    def _iterate(self):
+        for x, y in self._data:
+            yield em.constant(x, dtype=em.int32), em.constant(y, dtype=em.int32)
+
+
+def test_graph_size_of_python_data_behind_a_dataset_of_unknown_shapes():
+    f = em.function(train)
+    small, big = _PythonData([(1, 1)] * 3), _PythonData([(1, 1)] * 10)
+    assert measure_graph_size(f, small) == measure_graph_size(f, big)
+    assert f.experimental_get_tracing_count() == 1
+    assert f(_PythonData([(1, 2), (5, 3), ([1, 1], [4, 4])])).numpy().tolist() == [6, 6]
+
+
 def test_dataset_loop_is_one_while_with_host_pulls():
     ds = Dataset.from_tensor_slices(([1, 2, 3], [3, 5, 7]))
     text = em.function(train).get_concrete_function(ds).mlir("traced")
@@ -349,3 +370,15 @@ def test_a_gradient_through_the_loop_is_a_clear_error():
     assert out.numpy() == 3.0
     with pytest.raises(TypeError, match="GradientTape in the body"):
         tape.gradient(out, v)
+
+
+def test_enumerate_over_a_dataset_counts_in_the_loop():
+    def weighted(ds):
+        s = em.constant(0, dtype=em.int64)
+        for i, x in enumerate(ds, 1):
+            s += i * x
+        return s
+    compiled, eager = both(weighted, Dataset.range(10, 13))
+    assert compiled[0].item() == eager[0].item() == 10 + 2 * 11 + 3 * 12
+    text = em.function(weighted).get_concrete_function(Dataset.range(3)).mlir("traced")
+    assert text.count("scf.while") == 1
