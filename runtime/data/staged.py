@@ -22,91 +22,35 @@ generators, shuffling, prefetch threads), so every element is made by the host a
 loop around the pull runs where the rest of a function with host calls runs (the
 interpreter, executor.py), as em.py_function does, and agrees with eager by construction.
 
-Lifetime: a dataset or iterator passed in is registered weakly under its handle for as long
-as the caller keeps it. An iterator a function makes lives in a slot per (thread, call
-site): the next call at that site replaces it, and a `for` loop releases its own at the end.
+The host side (handles, the iterators a function makes and their lifetime, the checked
+pull) is runtime/data/host_bridge.py.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
-import weakref
 
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import InvalidArgumentError
 from ember.frontend.autodiff import recording
 from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.effects import emit_host_call
 from ember.frontend.shape import TensorSpec
-from ember.frontend.tensor import Tensor, constant
+from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import TensorTraceType, TraceType
 from ember.frontend.tracing import SymbolicTensor, current_graph
 
 from ember.runtime.data import structure
-from ember.runtime.data.iterator import Iterator, OutOfRangeError
+from ember.runtime.data.host_bridge import (find, handle_of, layout, own, pull, release,
+                                            zeros)
+from ember.runtime.data.iterator import OutOfRangeError
 
-_lock = threading.Lock()
-_numbers = itertools.count(1)  # handles and tokens: never reused in a process
-_objects: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
-_owned: dict[int, Iterator] = {}  # token -> an iterator a function made
-_slots: dict[tuple, int] = {}  # (thread, call site) -> the token made there last
+_numbers = itertools.count(1)  # call sites
 _HANDLE = TensorTraceType(dtypes.int64, ())
 
 
-# -- handles --------------------------------------------------------------------------------
-
-def handle_of(obj) -> Tensor:
-    """The int64 scalar naming `obj` (a Dataset or an eager Iterator) to host calls."""
-    number = obj.__dict__.get("_ember_handle")
-    if number is None:
-        with _lock:
-            number = obj.__dict__.get("_ember_handle") or next(_numbers)
-            obj._ember_handle = number
-            _objects[number] = obj
-    return constant(number, dtype=dtypes.int64)
-
-
-def _find(number: int, op: str):
-    obj = _owned.get(number) or _objects.get(number)
-    if obj is None:
-        raise InvalidArgumentError(op, f"no em.data dataset or iterator has handle {number}: "
-                                   "it was deleted, or it was made by an earlier call of the "
-                                   "function and has been replaced since")
-    return obj
-
-
-def _own(site: int, dataset) -> int:
-    """A new iterator of `dataset` for call site `site` on this thread (replacing the one
-    made there before)."""
-    iterator = Iterator(dataset)
-    with _lock:
-        token = next(_numbers)
-        _owned[token] = iterator
-        old = _slots.get((threading.get_ident(), site))
-        _slots[(threading.get_ident(), site)] = token
-        _owned.pop(old, None)
-    return token
-
-
-def _release(token: int) -> None:
-    with _lock:
-        _owned.pop(token, None)
-
-
 # -- trace types ------------------------------------------------------------------------------
-
-def _layout(node):
-    """The nesting of an element_spec, hashable (leaves are '*')."""
-    if isinstance(node, tuple):
-        kind = type(node) if hasattr(node, "_fields") else tuple
-        return kind, tuple(_layout(item) for item in node)
-    if isinstance(node, dict):
-        return dict, tuple((key, _layout(node[key])) for key in sorted(node))
-    return "*"
-
 
 class DatasetTraceType(TraceType):
     """A dataset (`kind` "dataset") or iterator ("iterator") by its element_spec: each
@@ -120,7 +64,7 @@ class DatasetTraceType(TraceType):
                 raise TypeError(f"an em.data {kind}'s element_spec must hold TensorSpecs, "
                                 f"got {leaf!r}")
         self.leaves = tuple(TensorTraceType(s.dtype, s.shape.dims) for s in leaves)
-        self.layout = _layout(spec)
+        self.layout = layout(spec)
 
     def is_subtype_of(self, other) -> bool:
         return isinstance(other, DatasetTraceType) and self._key()[:2] == other._key()[:2] \
@@ -191,7 +135,7 @@ def rebuild(kind: str, spec, parts: list):
         return StagedDataset(part, spec) if kind == "dataset" else \
             StagedIterator(part, spec, owned=False)
     if isinstance(part, Tensor) and part.dtype == dtypes.int64 and part.shape.rank == 0:
-        return _find(int(part.numpy()), "em.data handle")
+        return find(int(part.numpy()), "em.data handle")
     return DatasetSpec(kind, spec)
 
 
@@ -248,11 +192,11 @@ def iterator_over(dataset) -> "StagedIterator":
     site = next(_numbers)
     if isinstance(dataset, StagedDataset):
         def make(handle):
-            return (np.asarray(_own(site, _find(int(handle), "MakeIterator")), np.int64),)
+            return (np.asarray(own(site, find(int(handle), "MakeIterator")), np.int64),)
         args = [dataset._handle]
     else:
         def make():
-            return (np.asarray(_own(site, dataset), np.int64),)
+            return (np.asarray(own(site, dataset), np.int64),)
         args = []
     token, = emit_host_call(graph, make, args, [dtypes.int64], "dataset_iter", [()])
     return StagedIterator(token, dataset.element_spec, owned=True)
@@ -277,23 +221,23 @@ class StagedIterator:
         """The next element; raises OutOfRangeError (when the function runs) at the end."""
         spec, keep = self._spec, self._keep
 
-        def pull(token):
-            element = _pull(int(token), spec, keep)
+        def host(token):
+            element = pull(int(token), spec, keep)
             if element is None:
                 raise OutOfRangeError()
             return element
-        return self._emit(pull, [], "dataset_next")
+        return self._emit(host, [], "dataset_next")
 
     def get_next_as_optional(self) -> "StagedOptional":
         """The next element as an optional: `has_value()` is false at the end."""
         spec, keep = self._spec, self._keep
 
-        def pull(token):
-            element = _pull(int(token), spec, keep)
+        def host(token):
+            element = pull(int(token), spec, keep)
             if element is None:
-                return (np.asarray(False),) + _zeros(spec)
+                return (np.asarray(False),) + zeros(spec)
             return (np.asarray(True),) + element
-        has, *leaves = self._emit(pull, [(dtypes.bool_, ())], "dataset_next", packed=False)
+        has, *leaves = self._emit(host, [(dtypes.bool_, ())], "dataset_next", packed=False)
         return StagedOptional(has, structure.pack_as(spec, leaves), spec)
 
     def _emit(self, host, head: list, label: str, packed: bool = True):
@@ -312,7 +256,7 @@ class StagedIterator:
     def close(self) -> None:
         """Releases an iterator the function made (a `for` loop's, once it ends)."""
         if self._owned:
-            emit_host_call(current_graph(), lambda token: _release(int(token)) or (),
+            emit_host_call(current_graph(), lambda token: release(int(token)) or (),
                            [self._token], [], "dataset_release")
 
     def __ember_staged_iter__(self):
@@ -362,37 +306,3 @@ class StagedOptional:
         assert_true(self._has, "the optional has no value (the iterator is at its end); "
                     "check has_value() first")
         return self._value
-
-
-# -- host side ------------------------------------------------------------------------------------
-
-def _pull(token: int, spec, keep=None):
-    """The next element of the iterator `token` (or `keep`, a captured one) as arrays
-    matching `spec`, or None at the end."""
-    iterator = keep if keep is not None else _find(token, "IteratorGetNext")
-    try:
-        element = next(iterator)
-    except StopIteration:
-        return None
-    leaves, specs = structure.flatten(element), structure.flatten(spec)
-    if len(leaves) != len(specs) or _layout(element) != _layout(spec):
-        raise InvalidArgumentError("IteratorGetNext", f"an element of {iterator!r} has "
-                                   f"structure {_layout(element)}, but its element_spec "
-                                   f"{spec} has {_layout(spec)}")
-    arrays = []
-    for i, (leaf, s) in enumerate(zip(leaves, specs)):
-        if not isinstance(leaf, Tensor) or leaf.dtype is not s.dtype or \
-                not s.shape.is_compatible_with(leaf.shape):
-            raise InvalidArgumentError(
-                "IteratorGetNext", f"component {i} of an element of {iterator!r} is "
-                f"{leaf!r}, which does not match its element_spec {s}: a dataset's "
-                "elements must keep the dtype and the shape its element_spec gives")
-        arrays.append(np.asarray(leaf.numpy()))
-    return tuple(arrays)
-
-
-def _zeros(spec) -> tuple:
-    """Placeholder arrays for the leaves of an absent element (open dims are 0)."""
-    return tuple(np.zeros(() if s.shape.dims is None else
-                          tuple(0 if d is None else d for d in s.shape.dims),
-                          s.dtype.np_dtype) for s in structure.flatten(spec))

@@ -382,3 +382,26 @@ def test_enumerate_over_a_dataset_counts_in_the_loop():
     assert compiled[0].item() == eager[0].item() == 10 + 2 * 11 + 3 * 12
     text = em.function(weighted).get_concrete_function(Dataset.range(3)).mlir("traced")
     assert text.count("scf.while") == 1
+
+
+def test_threads_iterate_their_own_datasets_through_one_trace():
+    import threading
+    f = em.function(sum_all)
+    f(Dataset.range(1))
+    results, errors = {}, []
+
+    def work(n):
+        try:
+            for _ in range(5):
+                total, count = f(Dataset.range(n).prefetch(1))
+                results.setdefault(n, set()).add((total.numpy().item(), count.numpy().item()))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(n,)) for n in (10, 20, 30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert results == {n: {(float(n * (n - 1) // 2), n)} for n in (10, 20, 30)}
+    assert f.experimental_get_tracing_count() == 1
