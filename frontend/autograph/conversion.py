@@ -114,6 +114,9 @@ def converted_call(f, /, *args, **kwargs):
     if f is builtins.enumerate and args and hasattr(type(args[0]), "__ember_staged_iter__") \
             and current_graph() is not None:  # a dataset: its loop counts
         return iterator_loops.Enumerated(*args, **kwargs)
+    if f is builtins.zip and args and not kwargs and current_graph() is not None and all(
+            hasattr(type(a), "__ember_staged_iter__") for a in args):  # datasets
+        return iterator_loops.Zipped(*args)
     if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
             all(isinstance(a, Tensor) for a in args) and not kwargs:
         return loops.StagedIterable("zip", list(args))

@@ -10,7 +10,8 @@ do, and a distributed dataset can):
     the loop calls `close()` after it (to release what the iterator holds); if it returns
     `self`, the iterator keeps its position after the loop, as TF's iterators do.
   - converted `next(it)` on such an object calls `it.__ember_staged_iter__().get_next()`;
-    converted `enumerate(obj[, start])` counts in the loop (an int64 count).
+    converted `enumerate(obj[, start])` counts in the loop (an int64 count), and
+    `zip(a, b, ...)` of such objects pulls from each, ending with the shortest.
 
 The loop is TF's (`_tf_iterator_for_stmt`): a carried flag `more`, the test `more and not
 break`, and a body that pulls an optional and runs the user's body only if it has a value,
@@ -40,6 +41,55 @@ class Enumerated:
         return enumerate(self.iterable, self.start)
 
 
+class Zipped:
+    """`zip(a, b, ...)` in converted code, all of them taking part in the protocol: one
+    loop pulling from each, ending with the shortest."""
+
+    def __init__(self, *iterables):
+        self.iterables = iterables
+
+    def __iter__(self):  # eagerly: Python's own
+        return zip(*self.iterables)
+
+    def __ember_staged_iter__(self):
+        return _ZipIterator([staged_iterator(i) for i in self.iterables], self.iterables)
+
+
+class _ZipIterator:
+    def __init__(self, iterators: list, sources: tuple):
+        self._iterators, self._sources = iterators, sources
+        specs = [getattr(it, "element_spec", None) for it in iterators]
+        self.element_spec = None if any(s is None for s in specs) else tuple(specs)
+
+    def get_next_as_optional(self):
+        return _ZipOptional([it.get_next_as_optional() for it in self._iterators])
+
+    def close(self):
+        for iterator, source in zip(self._iterators, self._sources):
+            if iterator is not source and hasattr(iterator, "close"):
+                iterator.close()
+
+
+class _ZipOptional:
+    def __init__(self, optionals: list):
+        self._optionals = optionals
+
+    def has_value(self):
+        from ember.frontend.ops import logical_and
+        has = self._optionals[0].has_value()
+        for optional in self._optionals[1:]:
+            has = logical_and(has, optional.has_value())
+        return has
+
+    def get_value(self):
+        return tuple(_value_of(o) for o in self._optionals)
+
+
+def _value_of(optional):
+    value = getattr(optional, "_value", None)  # an em.data optional: no run-time check
+    return optional.get_value() if value is None else value
+
+
 def staged_iterator(iterable):
     """The staged iterator of `iterable` inside a trace (the protocol above), or None."""
     if isinstance(iterable, Enumerated):
@@ -64,12 +114,11 @@ def iterator_for(iterable, iterator, body, state: tuple, names: tuple, where: st
     def step(more, count, *s):
         optional = iterator.get_next_as_optional()
         has = optional.has_value()
-        value = getattr(optional, "_value", None)  # an em.data optional: no run-time check
-        if value is None:
-            value = optional.get_value()
-        item = (count, value) if counted else value
-        out = trace_cond(has, lambda: tuple(body(item, *s)), lambda: tuple(s),
-                         reconciler(names, where))
+
+        def run():  # the value is taken where it is known to exist
+            value = _value_of(optional)
+            return tuple(body((count, value) if counted else value, *s))
+        out = trace_cond(has, run, lambda: tuple(s), reconciler(names, where))
         return (has, count + 1) + tuple(out)
     more = convert_to_tensor(True, dtype=dtypes.bool_)
     start = convert_to_tensor(iterable.start if counted else 0, dtype=dtypes.int64)

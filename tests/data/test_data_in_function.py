@@ -405,3 +405,14 @@ def test_threads_iterate_their_own_datasets_through_one_trace():
     assert not errors
     assert results == {n: {(float(n * (n - 1) // 2), n)} for n in (10, 20, 30)}
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_zip_of_datasets_ends_with_the_shortest():
+    def pairs(a, b):
+        s = em.constant(0, dtype=em.int64)
+        for x, (y, z) in zip(a, b):
+            s += x * 100 + y * 10 + z
+        return s
+    compiled, eager = both(pairs, Dataset.range(1, 4),
+                           Dataset.from_tensor_slices((np.arange(2), np.arange(5, 7))))
+    assert compiled[0].item() == eager[0].item() == (100 + 0 + 5) + (200 + 10 + 6)
