@@ -416,3 +416,58 @@ def test_zip_of_datasets_ends_with_the_shortest():
     compiled, eager = both(pairs, Dataset.range(1, 4),
                            Dataset.from_tensor_slices((np.arange(2), np.arange(5, 7))))
     assert compiled[0].item() == eager[0].item() == (100 + 0 + 5) + (200 + 10 + 6)
+
+
+def test_a_captured_iterator_is_pulled_from_on_every_call():
+    it = iter(Dataset.range(5))
+
+    @em.function
+    def take_two():
+        return next(it) + next(it)
+    assert take_two().numpy() == 1 and take_two().numpy() == 5
+    assert next(it).numpy() == 4
+
+
+class _Doubled:
+    """Another iterable taking part in the loop protocol (as a distributed dataset does):
+    its optional has no `_value`, so the loop calls get_value() where has_value() holds."""
+
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __ember_staged_iter__(self):
+        return _DoubledIterator(iter(self.ds))
+
+
+class _DoubledIterator:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def get_next_as_optional(self):
+        return _DoubledOptional(self.inner.get_next_as_optional())
+
+    def close(self):
+        self.inner.close()
+
+
+class _DoubledOptional:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def has_value(self):
+        return self.inner.has_value()
+
+    def get_value(self):
+        return self.inner.get_value() * 2
+
+
+def test_the_loop_protocol_serves_other_iterables():
+    @em.function
+    def total(ds):
+        s = em.constant(0, dtype=em.int64)
+        for x in _Doubled(ds):
+            s += x
+        return s
+    assert total(Dataset.range(4)).numpy() == 12
+    text = total.get_concrete_function(Dataset.range(4)).mlir("traced")
+    assert text.count("scf.while") == 1 and "ember.assert" in text
