@@ -33,7 +33,8 @@ class Dataset:
     Build one with `from_tensors`, `from_tensor_slices` or `range`, chain transformations
     (`map`, `filter`, `batch`, `shuffle`, `repeat`, `take`, `skip`, `enumerate`, `cache`,
     `prefetch`) and iterate it with `for`, `iter()`/`next()` or `as_numpy_iterator()`.
-    Everything runs eagerly in Python (iterating inside `em.function` is not supported).
+    Everything runs eagerly in Python; inside `em.function`, `for x in ds` is one loop
+    pulling each element from Python (runtime/data/staged.py).
     """
 
     def _iterate(self):  # pragma: no cover - every subclass defines it
@@ -54,8 +55,32 @@ class Dataset:
         return constant(self._cardinality(), dtype=dtypes.int64)
 
     def __iter__(self):
+        from ember.frontend.tracing import current_graph
+        if current_graph() is not None:  # iter(ds) inside em.function: pulls when it runs
+            from ember.runtime.data.staged import iterator_over
+            return iterator_over(self)
         from ember.runtime.data.iterator import Iterator
         return Iterator(self)
+
+    # em.function: traced by element_spec (TF's DatasetSpec), passed as an int64 handle;
+    # `for` over it is one loop in the IR (runtime/data/staged.py)
+    __ember_kind__ = "Dataset"
+
+    def __tracing_type__(self, context):
+        from ember.runtime.data.staged import trace_type
+        return trace_type(self, "dataset")
+
+    def __ember_components__(self):
+        from ember.runtime.data.staged import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.data.staged import rebuild
+        return rebuild("dataset", self.element_spec, parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.data.staged import iterator_over
+        return iterator_over(self)
 
     def __len__(self):
         n = self._cardinality()
