@@ -52,7 +52,8 @@ class Dataset:
     `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
     `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
     `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python; `map`'s
-    function is compiled.
+    function is compiled. Inside `em.function`, `for x in ds` is one loop pulling each
+    element from Python (runtime/data/staged.py).
     """
 
     _input_attrs: tuple = ()
@@ -95,8 +96,32 @@ class Dataset:
         return constant(self._cardinality(), dtype=dtypes.int64)
 
     def __iter__(self):
+        from ember.frontend.tracing import current_graph
+        if current_graph() is not None:  # iter(ds) inside em.function: pulls when it runs
+            from ember.runtime.data.staged import iterator_over
+            return iterator_over(self)
         from ember.runtime.data.iterator import Iterator
         return Iterator(self)
+
+    # em.function: traced by element_spec (TF's DatasetSpec), passed as an int64 handle;
+    # `for` over it is one loop in the IR (runtime/data/staged.py)
+    __ember_kind__ = "Dataset"
+
+    def __tracing_type__(self, context):
+        from ember.runtime.data.staged import trace_type
+        return trace_type(self, "dataset")
+
+    def __ember_components__(self):
+        from ember.runtime.data.staged import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.data.staged import rebuild
+        return rebuild("dataset", self.element_spec, parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.data.staged import iterator_over
+        return iterator_over(self)
 
     def __len__(self):
         n = self._cardinality()
