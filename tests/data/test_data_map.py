@@ -118,3 +118,24 @@ def test_parallel_workers_end_with_the_iterator():
     while len(workers()) > before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert len(workers()) == before
+
+
+def test_new_datasets_loop_inside_em_function(tmp_path):
+    @em.function
+    def total(ds):
+        s = em.constant(0, dtype=em.int64)
+        for x in ds:
+            s += em.reduce_sum(x)
+        return s
+
+    interleaved = Dataset.range(1, 5).interleave(lambda x: Dataset.range(x), cycle_length=2)
+    assert int(total(interleaved.batch(3))) == 10
+    assert int(total(Dataset.zip(Dataset.range(3), Dataset.range(3)).map(
+        lambda a, b: a * b))) == 5
+    path = str(tmp_path / "n.rec")
+    with em.data.RecordWriter(path) as writer:
+        for n in (4, 5):
+            writer.write(str(n))
+    parsed = em.data.RecordDataset(path).map(
+        lambda s: em.py_function(lambda t: int(t.numpy()), [s], em.int64))
+    assert int(total(parsed.shard(2, 1))) == 5
