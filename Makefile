@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data
 
 venv: $(STAMP)
 
@@ -67,3 +67,8 @@ clean:
 # f32/bf16 against torch's cuBLAS when installed. Without a GPU: one line, status 0.
 bench-gpu: venv
 	$(BIN)/python bench/gpu.py
+
+# The em.data bench (bench/data_pipeline.py): from_tensor_slices -> map -> batch -> prefetch
+# against numpy and, when TensorFlow is installed, tf.data; prints ratios.
+bench-data: venv
+	$(BIN)/python bench/data_pipeline.py

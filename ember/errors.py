@@ -23,7 +23,8 @@ Graphviz `GraphvizUnavailable`; the CUDA backend `GpuUnavailableError` (no GPU, 
 cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`), `CudaError` (a failed
 CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
 `em.data`'s
-iterators raise `OutOfRangeError` from `get_next()` after the last element. (The command-line
+iterators raise `OutOfRangeError` from `get_next()` after the last element; its file readers
+`DataLossError` for a damaged record file and `NotFoundError` for a missing file. (The command-line
 tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
@@ -46,6 +47,7 @@ from ember.dialects.ember.verifier import VerificationError
 from ember.frontend.autodiff.registry import NoGradientError
 from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
+from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
 from ember.passes.pipeline_syntax import PipelineError
@@ -81,7 +83,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
-           "RewriteError", "GpuUnavailableError", "CudaError",
+           "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
            "AllocationError", "OutOfRangeError"]
 
 
