@@ -69,6 +69,7 @@ bench-gpu: venv
 	$(BIN)/python bench/gpu.py
 
 # The em.data bench (bench/data_pipeline.py): from_tensor_slices -> map -> batch -> prefetch
-# against numpy and, when TensorFlow is installed, tf.data; prints ratios.
+# against numpy and, when TensorFlow is installed (.venv-anchors, make bench-anchors), tf.data.
 bench-data: venv
-	$(BIN)/python bench/data_pipeline.py
+	@if [ -x $(ANCHORS)/bin/python ]; then py=$(ANCHORS)/bin/python; else py=$(BIN)/python; fi; \
+	  echo "bench-data: $$py"; $$py bench/data_pipeline.py
