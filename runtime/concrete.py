@@ -68,7 +68,6 @@ class ConcreteFunction:
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
         self._result_dtypes: list | None = None  # see _wrap_results
-        compile_enabled = compile_enabled and not graph.callbacks
         # Compiled code is cached under the traced module and the pipeline when the
         # pipeline is Ember's own (its code is in the cache key): a process that finds the
         # code on disk never runs the pipeline. A user's pass could change without the key
@@ -90,7 +89,7 @@ class ConcreteFunction:
         self._executor = Executor(name, self._optimized_text, graph.symbol,
                                   self._get_interpreter, compile_enabled, source_key=source,
                                   pipeline=str(pipeline) if pipeline else "",
-                                  backend=backends.get(backend))
+                                  backend=_with_host_calls(backends.get(backend), graph))
 
     @property
     def _templates(self) -> dict:
@@ -398,3 +397,12 @@ def _has_tensor(template) -> bool:
 def _eager_error(t: SymbolicTensor):
     from ember.frontend.tracing import eager_use_error
     raise eager_use_error(t)
+
+
+def _with_host_calls(backend, graph: FuncGraph):
+    """The backend, its executables calling this trace's host callbacks (em.py_function,
+    dataset loops) from compiled code (backends/cpu/host_calls.py)."""
+    if not graph.callbacks:
+        return backend
+    from ember.backends.cpu.host_calls import BoundBackend
+    return BoundBackend(backend, graph.callbacks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ember.backends.base import NotCompilable
+from ember.backends.cpu import host_call_lowering
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
@@ -27,10 +28,7 @@ def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
     way."""
     fn = function_named(module, symbol)
     _check_no_strings(fn)
-    for op in iter_ops(fn):
-        if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
-                                NotCompilable.Reason.HOST_ONLY)
+    host_call_lowering.check(module, fn)  # host callbacks (nested calls are inlined)
     _no_giant_tensors(fn)
     _no_rank_from_values(fn)
     blocked = unlowerable_ops(module)
