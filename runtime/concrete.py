@@ -22,6 +22,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember import backends
+from ember.backends.cpu import host_calls
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
@@ -89,7 +90,7 @@ class ConcreteFunction:
         self._executor = Executor(name, self._optimized_text, graph.symbol,
                                   self._get_interpreter, compile_enabled, source_key=source,
                                   pipeline=str(pipeline) if pipeline else "",
-                                  backend=_with_host_calls(backends.get(backend), graph))
+                                  backend=host_calls.bound(backends.get(backend), graph))
 
     @property
     def _templates(self) -> dict:
@@ -397,12 +398,3 @@ def _has_tensor(template) -> bool:
 def _eager_error(t: SymbolicTensor):
     from ember.frontend.tracing import eager_use_error
     raise eager_use_error(t)
-
-
-def _with_host_calls(backend, graph: FuncGraph):
-    """The backend, its executables calling this trace's host callbacks (em.py_function,
-    dataset loops) from compiled code (backends/cpu/host_calls.py)."""
-    if not graph.callbacks:
-        return backend
-    from ember.backends.cpu.host_calls import BoundBackend
-    return BoundBackend(backend, graph.callbacks)

@@ -88,7 +88,7 @@ def bind(site: dict):
 class _Frame:
     __slots__ = ("callables", "sites", "error")
 
-    def __init__(self, callables: list, sites: list):
+    def __init__(self, callables: dict, sites: list):
         self.callables, self.sites, self.error = callables, sites, None
 
 
@@ -119,8 +119,8 @@ def _dispatcher(arg_types: list[str], result_types: list[str]):
             if frame is None:
                 raise RuntimeError("compiled code called a host callback on a thread "
                                    "that runs no em.function")
-            site = int(ctl[0])
-            callable_, where = frame.callables[site], frame.sites[site]
+            where = frame.sites[int(ctl[0])]
+            callable_ = frame.callables[where["callee"]]
             arrays = [_read(p, rank, dtype) for p, (_, rank, dtype) in
                       zip(pointers[first:], args)]
             out = callable_(*arrays)
@@ -202,7 +202,7 @@ class BoundExecutable:
     """An executable whose host calls go to one ConcreteFunction's callables: each call
     runs inside a frame naming them, and raises a callback's own exception."""
 
-    def __init__(self, exe, callables: list, sites: list):
+    def __init__(self, exe, callables: dict, sites: list):
         self._exe, self._callables, self._sites = exe, callables, sites
 
     def __getattr__(self, name):
@@ -243,7 +243,7 @@ def with_callbacks(exe, callbacks: dict):
     if missing:
         raise NotCompilable(f"the compiled code calls host functions {missing} that this "
                             "function has no callables for", NotCompilable.Reason.HOST_ONLY)
-    return BoundExecutable(exe, [callbacks[s["callee"]] for s in sites], list(sites))
+    return BoundExecutable(exe, callbacks, list(sites))
 
 
 class BoundBackend:
@@ -258,3 +258,9 @@ class BoundBackend:
 
     def compile(self, *args, **kwargs):
         return with_callbacks(self._backend.compile(*args, **kwargs), self._callbacks)
+
+
+def bound(backend, graph):
+    """`backend`, its executables calling the host callbacks of `graph` (a FuncGraph) if it
+    has any (em.py_function, dataset loops)."""
+    return BoundBackend(backend, graph.callbacks) if graph.callbacks else backend
