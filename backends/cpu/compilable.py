@@ -23,12 +23,19 @@ def _where(location: ir.Location) -> str:
     return f"{d.filename}:{d.line}" if d.line else str(location)
 
 
-def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
+def check_compilable(module: ir.Module, symbol: str,
+                     host_calls: bool = False) -> list[TensorType]:
     """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
-    way."""
+    way. Host callbacks (py_function, dataset loops) are compiled only with `host_calls`
+    (the CPU compiler, host_call_lowering.py), and then only where their types are ranked."""
     fn = function_named(module, symbol)
     _check_no_strings(fn)
-    host_call_lowering.check(module, fn)  # host callbacks (nested calls are inlined)
+    if host_calls:
+        host_call_lowering.check(module, fn)
+    for op in iter_ops(fn):
+        if op.name == "func.call" and not host_calls:  # nested calls are inlined
+            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
+                                NotCompilable.Reason.HOST_ONLY)
     _no_giant_tensors(fn)
     _no_rank_from_values(fn)
     blocked = unlowerable_ops(module)

@@ -322,7 +322,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             "instruments": tuple(backend.instrument.get("instruments", ())) + (dump,)})
     module = specialize(module_text, symbol, arg_types, pipeline,
                         (dump,) if dump is not None else ())
-    result_types = check_compilable(module, symbol)
+    result_types = check_compilable(module, symbol, host_calls=True)
     with module.context, ir.Location.unknown():
         fn = function_named(module, symbol)
         hosts = host_call_lowering.check(module, fn)
