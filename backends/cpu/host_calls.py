@@ -99,34 +99,38 @@ def _frames() -> list:
     return frames
 
 
-def _specs(types: list[str]) -> list[tuple]:
-    out = []
-    for text in types:
-        t = parse_type(text)
-        out.append((t, len(t.shape), np.dtype(t.dtype.np_dtype)))
-    return out
+class _Spec:
+    """One argument's or result's type, as the dispatcher needs it."""
+    __slots__ = ("type", "rank", "dtype", "dims", "words")
+
+    def __init__(self, text: str):
+        self.type = parse_type(text)
+        self.rank = len(self.type.shape)
+        self.dtype = np.dtype(self.type.dtype.np_dtype)
+        self.dims = self.type.shape
+        self.words = ctypes.c_int64 * (3 + 2 * self.rank)  # a strided memref descriptor
 
 
 def _dispatcher(arg_types: list[str], result_types: list[str]):
-    args, results = _specs(arg_types), _specs(result_types)
+    args = [_Spec(t) for t in arg_types]
+    results = [_Spec(t) for t in result_types]
     first = 2 if results else 1  # results*, ctl*, then the arguments
 
     def dispatch(*pointers):
         frames = _frames()
         frame = frames[-1] if frames else None
-        ctl = _control(pointers[first - 1])
+        d = _Control.from_address(pointers[first - 1])
+        ctl = _Pair.from_address(d[1] + 8 * d[2])  # aligned + offset: [site, status]
         try:
             if frame is None:
                 raise RuntimeError("compiled code called a host callback on a thread "
                                    "that runs no em.function")
-            where = frame.sites[int(ctl[0])]
+            where = frame.sites[ctl[0]]
             callable_ = frame.callables[where["callee"]]
-            arrays = [_read(p, rank, dtype) for p, (_, rank, dtype) in
-                      zip(pointers[first:], args)]
-            out = callable_(*arrays)
+            out = callable_(*[_read(p, spec) for p, spec in zip(pointers[first:], args)])
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             if results:
-                _write(pointers[0], _checked(outs, results, where))
+                _write(pointers[0], _checked(outs, results, where), results)
             ctl[1] = 0
         except BaseException as e:  # noqa: B902 - raised again by BoundExecutable
             if frame is not None:
@@ -136,66 +140,75 @@ def _dispatcher(arg_types: list[str], result_types: list[str]):
     return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (first + len(args)))(dispatch)
 
 
-def _words(pointer: int, count: int):
-    return (ctypes.c_int64 * count).from_address(pointer)
+_Control = ctypes.c_int64 * 3  # allocated, aligned, offset (then its size and stride)
+_Pair = ctypes.c_int64 * 2
 
 
-def _control(pointer: int):
-    d = _words(pointer, 3)  # allocated, aligned, offset (then size and stride)
-    return _words(d[1] + 8 * d[2], 2)
+def _read(pointer: int, spec: _Spec) -> np.ndarray:
+    """A copy of the argument a descriptor describes (the callable may keep it)."""
+    d = spec.words.from_address(pointer)
+    rank = spec.rank
+    sizes, strides = tuple(d[3:3 + rank]), tuple(d[3 + rank:])
+    step, contiguous = 1, True
+    for n, stride in zip(reversed(sizes), reversed(strides)):
+        contiguous = contiguous and (n <= 1 or stride == step)
+        step *= n
+    if not contiguous:
+        return _array(d[1], d[2], sizes, strides, spec.dtype)
+    out = np.empty(sizes, spec.dtype)
+    if out.nbytes:
+        ctypes.memmove(out.ctypes.data, d[1] + d[2] * spec.dtype.itemsize, out.nbytes)
+    return out
 
 
-def _read(pointer: int, rank: int, dtype: np.dtype) -> np.ndarray:
-    d = _words(pointer, 3 + 2 * rank)
-    return _array(d[1], d[2], tuple(d[3:3 + rank]), tuple(d[3 + rank:]), dtype)
-
-
-def _checked(outs: tuple, specs: list[tuple], site: dict) -> list[np.ndarray]:
+def _checked(outs: tuple, specs: list[_Spec], site: dict) -> list[np.ndarray]:
     """The callable's results as C-contiguous arrays of exactly the types the compiled
     call expects, else InvalidArgumentError naming the result."""
-    what = f"the host callback @{site['callee']} (at {site['where']})"
     if len(outs) != len(specs):
-        raise InvalidArgumentError(site["label"], f"{what} returned {len(outs)} value(s), "
-                                   f"but its call expects {len(specs)}")
+        raise InvalidArgumentError(site["label"], f"{_what(site)} returned {len(outs)} "
+                                   f"value(s), but its call expects {len(specs)}")
     arrays = []
-    for i, (value, (t, rank, dtype)) in enumerate(zip(outs, specs)):
+    for i, (value, spec) in enumerate(zip(outs, specs)):
         array = np.asarray(value)
-        if array.dtype != dtype or array.ndim != rank or any(
-                d is not None and d != n for d, n in zip(t.shape, array.shape)):
-            raise InvalidArgumentError(site["label"], f"{what} returned, as result {i}, an "
-                                       f"array of dtype {array.dtype} and shape "
-                                       f"{array.shape}, but its call expects {t}")
+        shape = array.shape
+        if array.dtype != spec.dtype or len(shape) != spec.rank or any(
+                d is not None and d != n for d, n in zip(spec.dims, shape)):
+            raise InvalidArgumentError(site["label"], f"{_what(site)} returned, as result "
+                                       f"{i}, an array of dtype {array.dtype} and shape "
+                                       f"{shape}, but its call expects {spec.type}")
         arrays.append(array if array.flags.c_contiguous else array.copy(order="C"))
     return arrays
 
 
-def _write(pointer: int, arrays: list[np.ndarray]) -> None:
+def _what(site: dict) -> str:
+    return f"the host callback @{site['callee']} (at {site['where']})"
+
+
+def _write(pointer: int, arrays: list[np.ndarray], specs: list[_Spec]) -> None:
     """Fills the results' descriptors with malloc'ed copies of `arrays` (all or none)."""
     buffers = []
     try:
         for a in arrays:
-            p = _libc.malloc(max(a.nbytes, 1))
+            p = _libc.malloc(a.nbytes or 1)
             if not p:
                 raise MemoryError(f"Unable to allocate {a.nbytes} bytes for the result of a "
                                   "host callback")
             buffers.append(p)
-            ctypes.memmove(p, a.ctypes.data, a.nbytes)
+            if a.nbytes:
+                ctypes.memmove(p, a.ctypes.data, a.nbytes)
     except BaseException:
         for p in buffers:
             _libc.free(p)
         raise
     at = pointer
-    for a, p in zip(arrays, buffers):
-        rank = a.ndim
+    for a, p, spec in zip(arrays, buffers, specs):
         strides, step = [], 1
         for n in reversed(a.shape):
-            strides.insert(0, step)
-            step *= max(n, 1)
-        d = _words(at, 3 + 2 * rank)
-        d[0], d[1], d[2] = p, p, 0
-        d[3:3 + rank] = list(a.shape)
-        d[3 + rank:] = strides
-        at += 8 * (3 + 2 * rank)
+            strides.append(step)
+            step *= n if n > 1 else 1
+        strides.reverse()
+        spec.words.from_address(at)[:] = [p, p, 0, *a.shape, *strides]
+        at += ctypes.sizeof(spec.words)
 
 
 class BoundExecutable:
