@@ -233,3 +233,59 @@ def test_a_callback_result_of_the_wrong_dtype_or_shape_is_an_invalid_argument():
     with pytest.raises(em.errors.InvalidArgumentError, match="returned 1 value"):
         f(ds)
     assert_compiled(f, ds)
+
+
+def test_strided_bool_and_dynamic_arguments_reach_the_callable_as_eagerly():
+    seen = []
+
+    def record(column, positive, rows):
+        seen.append((column.numpy().tolist(), positive.numpy().tolist(),
+                     rows.numpy().tolist()))
+
+    def f(x, n):
+        em.py_function(record, [x[:, 1], x > 0, em.range(n)], [])
+        return em.reduce_sum(x)
+    x = em.constant([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.0]])
+    compiled = em.function(f)
+    assert compiled(x, em.constant(3)).numpy() == 9.0
+    assert_compiled(compiled, x, em.constant(3))
+    eager(f, x, em.constant(3))
+    assert seen[0] == seen[1] == ([-2.0, 5.0], [[True, False, True], [False, True, True]],
+                                  [0, 1, 2])
+
+
+def test_an_element_returned_from_the_function_is_handed_over_once():
+    @em.function
+    def first(ds):
+        return next(iter(ds))
+    ds = Dataset.from_tensor_slices(np.arange(14.0, dtype=np.float32).reshape(7, 2)).batch(3)
+    for _ in range(200):
+        out = first(ds)
+    assert out.numpy().tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    assert_compiled(first, ds)
+
+
+def test_a_callback_that_calls_another_compiled_function_with_host_calls():
+    inner_log = []
+
+    @em.function
+    def inner(v):
+        em.py_function(lambda t: inner_log.append(t.numpy().item()), [v], [])
+        if v > 100:
+            em.py_function(lambda t: (_ for _ in ()).throw(KeyError("inner")), [v], [])
+        return v + 1
+
+    def call_inner(t):
+        inner(t)  # compiled code, entered from a callback of compiled code
+
+    @em.function
+    def outer(x):
+        em.py_function(call_inner, [x], [])
+        return x * 2
+    assert outer(em.constant(3.0)).numpy() == 6.0
+    assert_compiled(outer, em.constant(3.0))
+    assert_compiled(inner, em.constant(3.0))
+    with pytest.raises(KeyError, match="inner"):
+        outer(em.constant(500.0))
+    assert outer(em.constant(4.0)).numpy() == 8.0
+    assert inner_log == [3.0, 500.0, 4.0]
