@@ -3,8 +3,8 @@
 A traced host call (`em.py_function`, a dataset loop's `__dataset_next`, printing to a
 Python stream: frontend/effects.py `emit_host_call`) is a `func.call` of a private
 declaration that has no body. `check` says whether the CPU backend can compile one (every
-operand and result of known rank; results of unknown rank run on the interpreter, quietly:
-NotCompilable HOST_ONLY). After `convert-ember-to-linalg`, `lower` rewrites each call
+operand and result of known rank and not unsigned; other calls run on the interpreter,
+quietly: NotCompilable HOST_ONLY). After `convert-ember-to-linalg`, `lower` rewrites each call
 
     %r:2 = func.call @__dataset_next_2(%t) : (tensor<i64>) -> (tensor<i1>, tensor<?x2xf32>)
 
@@ -78,6 +78,11 @@ def check(module: ir.Module, fn: ir.Operation) -> list[dict]:
                     raise NotCompilable(
                         f"host call @{callee} (at {_where(op.location)}): its {kind} {i} "
                         f"has type {t}, of unknown rank, so it runs on the interpreter",
+                        NotCompilable.Reason.HOST_ONLY)
+                if t.dtype.kind == "uint":  # the call would keep types the lowering drops
+                    raise NotCompilable(
+                        f"host call @{callee} (at {_where(op.location)}): its {kind} {i} "
+                        f"has unsigned type {t}, so it runs on the interpreter",
                         NotCompilable.Reason.HOST_ONLY)
                 types.append((kind, str(t)))
         args = [t for kind, t in types if kind == "argument"]

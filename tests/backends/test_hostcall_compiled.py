@@ -289,3 +289,24 @@ def test_a_callback_that_calls_another_compiled_function_with_host_calls():
         outer(em.constant(500.0))
     assert outer(em.constant(4.0)).numpy() == 8.0
     assert inner_log == [3.0, 500.0, 4.0]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "complex64", "int8", "bool",
+                                   "float64", "uint8"])
+def test_arguments_of_every_dtype_reach_the_callable(dtype):
+    seen = []
+
+    @em.function
+    def f(x):
+        em.py_function(lambda t: seen.append(t.numpy()), [x], [])
+        return x
+    x = em.cast(em.constant([1, 0, 3]), getattr(em, dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(x)
+    assert seen[0].dtype == x.numpy().dtype and seen[0].tolist() == x.numpy().tolist()
+    reason = executor_of(f, x).fallback_reason
+    if dtype == "uint8":  # unsigned host calls stay on the interpreter, quietly
+        assert "unsigned" in reason
+    else:
+        assert reason is None
