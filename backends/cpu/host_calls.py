@@ -27,7 +27,14 @@ the callable raises (OutOfRangeError at the end of an iterator, a py_function's 
 InvalidArgumentError for a result of the wrong dtype or shape), keeps it in the frame and
 writes status 1 into the control block; the compiled code then calls its error site, which
 unwinds to the entry (native.py), and `BoundExecutable` raises the kept exception: the
-same one the interpreter and eager raise. A failing call frees the results it had made.
+same one the interpreter and eager raise. A failing callback frees the results it had
+made; the buffers compiled code held when it unwinds are lost, as for any error raised by
+compiled code (native.py).
+
+What compiles: host calls whose arguments and results all have known rank (`?` dims
+allowed) and are not unsigned; others keep the function on the interpreter, quietly
+(host_call_lowering.check). `em.py_function`'s results have unknown rank, so a py_function
+with results runs there; one with `Tout=[]`, stream prints and dataset loops compile.
 """
 
 from __future__ import annotations
@@ -86,6 +93,8 @@ def bind(site: dict):
 
 
 class _Frame:
+    """One call of compiled code on this thread: its function's callables (by the traced
+    symbol of each host call), its sites (by site number) and a callback's error."""
     __slots__ = ("callables", "sites", "error")
 
     def __init__(self, callables: dict, sites: list):
