@@ -22,6 +22,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from ember import backends
+from ember.backends.cpu import host_calls
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.convert import type_from_mlir
@@ -68,7 +69,6 @@ class ConcreteFunction:
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
         self._result_dtypes: list | None = None  # see _wrap_results
-        compile_enabled = compile_enabled and not graph.callbacks
         # Compiled code is cached under the traced module and the pipeline when the
         # pipeline is Ember's own (its code is in the cache key): a process that finds the
         # code on disk never runs the pipeline. A user's pass could change without the key
@@ -90,7 +90,7 @@ class ConcreteFunction:
         self._executor = Executor(name, self._optimized_text, graph.symbol,
                                   self._get_interpreter, compile_enabled, source_key=source,
                                   pipeline=str(pipeline) if pipeline else "",
-                                  backend=backends.get(backend))
+                                  backend=host_calls.bound(backends.get(backend), graph))
 
     @property
     def _templates(self) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ember.backends.base import NotCompilable
+from ember.backends.cpu import host_call_lowering
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
@@ -22,13 +23,17 @@ def _where(location: ir.Location) -> str:
     return f"{d.filename}:{d.line}" if d.line else str(location)
 
 
-def check_compilable(module: ir.Module, symbol: str) -> list[TensorType]:
+def check_compilable(module: ir.Module, symbol: str,
+                     host_calls: bool = False) -> list[TensorType]:
     """The (ranked) result types of `@symbol`, or NotCompilable naming what stands in the
-    way."""
+    way. Host callbacks (py_function, dataset loops) are compiled only with `host_calls`
+    (the CPU compiler, host_call_lowering.py), and then only where their types are ranked."""
     fn = function_named(module, symbol)
     _check_no_strings(fn)
+    if host_calls:
+        host_call_lowering.check(module, fn)
     for op in iter_ops(fn):
-        if op.name == "func.call":  # a host callback (py_function); nested calls are inlined
+        if op.name == "func.call" and not host_calls:  # nested calls are inlined
             raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
                                 NotCompilable.Reason.HOST_ONLY)
     _no_giant_tensors(fn)

@@ -33,6 +33,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
+from ember.backends.cpu import host_call_lowering, host_calls
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import (Executable, JitError, entry_wrapper, load_object,
                                     object_code)
@@ -220,6 +221,7 @@ class EntryMeta:
     split: tuple = ()
     split_rows: tuple = ()
     split_args: tuple = ()
+    hosts: tuple = ()  # host-call sites, by site number (host_call_lowering.check)
 
     def as_json(self) -> dict:
         return {**dataclasses.asdict(self), "errors": dict(self.errors)}
@@ -233,7 +235,8 @@ class EntryMeta:
                    tuple(dict(record.get("errors", {})).items()),
                    tuple(tuple(b) for b in record.get("split", ())),
                    tuple(int(n) for n in record.get("split_rows", ())),
-                   tuple(bool(a) for a in record.get("split_args", ())))
+                   tuple(bool(a) for a in record.get("split_args", ())),
+                   tuple(dict(site) for site in record.get("hosts", ())))
 
 
 class _BadEntry(Exception):
@@ -264,6 +267,7 @@ def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backen
             raise _BadEntry("the object file is truncated or not an object file")
         errors = dict(meta.errors)
         prints = [bind_print(p) for p in meta.prints]
+        prints += [host_calls.bind(site) for site in meta.hosts]
         own_types = _block_types(arg_types, block) if block else arg_types
         with compile_log.stage("load"):
             exe = Executable(load_object(backend, obj), symbol, own_types, results)
@@ -272,6 +276,7 @@ def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backen
     exe.variables = variables
     exe.errors = errors
     exe.keep_alive = prints
+    exe.host_sites = list(meta.hosts)  # bound to a function's callables by host_calls
     return exe
 
 
@@ -317,9 +322,10 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
             "instruments": tuple(backend.instrument.get("instruments", ())) + (dump,)})
     module = specialize(module_text, symbol, arg_types, pipeline,
                         (dump,) if dump is not None else ())
-    result_types = check_compilable(module, symbol)
+    result_types = check_compilable(module, symbol, host_calls=True)
     with module.context, ir.Location.unknown():
         fn = function_named(module, symbol)
+        hosts = host_call_lowering.check(module, fn)
         if block is not None:
             retype_rows(fn, *block)
             result_types = _block_types(result_types, block)
@@ -344,6 +350,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
         variables = [int(i) for i in ir.DenseI64ArrayAttr(fn.attributes[VARIABLES_ATTR])] \
             if VARIABLES_ATTR in fn.attributes else []
         with module.context:
+            host_call_lowering.lower(module, symbol, hosts)
             prints = rename_prints(module)
             errors = error_sites(module)
         llvm_ir = module
@@ -359,5 +366,5 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     result_types = result_types + [arg_types[i] for i in variables]
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
     meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
-                     tuple(prints), tuple(errors.items()))
+                     tuple(prints), tuple(errors.items()), hosts=tuple(hosts))
     return object_code(backend, llvm_ir), meta.as_json()

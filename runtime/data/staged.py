@@ -19,8 +19,8 @@ iterator_loops.py), so the IR is the same size whatever the data size.
 
 Why host calls and not a compiled iterator op: the pipeline itself is Python (map functions,
 generators, shuffling, prefetch threads), so every element is made by the host anyway; the
-loop around the pull runs where the rest of a function with host calls runs (the
-interpreter, executor.py), as em.py_function does, and agrees with eager by construction.
+loop around the pull is compiled code calling back into Python for each pull
+(backends/cpu/host_calls.py; an element_spec of unknown rank runs on the interpreter).
 
 The host side (handles, the iterators a function makes and their lifetime, the checked
 pull) is runtime/data/host_bridge.py.
