@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 test: venv pytest lit
 
 # conftest.py fails the run when no test passed (all skipped or none collected). The tests
-# run in one pytest-xdist worker per core (CI has 2): most of their time is compiling.
+# run in one pytest-xdist worker per core (CI has 2): most of their time is compiling. A
+# few tests take a minute (the fuzz campaigns): worksteal keeps both workers busy to the end.
 pytest: venv
-	$(BIN)/python -m pytest -n auto --maxprocesses=4 tests
+	$(BIN)/python -m pytest -n auto --maxprocesses=4 --dist worksteal tests
 
 # lit exits 0 when every test is unsupported; require a "Passed" total as well.
 lit: venv
