@@ -87,6 +87,8 @@ class FastTier:
             promote(self)
 
     def __getattr__(self, name: str):  # the wrapped executable's other attributes
+        if name == "exe":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.exe, name)
 
 
