@@ -233,7 +233,6 @@ def _run_train_case(sys_mod, case: str, mode: str) -> dict:
         loss = step()
         res["first_call"] = time.perf_counter() - t
     res["warnings"] = _warning_list(caught)
-    res.update(settle(sys_mod, step, mode))
     try:
         check(case, np.asarray(sys_mod.to_numpy(loss)), np.asarray(want_loss))
         got = weights()
@@ -248,6 +247,7 @@ def _run_train_case(sys_mod, case: str, mode: str) -> dict:
         res["error"] = str(e).strip()[:800]
         return res
     res["status"] = "ok"
+    res.update(settle(sys_mod, step, mode))  # after the check: it trains on
     if mode == "steady":
         res.update(measure(step))
     return res
