@@ -274,7 +274,8 @@ def tier_lines(first: dict, res: dict) -> list[str]:
         after = cold.get("steady_after_swap")
         if after is not None:
             jax = median_of(res, "jax", case)
-            parts.append(f"steady after the swap {fmt_t(after)}"
+            swapped = cold.get("full_tier_ready_after") is not None
+            parts.append(f"steady {'after the swap ' if swapped else ''}{fmt_t(after)}"
                          + (f" (x jax.jit steady {fmt_ratio(after, jax)})" if jax else ""))
         if warm.get("first_tier"):
             parts.append(f"warm start: first call at the {'/'.join(warm['first_tier'])} tier "

@@ -127,8 +127,18 @@ class CpuOptions:
 # B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
 # D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
 # Values agree with FULL's within float rounding (vectorised reductions may reassociate).
+# Under EMBER_BLAS=auto the fast tier's products call Ember's own kernels: timing them
+# against OpenBLAS for each new shape (kernels/choice.py) takes seconds on a cold cache
+# (case D: ~10 s of a ~10.5 s cold first call on a loaded machine) and only hot code repays it.
 FULL_TIER: dict = {}
 FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
+
+
+def tier_options(tier: str) -> CpuOptions:
+    """The options of compilation tier `tier` ("fast" or "full"; runtime/tiers.py)."""
+    if tier != "fast":
+        return CpuOptions(**FULL_TIER)
+    return CpuOptions(**FAST_TIER, gemm="ember" if choice.policy() == "auto" else None)
 
 
 def _resolve_gemm(gemm: str | None) -> str:

@@ -29,8 +29,7 @@ from mlir import ir
 
 from ember.backends import compile_log
 from ember.backends.dumps import Dump, open_dump
-from ember.backends.cpu.backend import (FAST_TIER, FULL_TIER, BackendError, CpuBackend,
-                                        CpuOptions)
+from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tier_options
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
@@ -198,7 +197,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
 class CpuCompiler:
     """The CPU backend as the runtime sees it (backends.Backend): compile_function with
     the options of the environment (CpuOptions, resolved on each compile). It compiles at
-    two tiers (runtime/tiers.py): "full" (the default options) and "fast" (FAST_TIER)."""
+    two tiers (runtime/tiers.py): "full" (the default options) and "fast" (tier_options)."""
     name = "cpu"
     compiles = True
     tiers = ("fast", "full")
@@ -207,8 +206,7 @@ class CpuCompiler:
                 source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE,
                 tier: str = "full", cached_only: bool = False):
         """As Backend.compile, at `tier`; with `cached_only`, None where no cache has it."""
-        options = CpuOptions(**(FAST_TIER if tier == "fast" else FULL_TIER))
-        return compile_function(module_text, symbol, arg_types, CpuBackend(options),
+        return compile_function(module_text, symbol, arg_types, CpuBackend(tier_options(tier)),
                                 source_key=source_key, pipeline=pipeline,
                                 cached_only=cached_only)
 

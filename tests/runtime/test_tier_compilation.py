@@ -233,3 +233,30 @@ def test_both_tiers_are_cached_on_disk_and_the_full_one_is_used_at_once(tmp_path
     entries = sorted(p.name for p in cache.rglob("*.obj"))
     assert len(entries) >= 3  # scale's two tiers, shift's fast tier (and its full, if done)
     assert run("second")[:2] == ["first ['full']", "compiled False"]  # loaded at once
+
+
+@pytest.mark.slow  # builds the GEMM library at both tiers: ~6 s of CPU
+def test_fast_tier_products_use_the_fast_gemm_library_until_the_full_one_is_at_hand(
+        fresh_caches, monkeypatch):
+    from ember.backends.cpu import kernels
+    monkeypatch.setattr(kernels, "_engines", {})  # as in a new process
+    monkeypatch.setenv("EMBER_BLAS", "auto")
+
+    def mlp(x, w):
+        return em.nn.relu(em.matmul(x, w))
+
+    x, w = _rng(64, 96), _rng(96, 80)
+    want = np.maximum(x @ w, 0)
+    em.config.set_tier("fast")
+    np.testing.assert_allclose(em.function(mlp)(x, w).numpy(), want, rtol=1e-4, atol=1e-4)
+    assert {key[3] for key in kernels._engines} == {True}  # the library's fast tier only
+    em.config.set_tier("auto")
+    em.config.set_tier_threshold(1)
+    f = em.function(mlp)
+    np.testing.assert_allclose(f(x, w).numpy(), want, rtol=1e-4, atol=1e-4)
+    assert tiers.wait(300)  # the full tier of the function needs the library's full tier
+    assert {key[3] for key in kernels._engines} == {True, False}
+    assert f.get_concrete_function(x, w).compiled_tiers == {_key(x, w): "full"}
+    np.testing.assert_allclose(f(x, w).numpy(), want, rtol=1e-4, atol=1e-4)
+    em.config.set_tier("fast")  # now that the full library is at hand, fast code takes it
+    np.testing.assert_allclose(em.function(mlp)(x, w).numpy(), want, rtol=1e-4, atol=1e-4)
