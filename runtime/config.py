@@ -110,7 +110,7 @@ def get_fallback() -> str:
 TIERS = ("auto", "fast", "full")
 TIER_ENV = "EMBER_TIER"
 TIER_THRESHOLD = 10
-_tier: str | None = None  # None: EMBER_TIER (default "auto"), read on first need
+_tier: str | None = None  # None: EMBER_TIER (default "auto"), read at each compile
 _tier_threshold = TIER_THRESHOLD
 
 

@@ -128,8 +128,8 @@ class CpuOptions:
 # D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
 # Values agree with FULL's within float rounding (vectorised reductions may reassociate).
 # Under EMBER_BLAS=auto the fast tier's products call Ember's own kernels: timing them
-# against OpenBLAS for each new shape (kernels/choice.py) takes seconds on a cold cache
-# (case D: ~10 s of a ~10.5 s cold first call on a loaded machine) and only hot code repays it.
+# against OpenBLAS for each new shape (kernels/choice.py) runs both libraries' GEMMs
+# repeatedly (on a cold cache after building Ember's at O3), which only hot code repays.
 FULL_TIER: dict = {}
 FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
 
