@@ -153,7 +153,7 @@ class _Background:
                 return False
             self._jobs.append(job)
             self._pending += 1
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name="ember-tier-compile")
                 self._thread.start()
@@ -170,6 +170,8 @@ class _Background:
                 job = self._jobs.popleft()
             try:
                 job()
+            except BaseException:  # noqa: BLE001 - a job reports its own failures; the
+                pass  # thread lives on for the next (an exit is seen as _closed)
             finally:
                 with self._cond:
                     self._pending -= 1
