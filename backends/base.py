@@ -83,7 +83,10 @@ class Backend(Protocol):
                 pipeline: str = "ember-optimize") -> Callable:
         """The executable of `@symbol` for `arg_types` (NotCompilable if there is none).
         `module_text` may be a callable, called only when no cache has the code; then
-        `source_key` keys the caches in its place; `pipeline` optimised the module."""
+        `source_key` keys the caches in its place; `pipeline` optimised the module.
+        A backend with tiers (`tiers = ("fast", "full")`, the CPU's) also takes
+        `tier=` and `cached_only=` (None where no cache has that tier's code), and the
+        runtime compiles through them as runtime/tiers.py says."""
 
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}

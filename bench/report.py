@@ -239,6 +239,7 @@ def report_first(first: dict, measured: list[str], res: dict) -> str:
                          "is a second cold start")
         out.append(f"target {case}: " + "; ".join(parts))
     out.append(f"targets: {TARGETS['F']}")
+    out.extend(tier_lines(first, res))
     runs = [f"{c} {fmt_t(median_of(res, 'ember', c))}" for c in "BD"
             if median_of(res, "ember", c)]
     if runs:
@@ -249,6 +250,38 @@ def report_first(first: dict, measured: list[str], res: dict) -> str:
         out.extend(recorded_lines(f"first call of {case}", RECORDED["F" + case], have,
                                   first.get(("ember", "cold", case), {}).get("median")))
     return "\n".join(out)
+
+
+def tier_lines(first: dict, res: dict) -> list[str]:
+    """Ember's two tiers (runtime/tiers.py) per case: the cold first call at the fast tier,
+    the fast tier's calls, the background compile of the full tier, the steady state after
+    the swap (against jax.jit's steady state, when measured), and the tier a warm start
+    found on disk."""
+    lines = []
+    for case in "BD":
+        cold = first.get(("ember", "cold", case), {}).get("tiers") or {}
+        warm = first.get(("ember", "warm", case), {}).get("tiers") or {}
+        if not cold.get("first_tier"):
+            continue
+        tier = "/".join(cold["first_tier"])
+        t = first.get(("ember", "cold", case), {}).get("median")
+        parts = [f"cold first call {fmt_t(t)} at the {tier} tier"]
+        if cold.get("fast_tier_call") is not None:
+            parts.append(f"fast-tier calls {fmt_t(cold['fast_tier_call'])}")
+        if cold.get("full_tier_ready_after") is not None:
+            parts.append(f"full tier compiled in the background and swapped in "
+                         f"{fmt_t(cold['full_tier_ready_after'])} after being queued")
+        after = cold.get("steady_after_swap")
+        if after is not None:
+            jax = median_of(res, "jax", case)
+            swapped = cold.get("full_tier_ready_after") is not None
+            parts.append(f"steady {'after the swap ' if swapped else ''}{fmt_t(after)}"
+                         + (f" (x jax.jit steady {fmt_ratio(after, jax)})" if jax else ""))
+        if warm.get("first_tier"):
+            parts.append(f"warm start: first call at the {'/'.join(warm['first_tier'])} tier "
+                         f"(from the disk cache)")
+        lines.append(f"ember tiers, case {case}: " + "; ".join(parts))
+    return lines
 
 
 def load() -> str:

@@ -159,6 +159,20 @@ def count_files(path: str) -> int:
     return sum(len(files) for _, _, files in os.walk(path))
 
 
+TIER_FIGURES = ("fast_tier_call", "full_tier_ready_after", "steady_after_swap")
+
+
+def tier_figures(cases: list[dict]) -> dict:
+    """Ember's tiered compilation in case F (ember_cases.settle): the first call's tier (of
+    the last run) and the median over the runs of each figure."""
+    ok = [c for c in cases if c.get("status") == "ok"]
+    out = {"first_tier": ok[-1].get("first_tier") if ok else None}
+    for name in TIER_FIGURES:
+        values = [c[name] for c in ok if c.get(name) is not None]
+        out[name] = statistics.median(values) if values else None
+    return out
+
+
 def first_calls(systems: list[str], repeats: int) -> dict:
     """Case F: median over `repeats` fresh processes of the first call of B and D."""
     out: dict = {}
@@ -190,6 +204,7 @@ def first_calls(systems: list[str], repeats: int) -> dict:
                 out[(s, kind, case)] = {
                     "median": statistics.median(ok) if ok else None,
                     "times": ok, "case": cs[-1] if cs else {},
+                    "tiers": tier_figures(cs),
                     "import_s": statistics.median(r["info"].get("import_s", 0) for r in rs),
                     "cache_files": rs[0].get("cache_files") if rs else None,
                 }

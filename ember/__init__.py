@@ -62,6 +62,7 @@ from ember.runtime.function import Function, function
 from ember.runtime.devices import device
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
+from ember.runtime.tiers import TierWarning
 from ember.frontend.training.module import Module
 from ember import optimizers
 from ember import layers

@@ -56,6 +56,7 @@ from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 from ember.passes.rewrite import RewriteError
 from ember.runtime.data.iterator import OutOfRangeError
+from ember.runtime.tiers import TierWarning
 
 # The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
 # beside the code that raises them, which loads MLIR's linalg, LLVM (llvmlite) or the CUDA
@@ -84,7 +85,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
            "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
-           "AllocationError", "OutOfRangeError"]
+           "AllocationError", "OutOfRangeError", "TierWarning"]
 
 
 def __getattr__(name: str):

@@ -11,7 +11,6 @@ arguments and results structures.py, its fast entry fast_path.py.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import io
 import threading
@@ -34,7 +33,7 @@ from ember.frontend.variables import Variable
 from ember.passes.ir_utils import symbol_name
 from ember.passes.pipeline import Pipeline
 from ember.runtime.call_gradients import call_recorded
-from ember.runtime.executor import Executor
+from ember.runtime.executor import Executor, constant_digests
 from ember.runtime.fast_path import make_entry
 from ember.runtime.graph_view import GraphView, ir_diff_report
 from ember.runtime.stages import Optimized, optimize
@@ -78,7 +77,7 @@ class ConcreteFunction:
         # Large captured constants are arguments (tracing.py): their bytes enter the key as
         # a hash, so functions capturing different arrays never share an entry.
         source = None
-        constants = _constant_digests(graph)
+        constants = constant_digests(graph)
         if compile_enabled and (pipeline is None or pipeline.is_builtin()):
             traced = io.BytesIO()
             graph.module.operation.write_bytecode(traced)
@@ -173,6 +172,12 @@ class ConcreteFunction:
             for key, value in stats.as_dict().items():
                 merged[key] = merged.get(key, 0) + value
         return out
+
+    @property
+    def compiled_tiers(self) -> dict:
+        """Per compiled specialisation (((shape, dtype), ...) of its inputs): "fast" or
+        "full", the tier of the code it runs (runtime/tiers.py)."""
+        return self._executor.tiers()
 
     def pass_timings(self) -> list[tuple[str, float]]:
         """(pass, seconds) for each step of the optimisation pipeline."""
@@ -281,9 +286,9 @@ class ConcreteFunction:
 
     def watch_fast_entry(self, entry, dropped: Callable[[], None]) -> None:
         """Calls `dropped()` when the executable behind `entry` (from fast_entry) leaves
-        this function's cache: the holder of `entry` must drop it then, so that the
-        machine code can be freed."""
-        self._executor.watch(entry.shapes, dropped)
+        this function's cache or is replaced by another tier (tiers.py): the holder of
+        `entry` must drop it then, so that the machine code can be freed."""
+        self._executor.watch(entry.shapes, dropped, entry.exe)
 
     def _fast_pack(self):
         leaves = self._output_leaves
@@ -383,12 +388,6 @@ class ConcreteFunction:
         leaves = [results[leaf] if is_result(leaf) else leaf
                   for leaf in self._output_leaves]
         return nest.pack_sequence_as(self._outputs, leaves)
-
-
-def _constant_digests(graph: FuncGraph) -> str:
-    """One line per large captured constant: a hash of its bytes (its type is in the IR)."""
-    return "".join(f"\nconstant {hashlib.sha256(obj._value.data).hexdigest()}"
-                   for kind, obj in graph.extra_args if kind == "constant")
 
 
 def _has_tensor(template) -> bool:

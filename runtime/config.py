@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 _lock = threading.Lock()
@@ -102,3 +103,62 @@ def set_fallback(policy: str) -> None:
 def get_fallback() -> str:
     """The current interpreter-fallback policy: "warn", "error" or "silent"."""
     return _fallback
+
+
+# Tiered compilation (runtime/tiers.py): which tier a first call compiles, and after how
+# many calls at the fast tier a specialisation is recompiled at the full tier.
+TIERS = ("auto", "fast", "full")
+TIER_ENV = "EMBER_TIER"
+TIER_THRESHOLD = 10
+_tier: str | None = None  # None: EMBER_TIER (default "auto"), read at each compile
+_tier_threshold = TIER_THRESHOLD
+
+
+def set_tier(tier: str | None) -> None:
+    """Chooses the compilation tier of functions compiled from now on (runtime/tiers.py).
+
+    Args:
+      tier: "auto" (the default: compile the fast tier first, and recompile a shape
+        specialisation called `tier_threshold()` times at the full tier in the background),
+        "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once), or
+        None to follow the environment variable EMBER_TIER again.
+
+    Raises:
+      ValueError: if `tier` is none of these.
+    """
+    global _tier
+    if tier is not None and (not isinstance(tier, str) or tier not in TIERS):
+        raise ValueError(f"em.config.set_tier: tier must be one of "
+                         f"{', '.join(repr(t) for t in TIERS)} or None, got {tier!r}")
+    _tier = tier
+
+
+def get_tier() -> str:
+    """The tier in force: set_tier's, else EMBER_TIER's, else "auto". ValueError naming
+    EMBER_TIER if it holds anything else."""
+    if _tier is not None:
+        return _tier
+    value = os.environ.get(TIER_ENV, "auto").strip().lower() or "auto"
+    if value not in TIERS:
+        raise ValueError(f"{TIER_ENV}={os.environ[TIER_ENV]!r} is not a compilation tier: "
+                         f"set it to one of {', '.join(TIERS)} (or unset it for auto)")
+    return value
+
+
+def set_tier_threshold(calls: int) -> None:
+    """After how many calls at the fast tier a shape specialisation is recompiled at the
+    full tier in the background (default 10; 1 recompiles after the first call).
+
+    Raises:
+      ValueError: if `calls` is not an int >= 1.
+    """
+    global _tier_threshold
+    if type(calls) is not int or calls < 1:
+        raise ValueError(f"em.config.set_tier_threshold: calls must be an int >= 1, "
+                         f"got {calls!r}")
+    _tier_threshold = calls
+
+
+def tier_threshold() -> int:
+    """The calls at the fast tier after which the full tier is compiled (set_tier_threshold)."""
+    return _tier_threshold

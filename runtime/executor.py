@@ -15,11 +15,17 @@ The executables are an LRU of `config.executables_per_trace()` entries (64 by de
 calling with ever new shapes does not grow memory without bound. An evicted executable
 is dropped here and by whoever registered with `watch` (the Function's fast path), so its
 machine code is freed once the last caller that could still run it lets go.
+
+A backend with tiers (the CPU's) compiles a specialisation at the fast tier first and swaps
+in the full tier once it is hot (tiers.py, `swap`): the fast-tier code's watchers drop it
+then, as on eviction.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
+import hashlib
 import threading
 import warnings
 from typing import Callable
@@ -32,7 +38,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.types import TensorType
 from ember.frontend.user_code import user_location
-from ember.runtime import config
+from ember.runtime import config, tiers
 
 class InterpreterFallbackWarning(EmberWarning, RuntimeWarning):
     """A traced function runs on the interpreter because it cannot be compiled."""
@@ -65,6 +71,8 @@ class Executor:
         self._compiled: collections.OrderedDict = collections.OrderedDict()
         self._watchers: dict = {}  # key -> callbacks run when its executable is evicted
         self._lock = threading.Lock()
+        self._tiered = "fast" in getattr(self._backend, "tiers", ())
+        self._tier_failure_reported = False
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
@@ -100,9 +108,14 @@ class Executor:
                 return None
             types = [TensorType(dtypes.as_dtype(a.dtype), a.shape) for a in arrays]
             try:
-                exe = self._backend.compile(self._text, self._symbol, types,
-                                            source_key=self._source_key,
-                                            pipeline=self._pipeline)
+                if self._tiered:
+                    exe = tiers.first_executable(self.name, functools.partial(
+                        self._compile_tier, types), functools.partial(self.swap, key),
+                        self._report_tier_failure)
+                else:
+                    exe = self._backend.compile(self._text, self._symbol, types,
+                                                source_key=self._source_key,
+                                                pipeline=self._pipeline)
             except NotCompilable as e:
                 if e.reason is not NotCompilable.Reason.HOST_ONLY:  # host work by design: quiet
                     self._check_policy(str(e))
@@ -123,6 +136,28 @@ class Executor:
             callback()
         return exe
 
+    def _compile_tier(self, types: list, tier: str, cached_only: bool):
+        return self._backend.compile(self._text, self._symbol, types,
+                                     source_key=self._source_key, pipeline=self._pipeline,
+                                     tier=tier, cached_only=cached_only)
+
+    def swap(self, key, old, new) -> None:
+        """Puts executable `new` in place of `old` for `key` (the full tier in place of the
+        fast one) if `old` is still there, and drops `old`'s watchers: they fetch `new`."""
+        with self._lock:
+            if self._compiled.get(key) is not old:  # evicted meanwhile: nothing to replace
+                return
+            self._compiled[key] = new  # keeps its place in the LRU
+            dropped = self._watchers.pop(key, ())
+        for callback in dropped:  # outside the lock: they may take other locks
+            callback()
+
+    def _report_tier_failure(self, message: str) -> None:
+        with self._lock:
+            first, self._tier_failure_reported = not self._tier_failure_reported, True
+        if first:
+            tiers.warn_failure(message)
+
     def _check_policy(self, reason: str) -> None:
         """InterpreterFallbackError if the fallback policy is "error"."""
         if config.get_fallback() != "error":
@@ -141,11 +176,12 @@ class Executor:
         except KeyError:  # evicted by another thread meanwhile
             pass
 
-    def watch(self, key, callback: Callable[[], None]) -> None:
-        """Calls `callback()` when the executable compiled for `key` is evicted (at once
-        if there is none): holders of the executable drop it then."""
+    def watch(self, key, callback: Callable[[], None], exe=None) -> None:
+        """Calls `callback()` when the executable compiled for `key` (`exe`, if given) is
+        evicted or replaced by another tier (at once if it is not there): holders of the
+        executable drop it then."""
         with self._lock:
-            if key in self._compiled:
+            if key in self._compiled and (exe is None or self._compiled[key] is exe):
                 self._watchers.setdefault(key, []).append(callback)
                 return
         callback()
@@ -157,3 +193,14 @@ class Executor:
     @property
     def compiled_shapes(self) -> list:
         return list(self._compiled)
+
+    def tiers(self) -> dict:
+        """Key -> "fast" or "full": the tier of each compiled specialisation's code."""
+        return {key: getattr(exe, "tier", "full") for key, exe in list(self._compiled.items())}
+
+
+def constant_digests(graph) -> str:
+    """One line per large captured constant of a FuncGraph: a hash of its bytes (its type is
+    in the IR), for the compile key of the trace."""
+    return "".join(f"\nconstant {hashlib.sha256(obj._value.data).hexdigest()}"
+                   for kind, obj in graph.extra_args if kind == "constant")

@@ -88,10 +88,10 @@ def make_entry(args: tuple, params: list, templates: dict, extra_args: list,
         def entry(call_args):
             return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]
                              + pointers))
-        entry.shapes = tuple(shapes)
+        entry.shapes, entry.exe = tuple(shapes), exe
         return entry
 
     def entry(call_args):
         return pack(call([get(call_args[i]) for i, get in zip(positions, pointers_of)]))
-    entry.shapes = tuple(shapes)
+    entry.shapes, entry.exe = tuple(shapes), exe  # (watched: dropped when exe is replaced)
     return entry

@@ -90,13 +90,19 @@ class CpuOptions:
     "openblas", or "loops" (no GEMM calls); `None` means `EMBER_BLAS` from the environment
     (default auto), and auto/openblas where numpy has no OpenBLAS resolve to "ember".
     `threads`: how many threads a large elementwise function is split across (parallel.py);
-    `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use."""
+    `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use.
+    `opt_level` is LLVM's optimisation level (0-3) of the IR; `codegen_level` that of its
+    code generator (`None`: `opt_level`; 0 selects instructions fast, FastISel);
+    `vectorize=False` turns off LLVM's loop vectoriser and unroller and Ember's masked-tail
+    loop annotations (the fast tier, FAST_TIER: most of a cold compile's LLVM time)."""
 
     cpu: str | None = None
     features: str | None = None
     opt_level: int = 3
     gemm: str | None = None
     threads: int | None = None
+    vectorize: bool = True
+    codegen_level: int | None = None
 
     def resolved(self) -> "CpuOptions":
         host_cpu, host_features = _init_llvm()
@@ -104,12 +110,35 @@ class CpuOptions:
                                    features=self.features if self.features is not None
                                    else host_features,
                                    gemm=_resolve_gemm(self.gemm),
-                                   threads=self.threads or default_threads())
+                                   threads=self.threads or default_threads(),
+                                   codegen_level=self.opt_level if self.codegen_level is None
+                                   else self.codegen_level)
 
     def key(self) -> tuple:
         r = self.resolved()
         return ("cpu", r.cpu, r.features, r.opt_level, f"gemm={r.gemm}",
-                f"threads={r.threads}")
+                f"threads={r.threads}", f"vectorize={r.vectorize}",
+                f"codegen={r.codegen_level}")
+
+
+# The two tiers of tiered compilation (runtime/tiers.py): FULL is the default options; FAST
+# cuts what a cold compile spends most in and only hot code repays, measured on bench cases
+# B and D (thread CPU time of LLVM optimisation + object emission, EMBER_LOG=compile):
+# B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
+# D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
+# Values agree with FULL's within float rounding (vectorised reductions may reassociate).
+# Under EMBER_BLAS=auto the fast tier's products call Ember's own kernels: timing them
+# against OpenBLAS for each new shape (kernels/choice.py) runs both libraries' GEMMs
+# repeatedly (on a cold cache after building Ember's at O3), which only hot code repays.
+FULL_TIER: dict = {}
+FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
+
+
+def tier_options(tier: str) -> CpuOptions:
+    """The options of compilation tier `tier` ("fast" or "full"; runtime/tiers.py)."""
+    if tier != "fast":
+        return CpuOptions(**FULL_TIER)
+    return CpuOptions(**FAST_TIER, gemm="ember" if choice.policy() == "auto" else None)
 
 
 def _resolve_gemm(gemm: str | None) -> str:
@@ -176,7 +205,7 @@ class CpuBackend(StagedLowering):
         self._run(module, "llvm", LLVM)
         with module.context, ir.Location.unknown():
             native.install(module)  # checked malloc, error sites, what the entry needs
-            if "+avx512f" in (self.options.features or "").split(","):
+            if self.options.vectorize and "+avx512f" in (self.options.features or "").split(","):
                 fold_loop_tails(module)  # masked tails are cheap with mask registers
             mark_buffers_noalias(module)
         return module
@@ -191,7 +220,7 @@ class CpuBackend(StagedLowering):
         target = llvm.Target.from_default_triple()
         return target.create_target_machine(cpu=self.options.cpu,
                                             features=self.options.features,
-                                            opt=self.options.opt_level, reloc=reloc,
+                                            opt=self.options.codegen_level, reloc=reloc,
                                             codemodel="jitdefault" if reloc == "default"
                                             else "small")
 
@@ -201,6 +230,9 @@ class CpuBackend(StagedLowering):
         mod.verify()
         machine = machine or self.target_machine()
         tuning = llvm.create_pipeline_tuning_options(speed_level=self.options.opt_level)
+        if not self.options.vectorize:
+            tuning.loop_vectorization = tuning.slp_vectorization = False
+            tuning.loop_unrolling = tuning.loop_interleaving = False
         builder = llvm.create_pass_builder(machine, tuning)
         builder.getModulePassManager().run(mod, builder)
         return mod

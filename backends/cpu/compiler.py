@@ -29,7 +29,7 @@ from mlir import ir
 
 from ember.backends import compile_log
 from ember.backends.dumps import Dump, open_dump
-from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions
+from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tier_options
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
@@ -146,8 +146,8 @@ def _static_results(fn: ir.Operation) -> None:
 def compile_function(module_text: str | Callable[[], str], symbol: str,
                      arg_types: Sequence[TensorType], backend: CpuBackend | None = None,
                      block: tuple[int, int, int] | None = None,
-                     source_key: str | None = None,
-                     pipeline: str = DEFAULT_PIPELINE) -> Executable | SplitExecutable:
+                     source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE,
+                     cached_only: bool = False) -> Executable | SplitExecutable | None:
     """Specialises, lowers and compiles `@symbol` for static `arg_types`, through the
     memory and disk caches (see cache.py). A large elementwise function comes back as a
     SplitExecutable running blocks of rows on threads (parallel.py); `block=(rank, rows,
@@ -156,7 +156,8 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     `module_text` may be a callable, called only when the caches miss; then `source_key`,
     text that determines the module (the traced module and the pipeline that optimises
     it), keys the caches in its place, so a cache hit skips the optimisation too.
-    `pipeline` is the one the module was optimised with; specialisation runs it again."""
+    `pipeline` is the one the module was optimised with; specialisation runs it again.
+    With `cached_only`, None instead of compiling when neither cache has the code."""
     backend = backend or CpuBackend()
     if source_key is None and callable(module_text):
         module_text = module_text()
@@ -175,6 +176,8 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
                         pipeline)
         except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
             disk.discard(key, str(e))
+    if exe is None and cached_only:
+        return None
     if exe is None:
         with compile_log.stage(f"compile @{symbol}"):
             if callable(module_text):
@@ -194,14 +197,19 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
 
 class CpuCompiler:
     """The CPU backend as the runtime sees it (backends.Backend): compile_function with
-    the options of the environment (CpuOptions, resolved on each compile)."""
+    the options of the environment (CpuOptions, resolved on each compile). It compiles at
+    two tiers (runtime/tiers.py): "full" (the default options) and "fast" (tier_options)."""
     name = "cpu"
     compiles = True
+    tiers = ("fast", "full")
 
     def compile(self, module_text, symbol: str, arg_types: Sequence[TensorType], *,
-                source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE):
-        return compile_function(module_text, symbol, arg_types, source_key=source_key,
-                                pipeline=pipeline)
+                source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE,
+                tier: str = "full", cached_only: bool = False):
+        """As Backend.compile, at `tier`; with `cached_only`, None where no cache has it."""
+        return compile_function(module_text, symbol, arg_types, CpuBackend(tier_options(tier)),
+                                source_key=source_key, pipeline=pipeline,
+                                cached_only=cached_only)
 
     def stages(self, instrument: dict | None = None, **options) -> CpuBackend:
         return CpuBackend(CpuOptions(**options), instrument)

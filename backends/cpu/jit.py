@@ -41,27 +41,30 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
         module = backend.optimize_llvm(llvm_ir, machine)
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
-    bind_gemm(backend, llvm_ir)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
+    with kernels.resolving(bind_gemm(backend, llvm_ir)):
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.finalize_object()
     native.bind(engine)
     return engine
 
 
-def bind_gemm(backend: CpuBackend, code: str | bytes) -> None:
-    """Makes the GEMMs the code may call resolvable: Ember's own kernels (loaded once per
-    process, kernels/) and numpy's OpenBLAS (blas_library.py). Code that calls OpenBLAS
-    where none is available is refused here: MCJIT would abort the process on the
-    unresolved symbol."""
+def bind_gemm(backend: CpuBackend, code: str | bytes) -> dict:
+    """The GEMMs the code may call, made resolvable: Ember's own kernels (loaded once per
+    process, kernels/; the code resolves them inside `kernels.resolving` of what this
+    returns: fast-tier code may get the library's fast tier) and numpy's OpenBLAS
+    (blas_library.py). Code that calls OpenBLAS where none is available is refused here:
+    MCJIT would abort the process on the unresolved symbol."""
     def mentions(symbol: str) -> bool:
         return (symbol.encode() if isinstance(code, bytes) else symbol) in code
-    o = backend.options
+    o, own = backend.options, {}
     for element, symbol in kernels.ENTRY.items():
         if mentions(symbol):
-            kernels.bind_jit(o.cpu, o.features, o.threads, element)
+            own[symbol] = kernels.bind_jit(o.cpu, o.features, o.threads, element,
+                                           fast=not o.vectorize)
     if any(mentions(s) for s in OPENBLAS.values()) and not blas.bind():
         raise JitError("the code calls numpy's OpenBLAS, but no OpenBLAS library is "
                        "available in this process: compile with EMBER_BLAS=off")
+    return own
 
 
 ENTRY_PREFIX = "__ember_entry_"
@@ -183,11 +186,12 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code); it owns
     its target machine, and frees both when it is garbage-collected."""
-    bind_gemm(backend, obj)
+    own = bind_gemm(backend, obj)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
+    with kernels.resolving(own):
+        engine.finalize_object()
     native.bind(engine)
     return engine
 

@@ -1,5 +1,7 @@
 """Ember: em.function, compiled per static input shape by the CPU backend."""
 import importlib.util
+import statistics
+import time
 
 import common  # first: starts the import clock
 import ember as em
@@ -44,6 +46,36 @@ def train_step(arrays):
         return loss
 
     return (lambda: step(x, labels)), (lambda: [p.numpy() for p in params])
+
+
+def settle(call, mode, fn=None, args=None):
+    """Tiered compilation (runtime/tiers.py): the first call ran the fast tier (unless a
+    cache had the full one); the calls up to the threshold run it too, the last of them
+    queues the full tier, and this waits until it is swapped in, so that steady-state
+    figures are the full tier's. Reports the first call's tier, the fast tier's per-call
+    time, how long the background compile took from being queued, and (mode "first") the
+    per-call time after the swap."""
+    from ember.runtime import tiers
+    out = {}
+    if fn is not None:
+        out["first_tier"] = sorted(set(fn.get_concrete_function(*args)
+                                       .compiled_tiers.values()))
+    times = []
+    for _ in range(em.config.tier_threshold() - 1):  # the first call counted as one
+        t = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t)
+    queued = time.perf_counter()
+    tiers.wait()
+    if out.get("first_tier") == ["fast"]:
+        out["fast_tier_call"] = statistics.median(times) if times else None
+        out["full_tier_ready_after"] = time.perf_counter() - queued
+    if fn is not None:
+        out["tier_after_settle"] = sorted(set(fn.get_concrete_function(*args)
+                                              .compiled_tiers.values()))
+    if mode == "first":
+        out["steady_after_swap"] = common.measure(call, min_repeats=5, spend_s=0.5)["median"]
+    return out
 
 
 def to_numpy(out):

@@ -10,6 +10,7 @@ OpenBLAS where that was measured faster (choice.py).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
 
@@ -17,19 +18,22 @@ from ember.backends.cpu.kernels.driver_ir import ENTRY, THREADS_SYMBOL
 from ember.backends.cpu.kernels.library import ELEMENTS, fingerprint, isa_params, llvm_ir
 
 __all__ = ["ELEMENTS", "ENTRY", "THREADS_SYMBOL", "bind_jit", "fingerprint", "isa_params",
-           "library_object", "llvm_ir", "load"]
+           "library_object", "llvm_ir", "load", "resolving"]
 
 
-def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS) -> bytes:
+def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
+                   fast: bool = False) -> bytes:
     """The library compiled for `cpu` with LLVM `features`, as a position-independent ELF
     object defining `ember_sgemm` and `ember_dgemm` (those of `elements`) and
     `ember_gemm_threads` (an int: the threads a call may use, 0 for the CPUs online); kept
-    in the disk cache."""
-    from ember.backends.cpu.backend import CpuBackend, CpuOptions
+    in the disk cache. `fast`: compiled at the fast tier (backend.FAST_TIER: ~1.2 s of CPU
+    here instead of ~4.4 s, its GEMMs ~3x slower), for fast-tier code on a cold cache."""
+    from ember.backends.cpu.backend import FAST_TIER, CpuBackend, CpuOptions
     from ember.backends.cpu.cache import cache_key, disk_cache
     from ember.backends.cpu.jit import object_code
-    backend = CpuBackend(CpuOptions(cpu=cpu, features=features))
-    key = cache_key("gemm-library", backend.options.cpu, backend.options.features, elements)
+    backend = CpuBackend(CpuOptions(cpu=cpu, features=features, **(FAST_TIER if fast else {})))
+    key = cache_key("gemm-library", backend.options.cpu, backend.options.features, elements,
+                    *(("fast",) if fast else ()))
     disk = disk_cache()
     entry = disk.load(key)
     if entry is not None and entry[1].get("library") == "gemm":
@@ -40,43 +44,69 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
     return obj
 
 
+def _at_hand(cpu: str, features: str, elements: tuple[str, ...]) -> bool:
+    """Whether the full-tier library is loaded in this process or in the disk cache."""
+    from ember.backends.cpu.backend import CpuBackend, CpuOptions
+    from ember.backends.cpu.cache import cache_key, disk_cache
+    if (cpu, features, elements, False) in _engines:
+        return True
+    options = CpuBackend(CpuOptions(cpu=cpu, features=features)).options
+    return disk_cache().load(cache_key("gemm-library", options.cpu, options.features,
+                                       elements)) is not None
+
+
 _lock = threading.Lock()
-_engines: dict = {}  # (cpu, features, elements) -> execution engine, kept for the process
+_engines: dict = {}  # (cpu, features, elements, fast) -> execution engine, for the process
+_building: dict = {}  # the same key -> the lock held while that library is built
 _bound: dict = {}  # element -> the (cpu, features) whose GEMM JIT-compiled code resolves
+_resolving = threading.Lock()  # held from adding the symbols to resolving them (finalize)
 
 
-def load(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS) -> dict[str, int]:
-    """Loads the library for (`cpu`, `features`) with the GEMMs of `elements` into this
-    process once (it must run here); returns the addresses of its entries and of its
-    `ember_gemm_threads` by symbol."""
+def load(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
+         fast: bool = False) -> dict[str, int]:
+    """Loads the library for (`cpu`, `features`) with the GEMMs of `elements` (at the fast
+    tier if `fast`) into this process once (it must run here); returns the addresses of
+    its entries and of its `ember_gemm_threads` by symbol."""
     import llvmlite.binding as llvm
-    elements = tuple(elements)
-    with _lock:
-        engine = _engines.get((cpu, features, elements))
+    key = (cpu, features, tuple(elements), fast)
+    with _lock:  # one lock per library built: building one (seconds) blocks no other
+        building = _building.setdefault(key, threading.Lock())
+    with building:
+        engine = _engines.get(key)
         if engine is None:
             from ember.backends.cpu.backend import CpuBackend, CpuOptions
-            obj = library_object(cpu, features, elements)
+            obj = library_object(cpu, features, key[2], fast)
             machine = CpuBackend(CpuOptions(cpu=cpu, features=features)).target_machine(
                 reloc="pic")
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
             engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             engine.finalize_object()
-            _engines[(cpu, features, elements)] = engine
-    addresses = {ENTRY[e]: engine.get_function_address(ENTRY[e]) for e in elements}
+            _engines[key] = engine
+    addresses = {ENTRY[e]: engine.get_function_address(ENTRY[e]) for e in key[2]}
     addresses[THREADS_SYMBOL] = engine.get_global_value_address(THREADS_SYMBOL)
     return addresses
 
 
-def bind_jit(cpu: str, features: str, threads: int, element: str) -> int:
-    """Makes the host library's GEMM of `element` resolvable by JIT-compiled code (one per
+def bind_jit(cpu: str, features: str, threads: int, element: str, fast: bool = False) -> int:
+    """Loads the host library's GEMM of `element` for JIT-compiled code (one target per
     process: the first one bound) and sets the threads its calls may use; returns its
-    address."""
-    import llvmlite.binding as llvm
+    address (code resolves it inside `resolving`). `fast` (fast-tier code): the library's
+    fast tier unless its full tier is already at hand (loaded, or in the disk cache)."""
     with _lock:
         target = _bound.setdefault(element, (cpu, features))
-    addresses = load(*target, (element,))
-    symbol = ENTRY[element]
-    if target == (cpu, features):
-        llvm.add_symbol(symbol, addresses[symbol])  # idempotent
+    fast = fast and not _at_hand(*target, (element,))
+    addresses = load(*target, (element,), fast)
     ctypes.c_int32.from_address(addresses[THREADS_SYMBOL]).value = max(0, int(threads))
-    return addresses[symbol]
+    return addresses[ENTRY[element]]
+
+
+@contextlib.contextmanager
+def resolving(symbols: dict[str, int]):
+    """Makes `symbols` (bind_jit's addresses by symbol) what JIT-compiled code loaded inside
+    resolves them to: one thread at a time, so that fast-tier code given the fast library
+    and full-tier code loading at once on another thread never get each other's."""
+    import llvmlite.binding as llvm
+    with _resolving:
+        for symbol, address in symbols.items():
+            llvm.add_symbol(symbol, address)
+        yield
