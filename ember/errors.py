@@ -14,8 +14,9 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 `InputSignatureError`, and warns `AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
 `PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern); the backends
-`NotCompilable`, `BackendError`, `JitError`,
-`TranslationError`, `LoweringError`, `InterpreterError` and `PrintBindingError`;
+`NotCompilable`, `BackendError`, `JitError`, `TranslationError`, `LoweringError`,
+`InterpreterError`, `PrintBindingError` and `HostBindingError` (a compiled host call bound
+to the wrong types);
 ahead-of-time compilation `AotError` (and `ArtifactError` when loading); the
 runtime `InterpreterFallbackError` (and `BisectError` from `em.debug.find_miscompile`);
 parsing and verifying IR `ParseError` and `VerificationError`; drawing a graph's SVG without
@@ -64,6 +65,7 @@ from ember.runtime.tiers import TierWarning
 _LAZY = {
     "BackendError": "ember.backends.cpu.backend",
     "PrintBindingError": "ember.backends.cpu.host",
+    "HostBindingError": "ember.backends.cpu.host_calls",
     "JitError": "ember.backends.cpu.jit",
     "TranslationError": "ember.backends.cpu.translate",
     "LoweringError": "ember.passes.conversions.ember_to_linalg.common",
@@ -85,7 +87,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
            "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
-           "AllocationError", "OutOfRangeError", "TierWarning"]
+           "AllocationError", "OutOfRangeError", "TierWarning", "HostBindingError"]
 
 
 def __getattr__(name: str):

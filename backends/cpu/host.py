@@ -21,7 +21,6 @@ import json
 import sys
 import threading
 
-import llvmlite.binding as llvm
 import numpy as np
 from mlir import ir
 
@@ -107,6 +106,7 @@ def bind_print(site: dict):
     with _lock:  # one callback per symbol: the JIT keeps the address it was given last
         if symbol not in _bound:
             callback = _printer(site)
+            import llvmlite.binding as llvm  # the JIT is loaded when code is: not at import
             llvm.add_symbol(symbol, ctypes.cast(callback, ctypes.c_void_p).value)
             _bound[symbol] = (site, callback)
         return _bound[symbol][1]

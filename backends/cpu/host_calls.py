@@ -44,7 +44,6 @@ import hashlib
 import json
 import threading
 
-import llvmlite.binding as llvm
 import numpy as np
 
 from ember.backends.base import NotCompilable
@@ -87,6 +86,7 @@ def bind(site: dict):
     with _lock:
         if symbol not in _bound:
             callback = _dispatcher(site["args"], site["results"])
+            import llvmlite.binding as llvm  # the JIT is loaded when code is: not at import
             llvm.add_symbol(symbol, ctypes.cast(callback, ctypes.c_void_p).value)
             _bound[symbol] = callback
         return _bound[symbol]
