@@ -85,6 +85,17 @@ class Dataset:
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
 
+    def _rows(self):
+        """(source, rows) when the elements are the rows `rows` (a `range`) of a source that
+        cuts batches as slices (`_slice_rows`), else None (runtime/data/optimize.py)."""
+        return None
+
+    def _optimizations(self) -> list:
+        """The rewrites iterating this dataset applies (source batching, map vectorisation),
+        one line each, and why a map before a batch keeps its per-element path."""
+        from ember.runtime.data.optimize import describe
+        return describe(self)
+
     @property
     def element_spec(self):
         """The `em.TensorSpec` structure of an element."""
@@ -136,7 +147,8 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """Iterates the elements as numpy values (arrays for tensors, same structure)."""
-        for element in self._iterate():
+        from ember.runtime.data.iterator import Iterator
+        for element in Iterator(self):
             yield structure.to_numpy(element)
 
     def __repr__(self):
@@ -349,6 +361,15 @@ class _FromTensorSlices(Dataset):
     def _cardinality(self):
         return self._size
 
+    def _rows(self):
+        return self, range(self._size)
+
+    def _slice_rows(self, rows):
+        from ember.runtime.data.optimize import slice_arrays
+        arrays = slice_arrays(structure.flatten(self._arrays), rows)
+        return structure.pack_as(self._arrays, [
+            Tensor(a, s.dtype) for a, s in zip(arrays, structure.flatten(self._spec))])
+
 
 class _Range(Dataset):
     def __init__(self, bounds, dtype):
@@ -362,3 +383,20 @@ class _Range(Dataset):
 
     def _cardinality(self):
         return len(self._bounds)
+
+    def _rows(self):
+        bounds, kind = self._bounds, np.dtype(self._dtype.np_dtype).kind
+        if kind not in "iuf" or len(bounds) == 0:
+            return None
+        # Values the dtype cannot hold fail per element; floats round as from a Python int
+        # only while int64 -> float is exact in float64.
+        info = np.iinfo(self._dtype.np_dtype) if kind in "iu" else np.iinfo(np.int64)
+        low, high = min(bounds[0], bounds[-1]), max(bounds[0], bounds[-1])
+        if low < info.min or high > info.max or (kind == "f" and max(-low, high) > 2**53):
+            return None
+        return self, range(len(bounds))
+
+    def _slice_rows(self, rows):
+        values = self._bounds[rows.start:rows.stop:rows.step]
+        return Tensor(np.arange(values.start, values.stop, values.step, dtype=np.int64)
+                      .astype(self._dtype.np_dtype), self._dtype)

@@ -15,6 +15,7 @@ import concurrent.futures
 import inspect
 import itertools
 import os
+import threading
 
 from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
@@ -101,6 +102,7 @@ def trace_map_function(fn, spec, where: str):
     def call(element):
         return structure.pack_as(out, compiled(*structure.flatten(element)))
 
+    call.function = compiled  # its traced IR decides map vectorisation (optimize.py)
     return call, out
 
 
@@ -109,7 +111,19 @@ class MapDataset(_Unary):
         super().__init__(source)
         self._parallel = parallelism(num_parallel_calls, "Dataset.map")
         self._fn = fn
+        self._name = _name(fn)
         self._call, self._spec = trace_map_function(fn, source.element_spec, "Dataset.map")
+        self._vectorized_plan = None
+        self._lock = threading.Lock()
+
+    def _vectorized(self):
+        """The batched form of the function, or why there is none (optimize.py), decided
+        on first need: a second trace, over batches."""
+        with self._lock:
+            if self._vectorized_plan is None:
+                from ember.runtime.data.optimize import vectorize
+                self._vectorized_plan = vectorize(self)
+            return self._vectorized_plan
 
     @property
     def element_spec(self):

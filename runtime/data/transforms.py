@@ -45,6 +45,12 @@ class BatchDataset(_Unary):
             self._source.element_spec)
 
     def _iterate(self):
+        if type(self) is BatchDataset:  # padded_batch and the like stack their own way
+            from ember.runtime.data.optimize import input_batches
+            return input_batches(self._source, self._size, self._drop)
+        return self._iterate_elementwise()
+
+    def _iterate_elementwise(self):
         iterator = self._source._iterate()
         while True:
             elements = list(itertools.islice(iterator, self._size))
@@ -104,6 +110,12 @@ class TakeDataset(_Unary):
         iterator = self._source._iterate()
         return iterator if self._count < 0 else itertools.islice(iterator, self._count)
 
+    def _rows(self):
+        plan = self._source._rows()
+        if plan is None or self._count < 0:
+            return plan
+        return plan[0], plan[1][:self._count]
+
     def _cardinality(self):
         n = self._source._cardinality()
         if self._count < 0:
@@ -122,6 +134,12 @@ class SkipDataset(_Unary):
         if self._count < 0:
             return iter(())
         return itertools.islice(self._source._iterate(), self._count, None)
+
+    def _rows(self):
+        plan = self._source._rows()
+        if plan is None:
+            return None
+        return plan[0], plan[1][len(plan[1]):] if self._count < 0 else plan[1][self._count:]
 
     def _cardinality(self):
         n = self._source._cardinality()
