@@ -51,9 +51,9 @@ class Dataset:
     chain transformations (`map`, `filter`, `batch`, `padded_batch`, `unbatch`, `rebatch`,
     `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
     `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
-    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python; `map`'s
-    function is compiled. Inside `em.function`, `for x in ds` is one loop pulling each
-    element from Python (runtime/data/staged.py).
+    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
+    compiled, batches sliced and elementwise maps run per batch where sound (optimize.py,
+    `_optimizations()`). Inside `em.function`, `for x in ds` is one loop (staged.py).
     """
 
     _input_attrs: tuple = ()
@@ -91,8 +91,7 @@ class Dataset:
         return None
 
     def _optimizations(self) -> list:
-        """The rewrites iterating this dataset applies (source batching, map vectorisation),
-        one line each, and why a map before a batch keeps its per-element path."""
+        """What iterating this dataset optimises, and why not, one line each (optimize.py)."""
         from ember.runtime.data.optimize import describe
         return describe(self)
 
@@ -364,11 +363,10 @@ class _FromTensorSlices(Dataset):
     def _rows(self):
         return self, range(self._size)
 
-    def _slice_rows(self, rows):
-        from ember.runtime.data.optimize import slice_arrays
-        arrays = slice_arrays(structure.flatten(self._arrays), rows)
+    def _slice_rows(self, rows):  # one batch: a copy of the rows
         return structure.pack_as(self._arrays, [
-            Tensor(a, s.dtype) for a, s in zip(arrays, structure.flatten(self._spec))])
+            Tensor(np.array(a[rows.start:rows.stop:rows.step]), s.dtype) for a, s in
+            zip(structure.flatten(self._arrays), structure.flatten(self._spec))])
 
 
 class _Range(Dataset):

@@ -86,11 +86,6 @@ def _cut(source, rows, size, drop):
         yield source._slice_rows(part)
 
 
-def slice_arrays(arrays, rows):
-    """The rows `rows` (a forward `range`) of each array, copied."""
-    return [np.array(a[rows.start:rows.stop:rows.step]) for a in arrays]
-
-
 # Map vectorisation -------------------------------------------------------------------------
 
 def refusal(call, spec):

@@ -49,12 +49,12 @@ SCALE = em.constant(np.linspace(-1, 1, 4, dtype=np.float32))
 
 ELEMENTWISE = {
     "normalise": lambda x, y: (x / 255.0 * 2.0 - 1.0, y),
-    "math": lambda x, y: (em.tanh(x) + em.exp(x * 0.1) * em.sigmoid(x), em.abs(y) + 1),
-    "select": lambda x, y: em.where(x > 0.5, em.sqrt(em.abs(x)), em.square(x) - 1.0),
-    "casts": lambda x, y: {"i": em.cast(x * 10.0, em.int32), "f": em.cast(y, em.float64) / 3},
-    "promotion": lambda x, y: (y // 2, y / 4, y * 3, x ** 2),
-    "min_max": lambda x, y: em.minimum(em.maximum(x, -1.0), 1.0) * SCALE,
-    "logic": lambda x, y: em.logical_and(x > 0.0, x < 2.0),
+    "math": lambda x, y: (em.tanh(x) + em.exp(x * 0.1) * em.sigmoid(x), em.abs(y) + 1,
+                          em.where(x > 0.5, em.sqrt(em.abs(x)), em.square(x) - 1.0),
+                          em.minimum(em.maximum(x, -1.0), 1.0) * SCALE,
+                          em.logical_and(x > 0.0, x < 2.0)),
+    "casts": lambda x, y: {"i": em.cast(x * 10.0, em.int32), "f": em.cast(y, em.float64) / 3,
+                           "promoted": (y // 2, y / 4, y * 3, x ** 2)},
 }
 
 
