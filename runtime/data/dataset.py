@@ -351,11 +351,15 @@ class _FromTensorSlices(Dataset):
             lambda t: TensorSpec(t.shape.dims[1:], t.dtype), element)
 
     def _iterate(self):
-        # Row views of arrays this dataset owns: no copy per element (tensors are immutable).
-        flat = [(a, dtypes.as_dtype(s.dtype)) for a, s in
+        # Row views of arrays this dataset owns: no copy per element (tensors are immutable);
+        # a row of a C-contiguous array of the dtype needs none of Tensor()'s checks.
+        from ember.runtime.data.fastcall import packer
+        flat = [(a, s.dtype, s.dtype.is_string) for a, s in
                 zip(structure.flatten(self._arrays), structure.flatten(self._spec))]
+        pack, wrap = packer(self._spec), Tensor._of_output
         for i in range(self._size):
-            yield structure.pack_as(self._arrays, [Tensor(a[i, ...], d) for a, d in flat])
+            yield pack([Tensor(a[i, ...], d) if string else wrap(a[i, ...], d)
+                        for a, d, string in flat])
 
     def _cardinality(self):
         return self._size

@@ -23,6 +23,7 @@ from ember.frontend.shape import TensorSpec
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                         _count)
+from ember.runtime.data.fastcall import CompiledCall, flattener, packer
 from ember.runtime.data.transforms import _Unary
 
 
@@ -99,8 +100,11 @@ def trace_map_function(fn, spec, where: str):
         raise
     out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
 
+    run = CompiledCall(compiled, structure.flatten(spec), structure.flatten(out))
+    flatten, pack = flattener(spec), packer(out)
+
     def call(element):
-        return structure.pack_as(out, compiled(*structure.flatten(element)))
+        return pack(run(flatten(element)))
 
     call.function = compiled  # its traced IR decides map vectorisation (optimize.py)
     return call, out

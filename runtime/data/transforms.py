@@ -62,12 +62,13 @@ class BatchDataset(_Unary):
         columns = [structure.flatten(e) for e in elements]
         stacked = []
         for i, parts in enumerate(zip(*columns)):
-            shapes = {tuple(p.shape.dims) for p in parts}
+            arrays = [p.numpy() for p in parts]
+            shapes = {a.shape for a in arrays}
             if len(shapes) > 1:
                 raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "
                                  f"component {i}: {sorted(shapes)}; pad them to one shape "
                                  "or map them to one shape before batching")
-            stacked.append(Tensor(np.stack([p.numpy() for p in parts]), parts[0].dtype))
+            stacked.append(Tensor(np.stack(arrays), parts[0].dtype))
         return structure.pack_as(elements[0], stacked)
 
     def _cardinality(self):
