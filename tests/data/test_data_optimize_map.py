@@ -170,3 +170,30 @@ def test_data_option_off_skips_the_second_trace_even_behind_prefetch():
     assert traces == [0, 1]  # and once over batches, on the first optimised pass
     list(ds)
     assert traces == [0, 1]
+
+
+def assert_close(got, want):
+    assert len(got) == len(want)
+    for (layout, leaves), (want_layout, want_leaves) in zip(got, want):
+        assert layout == want_layout
+        for (dtype, a), (want_dtype, b) in zip(leaves, want_leaves):
+            assert dtype == want_dtype
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_data_per_element_calls_agree_on_every_path():
+    # the direct compiled entry (fastcall.py), em.function's general call (a recording tape,
+    # functions run eagerly) and elements of unknown shape all give the same values
+    ds = source(6).map(lambda x, y: (x - em.reduce_mean(x), y * 2)).batch(4)  # per element
+    want = flat(ds)
+    with em.GradientTape():
+        assert_close(flat(ds), want)
+    em.config.run_functions_eagerly(True)
+    try:
+        assert_close(flat(ds), want)
+    finally:
+        em.config.run_functions_eagerly(False)
+    gen = Dataset.from_generator(lambda: iter([np.ones(n, np.float32) for n in (1, 3, 2)]),
+                                 output_signature=em.TensorSpec([None], em.float32))
+    assert [v.tolist() for v in gen.map(lambda x: x * 2.0).as_numpy_iterator()] == [
+        [2.0], [2.0, 2.0, 2.0], [2.0, 2.0]]
