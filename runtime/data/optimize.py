@@ -23,6 +23,8 @@ pipeline it is set on. `ds._optimizations()` lists what iterating `ds` applies, 
 `map` keeps its per-element path.
 """
 
+import collections
+import concurrent.futures
 import contextvars
 import inspect
 
@@ -192,13 +194,40 @@ def input_batches(dataset, size: int, drop: bool):
 
 
 def _mapped(map_dataset, call, size, drop):
-    inputs = input_batches(map_dataset._source, size, drop)
-    for batch in inputs:
+    """The batches mapped, `num_parallel_calls` of them at once (compiled calls release the
+    GIL), in order; an error comes out after the batches before it, as per element."""
+    def one(batch):
         try:
-            result = call(batch)
+            return call(batch)
         except Exception:  # noqa: BLE001 - element by element: the precise error, in place
-            result = _one_by_one(map_dataset, batch)
-        yield result
+            return _one_by_one(map_dataset, batch)
+
+    inputs = iter(input_batches(map_dataset._source, size, drop))
+    if map_dataset._parallel == 1:
+        for batch in inputs:
+            yield one(batch)
+        return
+    pool = concurrent.futures.ThreadPoolExecutor(map_dataset._parallel,
+                                                 thread_name_prefix="ember-data-map")
+    pending, error = collections.deque(), None
+    try:
+        while error is None:
+            try:
+                batch = next(inputs, None)
+            except Exception as raised:  # noqa: BLE001 - after the batches before it
+                error = raised
+                break
+            if batch is None:
+                break
+            pending.append(pool.submit(one, batch))
+            if len(pending) >= map_dataset._parallel:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+        if error is not None:
+            raise error
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _one_by_one(map_dataset, batch):

@@ -197,3 +197,20 @@ def test_data_per_element_calls_agree_on_every_path():
                                  output_signature=em.TensorSpec([None], em.float32))
     assert [v.tolist() for v in gen.map(lambda x: x * 2.0).as_numpy_iterator()] == [
         [2.0], [2.0, 2.0, 2.0], [2.0, 2.0]]
+
+
+def test_data_parallel_vectorized_batches_keep_order_and_errors():
+    def gen():
+        yield from [np.float32(i) for i in range(9)]
+        yield "bad"
+
+    ds = Dataset.from_generator(gen, output_signature=em.TensorSpec([], em.float32))
+    mapped = ds.map(lambda x: x * 2.0, num_parallel_calls=3).batch(2)
+    assert vectorized(mapped)
+    it = iter(mapped)
+    assert [next(it).numpy().tolist() for _ in range(4)] == [
+        [0.0, 2.0], [4.0, 6.0], [8.0, 10.0], [12.0, 14.0]]
+    with pytest.raises(em.errors.InvalidArgumentError, match="element 9"):
+        next(it)
+    assert_same_batches(source(23).map(lambda x, y: (x * x, -y),
+                                       num_parallel_calls=em.data.AUTOTUNE).batch(4))
