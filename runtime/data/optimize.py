@@ -102,7 +102,7 @@ def refusal(call, spec):
     graph = call.function.get_concrete_function()._graph
     if graph.callbacks:
         return "it calls Python (em.py_function or a host callback)"
-    body = graph.module.body.operations[0].regions[0].blocks[0]
+    body = _body(call)
     if len(body.arguments) != len(specs):
         return "it captures tensors or variables (state outside the element)"
     element = set(body.arguments)  # values computed from the element
@@ -123,6 +123,28 @@ def refusal(call, spec):
             return f"{name}: {problem}"
         element.update(op.results)
     return None
+
+
+def _body(call):
+    """The block of the traced function of `call` (trace_map_function's)."""
+    graph = call.function.get_concrete_function()._graph
+    return graph.module.body.operations[0].regions[0].blocks[0]
+
+
+def program(call) -> list:
+    """The traced function's ops without their types: (name, attributes, operand numbers),
+    values numbered in order of definition. Equal for two traces of one elementwise
+    function whatever the shapes, unless its Python code branched on them."""
+    body = _body(call)
+    numbers = {v: i for i, v in enumerate(body.arguments)}
+    ops = []
+    for op in body.operations:
+        named = (op.attributes[i] for i in range(len(op.attributes)))
+        attributes = sorted((str(a.name), str(a.attr)) for a in named)
+        ops.append((op.operation.name, attributes, [numbers[v] for v in op.operands]))
+        for v in op.results:
+            numbers[v] = len(numbers)
+    return ops
 
 
 def _operand_problem(op, element):
@@ -162,10 +184,14 @@ def vectorize(map_dataset) -> Vectorized:
         return Vectorized(reason=reason)
     try:
         call, out = trace_map_function(map_dataset._fn, batched_spec(spec), "Dataset.map")
+        same = program(call) == program(map_dataset._call)
     except Exception as error:  # noqa: BLE001 - the per-element path stays, and says why
         return Vectorized(reason=f"tracing it over batches failed ({type(error).__name__})")
     if out != batched_spec(map_dataset._spec):
         return Vectorized(reason=f"over batches it returns {out}")
+    if not same:
+        return Vectorized(reason="its trace over batches computes differently (its Python "
+                                 "code depends on the shape)")
     return Vectorized(call=call)
 
 

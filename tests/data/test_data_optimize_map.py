@@ -91,6 +91,8 @@ REFUSED = {
     "variable": (captured_variable(), "captures tensors or variables"),
     "constant_output": (lambda x, y: (x, 7), "does not depend on the element"),
     "component_broadcast": (lambda x, y: x + em.cast(y, em.float32), "is broadcast"),
+    "shape_branch": (lambda x, y: x * 2.0 if x.shape.rank == 2 else x * 3.0,
+                     "depends on the shape"),
 }
 
 
