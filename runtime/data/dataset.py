@@ -387,16 +387,9 @@ class _Range(Dataset):
         return len(self._bounds)
 
     def _rows(self):
-        bounds, kind = self._bounds, np.dtype(self._dtype.np_dtype).kind
-        if kind not in "iuf" or len(bounds) == 0:
-            return None
-        # Values the dtype cannot hold fail per element; floats round as from a Python int
-        # only while int64 -> float is exact in float64.
-        info = np.iinfo(self._dtype.np_dtype) if kind in "iu" else np.iinfo(np.int64)
-        low, high = min(bounds[0], bounds[-1]), max(bounds[0], bounds[-1])
-        if low < info.min or high > info.max or (kind == "f" and max(-low, high) > 2**53):
-            return None
-        return self, range(len(bounds))
+        from ember.runtime.data.optimize import range_sliceable
+        return (self, range(len(self._bounds))) if range_sliceable(self._bounds, self._dtype) \
+            else None
 
     def _slice_rows(self, rows):
         values = self._bounds[rows.start:rows.stop:rows.step]

@@ -7,7 +7,8 @@ note on what to do (em ops, or `em.py_function` for Python code run per element)
 then runs the compiled function. With `num_parallel_calls`, that many pool threads map runs
 of consecutive elements at once and the results come out in the input's order (an element
 that fails raises after the ones before it). Functions over strings (host-only tensors) run
-on the interpreter backend.
+on the interpreter backend. Each call goes straight to the compiled entry (fastcall.py); a
+`map` before a `batch` may instead run once per batch (optimize.py).
 """
 
 import collections

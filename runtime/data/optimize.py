@@ -13,10 +13,11 @@ how batches are computed, never what they hold.
   shape-dependent, random or host-call ops, no state. Every op touching the element computes
   over values of one fixed shape, with constants (of any shape, broadcast as trailing
   dimensions) as the only other operands, and every output depends on the element. f is then
-  traced again over batches (a leading `None` dimension); it must give the same outputs with
-  that leading dimension. Strings, and element shapes not fully known, keep the per-element
-  path. If a batched call raises, the batch is mapped element by element, which raises the
-  per-element error at its element.
+  traced again over batches (a leading `None` dimension): that trace must be the same program
+  (ops, attributes, operands; `program`), giving the same outputs with the leading dimension.
+  Strings, and element shapes not fully known, keep the per-element path. If a batched call
+  raises, the batch is mapped element by element, which raises the per-element error at its
+  element. `num_parallel_calls` runs that many batched calls at once, in order.
 
 Both are on by default; `Options().experimental_optimization` switches them off for the
 pipeline it is set on. `ds._optimizations()` lists what iterating `ds` applies, and why a
@@ -86,6 +87,18 @@ def _cut(source, rows, size, drop):
         if drop and len(part) < size:
             return
         yield source._slice_rows(part)
+
+
+def range_sliceable(bounds: range, dtype) -> bool:
+    """Whether `Dataset.range(bounds, dtype)`'s batches may be cut with numpy: values the
+    dtype cannot hold fail per element, and floats round as from a Python int only while
+    int64 -> float is exact in float64."""
+    kind = np.dtype(dtype.np_dtype).kind
+    if kind not in "iuf" or len(bounds) == 0:
+        return False
+    info = np.iinfo(dtype.np_dtype) if kind in "iu" else np.iinfo(np.int64)
+    low, high = min(bounds[0], bounds[-1]), max(bounds[0], bounds[-1])
+    return info.min <= low and high <= info.max and (kind != "f" or max(-low, high) <= 2**53)
 
 
 # Map vectorisation -------------------------------------------------------------------------
