@@ -216,3 +216,17 @@ def test_data_parallel_vectorized_batches_keep_order_and_errors():
         next(it)
     assert_same_batches(source(23).map(lambda x, y: (x * x, -y),
                                        num_parallel_calls=em.data.AUTOTUNE).batch(4))
+
+
+def test_data_vectorized_pipeline_iterates_inside_a_function():
+    ds = Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).map(lambda x: x * 2.0)
+
+    @em.function
+    def total(dataset):
+        s = em.constant(0.0)
+        for batch in dataset:
+            s += em.reduce_sum(batch)
+        return s
+
+    assert vectorized(ds.batch(3))
+    assert float(total(ds.batch(3))) == 90.0
