@@ -5,16 +5,20 @@ not a test: it prints ratios and never fails on them.
 
     .venv/bin/python bench/data_pipeline.py        # or: make bench-data
     .venv-anchors/bin/python bench/data_pipeline.py --examples 20000
+    # this checkout's ember against the bench venv's TensorFlow:
+    .venv/bin/python bench/data_pipeline.py --site .venv-anchors/lib/python3.11/site-packages
 
 Every system normalises 784-float32 images (x / 255 * 2 - 1) and keeps int32 labels, in
 batches of 64 with a prefetch of 2 (em.data's map once sequential, once with
-num_parallel_calls=AUTOTUNE; tf.data's with AUTOTUNE); one epoch is timed after a warm-up
+num_parallel_calls=AUTOTUNE, and once with its optimisations off; tf.data's with
+AUTOTUNE); one epoch is timed after a warm-up
 epoch, the median of --repeats epochs reported. Each system's batches are checked against
 numpy's first.
 """
 
 import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -37,10 +41,16 @@ def numpy_epoch(images, labels):
         yield np.stack(batch_x), np.stack(batch_y)
 
 
-def ember_pipeline(images, labels, num_parallel_calls=None):
+def ember_pipeline(images, labels, num_parallel_calls=None, optimize=True):
     ds = em.data.Dataset.from_tensor_slices((images, labels))
     ds = ds.map(lambda x, y: (x / 255.0 * 2.0 - 1.0, y), num_parallel_calls=num_parallel_calls)
-    return ds.batch(BATCH).prefetch(2)
+    ds = ds.batch(BATCH).prefetch(2)
+    if not optimize:  # the element-by-element pipeline (runtime/data/optimize.py)
+        options = em.data.Options()
+        options.experimental_optimization.map_vectorization = False
+        options.experimental_optimization.source_batching = False
+        ds = ds.with_options(options)
+    return ds
 
 
 def tf_pipeline(images, labels):
@@ -74,15 +84,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=8192)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--site", default=None,
+                        help="a site-packages directory to import TensorFlow from, searched "
+                             "after this interpreter's own (so `ember` stays this checkout)")
     args = parser.parse_args()
+    if args.site:
+        sys.path.append(args.site)
     rng = np.random.default_rng(0)
     images = rng.integers(0, 256, (args.examples, 784)).astype(np.float32)
     labels = rng.integers(0, 10, args.examples).astype(np.int32)
     expected = list(numpy_epoch(images, labels))
 
     systems = {"numpy": lambda: numpy_epoch(images, labels)}
-    for name, calls in (("em.data", None), ("em.data AUTOTUNE", em.data.AUTOTUNE)):
-        ember_ds = ember_pipeline(images, labels, calls)
+    for name, calls, optimize in (("em.data", None, True),
+                                  ("em.data AUTOTUNE", em.data.AUTOTUNE, True),
+                                  ("em.data unoptimised", None, False)):
+        ember_ds = ember_pipeline(images, labels, calls, optimize)
         check(name, ember_ds.as_numpy_iterator(), expected)
         systems[name] = ember_ds.as_numpy_iterator
     tf_ds = tf_pipeline(images, labels)

@@ -1,5 +1,9 @@
 """`em.data`: tf.data-shaped input pipelines (`Dataset`): the pipeline runs in Python, the
-mapped functions are compiled."""
+mapped functions are compiled. Iterating a pipeline optimises it as tf.data's static optimiser
+does, never changing a batch (optimize.py): `batch` over `from_tensor_slices`/`range` (through
+`take`/`skip`/`shard`) slices each batch at once, and `map(f).batch(n)` with an elementwise f
+runs f once per batch; `Options().experimental_optimization` switches them off and
+`ds._optimizations()` shows what applies."""
 
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                         Dataset)

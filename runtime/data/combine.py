@@ -266,6 +266,12 @@ class ShardDataset(_Unary):
             if i % self._shards == self._index:
                 yield element
 
+    def _rows(self):
+        plan = self._source._rows()
+        if plan is None or self._shards == SHARD_HINT or self._require_non_empty:
+            return None
+        return plan[0], plan[1][self._index::self._shards]
+
     def _cardinality(self):
         n = self._source._cardinality()
         if n < 0 or self._shards == SHARD_HINT:

@@ -51,9 +51,9 @@ class Dataset:
     chain transformations (`map`, `filter`, `batch`, `padded_batch`, `unbatch`, `rebatch`,
     `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
     `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
-    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python; `map`'s
-    function is compiled. Inside `em.function`, `for x in ds` is one loop pulling each
-    element from Python (runtime/data/staged.py).
+    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
+    compiled, batches sliced and elementwise maps run per batch where sound (optimize.py,
+    `_optimizations()`). Inside `em.function`, `for x in ds` is one loop (staged.py).
     """
 
     _input_attrs: tuple = ()
@@ -84,6 +84,16 @@ class Dataset:
 
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
+
+    def _rows(self):
+        """(source, rows) when the elements are the rows `rows` (a `range`) of a source that
+        cuts batches as slices (`_slice_rows`), else None (runtime/data/optimize.py)."""
+        return None
+
+    def _optimizations(self) -> list:
+        """What iterating this dataset optimises, and why not, one line each (optimize.py)."""
+        from ember.runtime.data.optimize import describe
+        return describe(self)
 
     @property
     def element_spec(self):
@@ -136,7 +146,8 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """Iterates the elements as numpy values (arrays for tensors, same structure)."""
-        for element in self._iterate():
+        from ember.runtime.data.iterator import Iterator
+        for element in Iterator(self):
             yield structure.to_numpy(element)
 
     def __repr__(self):
@@ -340,14 +351,26 @@ class _FromTensorSlices(Dataset):
             lambda t: TensorSpec(t.shape.dims[1:], t.dtype), element)
 
     def _iterate(self):
-        # Row views of arrays this dataset owns: no copy per element (tensors are immutable).
-        flat = [(a, dtypes.as_dtype(s.dtype)) for a, s in
+        # Row views of arrays this dataset owns: no copy per element (tensors are immutable);
+        # a row of a C-contiguous array of the dtype needs none of Tensor()'s checks.
+        from ember.runtime.data.fastcall import packer
+        flat = [(a, s.dtype, s.dtype.is_string) for a, s in
                 zip(structure.flatten(self._arrays), structure.flatten(self._spec))]
+        pack, wrap = packer(self._spec), Tensor._of_output
         for i in range(self._size):
-            yield structure.pack_as(self._arrays, [Tensor(a[i, ...], d) for a, d in flat])
+            yield pack([Tensor(a[i, ...], d) if string else wrap(a[i, ...], d)
+                        for a, d, string in flat])
 
     def _cardinality(self):
         return self._size
+
+    def _rows(self):
+        return self, range(self._size)
+
+    def _slice_rows(self, rows):  # one batch: a copy of the rows
+        return structure.pack_as(self._arrays, [
+            Tensor(np.array(a[rows.start:rows.stop:rows.step]), s.dtype) for a, s in
+            zip(structure.flatten(self._arrays), structure.flatten(self._spec))])
 
 
 class _Range(Dataset):
@@ -362,3 +385,13 @@ class _Range(Dataset):
 
     def _cardinality(self):
         return len(self._bounds)
+
+    def _rows(self):
+        from ember.runtime.data.optimize import range_sliceable
+        return (self, range(len(self._bounds))) if range_sliceable(self._bounds, self._dtype) \
+            else None
+
+    def _slice_rows(self, rows):
+        values = self._bounds[rows.start:rows.stop:rows.step]
+        return Tensor(np.arange(values.start, values.stop, values.step, dtype=np.int64)
+                      .astype(self._dtype.np_dtype), self._dtype)

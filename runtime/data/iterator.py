@@ -3,6 +3,7 @@
 from ember.dialects.ember.base import InvalidArgumentError, OpError
 from ember.dialects.ember import dtypes
 from ember.frontend.tensor import constant
+from ember.runtime.data.optimize import current_options
 
 
 class OutOfRangeError(OpError):
@@ -18,8 +19,19 @@ class Iterator:
     (`em.errors.OutOfRangeError` at the end) or `it.get_next_as_optional()`."""
 
     def __init__(self, dataset):
+        from ember.runtime.data.options import merged_options
         self._dataset = dataset
-        self._elements = dataset._iterate()
+        # The pipeline's options decide its optimisations (optimize.py): each step runs with
+        # them as `current_options`.
+        self._options = merged_options(dataset)
+        self._elements = self._step(dataset._iterate)
+
+    def _step(self, function, *args):
+        token = current_options.set(self._options)
+        try:
+            return function(*args)
+        finally:
+            current_options.reset(token)
 
     @property
     def element_spec(self):
@@ -29,19 +41,19 @@ class Iterator:
         return self
 
     def __next__(self):
-        return next(self._elements)
+        return self._step(next, self._elements)
 
     def get_next(self):
         """The next element; `em.errors.OutOfRangeError` after the last one."""
         try:
-            return next(self._elements)
+            return self._step(next, self._elements)
         except StopIteration:
             raise OutOfRangeError() from None
 
     def get_next_as_optional(self):
         """The next element as an `Optional` (empty after the last one)."""
         try:
-            return Optional(next(self._elements), self._dataset)
+            return Optional(self._step(next, self._elements), self._dataset)
         except StopIteration:
             return Optional(None, self._dataset, empty=True)
 

@@ -7,7 +7,8 @@ note on what to do (em ops, or `em.py_function` for Python code run per element)
 then runs the compiled function. With `num_parallel_calls`, that many pool threads map runs
 of consecutive elements at once and the results come out in the input's order (an element
 that fails raises after the ones before it). Functions over strings (host-only tensors) run
-on the interpreter backend.
+on the interpreter backend. Each call goes straight to the compiled entry (fastcall.py); a
+`map` before a `batch` may instead run once per batch (optimize.py).
 """
 
 import collections
@@ -15,6 +16,7 @@ import concurrent.futures
 import inspect
 import itertools
 import os
+import threading
 
 from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
@@ -22,6 +24,7 @@ from ember.frontend.shape import TensorSpec
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                         _count)
+from ember.runtime.data.fastcall import CompiledCall, flattener, packer
 from ember.runtime.data.transforms import _Unary
 
 
@@ -98,9 +101,13 @@ def trace_map_function(fn, spec, where: str):
         raise
     out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
 
-    def call(element):
-        return structure.pack_as(out, compiled(*structure.flatten(element)))
+    run = CompiledCall(compiled, structure.flatten(spec), structure.flatten(out))
+    flatten, pack = flattener(spec), packer(out)
 
+    def call(element):
+        return pack(run(flatten(element)))
+
+    call.function = compiled  # its traced IR decides map vectorisation (optimize.py)
     return call, out
 
 
@@ -109,7 +116,19 @@ class MapDataset(_Unary):
         super().__init__(source)
         self._parallel = parallelism(num_parallel_calls, "Dataset.map")
         self._fn = fn
+        self._name = _name(fn)
         self._call, self._spec = trace_map_function(fn, source.element_spec, "Dataset.map")
+        self._vectorized_plan = None
+        self._lock = threading.Lock()
+
+    def _vectorized(self):
+        """The batched form of the function, or why there is none (optimize.py), decided
+        on first need: a second trace, over batches."""
+        with self._lock:
+            if self._vectorized_plan is None:
+                from ember.runtime.data.optimize import vectorize
+                self._vectorized_plan = vectorize(self)
+            return self._vectorized_plan
 
     @property
     def element_spec(self):

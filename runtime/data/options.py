@@ -91,9 +91,25 @@ class DistributeOptions(_OptionsGroup):
         return value
 
 
+class OptimizationOptions(_OptionsGroup):
+    """`tf.data.experimental.OptimizationOptions`: the static rewrites of
+    runtime/data/optimize.py, each on by default and never changing a batch's values:
+    `map_vectorization` (`map(f).batch(n)` as one compiled call of f per batch when f is
+    elementwise) and `source_batching` (`batch(n)` over `from_tensor_slices`/`range`, through
+    `take`/`skip`/`shard`, as one slice per batch)."""
+
+    _defaults = {"map_vectorization": True, "source_batching": True}
+
+    def _check(self, name, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"experimental_optimization.{name} must be a bool, got {value!r}")
+        return value
+
+
 class Options(_OptionsGroup):
-    """`tf.data.Options`: `experimental_distribute` (a `DistributeOptions`) and
-    `deterministic` (None: the default order-keeping behaviour).
+    """`tf.data.Options`: `experimental_distribute` (a `DistributeOptions`),
+    `experimental_optimization` (an `OptimizationOptions`) and `deterministic` (None: the
+    default order-keeping behaviour).
 
     Example:
       >>> import ember as em
@@ -105,14 +121,20 @@ class Options(_OptionsGroup):
       'DATA'
     """
 
-    _defaults = {"experimental_distribute": None, "deterministic": None}
+    _defaults = {"experimental_distribute": None, "deterministic": None,
+                 "experimental_optimization": None}
 
     def __init__(self, **values):
         super().__init__(**values)
         if "experimental_distribute" not in self._set:
             self._set["experimental_distribute"] = DistributeOptions()
+        if "experimental_optimization" not in self._set:
+            self._set["experimental_optimization"] = OptimizationOptions()
 
     def _check(self, name, value):
+        if name == "experimental_optimization" and not isinstance(value, OptimizationOptions):
+            raise TypeError(f"experimental_optimization must be an OptimizationOptions, got "
+                            f"{type(value).__name__}")
         if name == "experimental_distribute" and not isinstance(value, DistributeOptions):
             raise TypeError(f"experimental_distribute must be a DistributeOptions, got "
                             f"{type(value).__name__}")
@@ -131,6 +153,9 @@ class OptionsDataset(_Unary):
 
     def _iterate(self):
         return self._source._iterate()
+
+    def _rows(self):
+        return self._source._rows()
 
 
 def merged_options(dataset) -> Options:

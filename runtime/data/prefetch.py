@@ -8,6 +8,8 @@ while producing is passed through the queue and re-raised in the consumer.
 import queue
 import threading
 
+from ember.runtime.data.optimize import current_options
+
 _END = object()
 _POLL_SECONDS = 0.01
 
@@ -17,7 +19,9 @@ class _Failure:
         self.error = error
 
 
-def _produce(source, buffer: queue.Queue, stop: threading.Event):
+def _produce(source, buffer: queue.Queue, stop: threading.Event, options):
+    current_options.set(options)  # the pipeline's options, for the optimisations (optimize.py)
+
     def put(item):
         while not stop.is_set():
             try:
@@ -44,7 +48,8 @@ def prefetched(source, buffer_size: int):
     """Iterates `source` through a thread that runs up to `buffer_size` elements ahead."""
     buffer = queue.Queue(maxsize=buffer_size)
     stop = threading.Event()
-    thread = threading.Thread(target=_produce, args=(source, buffer, stop),
+    thread = threading.Thread(target=_produce, args=(source, buffer, stop,
+                                                     current_options.get()),
                               name="ember-data-prefetch", daemon=True)
     thread.start()
     try:

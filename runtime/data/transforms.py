@@ -45,6 +45,12 @@ class BatchDataset(_Unary):
             self._source.element_spec)
 
     def _iterate(self):
+        if type(self) is BatchDataset:  # padded_batch and the like stack their own way
+            from ember.runtime.data.optimize import input_batches
+            return input_batches(self._source, self._size, self._drop)
+        return self._iterate_elementwise()
+
+    def _iterate_elementwise(self):
         iterator = self._source._iterate()
         while True:
             elements = list(itertools.islice(iterator, self._size))
@@ -56,12 +62,13 @@ class BatchDataset(_Unary):
         columns = [structure.flatten(e) for e in elements]
         stacked = []
         for i, parts in enumerate(zip(*columns)):
-            shapes = {tuple(p.shape.dims) for p in parts}
+            arrays = [p.numpy() for p in parts]
+            shapes = {a.shape for a in arrays}
             if len(shapes) > 1:
                 raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "
                                  f"component {i}: {sorted(shapes)}; pad them to one shape "
                                  "or map them to one shape before batching")
-            stacked.append(Tensor(np.stack([p.numpy() for p in parts]), parts[0].dtype))
+            stacked.append(Tensor(np.stack(arrays), parts[0].dtype))
         return structure.pack_as(elements[0], stacked)
 
     def _cardinality(self):
@@ -104,6 +111,12 @@ class TakeDataset(_Unary):
         iterator = self._source._iterate()
         return iterator if self._count < 0 else itertools.islice(iterator, self._count)
 
+    def _rows(self):
+        plan = self._source._rows()
+        if plan is None or self._count < 0:
+            return plan
+        return plan[0], plan[1][:self._count]
+
     def _cardinality(self):
         n = self._source._cardinality()
         if self._count < 0:
@@ -122,6 +135,12 @@ class SkipDataset(_Unary):
         if self._count < 0:
             return iter(())
         return itertools.islice(self._source._iterate(), self._count, None)
+
+    def _rows(self):
+        plan = self._source._rows()
+        if plan is None:
+            return None
+        return plan[0], plan[1][len(plan[1]):] if self._count < 0 else plan[1][self._count:]
 
     def _cardinality(self):
         n = self._source._cardinality()
