@@ -38,6 +38,11 @@ AUTOGRAPH_PROGRAMS = 300 * SCALE
 OPS_PROGRAMS = 300 * SCALE
 WORKERS = int(os.environ.get("EMBER_FUZZ_WORKERS", "2"))
 TIMEOUT_S = 60.0  # per input: a hang, not a slow compile on a busy 2-core machine
+# Users' first calls run the fast tier and hot code the full one (tiered compilation): the
+# campaigns whose programs are straight-line or looping arithmetic compile at the full tier
+# (vectorisation, unrolling), the dynamic-shape and op-catalogue ones at the fast tier.
+FULL_TIER = {"EMBER_TIER": "full"}
+FAST_TIER = {"EMBER_TIER": "fast"}
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +86,7 @@ def test_random_programs_compiled_agree_with_eager(out_dir):
     report = pool.run("program_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
                       out_dir=out_dir / "programs", describe=program_fuzz.describe,
                       size=lambda item: len(item["source"]),
-                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache"), **FULL_TIER})
     _record(report, out_dir, "random_programs")
     _check(report, PROGRAMS)
 
@@ -91,7 +96,7 @@ def test_random_dynamic_programs_agree_eager_interpreter_compiled(out_dir):
     report = pool.run("dynamic_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
                       out_dir=out_dir / "dynamic", describe=dynamic_fuzz.describe,
                       size=lambda item: len(item["source"]),
-                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache"), **FAST_TIER})
     _record(report, out_dir, "dynamic_programs")
     _check(report, PROGRAMS)
     assert report.counts.get(pool.OK, 0) > PROGRAMS // 2, report.summary()
@@ -102,7 +107,7 @@ def test_random_control_flow_agrees_python_eager_compiled(out_dir):
     report = pool.run("autograph_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
                       out_dir=out_dir / "autograph", describe=autograph_fuzz.describe,
                       size=lambda item: len(item["source"]),
-                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache"), **FULL_TIER})
     _record(report, out_dir, "autograph_programs")
     _check(report, AUTOGRAPH_PROGRAMS)
 
@@ -115,6 +120,6 @@ def test_random_programs_over_new_ops_compile_and_agree_with_eager(out_dir):
     report = pool.run("ops_fuzz:run_one", inputs, workers=WORKERS, timeout_s=TIMEOUT_S,
                       out_dir=out_dir / "ops", describe=ops_fuzz.describe,
                       size=lambda item: len(item["source"]),
-                      env={"EMBER_CACHE_DIR": str(out_dir / "cache")})
+                      env={"EMBER_CACHE_DIR": str(out_dir / "cache"), **FAST_TIER})
     _record(report, out_dir, "ops_programs")
     _check(report, OPS_PROGRAMS)
