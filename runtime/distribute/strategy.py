@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ember.frontend.tensor import constant
 from ember.runtime import logical_devices
-from ember.runtime.devices import full_name, parse
+from ember.runtime.devices import device, full_name, parse
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
                                              combine, regroup)
 
@@ -47,6 +47,19 @@ class ReplicaContext:
                                "strategy.run; call all_reduce inside the function run")
         return self._group.all_reduce(self._id, reduce_op, as_array(value, where))
 
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """tf.distribute's merge_call: every replica calls it (a barrier); then
+        `merge_fn(strategy, *args, **kwargs)` runs once, in the cross-replica context, with
+        the replicas' arguments regrouped (PerReplica where they differ), and each replica
+        gets its result."""
+        if self._group is None:  # one replica: run it here, across (the one) replica
+            return _cross_replica(self.strategy, merge_fn, args, kwargs or {})
+        if getattr(_local, "replica", None) is not self:
+            raise RuntimeError("ReplicaContext.merge_call: this replica context is used "
+                               "outside its strategy.run; call merge_call inside the function "
+                               "run")
+        return self._group.merge(self._id, self.strategy, merge_fn, args, kwargs or {})
+
 
 class _Group:
     """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
@@ -64,6 +77,27 @@ class _Group:
         finally:
             self._wait(where)  # every replica has read the slots before they are reused
         return result
+
+    def merge(self, replica: int, strategy, merge_fn, args, kwargs):
+        where = f"ReplicaContext.merge_call (replica {replica})"
+        self.slots[replica] = (args, kwargs)
+        self._wait(where)
+        if replica == 0:  # only replica 0 reads the slots, before the barrier below
+            try:
+                merged = (True, _cross_replica(strategy, merge_fn,
+                                               regroup([s[0] for s in self.slots]),
+                                               regroup([s[1] for s in self.slots])))
+            except BaseException as error:  # noqa: BLE001 - replica 0 re-raises it
+                merged = (False, error)
+            self.merged = merged
+        self._wait(where)
+        ok, value = self.merged
+        if ok:
+            return value
+        if replica == 0:
+            raise value
+        raise RuntimeError(f"{where}: another replica raised in the merge_call function "
+                           f"({type(value).__name__}: {value})")
 
     def _wait(self, where: str) -> None:
         try:
@@ -145,7 +179,8 @@ class MirroredStrategy:
         def replica(i):
             _local.replica = ReplicaContext(self, i, group)
             try:
-                return fn(*_select(args, i, n), **_select(kwargs, i, n))
+                with device(self._devices[i]):
+                    return fn(*_select(args, i, n), **_select(kwargs, i, n))
             except BaseException:
                 group.barrier.abort()
                 raise
@@ -163,8 +198,46 @@ class MirroredStrategy:
         return regroup([f.result() for f in futures])
 
     def experimental_local_results(self, value) -> tuple:
-        """The values of the replicas of `value` (a tuple; a plain value: itself, once)."""
-        return value.values if isinstance(value, PerReplica) else (value,)
+        """The values of the replicas of `value` (a tuple; a plain value: itself, once);
+        nested tuples, lists and dicts of them give a tuple of such structures."""
+        return local_results(value, self.num_replicas_in_sync)
+
+    def gather(self, value, axis: int = 0):
+        """The replicas' values of `value` (a PerReplica) concatenated along `axis`, in the
+        cross-replica context (tf.distribute.Strategy.gather)."""
+        if getattr(_local, "replica", None) is not None:
+            raise RuntimeError("Strategy.gather: call it in the cross-replica context (outside "
+                               "the function strategy.run runs); inside use "
+                               "ReplicaContext.all_gather")
+        return gather(self.experimental_local_results(value), axis)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """A DistributedDataset of `dataset`'s global batches split between the replicas
+        (each batch of n elements into pieces of ceil(n / replicas), in order; replicas left
+        without elements get empty batches), prefetched by `num_replicas_in_sync`."""
+        from ember.runtime.distribute.input import distribute_dataset
+        return distribute_dataset(self, dataset, options)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """A DistributedDataset of `dataset_fn(em.distribute.InputContext)`: the replicas
+        take its elements in turn (batch it with the per-replica batch size)."""
+        from ember.runtime.distribute.input import distribute_datasets_from_function
+        return distribute_datasets_from_function(self, dataset_fn, options)
+
+    # Hooks of the distributed input for a strategy over several workers (processes).
+    def _input_workers(self) -> tuple:
+        """(number of workers, this worker's index): one worker in one process."""
+        return 1, 0
+
+    def _auto_shard(self, dataset, num_workers: int, worker_index: int):
+        """This worker's share of the stream of per-replica batches: all of it here."""
+        del num_workers, worker_index
+        return dataset
+
+    def _sync_has_data(self, local_has_data: bool) -> bool:
+        """Whether any worker still has input this step (another worker's replicas then
+        get empty batches): only this one here."""
+        return local_has_data
 
     def reduce(self, reduce_op, value, axis=None):
         """`reduce_op` across the replicas of `value` (with `axis`: within each first)."""
@@ -209,6 +282,66 @@ def _scopes() -> list:
     if not hasattr(_local, "scopes"):
         _local.scopes = []
     return _local.scopes
+
+
+def _cross_replica(strategy, fn, args, kwargs):
+    """`fn(strategy, *args, **kwargs)` in the cross-replica context of `strategy`."""
+    replica = getattr(_local, "replica", None)
+    _local.replica = None
+    scopes = _scopes()
+    scopes.append(strategy)
+    try:
+        return fn(strategy, *args, **kwargs)
+    finally:
+        scopes.pop()
+        _local.replica = replica
+
+
+def replica_index() -> int | None:
+    """The index of the replica running on this thread (None in a cross-replica context)."""
+    replica = getattr(_local, "replica", None)
+    return None if replica is None or replica._group is None else replica._id
+
+
+def local_results(value, n: int) -> tuple:
+    """The n replicas' values of a (nested) distributed value, as a tuple."""
+    if isinstance(value, PerReplica):
+        return value.values
+    local = getattr(value, "_local_values", None)  # a MirroredVariable's copies
+    if local is not None:
+        return tuple(local)
+    if not _distributed(value):
+        return (value,)
+    if isinstance(value, dict):
+        parts = {k: _repeated(v, n) for k, v in value.items()}
+        return tuple({k: parts[k][i] for k in value} for i in range(n))
+    columns = zip(*[_repeated(v, n) for v in value])
+    return tuple(type(value)(*c) if hasattr(value, "_fields") else type(value)(c)
+                 for c in columns)
+
+
+def _repeated(value, n: int) -> tuple:
+    return local_results(value, n) if _distributed(value) else (value,) * n
+
+
+def _distributed(value) -> bool:
+    """Whether `value` is or holds (in tuples, lists, dicts) a distributed value."""
+    if isinstance(value, PerReplica) or getattr(value, "_local_values", None) is not None:
+        return True
+    if isinstance(value, dict):
+        return any(_distributed(v) for v in value.values())
+    return isinstance(value, (tuple, list)) and any(_distributed(v) for v in value)
+
+
+def gather(values: tuple, axis: int):
+    """The values concatenated along `axis` (an em.Tensor)."""
+    import numpy as np
+    arrays = [as_array(v, "Strategy.gather") for v in values]
+    try:
+        return constant(np.concatenate(arrays, axis=axis))
+    except (ValueError, np.exceptions.AxisError) as err:
+        raise ValueError(f"Strategy.gather: cannot concatenate the replicas' values of shapes "
+                         f"{[list(a.shape) for a in arrays]} along axis {axis}: {err}") from None
 
 
 def _select(structure, i: int, n: int):

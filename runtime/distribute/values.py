@@ -95,3 +95,24 @@ def combine(op, arrays: list, where: str, axis=None):
     if op is ReduceOp.MEAN:
         total = (total / count) if dtype.kind in "fc" else (total // count)
     return constant(np.asarray(total, dtype=dtype))
+
+
+class PerReplicaSpec:
+    """The spec of a PerReplica value (tf.distribute's PerReplicaSpec): one spec per replica,
+    as `DistributedDataset.element_spec` gives for each component."""
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    @property
+    def value_specs(self) -> tuple:
+        return self._value_specs
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PerReplicaSpec) and other._value_specs == self._value_specs
+
+    def __hash__(self) -> int:
+        return hash(self._value_specs)
+
+    def __repr__(self) -> str:
+        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
