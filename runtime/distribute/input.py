@@ -120,8 +120,14 @@ def _piece_spec(spec: TensorSpec, n: int) -> TensorSpec:
     return TensorSpec(dims, spec.dtype)
 
 
-def _empty_like(spec):
-    """An empty batch (first dimension 0) of the structure `spec`."""
+def _empty_like(spec, pieces: list):
+    """An empty batch (first dimension 0) of the structure `spec`, its other dimensions
+    those of a replica's piece of the same step (unknown ones 0 if there is none)."""
+    model = next((p for p in pieces if p is not None), None)
+    if model is not None:
+        return structure.map_structure(
+            lambda t: constant(np.zeros((0,) + tuple(t.shape)[1:], t.dtype.np_dtype)), model)
+
     def empty(s):
         dims = [0] + [d or 0 for d in (s.shape.dims or [None])[1:]]
         return constant(np.zeros(dims, dtype=s.dtype.np_dtype))
@@ -180,7 +186,7 @@ class DistributedIterator:
             pieces.append(piece)
         if not self._dataset._strategy._sync_has_data(has_data):
             raise StopIteration
-        empty = _empty_like(self._dataset._piece_spec) if None in pieces else None
+        empty = _empty_like(self._dataset._piece_spec, pieces) if None in pieces else None
         pieces = [empty if p is None else p for p in pieces]
         if len(pieces) == 1:
             return pieces[0]
