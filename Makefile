@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-distribute
 
 venv: $(STAMP)
 
@@ -67,3 +67,8 @@ clean:
 # f32/bf16 against torch's cuBLAS when installed. Without a GPU: one line, status 0.
 bench-gpu: venv
 	$(BIN)/python bench/gpu.py
+
+# The replica bench (bench/distribute_replicas.py): a training step under MirroredStrategy,
+# 2 replicas on 2 logical CPUs against 1, one thread per replica (issue 18: >= 1.8x).
+bench-distribute: venv
+	$(BIN)/python bench/distribute_replicas.py
