@@ -8,7 +8,10 @@
   `assign_sub` write every copy.
 - `optimizer.apply_gradients` inside a replica is a merge_call (as TF's optimizers): the
   replicas meet, their gradients are summed (ReduceOp.SUM: scale the loss by the global batch
-  size) and applied once in the cross-replica context, so every copy stays identical.
+  size) and applied once in the cross-replica context, so every copy stays identical. Inside
+  an em.function that strategy.run runs, the compiled function all-reduces the gradients at
+  each call and each replica updates its own copies (the variables and the optimizer made
+  under the scope, the optimizer's slots built before: `optimizer.build(variables)`).
 
 Variables created inside `strategy.run` are created once (in a merge_call, from replica 0's
 initial value): every replica must create the same variables in the same order. Variables
@@ -16,6 +19,8 @@ created by a trace from a traced value (inside em.function) stay ordinary variab
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -27,6 +32,9 @@ from ember.frontend.variables import Variable
 from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
                                                get_strategy, has_strategy, replica_index)
 from ember.runtime.distribute.values import PerReplica, ReduceOp, as_array, combine
+
+
+_state = threading.local()  # .reduced: apply_gradients of gradients already all-reduced
 
 
 class MirroredVariable(Variable):
@@ -114,22 +122,52 @@ def _create(args, kwargs):
 def _distributed_apply(optimizer, grads_and_vars):
     """optimizer_base.distributed_apply: in a replica, sum the replicas' gradients and apply
     them once across the replicas; elsewhere None."""
-    if replica_index() is None:
+    if replica_index() is None or getattr(_state, "reduced", False):
         return None
     where = f"{type(optimizer).__name__}.apply_gradients"
-    if tracing.current_graph() is not None:
-        raise RuntimeError(
-            f"{where}: inside an em.function run by strategy.run the replicas' gradients "
-            "cannot be all-reduced; compute the gradients in the em.function and call "
-            "apply_gradients in the (eager) function strategy.run runs")
     pairs = []
     for item in list(grads_and_vars):
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise TypeError(f"{where} takes (gradient, variable) pairs, e.g. zip(grads, "
                             f"vars); got {item!r}")
         pairs.append(tuple(item))
+    if tracing.current_graph() is not None:
+        return _apply_traced(optimizer, pairs, where)
     context = get_replica_context()
     return context.merge_call(_apply_summed, args=(optimizer, pairs))
+
+
+def _apply_traced(optimizer, pairs: list, where: str):
+    """In a compiled replica function: the gradients all-reduced (SUM) at each call, then
+    each replica updates its own copies (identical updates of identical copies)."""
+    shared = [v for _, v in pairs if not isinstance(v, MirroredVariable)]
+    if not isinstance(optimizer.iterations, MirroredVariable):
+        shared.insert(0, optimizer.iterations)
+    if shared:
+        raise ValueError(
+            f"{where}: inside an em.function that strategy.run runs every variable it "
+            f"updates must be mirrored, but {[v.name for v in shared]} are not: create the "
+            "model's variables and the optimizer under strategy.scope()")
+    slots = [name for name, _ in optimizer._slot_names_for()]
+    unbuilt = [v.name for _, v in pairs if slots and id(v) not in optimizer._slots]
+    if unbuilt:
+        raise ValueError(
+            f"{where}: inside an em.function that strategy.run runs the optimizer cannot "
+            f"create its slots {slots} for {unbuilt}: call optimizer.build(variables) under "
+            "strategy.scope() first (or apply the gradients eagerly once)")
+    given = [(i, g) for i, (g, _) in enumerate(pairs) if g is not None]
+    summed = list(pairs)
+    if given:
+        from ember.runtime.distribute.collective import traced_all_reduce
+        from ember.frontend.tensor import convert_to_tensor
+        reduced = traced_all_reduce(ReduceOp.SUM, [convert_to_tensor(g) for _, g in given])
+        for (i, _), grad in zip(given, reduced):
+            summed[i] = (grad, pairs[i][1])
+    _state.reduced = True
+    try:
+        return optimizer.apply_gradients(summed)
+    finally:
+        _state.reduced = False
 
 
 def _apply_summed(strategy, optimizer, pairs):

@@ -39,13 +39,20 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value):
         """`reduce_op` of `value` over every replica, returned to each (a barrier: every
         replica must call it, the same number of times)."""
+        from ember.runtime.distribute.collective import is_traced, traced_all_reduce
+        if is_traced(value):  # inside an em.function: at each call, for the replica calling
+            return traced_all_reduce(reduce_op, [value])[0]
+        return self._reduce_arrays(reduce_op, [as_array(value, "ReplicaContext.all_reduce")])[0]
+
+    def _reduce_arrays(self, reduce_op, arrays: list) -> list:
+        """`reduce_op` of each array over every replica (em.Tensors)."""
         where = "ReplicaContext.all_reduce"
         if self._group is None:  # the default strategy's context: one replica
-            return combine(reduce_op, [as_array(value, where)], where)
+            return [combine(reduce_op, [a], where) for a in arrays]
         if getattr(_local, "replica", None) is not self:
             raise RuntimeError(f"{where}: this replica context is used outside its "
                                "strategy.run; call all_reduce inside the function run")
-        return self._group.all_reduce(self._id, reduce_op, as_array(value, where))
+        return self._group.all_reduce(self._id, reduce_op, arrays)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
         """tf.distribute's merge_call: every replica calls it (a barrier); then
@@ -68,12 +75,16 @@ class _Group:
         self.slots = [None] * n
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
 
-    def all_reduce(self, replica: int, op, array):
+    def all_reduce(self, replica: int, op, arrays: list) -> list:
         where = f"ReplicaContext.all_reduce (replica {replica})"
-        self.slots[replica] = array
+        self.slots[replica] = arrays
         self._wait(where)
         try:
-            result = combine(op, list(self.slots), where)
+            if any(len(s) != len(arrays) for s in self.slots):
+                raise ValueError(f"{where}: the replicas all-reduce different numbers of "
+                                 f"values ({[len(s) for s in self.slots]})")
+            result = [combine(op, [s[k] for s in self.slots], where)
+                      for k in range(len(arrays))]
         finally:
             self._wait(where)  # every replica has read the slots before they are reused
         return result

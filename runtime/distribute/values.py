@@ -68,15 +68,21 @@ def as_array(value, where: str) -> np.ndarray:
     return np.asarray(value)
 
 
+def reduce_op_of(op, where: str) -> ReduceOp:
+    """`op` as a ReduceOp ("SUM"/"MEAN" strings too); ValueError for anything else."""
+    if isinstance(op, ReduceOp):
+        return op
+    try:
+        return ReduceOp(op.upper() if isinstance(op, str) else op)
+    except ValueError:
+        raise ValueError(f"{where}: reduce_op must be em.distribute.ReduceOp.SUM or .MEAN, "
+                         f"got {op!r}") from None
+
+
 def combine(op, arrays: list, where: str, axis=None):
     """`op` (ReduceOp) over the replicas' arrays; with `axis`, within each array along it
     first (MEAN then divides by the total count, as TF). Returns an em.Tensor."""
-    if not isinstance(op, ReduceOp):
-        try:
-            op = ReduceOp(op.upper() if isinstance(op, str) else op)
-        except ValueError:
-            raise ValueError(f"{where}: reduce_op must be em.distribute.ReduceOp.SUM or "
-                             f".MEAN, got {op!r}") from None
+    op = reduce_op_of(op, where)
     dtype = arrays[0].dtype
     for i, a in enumerate(arrays):
         if a.dtype != dtype or (axis is None and a.shape != arrays[0].shape):

@@ -117,22 +117,57 @@ def test_two_replicas_train_as_one_on_the_same_global_batches():
                    "MirroredVariable"]
 
 
-def test_apply_gradients_inside_a_traced_replica_function_is_refused():
+def test_a_compiled_replica_step_all_reduces_and_agrees_with_eager():
     out = _run("""
+        x = np.random.default_rng(0).normal(size=(32, 3)).astype(np.float32)
+        y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+
+        def train(compiled, optimizer_class):
+            with strategy.scope():
+                em.random.set_seed(1)
+                model = em.layers.Dense(1)
+                model.build([None, 3])
+                optimizer = optimizer_class(0.05)
+                optimizer.build(model.trainable_variables)  # slots before the trace
+
+            def step(features, labels):
+                with em.GradientTape() as tape:
+                    error = model(features) - labels
+                    loss = em.reduce_sum(error * error) / 8
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return em.distribute.get_replica_context().all_reduce("SUM", loss)
+
+            step = em.function(step) if compiled else step
+            dataset = em.data.Dataset.from_tensor_slices((x, y)).batch(8)
+            losses = []
+            for _ in range(3):
+                for inputs in strategy.experimental_distribute_dataset(dataset):
+                    losses += local(strategy.run(step, args=inputs))
+            return losses, [local(v) for v in model.variables], local(optimizer.iterations)
+
+        for optimizer_class in (em.optimizers.SGD, em.optimizers.Adam):
+            eager, compiled = train(False, optimizer_class), train(True, optimizer_class)
+            print(np.allclose(eager[0], compiled[0], atol=1e-6),
+                  all(np.allclose(a, b, atol=1e-6) for a, b in zip(eager[1], compiled[1])),
+                  all(c[0] == c[1] for c in compiled[1]), compiled[2])
+
         with strategy.scope():
             v = em.Variable(1.0)
-            optimizer = em.optimizers.SGD(0.1)
-
-        @em.function
-        def step():
-            optimizer.apply_gradients([(em.constant(1.0), v)])
-
-        try:
-            strategy.run(step)
-        except RuntimeError as err:
-            print(str(err)[:70])
+            adam = em.optimizers.Adam(0.1)
+        sgd = em.optimizers.SGD(0.1)
+        for optimizer in (sgd, adam):
+            try:
+                strategy.run(em.function(
+                    lambda: optimizer.apply_gradients([(em.constant(1.0), v)])))
+            except ValueError as err:
+                print(err)
         """)
-    assert out == ["SGD.apply_gradients: inside an em.function run by strategy.run the rep"]
+    assert out[:2] == ["True True True [12, 12]", "True True True [12, 12]"]
+    assert "every variable it updates must be mirrored, but ['iteration:0'] are not: " \
+        "create the model's variables and the optimizer under strategy.scope()" in out[2]
+    assert "the optimizer cannot create its slots ['momentum', 'velocity'] for ['Variable:0']" \
+        ": call optimizer.build(variables) under strategy.scope() first" in out[3]
 
 
 def test_one_replica_strategy_variables_and_merge_call():
