@@ -1,12 +1,14 @@
 """The replica bench (issue 18): `make bench-distribute`, or
-`.venv/bin/python bench/distribute_replicas.py [--rounds N] [--batch B]`.
+`.venv/bin/python bench/distribute_replicas.py [--rounds N] [--batch B] [--step KIND]`.
 
 A compute-bound training step (MLP 512→1024→1024→10, relu, softmax cross-entropy, SGD) under
 `em.distribute.MirroredStrategy`: 2 replicas on 2 logical CPUs against 1 replica, each
 replica on a per-replica batch of B examples (weak scaling, as data parallelism is used: 2
-replicas take a global batch of 2B). A step is `strategy.run` of a replica function that
-calls the compiled forward/backward (`em.function`), then `optimizer.apply_gradients` (the
-replicas' gradients summed, the mirrored weights updated once). The figure is throughput,
+replicas take a global batch of 2B). A step is `strategy.run` of a replica function, of
+two kinds (`--step`): "whole", one em.function doing forward, backward, the all-reduce of
+the gradients and the SGD update (each replica its own copies); "eager-apply", the compiled
+forward/backward, then an eager `optimizer.apply_gradients` (a merge_call: the gradients
+summed, the mirrored weights updated once). The figure is throughput,
 examples per second, and the ratio 2 replicas / 1 replica (the issue's target: >= 1.8x).
 
 Each replica computes on one thread (`EMBER_NUM_THREADS=1`, `OPENBLAS_NUM_THREADS=1`, set
@@ -36,8 +38,10 @@ SIZES = (512, 1024, 1024, 10)
 TARGET = 1.8
 
 
-def build(strategy, batch: int):
-    """The model, optimizer and one step function for `strategy` (per-replica `batch`)."""
+def build(strategy, batch: int, whole: bool):
+    """The model, optimizer and one step function for `strategy` (per-replica `batch`);
+    `whole`: the replica step is one em.function (apply_gradients included), else the
+    compiled gradients then an eager apply_gradients."""
     n = strategy.num_replicas_in_sync
     with strategy.scope():
         em.random.set_seed(0)
@@ -60,6 +64,9 @@ def build(strategy, batch: int):
         loss, grads = gradients(features, labels)
         optimizer.apply_gradients(zip(grads, weights))
         return loss
+
+    if whole:
+        replica_step = em.function(replica_step)
 
     rng = np.random.default_rng(1)
     inputs = strategy.experimental_distribute_values_from_function(lambda ctx: (
@@ -87,18 +94,10 @@ def timed(step, seconds: float) -> float:
     return statistics.median(blocks)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--batch", type=int, default=256, help="per-replica batch")
-    parser.add_argument("--seconds", type=float, default=2.0, help="per round and strategy")
-    args = parser.parse_args()
-    cpu = em.config.list_physical_devices("CPU")[0]
-    em.config.set_logical_device_configuration(cpu, [em.config.LogicalDeviceConfiguration()] * 2)
-    one = em.distribute.MirroredStrategy(["cpu:0"])
-    two = em.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
-    step1, _ = build(one, args.batch)
-    step2, weights2 = build(two, args.batch)
+def measure(one, two, args, whole: bool) -> int:
+    """Prints the rounds and the figures of one kind of step; 1 if the copies differ."""
+    step1, _ = build(one, args.batch, whole)
+    step2, weights2 = build(two, args.batch, whole)
     for _ in range(2):
         step1()
         step2()
@@ -108,9 +107,8 @@ def main() -> int:
             print(f"distribute: the replicas' copies of {w.name} differ after training")
             return 1
     flops = 6 * args.batch * sum(a * b for a, b in zip(SIZES, SIZES[1:]))
-    print(f"MirroredStrategy training step, MLP {'-'.join(map(str, SIZES))}, per-replica "
-          f"batch {args.batch}, 1 thread per replica, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.1f}")
+    print("step: one em.function (forward, backward, all-reduce, update)" if whole else
+          "step: compiled forward/backward, then eager apply_gradients (a merge_call)")
     rates1, rates2 = [], []
     for r in range(args.rounds):
         t1, t2 = timed(step1, args.seconds), timed(step2, args.seconds)
@@ -118,15 +116,32 @@ def main() -> int:
         rates2.append(2 * args.batch / t2)
         print(f"  round {r + 1}: 1 replica {t1 * 1e3:7.2f} ms/step  2 replicas "
               f"{t2 * 1e3:7.2f} ms/step  ratio {rates2[-1] / rates1[-1]:.2f}x", flush=True)
-    rate1, rate2 = statistics.median(rates1), statistics.median(rates2)
+    for label, rates in (("1 replica ", rates1), ("2 replicas", rates2)):
+        rate = statistics.median(rates)
+        print(f"  {label}: {rate:9.0f} examples/s  {rate * flops / args.batch / 1e9:6.1f} "
+              "GFLOP/s")
     ratio = statistics.median(b / a for a, b in zip(rates1, rates2))
-    print(f"1 replica : {rate1:9.0f} examples/s  {rate1 * flops / args.batch / 1e9:6.1f} "
-          "GFLOP/s")
-    print(f"2 replicas: {rate2:9.0f} examples/s  {rate2 * flops / args.batch / 1e9:6.1f} "
-          "GFLOP/s")
-    print(f"throughput 2 replicas / 1 replica: {ratio:.2f}x (median of {args.rounds} rounds; "
-          f"target >= {TARGET}x)")
+    print(f"  throughput 2 replicas / 1 replica: {ratio:.2f}x (median of {args.rounds} rounds;"
+          f" target >= {TARGET}x)", flush=True)
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=256, help="per-replica batch")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per round and strategy")
+    parser.add_argument("--step", choices=("whole", "eager-apply", "both"), default="both")
+    args = parser.parse_args()
+    cpu = em.config.list_physical_devices("CPU")[0]
+    em.config.set_logical_device_configuration(cpu, [em.config.LogicalDeviceConfiguration()] * 2)
+    one = em.distribute.MirroredStrategy(["cpu:0"])
+    two = em.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    print(f"MirroredStrategy training step, MLP {'-'.join(map(str, SIZES))}, per-replica "
+          f"batch {args.batch}, 1 thread per replica, {os.cpu_count()} CPUs, "
+          f"load {os.getloadavg()[0]:.1f}")
+    kinds = {"whole": [True], "eager-apply": [False], "both": [True, False]}[args.step]
+    return max(measure(one, two, args, whole) for whole in kinds)
 
 
 if __name__ == "__main__":
