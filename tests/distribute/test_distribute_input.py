@@ -162,3 +162,49 @@ def test_gather_and_local_results_of_nested_values():
     np.testing.assert_array_equal(results[0]["a"].numpy(), [[1.0, 2.0]])
     with pytest.raises(ValueError, match="cannot concatenate"):
         strategy.gather(values, axis=4)
+
+
+class _TwoWorkers(em.distribute.MirroredStrategy):
+    """One replica of a 2-worker strategy, as MultiWorkerMirroredStrategy would override the
+    input hooks: DATA sharding of the per-replica batches, then this worker's replica."""
+
+    def __init__(self, worker, shard=True, others_have=0):
+        super().__init__(["cpu:0"])
+        self.worker, self.shard, self.others_have = worker, shard, others_have
+
+    @property
+    def num_replicas_in_sync(self):
+        return 2
+
+    def _input_workers(self):
+        return 2, self.worker
+
+    def _auto_shard(self, dataset, num_workers, worker_index):
+        if not self.shard:  # AutoShardPolicy.OFF
+            return dataset
+        return dataset.enumerate().filter(
+            lambda i, x: i % num_workers == worker_index).map(lambda i, x: x)
+
+    def _sync_has_data(self, local_has_data):
+        if local_has_data:
+            return True
+        self.others_have -= 1
+        return self.others_have >= 0
+
+
+@pytest.mark.parametrize("shard, tables", [
+    (True, [[[0, 1], [4, 5], [8, 9]], [[2, 3], [6, 7], [10, 11]]]),  # the guide's DATA table
+    (False, [[[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]]] * 2)])  # and OFF
+def test_the_multi_worker_hooks_give_the_guides_worker_tables(shard, tables):
+    dataset = em.data.Dataset.range(12).batch(4)
+    for worker, table in enumerate(tables):
+        strategy = _TwoWorkers(worker, shard)
+        got = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
+        assert got == table
+
+
+def test_a_worker_out_of_data_gets_empty_batches_while_another_has_some():
+    strategy = _TwoWorkers(1, others_have=2)
+    dataset = em.data.Dataset.range(6).batch(4)  # pieces [0 1] [2 3] [4] [5]: worker 1's odd
+    got = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
+    assert got == [[2, 3], [5], [], []]  # then empty while the other worker has data
