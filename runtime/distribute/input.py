@@ -8,7 +8,8 @@ The pipeline of `experimental_distribute_dataset`, as TF's (the guide's tables):
      batches, of shape (0, ...) (range(8).batch(4) on 3 replicas: [0,1], [2,3], []);
   2. the strategy's `_auto_shard(dataset, num_workers, worker_index)` (the identity on one
      worker; MultiWorkerMirroredStrategy shards the stream of pieces there);
-  3. a prefetch of `num_replicas_in_sync` elements;
+  3. a prefetch of the worker's replica count (`num_replicas_in_sync` on one worker);
+One replica takes the dataset as it is (no rebatching, no prefetch, batched or not: TF's).
   4. each step takes the next piece for each local replica. A replica whose input has ended
      gets an empty batch while another still has data (`_sync_has_data` asks the other
      workers); when none has, the iterator ends (em.errors.OutOfRangeError / StopIteration).
@@ -86,9 +87,10 @@ class _Rebatched(Dataset):
         for i, spec in enumerate(structure.flatten(source.element_spec)):
             if spec.shape.rank == 0:
                 raise ValueError(
-                    "experimental_distribute_dataset: the dataset's elements must be batched "
-                    f"(component {i} is a scalar, {spec}): batch the dataset with the global "
-                    "batch size, e.g. dataset.batch(global_batch_size), before distributing it")
+                    "Call the `batch` method on the input Dataset in order to be able to split "
+                    f"your input across {n} replicas.\n Please see the tf.distribute.Strategy "
+                    f"guide. (experimental_distribute_dataset: component {i} of an element is "
+                    f"a scalar, {spec}: batch the dataset with the global batch size first)")
 
     @property
     def element_spec(self):
@@ -178,6 +180,10 @@ class DistributedIterator:
         return self
 
     def __next__(self):
+        from ember.runtime.distribute.strategy import replica_index
+        if replica_index() is not None:
+            raise ValueError("next(iterator) should be called from outside of replica_fn. e.g. "
+                             "strategy.run(replica_fn, args=(next(iterator),))")
         pieces, has_data = [], False
         for _ in range(self._dataset._local):
             piece = None if self._done else next(self._pieces, None)
@@ -227,15 +233,26 @@ def distribute_dataset(strategy, dataset, options=None) -> DistributedDataset:
     del options  # tf.distribute.InputOptions: prefetching places nothing on devices here
     where = "experimental_distribute_dataset"
     _check_dataset(dataset, where)
-    num_workers, worker_index = strategy._input_workers()
+    num_workers, worker_index = _workers(strategy)
     total = strategy.num_replicas_in_sync
-    rebatched = _Rebatched(dataset, total)
-    sharded = strategy._auto_shard(rebatched, num_workers, worker_index)
+    local = total // num_workers
+    if total > 1:  # as TF: one replica takes the dataset as it is (batched or not)
+        dataset = _Rebatched(dataset, total)
+    sharded = strategy._auto_shard(dataset, num_workers, worker_index)
     _check_dataset(sharded, f"{where}: the auto-shard hook")
     spec = sharded.element_spec
-    pipeline = sharded.prefetch(total)
-    return DistributedDataset(strategy, lambda: iter(pipeline), spec,
-                              total // num_workers)
+    pipeline = sharded.prefetch(local) if total > 1 else sharded
+    return DistributedDataset(strategy, lambda: iter(pipeline), spec, local)
+
+
+def _workers(strategy) -> tuple:
+    num_workers, worker_index = strategy._input_workers()
+    if strategy.num_replicas_in_sync % num_workers:
+        raise ValueError("tf.distribute expects every worker to have the same number of "
+                         "replicas. However, encountered `num_replicas_in_sync` "
+                         f"({strategy.num_replicas_in_sync}) that cannot be divided by "
+                         f"`num_workers` ({num_workers})")
+    return num_workers, worker_index
 
 
 def distribute_datasets_from_function(strategy, dataset_fn, options=None):
@@ -246,7 +263,7 @@ def distribute_datasets_from_function(strategy, dataset_fn, options=None):
     if not callable(dataset_fn):
         raise TypeError(f"{where}: dataset_fn must be callable (InputContext -> "
                         f"em.data.Dataset), got {dataset_fn!r}")
-    num_workers, worker_index = strategy._input_workers()
+    num_workers, worker_index = _workers(strategy)
     total = strategy.num_replicas_in_sync
     dataset = dataset_fn(InputContext(num_workers, worker_index, total))
     if not isinstance(dataset, Dataset):

@@ -143,8 +143,20 @@ def test_input_context():
 
 def test_bad_inputs_are_refused():
     strategy = em.distribute.MirroredStrategy(["cpu:0"])
-    with pytest.raises(ValueError, match="elements must be batched.*component 0 is a scalar"):
-        strategy.experimental_distribute_dataset(em.data.Dataset.range(3))
+    with pytest.raises(ValueError, match=r"Call the `batch` method on the input Dataset in "
+                       r"order to be able to split your input across 2 replicas(.|\n)*"
+                       "component 0 of an element is a scalar"):
+        _TwoWorkers(0).experimental_distribute_dataset(em.data.Dataset.range(3))
+    with pytest.raises(ValueError, match=r"`num_replicas_in_sync` \(2\) that cannot be "
+                                         r"divided by `num_workers` \(3\)"):
+        _TwoWorkers(0, workers=3).experimental_distribute_dataset(em.data.Dataset.range(3))
+    # one replica takes the dataset as it is, as TF does: unbatched elements too
+    assert [int(x) for x in strategy.experimental_distribute_dataset(
+        em.data.Dataset.range(3))] == [0, 1, 2]
+    iterator = iter(strategy.experimental_distribute_dataset(em.data.Dataset.range(3)))
+    with pytest.raises(ValueError, match=r"next\(iterator\) should be called from outside "
+                                         "of replica_fn"):
+        strategy.run(lambda: next(iterator))
     with pytest.raises(TypeError, match="expected an em.data.Dataset, got list"):
         strategy.experimental_distribute_dataset([1, 2])
     with pytest.raises(TypeError, match="dataset_fn must return an em.data.Dataset"):
@@ -168,16 +180,17 @@ class _TwoWorkers(em.distribute.MirroredStrategy):
     """One replica of a 2-worker strategy, as MultiWorkerMirroredStrategy would override the
     input hooks: DATA sharding of the per-replica batches, then this worker's replica."""
 
-    def __init__(self, worker, shard=True, others_have=0):
+    def __init__(self, worker, shard=True, others_have=0, workers=2):
         super().__init__(["cpu:0"])
         self.worker, self.shard, self.others_have = worker, shard, others_have
+        self.workers = workers
 
     @property
     def num_replicas_in_sync(self):
         return 2
 
     def _input_workers(self):
-        return 2, self.worker
+        return self.workers, self.worker
 
     def _auto_shard(self, dataset, num_workers, worker_index):
         if not self.shard:  # AutoShardPolicy.OFF
