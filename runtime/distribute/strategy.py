@@ -11,10 +11,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from ember.frontend.tensor import constant
+from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
-                                             combine, regroup)
+                                             combine, gather, local_results, regroup)
 
 BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
 _local = threading.local()  # .scopes: entered strategies; .replica: the ReplicaContext
@@ -184,6 +185,10 @@ class MirroredStrategy:
         if getattr(_local, "replica", None) is not None:
             raise RuntimeError("MirroredStrategy.run: called inside a replica (in a function "
                                "strategy.run runs); call it from the cross-replica context")
+        if current_graph() is not None:
+            raise RuntimeError("MirroredStrategy.run: called inside an em.function (its "
+                               "replicas run on their own threads, eagerly): call strategy.run "
+                               "from Python and pass it the em.function as fn")
         n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
         group = _Group(n)
 
@@ -312,47 +317,6 @@ def replica_index() -> int | None:
     """The index of the replica running on this thread (None in a cross-replica context)."""
     replica = getattr(_local, "replica", None)
     return None if replica is None or replica._group is None else replica._id
-
-
-def local_results(value, n: int) -> tuple:
-    """The n replicas' values of a (nested) distributed value, as a tuple."""
-    if isinstance(value, PerReplica):
-        return value.values
-    local = getattr(value, "_local_values", None)  # a MirroredVariable's copies
-    if local is not None:
-        return tuple(local)
-    if not _distributed(value):
-        return (value,)
-    if isinstance(value, dict):
-        parts = {k: _repeated(v, n) for k, v in value.items()}
-        return tuple({k: parts[k][i] for k in value} for i in range(n))
-    columns = zip(*[_repeated(v, n) for v in value])
-    return tuple(type(value)(*c) if hasattr(value, "_fields") else type(value)(c)
-                 for c in columns)
-
-
-def _repeated(value, n: int) -> tuple:
-    return local_results(value, n) if _distributed(value) else (value,) * n
-
-
-def _distributed(value) -> bool:
-    """Whether `value` is or holds (in tuples, lists, dicts) a distributed value."""
-    if isinstance(value, PerReplica) or getattr(value, "_local_values", None) is not None:
-        return True
-    if isinstance(value, dict):
-        return any(_distributed(v) for v in value.values())
-    return isinstance(value, (tuple, list)) and any(_distributed(v) for v in value)
-
-
-def gather(values: tuple, axis: int):
-    """The values concatenated along `axis` (an em.Tensor)."""
-    import numpy as np
-    arrays = [as_array(v, "Strategy.gather") for v in values]
-    try:
-        return constant(np.concatenate(arrays, axis=axis))
-    except (ValueError, np.exceptions.AxisError) as err:
-        raise ValueError(f"Strategy.gather: cannot concatenate the replicas' values of shapes "
-                         f"{[list(a.shape) for a in arrays]} along axis {axis}: {err}") from None
 
 
 def _select(structure, i: int, n: int):

@@ -122,3 +122,43 @@ class PerReplicaSpec:
 
     def __repr__(self) -> str:
         return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
+
+
+def local_results(value, n: int) -> tuple:
+    """The n replicas' values of a (nested) distributed value, as a tuple."""
+    if isinstance(value, PerReplica):
+        return value.values
+    local = getattr(value, "_local_values", None)  # a MirroredVariable's copies
+    if local is not None:
+        return tuple(local)
+    if not _distributed(value):
+        return (value,)
+    if isinstance(value, dict):
+        parts = {k: _repeated(v, n) for k, v in value.items()}
+        return tuple({k: parts[k][i] for k in value} for i in range(n))
+    columns = zip(*[_repeated(v, n) for v in value])
+    return tuple(type(value)(*c) if hasattr(value, "_fields") else type(value)(c)
+                 for c in columns)
+
+
+def _repeated(value, n: int) -> tuple:
+    return local_results(value, n) if _distributed(value) else (value,) * n
+
+
+def _distributed(value) -> bool:
+    """Whether `value` is or holds (in tuples, lists, dicts) a distributed value."""
+    if isinstance(value, PerReplica) or getattr(value, "_local_values", None) is not None:
+        return True
+    if isinstance(value, dict):
+        return any(_distributed(v) for v in value.values())
+    return isinstance(value, (tuple, list)) and any(_distributed(v) for v in value)
+
+
+def gather(values: tuple, axis: int):
+    """The values concatenated along `axis` (an em.Tensor)."""
+    arrays = [as_array(v, "Strategy.gather") for v in values]
+    try:
+        return constant(np.concatenate(arrays, axis=axis))
+    except (ValueError, np.exceptions.AxisError) as err:
+        raise ValueError(f"Strategy.gather: cannot concatenate the replicas' values of shapes "
+                         f"{[list(a.shape) for a in arrays]} along axis {axis}: {err}") from None

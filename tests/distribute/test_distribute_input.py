@@ -157,6 +157,9 @@ def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match=r"next\(iterator\) should be called from outside "
                                          "of replica_fn"):
         strategy.run(lambda: next(iterator))
+    with pytest.raises(RuntimeError, match="MirroredStrategy.run: called inside an "
+                                           "em.function"):
+        em.function(lambda x: strategy.run(lambda y: y, args=(x,)))(em.constant(1.0))
     with pytest.raises(TypeError, match="expected an em.data.Dataset, got list"):
         strategy.experimental_distribute_dataset([1, 2])
     with pytest.raises(TypeError, match="dataset_fn must return an em.data.Dataset"):
