@@ -98,8 +98,9 @@ class _Rebatched(Dataset):
                                        self._source.element_spec)
 
     def _iterate(self):
-        for batch in self._source._iterate():
-            leaves = [np.asarray(t.numpy()) for t in structure.flatten(batch)]
+        for batch in iter(self._source):
+            tensors = structure.flatten(batch)
+            leaves = [np.asarray(t.numpy()) for t in tensors]
             sizes = {len(a) for a in leaves}
             if len(sizes) > 1:
                 raise ValueError("experimental_distribute_dataset: the components of a batch "
@@ -108,8 +109,9 @@ class _Rebatched(Dataset):
             size = sizes.pop()
             step = -(-size // self._n)
             for i in range(self._n):
-                yield structure.pack_as(batch, [constant(a[i * step:(i + 1) * step])
-                                                for a in leaves])
+                yield structure.pack_as(batch, [
+                    constant(a[i * step:(i + 1) * step], dtype=t.dtype)
+                    for a, t in zip(leaves, tensors)])
 
     def _cardinality(self):
         n = self._source._cardinality()
@@ -117,6 +119,8 @@ class _Rebatched(Dataset):
 
 
 def _piece_spec(spec: TensorSpec, n: int) -> TensorSpec:
+    if spec.shape.dims is None:  # unknown rank
+        return spec
     dims = list(spec.shape.dims)
     dims[0] = dims[0] // n if dims[0] is not None and dims[0] % n == 0 else None
     return TensorSpec(dims, spec.dtype)
@@ -127,12 +131,12 @@ def _empty_like(spec, pieces: list):
     those of a replica's piece of the same step (unknown ones 0 if there is none)."""
     model = next((p for p in pieces if p is not None), None)
     if model is not None:
-        return structure.map_structure(
-            lambda t: constant(np.zeros((0,) + tuple(t.shape)[1:], t.dtype.np_dtype)), model)
+        return structure.map_structure(lambda t: constant(
+            np.zeros((0,) + tuple(t.shape)[1:], t.dtype.np_dtype), dtype=t.dtype), model)
 
     def empty(s):
         dims = [0] + [d or 0 for d in (s.shape.dims or [None])[1:]]
-        return constant(np.zeros(dims, dtype=s.dtype.np_dtype))
+        return constant(np.zeros(dims, dtype=s.dtype.np_dtype), dtype=s.dtype)
     return structure.map_structure(empty, spec)
 
 

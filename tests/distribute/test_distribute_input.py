@@ -224,3 +224,17 @@ def test_a_worker_out_of_data_gets_empty_batches_while_another_has_some():
     dataset = em.data.Dataset.range(6).batch(4)  # pieces [0 1] [2 3] [4] [5]: worker 1's odd
     got = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
     assert got == [[2, 3], [5], [], []]  # then empty while the other worker has data
+
+
+def test_dict_elements_keep_their_dtypes_when_split():
+    strategy = _TwoWorkers(0, shard=False)  # 2 replicas in all: each batch in 2 pieces
+    dataset = em.data.Dataset.from_tensor_slices(
+        {"x": np.arange(12.0).reshape(6, 2), "ok": np.arange(6) % 2 == 0}).batch(3)
+    dist = strategy.experimental_distribute_dataset(dataset)
+    assert dist.element_spec == {"ok": em.TensorSpec([None], em.bool_),
+                                 "x": em.TensorSpec([None, 2], em.float64)}
+    pieces = list(dist)
+    assert [p["x"].numpy()[:, 0].tolist() for p in pieces] == [[0, 2], [4], [6, 8], [10]]
+    assert [p["ok"].numpy().tolist() for p in pieces] == [[True, False], [True],
+                                                         [False, True], [False]]
+    assert {p["x"].dtype for p in pieces} == {em.float64}
