@@ -75,6 +75,7 @@ class _Group:
     def __init__(self, n: int):
         self.slots = [None] * n
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
+        self.failed_together = False
 
     def all_reduce(self, replica: int, op, arrays: list) -> list:
         where = f"ReplicaContext.all_reduce (replica {replica})"
@@ -106,6 +107,7 @@ class _Group:
         ok, value = self.merged
         if ok:
             return value
+        self.failed_together = True  # every replica raises now: none waits at the barrier
         if replica == 0:
             raise value
         raise RuntimeError(f"{where}: another replica raised in the merge_call function "
@@ -198,7 +200,8 @@ class MirroredStrategy:
                 with device(self._devices[i]):
                     return fn(*_select(args, i, n), **_select(kwargs, i, n))
             except BaseException:
-                group.barrier.abort()
+                if not group.failed_together:  # wake the replicas waiting for this one
+                    group.barrier.abort()
                 raise
             finally:
                 _local.replica = None

@@ -60,13 +60,22 @@ def test_copies_per_replica_reads_and_writes():
             em.function(lambda: v.assign([0.0, 0.0]))()
         except ValueError as err:
             print(str(err)[:60])
+        with strategy.scope():
+            optimizer = em.optimizers.SGD(0.1)
+        for _ in range(3):  # the merge function's error, from every replica, never a hang
+            try:
+                strategy.run(lambda: optimizer.apply_gradients([(em.ones([3]), v)]))
+            except ValueError as err:
+                print(err, err.__notes__[0][:26])
         """)
     assert out == [
         "MirroredVariable [[1.0, 2.0], [1.0, 2.0]] [1.0, 2.0]",
         "[[1.0, 2.0], [2.0, 3.0]] [[2.0, 4.0], [4.0, 6.0]] [[1.0, 2.0], [2.0, 3.0]]",
         "[[5.0, 5.0], [5.0, 5.0]] [[10.0, 10.0], [10.0, 10.0]]",
         "MirroredVariable [3.0, 3.0]",
-        "v:0 is a MirroredVariable: an em.function called outside str"]
+        "v:0 is a MirroredVariable: an em.function called outside str"] + [
+        "SGD.apply_gradients: the gradient of v:0 has shape (3,), but the variable has shape "
+        "(2,) (raised in replica 0 of 2"] * 3
 
 
 def test_two_replicas_train_as_one_on_the_same_global_batches():
