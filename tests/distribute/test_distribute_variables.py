@@ -66,7 +66,7 @@ def test_copies_per_replica_reads_and_writes():
             try:
                 strategy.run(lambda: optimizer.apply_gradients([(em.ones([3]), v)]))
             except ValueError as err:
-                print(err, err.__notes__[0][:26])
+                print(err, err.__notes__[0][:25])
         """)
     assert out == [
         "MirroredVariable [[1.0, 2.0], [1.0, 2.0]] [1.0, 2.0]",
