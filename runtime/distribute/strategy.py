@@ -87,6 +87,9 @@ class _Group:
                                  f"values ({[len(s) for s in self.slots]})")
             result = [combine(op, [s[k] for s in self.slots], where)
                       for k in range(len(arrays))]
+        except BaseException:
+            self.failed_together = True  # the same slots: every replica raises it
+            raise
         finally:
             self._wait(where)  # every replica has read the slots before they are reused
         return result
