@@ -16,7 +16,10 @@ here before ember is imported), so 1 replica uses one core and 2 replicas two: t
 measures the strategy, not the kernels' own threading. The two configurations alternate,
 round after round; each round is the median of timed blocks after a warm-up, and the
 reported figure the median of the rounds (the machine is shared: medians, not bests).
-Before timing, the 2-replica copies of every weight are checked identical.
+Before timing, the 2-replica copies of every weight are checked identical. Each round also
+shows the cores the process used (CPU time / wall time) and the load average: on a busy
+machine (Linux's autogroup scheduling shares the CPUs between sessions, not threads) 2
+replicas cannot get 2 cores, and the ratio says so rather than the strategy's scaling.
 """
 
 from __future__ import annotations
@@ -78,20 +81,23 @@ def build(strategy, batch: int, whole: bool):
     return step, weights
 
 
-def timed(step, seconds: float) -> float:
-    """Seconds per step: the median of blocks of steps, about `seconds` in all."""
+def timed(step, seconds: float) -> tuple:
+    """(seconds per step: the median of blocks of steps, about `seconds` in all; the cores
+    this process used meanwhile: its CPU time / wall time)."""
     step()
     start = time.perf_counter()
     step()
     per = max(time.perf_counter() - start, 1e-4)
     calls = max(1, int(seconds / 7 / per))
     blocks = []
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(7):
         start = time.perf_counter()
         for _ in range(calls):
             step()
         blocks.append((time.perf_counter() - start) / calls)
-    return statistics.median(blocks)
+    cores = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    return statistics.median(blocks), cores
 
 
 def measure(one, two, args, whole: bool) -> int:
@@ -111,11 +117,12 @@ def measure(one, two, args, whole: bool) -> int:
           "step: compiled forward/backward, then eager apply_gradients (a merge_call)")
     rates1, rates2 = [], []
     for r in range(args.rounds):
-        t1, t2 = timed(step1, args.seconds), timed(step2, args.seconds)
+        (t1, c1), (t2, c2) = timed(step1, args.seconds), timed(step2, args.seconds)
         rates1.append(args.batch / t1)
         rates2.append(2 * args.batch / t2)
-        print(f"  round {r + 1}: 1 replica {t1 * 1e3:7.2f} ms/step  2 replicas "
-              f"{t2 * 1e3:7.2f} ms/step  ratio {rates2[-1] / rates1[-1]:.2f}x", flush=True)
+        print(f"  round {r + 1}: 1 replica {t1 * 1e3:7.2f} ms/step ({c1:.2f} cores)  "
+              f"2 replicas {t2 * 1e3:7.2f} ms/step ({c2:.2f} cores)  ratio "
+              f"{rates2[-1] / rates1[-1]:.2f}x, load {os.getloadavg()[0]:.1f}", flush=True)
     for label, rates in (("1 replica ", rates1), ("2 replicas", rates2)):
         rate = statistics.median(rates)
         print(f"  {label}: {rate:9.0f} examples/s  {rate * flops / args.batch / 1e9:6.1f} "
