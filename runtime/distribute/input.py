@@ -2,27 +2,30 @@
 global batch into per-replica batches, `strategy.distribute_datasets_from_function` hands the
 replicas consecutive elements of the datasets an input function builds (`InputContext`).
 
-The pipeline of `experimental_distribute_dataset`, as TF's (the guide's tables):
-  1. rebatch: each global batch of n elements becomes `num_replicas_in_sync` pieces of
-     ceil(n / N) elements, filled in order; the pieces left without elements are empty
-     batches, of shape (0, ...) (range(8).batch(4) on 3 replicas: [0,1], [2,3], []);
-  2. the strategy's `_auto_shard(dataset, num_workers, worker_index)` (the identity on one
-     worker; MultiWorkerMirroredStrategy shards the stream of pieces there);
+The pipeline of `experimental_distribute_dataset`, as TF's input_lib (the guide's tables):
+  1. em.data's `rebatch_for_replicas`: each global batch of n elements becomes
+     `num_replicas_in_sync` pieces of ceil(n / N) elements, filled in order; the pieces left
+     without elements are empty batches, of shape (0, ...) (range(8).batch(4) on 3 replicas:
+     [0,1], [2,3], []);
+  2. the strategy's `_auto_shard(dataset, num_workers, worker_index)`: the identity on one
+     worker; a multi-worker strategy applies em.data's `auto_shard(dataset, num_workers,
+     worker_index, num_replicas_in_sync)` there (FILE sharding sees through the rebatch,
+     DATA sharding keeps every num_workers-th piece: the guide's worker tables);
   3. a prefetch of the worker's replica count (`num_replicas_in_sync` on one worker);
-One replica takes the dataset as it is (no rebatching, no prefetch, batched or not: TF's).
   4. each step takes the next piece for each local replica. A replica whose input has ended
      gets an empty batch while another still has data (`_sync_has_data` asks the other
      workers); when none has, the iterator ends (em.errors.OutOfRangeError / StopIteration).
+One replica takes the dataset as it is (no rebatching, no prefetch, batched or not: TF's).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import constant
 from ember.runtime.data import Dataset, Optional, OutOfRangeError
 from ember.runtime.data import structure
+from ember.runtime.data.autoshard import rebatch_for_replicas
 from ember.runtime.distribute.values import PerReplica, PerReplicaSpec
 
 
@@ -78,52 +81,15 @@ class InputContext:
     __repr__ = __str__
 
 
-class _Rebatched(Dataset):
-    """Each batch of `source` as `n` consecutive per-replica pieces (see the module)."""
-
-    def __init__(self, source: Dataset, n: int):
-        self._source = source
-        self._n = n
-        for i, spec in enumerate(structure.flatten(source.element_spec)):
-            if spec.shape.rank == 0:
-                raise ValueError(
-                    "Call the `batch` method on the input Dataset in order to be able to split "
-                    f"your input across {n} replicas.\n Please see the tf.distribute.Strategy "
-                    f"guide. (experimental_distribute_dataset: component {i} of an element is "
-                    f"a scalar, {spec}: batch the dataset with the global batch size first)")
-
-    @property
-    def element_spec(self):
-        return structure.map_structure(lambda s: _piece_spec(s, self._n),
-                                       self._source.element_spec)
-
-    def _iterate(self):
-        for batch in iter(self._source):
-            tensors = structure.flatten(batch)
-            leaves = [np.asarray(t.numpy()) for t in tensors]
-            sizes = {len(a) for a in leaves}
-            if len(sizes) > 1:
-                raise ValueError("experimental_distribute_dataset: the components of a batch "
-                                 f"have different batch sizes {sorted(sizes)}; they must "
-                                 "agree to be split between the replicas")
-            size = sizes.pop()
-            step = -(-size // self._n)
-            for i in range(self._n):
-                yield structure.pack_as(batch, [
-                    constant(a[i * step:(i + 1) * step], dtype=t.dtype)
-                    for a, t in zip(leaves, tensors)])
-
-    def _cardinality(self):
-        n = self._source._cardinality()
-        return n * self._n if n > 0 else n
-
-
-def _piece_spec(spec: TensorSpec, n: int) -> TensorSpec:
-    if spec.shape.dims is None:  # unknown rank
-        return spec
-    dims = list(spec.shape.dims)
-    dims[0] = dims[0] // n if dims[0] is not None and dims[0] % n == 0 else None
-    return TensorSpec(dims, spec.dtype)
+def _check_batched(spec, n: int) -> None:
+    """TF's error for a dataset whose elements cannot be split between n replicas."""
+    for i, component in enumerate(structure.flatten(spec)):
+        if component.shape.rank == 0:
+            raise ValueError(
+                "Call the `batch` method on the input Dataset in order to be able to split "
+                f"your input across {n} replicas.\n Please see the tf.distribute.Strategy "
+                f"guide. (experimental_distribute_dataset: component {i} of an element is "
+                f"a scalar, {component}: batch the dataset with the global batch size first)")
 
 
 def _empty_like(spec, pieces: list):
@@ -241,7 +207,8 @@ def distribute_dataset(strategy, dataset, options=None) -> DistributedDataset:
     total = strategy.num_replicas_in_sync
     local = total // num_workers
     if total > 1:  # as TF: one replica takes the dataset as it is (batched or not)
-        dataset = _Rebatched(dataset, total)
+        _check_batched(dataset.element_spec, total)
+        dataset = rebatch_for_replicas(dataset, total)
     sharded = strategy._auto_shard(dataset, num_workers, worker_index)
     _check_dataset(sharded, f"{where}: the auto-shard hook")
     spec = sharded.element_spec

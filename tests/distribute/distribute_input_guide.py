@@ -74,12 +74,14 @@ report("empty_batch", [str(v.dtype) + str(tuple(v.shape)) for v in empty.values]
 pulled = []
 
 
-def count(x):
-    pulled.append(1)
-    return x
+def count():
+    for i in range(40):
+        pulled.append(i)
+        yield i
 
 
-counted = em.data.Dataset.range(40).map(count).batch(4)
+counted = em.data.Dataset.from_generator(
+    count, output_signature=em.TensorSpec([], em.int64)).batch(4)
 iterator = iter(two.experimental_distribute_dataset(counted))
 next(iterator)
 deadline = time.monotonic() + 10
@@ -239,3 +241,23 @@ def value_fn(ctx):
 distributed_values = mirrored_strategy.experimental_distribute_values_from_function(value_fn)
 report("values_from_function", [local(mirrored_strategy, mirrored_strategy.run(
     lambda x: x, args=(distributed_values,))) for _ in range(4)])
+
+# -- input from a generator: Dataset.from_generator -----------------------------------------
+
+
+def input_gen():
+    while True:
+        yield np.random.rand(4)
+
+
+# use Dataset.from_generator
+dataset = em.data.Dataset.from_generator(
+    input_gen, output_types=(em.float32), output_shapes=em.TensorShape([4]))
+dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+iterator = iter(dist_dataset)
+results = []
+for _ in range(4):
+    result = mirrored_strategy.run(lambda x: x, args=(next(iterator),))
+    results.append([(tuple(v.shape), str(v.dtype), 0.0 <= float(v.numpy()[0]) < 1.0)
+                    for v in mirrored_strategy.experimental_local_results(result)])
+report("from_generator", results)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ember as em
+from ember.runtime.data.autoshard import auto_shard
 
 GUIDE = pathlib.Path(__file__).with_name("distribute_input_guide.py")
 
@@ -96,6 +97,11 @@ def test_reordering_outputs_by_index(guide):
     assert guide["reorder"] == {i: 2 * i for i in range(24)}
 
 
+def test_input_from_a_generator(guide):
+    # unbatched elements of shape (4,) split between the 4 replicas: shape (1,) each
+    assert guide["from_generator"] == [[((1,), "em.float32", True)] * 4] * 4
+
+
 def test_values_from_function(guide):
     assert guide["values_from_function"] == [[0, 1, 2, 3]] * 4
 
@@ -119,7 +125,7 @@ def test_one_replica_gives_plain_tensors():
     assert "DistributedDataset" in repr(dist) and not isinstance(dist, em.data.Dataset)
 
 
-def test_static_batch_dimensions_divide_when_they_can():
+def test_one_replica_keeps_the_datasets_element_spec():
     strategy = em.distribute.MirroredStrategy(["cpu:0"])
     dataset = em.data.Dataset.range(8).batch(4, drop_remainder=True)
     assert strategy.experimental_distribute_dataset(dataset).element_spec == \
@@ -180,13 +186,13 @@ def test_gather_and_local_results_of_nested_values():
 
 
 class _TwoWorkers(em.distribute.MirroredStrategy):
-    """One replica of a 2-worker strategy, as MultiWorkerMirroredStrategy would override the
-    input hooks: DATA sharding of the per-replica batches, then this worker's replica."""
+    """One replica of a 2-worker strategy, overriding the input hooks as
+    MultiWorkerMirroredStrategy does: em.data's auto_shard of the per-replica batches (by
+    the dataset's AutoShardPolicy), then this worker's replica."""
 
-    def __init__(self, worker, shard=True, others_have=0, workers=2):
+    def __init__(self, worker, others_have=0, workers=2):
         super().__init__(["cpu:0"])
-        self.worker, self.shard, self.others_have = worker, shard, others_have
-        self.workers = workers
+        self.worker, self.others_have, self.workers = worker, others_have, workers
 
     @property
     def num_replicas_in_sync(self):
@@ -196,10 +202,7 @@ class _TwoWorkers(em.distribute.MirroredStrategy):
         return self.workers, self.worker
 
     def _auto_shard(self, dataset, num_workers, worker_index):
-        if not self.shard:  # AutoShardPolicy.OFF
-            return dataset
-        return dataset.enumerate().filter(
-            lambda i, x: i % num_workers == worker_index).map(lambda i, x: x)
+        return auto_shard(dataset, num_workers, worker_index, self.num_replicas_in_sync)
 
     def _sync_has_data(self, local_has_data):
         if local_has_data:
@@ -208,28 +211,41 @@ class _TwoWorkers(em.distribute.MirroredStrategy):
         return self.others_have >= 0
 
 
-@pytest.mark.parametrize("shard, tables", [
-    (True, [[[0, 1], [4, 5], [8, 9]], [[2, 3], [6, 7], [10, 11]]]),  # the guide's DATA table
-    (False, [[[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]]] * 2)])  # and OFF
-def test_the_multi_worker_hooks_give_the_guides_worker_tables(shard, tables):
-    dataset = em.data.Dataset.range(12).batch(4)
+def _with_policy(dataset, policy):
+    options = em.data.Options()
+    options.experimental_distribute.auto_shard_policy = getattr(
+        em.data.experimental.AutoShardPolicy, policy)
+    return dataset.with_options(options)
+
+
+@pytest.mark.parametrize("policy, tables", [
+    ("FILE", [[["0", "1"], ["2", "3"], ["4"], ["5"]],  # the guide's worker tables
+              [["6", "7"], ["8", "9"], ["10"], ["11"]]]),
+    ("DATA", [[["0", "1"], ["4", "5"], ["8", "9"]], [["2", "3"], ["6", "7"], ["10", "11"]]]),
+    ("OFF", [[["0", "1"], ["2", "3"], ["4", "5"], ["6", "7"], ["8", "9"], ["10", "11"]]] * 2)])
+def test_the_multi_worker_hooks_give_the_guides_worker_tables(tmp_path, policy, tables):
+    files = [range(6), range(6, 12)] if policy == "FILE" else [range(12)]
+    for k, lines in enumerate(files):
+        (tmp_path / f"file{k}.txt").write_text("".join(f"{i}\n" for i in lines))
+    names = em.data.Dataset.list_files(str(tmp_path / "*.txt"), shuffle=False)
+    dataset = _with_policy(em.data.TextLineDataset(names).batch(4), policy)
     for worker, table in enumerate(tables):
-        strategy = _TwoWorkers(worker, shard)
-        got = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
-        assert got == table
+        dist = _TwoWorkers(worker).experimental_distribute_dataset(dataset)
+        assert [[b.decode() for b in x.numpy().tolist()] for x in dist] == table
 
 
 def test_a_worker_out_of_data_gets_empty_batches_while_another_has_some():
     strategy = _TwoWorkers(1, others_have=2)
     dataset = em.data.Dataset.range(6).batch(4)  # pieces [0 1] [2 3] [4] [5]: worker 1's odd
+    dataset = _with_policy(dataset, "DATA")
     got = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(dataset)]
     assert got == [[2, 3], [5], [], []]  # then empty while the other worker has data
 
 
 def test_dict_elements_keep_their_dtypes_when_split():
-    strategy = _TwoWorkers(0, shard=False)  # 2 replicas in all: each batch in 2 pieces
-    dataset = em.data.Dataset.from_tensor_slices(
-        {"x": np.arange(12.0).reshape(6, 2), "ok": np.arange(6) % 2 == 0}).batch(3)
+    strategy = _TwoWorkers(0)  # 2 replicas in all: each batch in 2 pieces
+    dataset = _with_policy(em.data.Dataset.from_tensor_slices(
+        {"x": np.arange(12.0).reshape(6, 2), "ok": np.arange(6) % 2 == 0}).batch(3), "OFF")
     dist = strategy.experimental_distribute_dataset(dataset)
     assert dist.element_spec == {"ok": em.TensorSpec([None], em.bool_),
                                  "x": em.TensorSpec([None, 2], em.float64)}
