@@ -97,6 +97,8 @@ del iterator
 def dataset_fn(input_context):
     batch_size = input_context.get_per_replica_batch_size(global_batch_size)
     dataset = em.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+    dataset = dataset.shard(
+        input_context.num_input_pipelines, input_context.input_pipeline_id)
     dataset = dataset.batch(batch_size)
     dataset = dataset.prefetch(2)  # This prefetches 2 batches per device.
     report("input_context", (str(input_context), input_context.num_replicas_in_sync))
@@ -193,6 +195,9 @@ def kpl_dataset_fn(input_context):
     global_batch_size = 4
     batch_size = input_context.get_per_replica_batch_size(global_batch_size)
     dataset = dataset.batch(batch_size)
+    dataset = dataset.shard(
+        input_context.num_input_pipelines,
+        input_context.input_pipeline_id)
 
     def preprocess_with_kpl(input):
         return em.gather(table, input)
