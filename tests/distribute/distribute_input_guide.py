@@ -70,6 +70,14 @@ report("table_8_by_4_on_3", split(three, em.data.Dataset.range(8).batch(4)))
 empty = next(iter(five.experimental_distribute_dataset(em.data.Dataset.range(4).batch(4))))
 report("empty_batch", [str(v.dtype) + str(tuple(v.shape)) for v in empty.values])
 
+# -- sharding options (one worker here: the policy changes nothing) ------------------------
+dataset = em.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+options = em.data.Options()
+options.experimental_distribute.auto_shard_policy = em.data.experimental.AutoShardPolicy.DATA
+dataset = dataset.with_options(options)
+report("shard_options", [[shapes(two, part) for part in x]
+                         for x in two.experimental_distribute_dataset(dataset)])
+
 # -- prefetching: num_replicas_in_sync per-replica batches ahead ---------------------------
 pulled = []
 

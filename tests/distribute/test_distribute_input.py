@@ -51,6 +51,10 @@ def test_the_rebatching_tables(guide):
     assert guide["empty_batch"] == ["em.int64(1,)"] * 4 + ["em.int64(0,)"]
 
 
+def test_the_sharding_options_example(guide):
+    assert guide["shard_options"] == [[[(8, 1), (8, 1)], [(8, 1), (8, 1)]]] * 4
+
+
 def test_a_prefetch_of_num_replicas_is_appended(guide):
     assert guide["prefetched"] == (True, True)  # ahead of the step taken, not everything
 
