@@ -31,7 +31,7 @@ from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.variables import Variable
 from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
                                                get_strategy, has_strategy, replica_index)
-from ember.runtime.distribute.values import PerReplica, ReduceOp, as_array, combine
+from ember.runtime.distribute.values import PerReplica, ReduceOp
 
 
 _state = threading.local()  # .reduced: apply_gradients of gradients already all-reduced
@@ -103,7 +103,7 @@ def _mirror(strategy, args, kwargs):
     copies = [first] + [_plain(np.array(first._handle.value, copy=True),
                                trainable=first.trainable, name=first._name, dtype=first.dtype,
                                shape=first.shape)
-                        for _ in range(strategy.num_replicas_in_sync - 1)]
+                        for _ in range(_local_replicas(strategy) - 1)]
     return MirroredVariable(strategy, copies)
 
 
@@ -170,8 +170,13 @@ def _apply_traced(optimizer, pairs: list, where: str):
         _state.reduced = False
 
 
+def _local_replicas(strategy) -> int:
+    """The replicas of `strategy` in this process (all of them for MirroredStrategy)."""
+    return len(strategy._devices)
+
+
 def _apply_summed(strategy, optimizer, pairs):
-    n = strategy.num_replicas_in_sync
+    n = _local_replicas(strategy)
     summed = []
     for grad, var in pairs:
         if isinstance(var, PerReplica):
@@ -182,13 +187,14 @@ def _apply_summed(strategy, optimizer, pairs):
             if any(g is None for g in grad.values):
                 raise ValueError(f"{type(optimizer).__name__}.apply_gradients: the gradient "
                                  f"of {var.name} is None in some replicas only")
-            arrays = [as_array(g, "apply_gradients") for g in grad.values]
+            grads = list(grad.values)
         elif grad is None:
             summed.append((None, var))
             continue
         else:  # the same object from every replica
-            arrays = [as_array(grad, "apply_gradients")] * n
-        summed.append((combine(ReduceOp.SUM, arrays, "apply_gradients"), var))
+            grads = [grad] * n
+        # strategy.reduce: a multi-worker strategy sums the other workers' replicas too
+        summed.append((strategy.reduce(ReduceOp.SUM, PerReplica(grads), axis=None), var))
     return optimizer.apply_gradients(summed)
 
 
