@@ -66,7 +66,8 @@ class ReplicaContext:
             raise RuntimeError("ReplicaContext.merge_call: this replica context is used "
                                "outside its strategy.run; call merge_call inside the function "
                                "run")
-        return self._group.merge(self._id, self.strategy, merge_fn, args, kwargs or {})
+        return self._group.merge(self._id - self.strategy._first_replica, self.strategy,
+                                 merge_fn, args, kwargs or {})
 
 
 class _Group:
@@ -158,6 +159,8 @@ class MirroredStrategy:
       >>> float(strategy.run(lambda x: x * 2.0, args=(em.constant(3.0),)))
       6.0
     """
+
+    _first_replica = 0  # the global id of this process's first replica (several workers)
 
     def __init__(self, devices=None, cross_device_ops=None):
         del cross_device_ops  # one process: replicas reduce through host memory
@@ -320,9 +323,12 @@ def _cross_replica(strategy, fn, args, kwargs):
 
 
 def replica_index() -> int | None:
-    """The index of the replica running on this thread (None in a cross-replica context)."""
+    """The index among this process's replicas of the replica running on this thread (None
+    in a cross-replica context)."""
     replica = getattr(_local, "replica", None)
-    return None if replica is None or replica._group is None else replica._id
+    if replica is None or replica._group is None:
+        return None
+    return replica._id - replica.strategy._first_replica
 
 
 def _select(structure, i: int, n: int):
