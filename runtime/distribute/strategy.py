@@ -77,6 +77,7 @@ class _Group:
         self.slots = [None] * n
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
         self.failed_together = False
+        self.merged = None  # (ok, result or error) of the last merge_call
 
     def all_reduce(self, replica: int, op, arrays: list) -> list:
         where = f"ReplicaContext.all_reduce (replica {replica})"
@@ -225,7 +226,7 @@ class MirroredStrategy:
     def experimental_local_results(self, value) -> tuple:
         """The values of the replicas of `value` (a tuple; a plain value: itself, once);
         nested tuples, lists and dicts of them give a tuple of such structures."""
-        return local_results(value, self.num_replicas_in_sync)
+        return local_results(value, len(self._devices))
 
     def gather(self, value, axis: int = 0):
         """The replicas' values of `value` (a PerReplica) concatenated along `axis`, in the
