@@ -19,7 +19,8 @@ reported figure the median of the rounds (the machine is shared: medians, not be
 Before timing, the 2-replica copies of every weight are checked identical. Each round also
 shows the cores the process used (CPU time / wall time) and the load average: on a busy
 machine (Linux's autogroup scheduling shares the CPUs between sessions, not threads) 2
-replicas cannot get 2 cores, and the ratio says so rather than the strategy's scaling.
+replicas cannot get 2 cores, and the ratio says so rather than the strategy's scaling; the
+control line (numpy matmuls in 2 threads against 1) shows what the machine allows at the time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import argparse
 import os
 import statistics
 import sys
+import threading
 import time
 
 os.environ.setdefault("EMBER_NUM_THREADS", "1")
@@ -133,6 +135,28 @@ def measure(one, two, args, whole: bool) -> int:
     return 0
 
 
+def control(seconds: float) -> float:
+    """What the machine allows now: numpy matmuls (one OpenBLAS thread) in 2 Python threads
+    against 1, as a throughput ratio (near 2 on 2 idle cores)."""
+    a = np.random.default_rng(2).random((512, 512), dtype=np.float32)
+
+    def rate(threads: int) -> float:
+        stop = time.perf_counter() + seconds
+        counts = [0] * threads
+
+        def work(k):
+            while time.perf_counter() < stop:
+                a @ a
+                counts[k] += 1
+        workers = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return sum(counts) / seconds
+    return rate(2) / rate(1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -147,6 +171,8 @@ def main() -> int:
     print(f"MirroredStrategy training step, MLP {'-'.join(map(str, SIZES))}, per-replica "
           f"batch {args.batch}, 1 thread per replica, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}")
+    print(f"control: numpy matmuls in 2 threads / 1 thread: {control(args.seconds):.2f}x "
+          "(what this machine allows now; ~2x on 2 idle cores)", flush=True)
     kinds = {"whole": [True], "eager-apply": [False], "both": [True, False]}[args.step]
     return max(measure(one, two, args, whole) for whole in kinds)
 
