@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data bench-distribute
 
 venv: $(STAMP)
 
@@ -74,3 +74,8 @@ bench-gpu: venv
 bench-data: venv
 	@if [ -x $(ANCHORS)/bin/python ]; then py=$(ANCHORS)/bin/python; else py=$(BIN)/python; fi; \
 	  echo "bench-data: $$py"; $$py bench/data_pipeline.py
+
+# The replica bench (bench/distribute_replicas.py): a training step under MirroredStrategy,
+# 2 replicas on 2 logical CPUs against 1, one thread per replica (issue 18: >= 1.8x).
+bench-distribute: venv
+	$(BIN)/python bench/distribute_replicas.py

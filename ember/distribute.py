@@ -6,8 +6,14 @@ from ember.runtime.distribute.strategy import (MirroredStrategy, ReplicaContext,
                                                get_replica_context, get_strategy,
                                                has_strategy)
 from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext
+from ember.runtime.distribute.input import (DistributedDataset, DistributedIterator,
+                                            InputContext)
+from ember.runtime.distribute.mirrored import MirroredVariable
+from ember.runtime.distribute.values import PerReplicaSpec
 
 experimental = _types.SimpleNamespace(ValueContext=ValueContext)  # TF's spelling of it
 
 __all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "ValueContext",
-           "experimental", "get_replica_context", "get_strategy", "has_strategy"]
+           "experimental", "get_replica_context", "get_strategy", "has_strategy",
+           "DistributedDataset", "DistributedIterator", "InputContext", "MirroredVariable",
+           "PerReplicaSpec"]

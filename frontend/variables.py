@@ -39,7 +39,25 @@ class VariableHandle:
         self.id = next(_ids)
 
 
-class Variable:
+# em.distribute's variable creator (set by ember.runtime.distribute.mirrored): called with the
+# arguments of `em.Variable(...)`, it returns the variable to use (a MirroredVariable under a
+# strategy's scope) or None for an ordinary one (TF's variable_creator_scope).
+variable_creator = None
+
+
+class _VariableMeta(type):
+    """Lets `variable_creator` make the variable (TF's VariableMetaclass)."""
+
+    def __call__(cls, *args, **kwargs):
+        creator = variable_creator
+        if creator is not None and cls is Variable:
+            made = creator(args, kwargs)
+            if made is not None:
+                return made
+        return super().__call__(*args, **kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     """A mutable tensor-valued variable (tf.Variable).
 
     Example:

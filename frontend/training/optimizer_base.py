@@ -22,6 +22,11 @@ from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.training.schedules import LearningRateSchedule
 from ember.frontend.variables import Variable
 
+# em.distribute's hook (set by ember.runtime.distribute.mirrored): inside a replica of
+# strategy.run it all-reduces the gradients and applies them once, in the cross-replica
+# context, returning `iterations`; elsewhere it returns None (apply them here).
+distributed_apply = None
+
 
 class Optimizer:
     """The base of `em.optimizers.*`: subclasses define their slots (`_slot_names_for`)
@@ -155,6 +160,10 @@ class Optimizer:
           TypeError: something other than an em.Variable to update.
         """
         del name
+        if distributed_apply is not None:  # em.distribute: inside a replica of strategy.run
+            applied = distributed_apply(self, grads_and_vars)
+            if applied is not None:
+                return applied
         pairs = self._clipped(self._filter(grads_and_vars))
         for _, var in pairs:
             self.build([var])

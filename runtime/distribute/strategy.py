@@ -11,10 +11,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from ember.frontend.tensor import constant
+from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
-from ember.runtime.devices import full_name, parse
+from ember.runtime.devices import device, full_name, parse
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
-                                             combine, regroup)
+                                             combine, gather, local_results, regroup)
 
 BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
 _local = threading.local()  # .scopes: entered strategies; .replica: the ReplicaContext
@@ -39,13 +40,34 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value):
         """`reduce_op` of `value` over every replica, returned to each (a barrier: every
         replica must call it, the same number of times)."""
+        from ember.runtime.distribute.collective import is_traced, traced_all_reduce
+        if is_traced(value):  # inside an em.function: at each call, for the replica calling
+            return traced_all_reduce(reduce_op, [value])[0]
+        return self._reduce_arrays(reduce_op, [as_array(value, "ReplicaContext.all_reduce")])[0]
+
+    def _reduce_arrays(self, reduce_op, arrays: list) -> list:
+        """`reduce_op` of each array over every replica (em.Tensors)."""
         where = "ReplicaContext.all_reduce"
         if self._group is None:  # the default strategy's context: one replica
-            return combine(reduce_op, [as_array(value, where)], where)
+            return [combine(reduce_op, [a], where) for a in arrays]
         if getattr(_local, "replica", None) is not self:
             raise RuntimeError(f"{where}: this replica context is used outside its "
                                "strategy.run; call all_reduce inside the function run")
-        return self._group.all_reduce(self._id, reduce_op, as_array(value, where))
+        return self._group.all_reduce(self._id, reduce_op, arrays)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """tf.distribute's merge_call: every replica calls it (a barrier); then
+        `merge_fn(strategy, *args, **kwargs)` runs once, in the cross-replica context, with
+        the replicas' arguments regrouped (PerReplica where they differ), and each replica
+        gets its result."""
+        if self._group is None:  # one replica: run it here, across (the one) replica
+            return _cross_replica(self.strategy, merge_fn, args, kwargs or {})
+        if getattr(_local, "replica", None) is not self:
+            raise RuntimeError("ReplicaContext.merge_call: this replica context is used "
+                               "outside its strategy.run; call merge_call inside the function "
+                               "run")
+        return self._group.merge(self._id - self.strategy._first_replica, self.strategy,
+                                 merge_fn, args, kwargs or {})
 
 
 class _Group:
@@ -54,16 +76,47 @@ class _Group:
     def __init__(self, n: int):
         self.slots = [None] * n
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
+        self.failed_together = False
+        self.merged = None  # (ok, result or error) of the last merge_call
 
-    def all_reduce(self, replica: int, op, array):
+    def all_reduce(self, replica: int, op, arrays: list) -> list:
         where = f"ReplicaContext.all_reduce (replica {replica})"
-        self.slots[replica] = array
+        self.slots[replica] = arrays
         self._wait(where)
         try:
-            result = combine(op, list(self.slots), where)
+            if any(len(s) != len(arrays) for s in self.slots):
+                raise ValueError(f"{where}: the replicas all-reduce different numbers of "
+                                 f"values ({[len(s) for s in self.slots]})")
+            result = [combine(op, [s[k] for s in self.slots], where)
+                      for k in range(len(arrays))]
+        except BaseException:
+            self.failed_together = True  # the same slots: every replica raises it
+            raise
         finally:
             self._wait(where)  # every replica has read the slots before they are reused
         return result
+
+    def merge(self, replica: int, strategy, merge_fn, args, kwargs):
+        where = f"ReplicaContext.merge_call (replica {replica})"
+        self.slots[replica] = (args, kwargs)
+        self._wait(where)
+        if replica == 0:  # only replica 0 reads the slots, before the barrier below
+            try:
+                merged = (True, _cross_replica(strategy, merge_fn,
+                                               regroup([s[0] for s in self.slots]),
+                                               regroup([s[1] for s in self.slots])))
+            except BaseException as error:  # noqa: BLE001 - replica 0 re-raises it
+                merged = (False, error)
+            self.merged = merged
+        self._wait(where)
+        ok, value = self.merged
+        if ok:
+            return value
+        self.failed_together = True  # every replica raises now: none waits at the barrier
+        if replica == 0:
+            raise value
+        raise RuntimeError(f"{where}: another replica raised in the merge_call function "
+                           f"({type(value).__name__}: {value})")
 
     def _wait(self, where: str) -> None:
         try:
@@ -108,6 +161,8 @@ class MirroredStrategy:
       6.0
     """
 
+    _first_replica = 0  # the global id of this process's first replica (several workers)
+
     def __init__(self, devices=None, cross_device_ops=None):
         del cross_device_ops  # one process: replicas reduce through host memory
         self._devices = tuple(_device_names(devices, "MirroredStrategy"))
@@ -139,15 +194,21 @@ class MirroredStrategy:
         if getattr(_local, "replica", None) is not None:
             raise RuntimeError("MirroredStrategy.run: called inside a replica (in a function "
                                "strategy.run runs); call it from the cross-replica context")
+        if current_graph() is not None:
+            raise RuntimeError("MirroredStrategy.run: called inside an em.function (its "
+                               "replicas run on their own threads, eagerly): call strategy.run "
+                               "from Python and pass it the em.function as fn")
         n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
         group = _Group(n)
 
         def replica(i):
             _local.replica = ReplicaContext(self, i, group)
             try:
-                return fn(*_select(args, i, n), **_select(kwargs, i, n))
+                with device(self._devices[i]):
+                    return fn(*_select(args, i, n), **_select(kwargs, i, n))
             except BaseException:
-                group.barrier.abort()
+                if not group.failed_together:  # wake the replicas waiting for this one
+                    group.barrier.abort()
                 raise
             finally:
                 _local.replica = None
@@ -163,8 +224,46 @@ class MirroredStrategy:
         return regroup([f.result() for f in futures])
 
     def experimental_local_results(self, value) -> tuple:
-        """The values of the replicas of `value` (a tuple; a plain value: itself, once)."""
-        return value.values if isinstance(value, PerReplica) else (value,)
+        """The values of the replicas of `value` (a tuple; a plain value: itself, once);
+        nested tuples, lists and dicts of them give a tuple of such structures."""
+        return local_results(value, len(self._devices))
+
+    def gather(self, value, axis: int = 0):
+        """The replicas' values of `value` (a PerReplica) concatenated along `axis`, in the
+        cross-replica context (tf.distribute.Strategy.gather)."""
+        if getattr(_local, "replica", None) is not None:
+            raise RuntimeError("Strategy.gather: call it in the cross-replica context (outside "
+                               "the function strategy.run runs); inside use "
+                               "ReplicaContext.all_gather")
+        return gather(self.experimental_local_results(value), axis)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """A DistributedDataset of `dataset`'s global batches split between the replicas
+        (each batch of n elements into pieces of ceil(n / replicas), in order; replicas left
+        without elements get empty batches), prefetched by `num_replicas_in_sync`."""
+        from ember.runtime.distribute.input import distribute_dataset
+        return distribute_dataset(self, dataset, options)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """A DistributedDataset of `dataset_fn(em.distribute.InputContext)`: the replicas
+        take its elements in turn (batch it with the per-replica batch size)."""
+        from ember.runtime.distribute.input import distribute_datasets_from_function
+        return distribute_datasets_from_function(self, dataset_fn, options)
+
+    # Hooks of the distributed input for a strategy over several workers (processes).
+    def _input_workers(self) -> tuple:
+        """(number of workers, this worker's index): one worker in one process."""
+        return 1, 0
+
+    def _auto_shard(self, dataset, num_workers: int, worker_index: int):
+        """This worker's share of the stream of per-replica batches: all of it here."""
+        del num_workers, worker_index
+        return dataset
+
+    def _sync_has_data(self, local_has_data: bool) -> bool:
+        """Whether any worker still has input this step (another worker's replicas then
+        get empty batches): only this one here."""
+        return local_has_data
 
     def reduce(self, reduce_op, value, axis=None):
         """`reduce_op` across the replicas of `value` (with `axis`: within each first)."""
@@ -209,6 +308,28 @@ def _scopes() -> list:
     if not hasattr(_local, "scopes"):
         _local.scopes = []
     return _local.scopes
+
+
+def _cross_replica(strategy, fn, args, kwargs):
+    """`fn(strategy, *args, **kwargs)` in the cross-replica context of `strategy`."""
+    replica = getattr(_local, "replica", None)
+    _local.replica = None
+    scopes = _scopes()
+    scopes.append(strategy)
+    try:
+        return fn(strategy, *args, **kwargs)
+    finally:
+        scopes.pop()
+        _local.replica = replica
+
+
+def replica_index() -> int | None:
+    """The index among this process's replicas of the replica running on this thread (None
+    in a cross-replica context)."""
+    replica = getattr(_local, "replica", None)
+    if replica is None or replica._group is None:
+        return None
+    return replica._id - replica.strategy._first_replica
 
 
 def _select(structure, i: int, n: int):

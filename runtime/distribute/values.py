@@ -68,15 +68,21 @@ def as_array(value, where: str) -> np.ndarray:
     return np.asarray(value)
 
 
+def reduce_op_of(op, where: str) -> ReduceOp:
+    """`op` as a ReduceOp ("SUM"/"MEAN" strings too); ValueError for anything else."""
+    if isinstance(op, ReduceOp):
+        return op
+    try:
+        return ReduceOp(op.upper() if isinstance(op, str) else op)
+    except ValueError:
+        raise ValueError(f"{where}: reduce_op must be em.distribute.ReduceOp.SUM or .MEAN, "
+                         f"got {op!r}") from None
+
+
 def combine(op, arrays: list, where: str, axis=None):
     """`op` (ReduceOp) over the replicas' arrays; with `axis`, within each array along it
     first (MEAN then divides by the total count, as TF). Returns an em.Tensor."""
-    if not isinstance(op, ReduceOp):
-        try:
-            op = ReduceOp(op.upper() if isinstance(op, str) else op)
-        except ValueError:
-            raise ValueError(f"{where}: reduce_op must be em.distribute.ReduceOp.SUM or "
-                             f".MEAN, got {op!r}") from None
+    op = reduce_op_of(op, where)
     dtype = arrays[0].dtype
     for i, a in enumerate(arrays):
         if a.dtype != dtype or (axis is None and a.shape != arrays[0].shape):
@@ -95,3 +101,64 @@ def combine(op, arrays: list, where: str, axis=None):
     if op is ReduceOp.MEAN:
         total = (total / count) if dtype.kind in "fc" else (total // count)
     return constant(np.asarray(total, dtype=dtype))
+
+
+class PerReplicaSpec:
+    """The spec of a PerReplica value (tf.distribute's PerReplicaSpec): one spec per replica,
+    as `DistributedDataset.element_spec` gives for each component."""
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    @property
+    def value_specs(self) -> tuple:
+        return self._value_specs
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PerReplicaSpec) and other._value_specs == self._value_specs
+
+    def __hash__(self) -> int:
+        return hash(self._value_specs)
+
+    def __repr__(self) -> str:
+        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
+
+
+def local_results(value, n: int) -> tuple:
+    """The n replicas' values of a (nested) distributed value, as a tuple."""
+    if isinstance(value, PerReplica):
+        return value.values
+    local = getattr(value, "_local_values", None)  # a MirroredVariable's copies
+    if local is not None:
+        return tuple(local)
+    if not _distributed(value):
+        return (value,)
+    if isinstance(value, dict):
+        parts = {k: _repeated(v, n) for k, v in value.items()}
+        return tuple({k: parts[k][i] for k in value} for i in range(n))
+    columns = zip(*[_repeated(v, n) for v in value])
+    return tuple(type(value)(*c) if hasattr(value, "_fields") else type(value)(c)
+                 for c in columns)
+
+
+def _repeated(value, n: int) -> tuple:
+    return local_results(value, n) if _distributed(value) else (value,) * n
+
+
+def _distributed(value) -> bool:
+    """Whether `value` is or holds (in tuples, lists, dicts) a distributed value."""
+    if isinstance(value, PerReplica) or getattr(value, "_local_values", None) is not None:
+        return True
+    if isinstance(value, dict):
+        return any(_distributed(v) for v in value.values())
+    return isinstance(value, (tuple, list)) and any(_distributed(v) for v in value)
+
+
+def gather(values: tuple, axis: int):
+    """The values concatenated along `axis` (an em.Tensor)."""
+    arrays = [as_array(v, "Strategy.gather") for v in values]
+    try:
+        return constant(np.concatenate(arrays, axis=axis))
+    except (ValueError, np.exceptions.AxisError) as err:
+        raise ValueError(f"Strategy.gather: cannot concatenate the replicas' values of shapes "
+                         f"{[list(a.shape) for a in arrays]} along axis {axis}: {err}") from None

@@ -1,0 +1,202 @@
+"""Mirrored variables as tf.distribute's: under `strategy.scope()` (or inside `strategy.run`)
+`em.Variable(...)` makes a `MirroredVariable`, one copy per replica.
+
+- In a replica (a function `strategy.run` runs) reads and writes use that replica's copy; a
+  compiled function captures the variable once and each call binds the copy of the replica
+  calling it.
+- In the cross-replica context reads give the first copy and `assign`/`assign_add`/
+  `assign_sub` write every copy.
+- `optimizer.apply_gradients` inside a replica is a merge_call (as TF's optimizers): the
+  replicas meet, their gradients are summed (ReduceOp.SUM: scale the loss by the global batch
+  size) and applied once in the cross-replica context, so every copy stays identical. Inside
+  an em.function that strategy.run runs, the compiled function all-reduces the gradients at
+  each call and each replica updates its own copies (the variables and the optimizer made
+  under the scope, the optimizer's slots built before: `optimizer.build(variables)`).
+
+Variables created inside `strategy.run` are created once (in a merge_call, from replica 0's
+initial value): every replica must create the same variables in the same order. Variables
+created by a trace from a traced value (inside em.function) stay ordinary variables.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ember.frontend import tracing
+from ember.frontend.training import optimizer_base
+from ember.frontend import variables
+from ember.frontend.trace_types import VariableTraceType
+from ember.frontend.variables import Variable
+from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
+                                               get_strategy, has_strategy, replica_index)
+from ember.runtime.distribute.values import PerReplica, ReduceOp
+
+
+_state = threading.local()  # .reduced: apply_gradients of gradients already all-reduced
+
+
+class MirroredVariable(Variable):
+    """tf.distribute's MirroredVariable: a variable with one copy per replica (see the
+    module). `.values` (and `strategy.experimental_local_results`) lists the copies."""
+
+    def __init__(self, strategy, copies: list):
+        first = copies[0]
+        self.trainable = first.trainable
+        self._name = first._name
+        self._type = first._type
+        self._initialized = None
+        self._strategy = strategy
+        self._values = tuple(copies)
+
+    @property
+    def values(self) -> tuple:
+        return self._values
+
+    @property
+    def _local_values(self) -> tuple:
+        return self._values
+
+    @property
+    def _handle(self):
+        return self._copy()._handle
+
+    def _copy(self) -> Variable:
+        """The copy of the replica running on this thread (the first one outside)."""
+        i = replica_index()
+        if i is None or get_strategy() is not self._strategy:
+            return self._values[0]
+        return self._values[i]
+
+    def _ember_trace_type(self):
+        # one trace serves every replica: each call binds its replica's copy (`handle`)
+        first = self._values[0]
+        return VariableTraceType(first._handle.id, self.dtype, self._type.shape)
+
+    def _write(self, spec, value):
+        if replica_index() is not None:
+            return super()._write(spec, value)  # this replica's copy
+        if tracing.current_graph() is not None and len(self._values) > 1:
+            raise ValueError(
+                f"{self.name} is a MirroredVariable: an em.function called outside "
+                "strategy.run cannot write its copies; assign it eagerly in the cross-replica "
+                "context, or write it inside the function strategy.run runs")
+        for copy in self._values:
+            copy._write(spec, value)
+        return self
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        return "MirroredVariable:{\n" + body + "\n}"
+
+
+def _plain(*args, **kwargs) -> Variable:
+    """An ordinary em.Variable (the creator hook not asked again)."""
+    return type.__call__(Variable, *args, **kwargs)
+
+
+def _mirror(strategy, args, kwargs):
+    first = _plain(*args, **kwargs)
+    if first._handle.value is None:  # initialised by the trace creating it
+        return first
+    copies = [first] + [_plain(np.array(first._handle.value, copy=True),
+                               trainable=first.trainable, name=first._name, dtype=first.dtype,
+                               shape=first.shape)
+                        for _ in range(_local_replicas(strategy) - 1)]
+    return MirroredVariable(strategy, copies)
+
+
+def _create(args, kwargs):
+    """variables.variable_creator: a MirroredVariable under a MirroredStrategy."""
+    if not has_strategy() or tracing.current_graph() is not None:
+        return None
+    strategy = get_strategy()
+    if not isinstance(strategy, MirroredStrategy):
+        return None
+    if replica_index() is None:
+        return _mirror(strategy, args, kwargs)
+    return get_replica_context().merge_call(lambda s: _mirror(s, args, kwargs))
+
+
+def _distributed_apply(optimizer, grads_and_vars):
+    """optimizer_base.distributed_apply: in a replica, sum the replicas' gradients and apply
+    them once across the replicas; elsewhere None."""
+    if replica_index() is None or getattr(_state, "reduced", False):
+        return None
+    where = f"{type(optimizer).__name__}.apply_gradients"
+    pairs = []
+    for item in list(grads_and_vars):
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError(f"{where} takes (gradient, variable) pairs, e.g. zip(grads, "
+                            f"vars); got {item!r}")
+        pairs.append(tuple(item))
+    if tracing.current_graph() is not None:
+        return _apply_traced(optimizer, pairs, where)
+    context = get_replica_context()
+    return context.merge_call(_apply_summed, args=(optimizer, pairs))
+
+
+def _apply_traced(optimizer, pairs: list, where: str):
+    """In a compiled replica function: the gradients all-reduced (SUM) at each call, then
+    each replica updates its own copies (identical updates of identical copies)."""
+    shared = [v for _, v in pairs if not isinstance(v, MirroredVariable)]
+    if not isinstance(optimizer.iterations, MirroredVariable):
+        shared.insert(0, optimizer.iterations)
+    if shared:
+        raise ValueError(
+            f"{where}: inside an em.function that strategy.run runs every variable it "
+            f"updates must be mirrored, but {[v.name for v in shared]} are not: create the "
+            "model's variables and the optimizer under strategy.scope()")
+    slots = [name for name, _ in optimizer._slot_names_for()]
+    unbuilt = [v.name for _, v in pairs if slots and id(v) not in optimizer._slots]
+    if unbuilt:
+        raise ValueError(
+            f"{where}: inside an em.function that strategy.run runs the optimizer cannot "
+            f"create its slots {slots} for {unbuilt}: call optimizer.build(variables) under "
+            "strategy.scope() first (or apply the gradients eagerly once)")
+    given = [(i, g) for i, (g, _) in enumerate(pairs) if g is not None]
+    summed = list(pairs)
+    if given:
+        from ember.runtime.distribute.collective import traced_all_reduce
+        from ember.frontend.tensor import convert_to_tensor
+        reduced = traced_all_reduce(ReduceOp.SUM, [convert_to_tensor(g) for _, g in given])
+        for (i, _), grad in zip(given, reduced):
+            summed[i] = (grad, pairs[i][1])
+    _state.reduced = True
+    try:
+        return optimizer.apply_gradients(summed)
+    finally:
+        _state.reduced = False
+
+
+def _local_replicas(strategy) -> int:
+    """The replicas of `strategy` in this process (all of them for MirroredStrategy)."""
+    return len(strategy._devices)
+
+
+def _apply_summed(strategy, optimizer, pairs):
+    n = _local_replicas(strategy)
+    summed = []
+    for grad, var in pairs:
+        if isinstance(var, PerReplica):
+            raise ValueError(f"{type(optimizer).__name__}.apply_gradients: the replicas "
+                             "passed different variables at the same position; pass the same "
+                             "(mirrored) variables in the same order in every replica")
+        if isinstance(grad, PerReplica):
+            if any(g is None for g in grad.values):
+                raise ValueError(f"{type(optimizer).__name__}.apply_gradients: the gradient "
+                                 f"of {var.name} is None in some replicas only")
+            grads = list(grad.values)
+        elif grad is None:
+            summed.append((None, var))
+            continue
+        else:  # the same object from every replica
+            grads = [grad] * n
+        # strategy.reduce: a multi-worker strategy sums the other workers' replicas too
+        summed.append((strategy.reduce(ReduceOp.SUM, PerReplica(grads), axis=None), var))
+    return optimizer.apply_gradients(summed)
+
+
+variables.variable_creator = _create
+optimizer_base.distributed_apply = _distributed_apply

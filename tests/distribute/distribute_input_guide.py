@@ -1,0 +1,276 @@
+"""The examples of the distributed input guide (../shared/guides/tf-distributed-input-guide)
+with `em.` for `tf.`, run by test_distribute_input.py in a subprocess whose CPU is split into
+5 logical CPUs (the guide's 4 GPUs are CPU:0..3 here). Each example prints one line,
+`name: value` (the value a Python literal), which the tests compare with the guide's output.
+"""
+
+import time
+
+import numpy as np
+
+import ember as em
+
+N_VIRTUAL_DEVICES = 5
+physical_devices = em.config.list_physical_devices("CPU")
+em.config.set_logical_device_configuration(
+    physical_devices[0],
+    [em.config.LogicalDeviceConfiguration() for _ in range(N_VIRTUAL_DEVICES)])
+
+FOUR = ["cpu:0", "cpu:1", "cpu:2", "cpu:3"]  # the guide's four GPUs
+
+
+def report(name, value):
+    print(f"{name}: {value!r}", flush=True)
+
+
+def local(strategy, value):
+    """The replicas' values of a PerReplica (or a tensor), as lists."""
+    return [v.numpy().tolist() for v in strategy.experimental_local_results(value)]
+
+
+def shapes(strategy, value):
+    return [tuple(v.shape) for v in strategy.experimental_local_results(value)]
+
+
+def split(strategy, dataset):
+    """Every step of the distributed dataset: the replicas' batches."""
+    return [local(strategy, x) for x in strategy.experimental_distribute_dataset(dataset)]
+
+
+# -- tf.distribute.Strategy.experimental_distribute_dataset -----------------------------------
+report("devices", [d.name.rsplit("/", 1)[1] for d in em.config.list_logical_devices()])
+
+global_batch_size = 16
+dataset = em.data.Dataset.from_tensors(([1.], [1.])).repeat(100).batch(global_batch_size)
+
+
+@em.function
+def train_step(inputs):
+    features, labels = inputs
+    return labels - 0.3 * features
+
+
+report("non_distributed", [(tuple(r.shape), np.unique(np.round(r.numpy(), 5)).tolist())
+                           for r in (train_step(inputs) for inputs in dataset)])
+
+mirrored_strategy = em.distribute.MirroredStrategy(FOUR)
+dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+first = next(iter(dist_dataset))  # 1 global batch of data fed to the model in 1 step
+report("first_element", [local(mirrored_strategy, part) for part in first])
+two = em.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+report("first_element_2", [shapes(two, part) for part in next(iter(
+    two.experimental_distribute_dataset(dataset)))])
+
+# -- the rebatching tables ---------------------------------------------------------------
+three = em.distribute.MirroredStrategy(["cpu:0", "cpu:1", "cpu:2"])
+five = em.distribute.MirroredStrategy()
+report("table_6_by_4_on_2", split(two, em.data.Dataset.range(6).batch(4, drop_remainder=False)))
+report("table_4_by_4_on_5", split(five, em.data.Dataset.range(4).batch(4)))
+report("table_8_by_4_on_3", split(three, em.data.Dataset.range(8).batch(4)))
+empty = next(iter(five.experimental_distribute_dataset(em.data.Dataset.range(4).batch(4))))
+report("empty_batch", [str(v.dtype) + str(tuple(v.shape)) for v in empty.values])
+
+# -- sharding options (one worker here: the policy changes nothing) ------------------------
+dataset = em.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+options = em.data.Options()
+options.experimental_distribute.auto_shard_policy = em.data.experimental.AutoShardPolicy.DATA
+dataset = dataset.with_options(options)
+report("shard_options", [[shapes(two, part) for part in x]
+                         for x in two.experimental_distribute_dataset(dataset)])
+
+# -- prefetching: num_replicas_in_sync per-replica batches ahead ---------------------------
+pulled = []
+
+
+def count():
+    for i in range(40):
+        pulled.append(i)
+        yield i
+
+
+counted = em.data.Dataset.from_generator(
+    count, output_signature=em.TensorSpec([], em.int64)).batch(4)
+iterator = iter(two.experimental_distribute_dataset(counted))
+next(iterator)
+deadline = time.monotonic() + 10
+while len(pulled) < 12 and time.monotonic() < deadline:  # 1 step taken + 2 pieces buffered
+    time.sleep(0.01)
+time.sleep(0.2)
+report("prefetched", (len(pulled) >= 12, len(pulled) < 40))
+del iterator
+
+# -- tf.distribute.Strategy.distribute_datasets_from_function -----------------------------
+
+
+def dataset_fn(input_context):
+    batch_size = input_context.get_per_replica_batch_size(global_batch_size)
+    dataset = em.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+    dataset = dataset.shard(
+        input_context.num_input_pipelines, input_context.input_pipeline_id)
+    dataset = dataset.batch(batch_size)
+    dataset = dataset.prefetch(2)  # This prefetches 2 batches per device.
+    report("input_context", (str(input_context), input_context.num_replicas_in_sync))
+    return dataset
+
+
+dist_dataset_fn = mirrored_strategy.distribute_datasets_from_function(dataset_fn)
+report("from_function", [[shapes(mirrored_strategy, part) for part in x]
+                         for x in dist_dataset_fn])
+
+# -- iterating: for, iter / next / get_next -----------------------------------------------
+losses = []
+for x in dist_dataset:
+    # train_step trains the model using the dataset elements
+    loss = mirrored_strategy.run(train_step, args=(x,))
+    losses.append((shapes(mirrored_strategy, loss),
+                   np.unique(np.round(local(mirrored_strategy, loss), 5)).tolist()))
+report("for_loop", losses)
+
+num_epochs = 10
+steps_per_epoch = 5
+losses = []
+for epoch in range(num_epochs):
+    dist_iterator = iter(dist_dataset)
+    for step in range(steps_per_epoch):
+        # train_step trains the model using the dataset elements
+        if epoch % 2 == 0:
+            loss = mirrored_strategy.run(train_step, args=(next(dist_iterator),))
+        else:  # which is the same as
+            loss = mirrored_strategy.run(train_step, args=(dist_iterator.get_next(),))
+        losses.append(shapes(mirrored_strategy, loss))
+report("iter_next", (len(losses), sorted(set(map(tuple, losses)))))
+
+dist_iterator = iter(dist_dataset)
+for _ in range(7):
+    dist_iterator.get_next()
+try:
+    dist_iterator.get_next()
+except em.errors.OutOfRangeError as err:
+    report("out_of_range", type(err).__name__)
+report("next_at_end", next(dist_iterator, "StopIteration"))
+
+# -- get_next_as_optional -------------------------------------------------------------------
+global_batch_size_9 = 4
+steps_per_loop = 5
+strategy = mirrored_strategy
+dataset_9 = em.data.Dataset.range(9).batch(global_batch_size_9)
+distributed_iterator = iter(strategy.experimental_distribute_dataset(dataset_9))
+printed = []
+
+
+def train_fn(distributed_iterator):
+    for _ in range(steps_per_loop):
+        optional_data = distributed_iterator.get_next_as_optional()
+        if not optional_data.has_value():
+            break
+        per_replica_results = strategy.run(lambda x: x, args=(optional_data.get_value(),))
+        printed.append(tuple(local(strategy, per_replica_results)))
+
+
+train_fn(distributed_iterator)
+report("get_next_as_optional", printed)
+
+# -- element_spec -------------------------------------------------------------------------
+report("element_spec", repr(dist_dataset.element_spec))
+report("iterator_element_spec", iter(dist_dataset).element_spec == dist_dataset.element_spec)
+
+
+def spec_train_step(per_replica_inputs):
+    def step_fn(inputs):
+        return 2 * inputs
+    return mirrored_strategy.run(step_fn, args=(per_replica_inputs,))
+
+
+outputs = []
+for _ in range(5):
+    iterator = iter(dist_dataset)
+    for _ in range(5):
+        output = spec_train_step(next(iterator))
+        outputs.append([local(mirrored_strategy, part) for part in output])
+report("element_spec_steps", (len(outputs), outputs[0]))
+
+# -- preprocessing under strategy.scope() with distribute_datasets_from_function -------------
+vocab = ["a", "b", "c", "d", "f"]
+with strategy.scope():
+    # a lookup "layer": the index of a token in the vocabulary (0 for unknown ones, 1 + i
+    # for vocab[i]), its table a (mirrored) variable created under the scope
+    table = em.Variable(np.array([1, 0, 3, 0, 0], dtype=np.int64), trainable=False)
+tokens = {"a": 0, "c": 2, "e": 4}
+
+
+def kpl_dataset_fn(input_context):
+    dataset = em.data.Dataset.from_tensor_slices([tokens[t] for t in ["a", "c", "e"]]).repeat()
+    global_batch_size = 4
+    batch_size = input_context.get_per_replica_batch_size(global_batch_size)
+    dataset = dataset.batch(batch_size)
+    dataset = dataset.shard(
+        input_context.num_input_pipelines,
+        input_context.input_pipeline_id)
+
+    def preprocess_with_kpl(input):
+        return em.gather(table, input)
+    return dataset.map(preprocess_with_kpl)
+
+
+distributed_dataset = strategy.distribute_datasets_from_function(kpl_dataset_fn)
+distributed_dataset_iterator = iter(distributed_dataset)
+report("kpl", [local(strategy, next(distributed_dataset_iterator)) for _ in range(3)])
+report("kpl_table", type(table).__name__)
+
+# -- reordering outputs by index ------------------------------------------------------------
+dataset_size = 24
+batch_size = 6
+dataset = em.data.Dataset.range(dataset_size).enumerate().batch(batch_size)
+dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+
+
+def predict(index, inputs):
+    outputs = 2 * inputs
+    return index, outputs
+
+
+result = {}
+for index, inputs in dist_dataset:
+    output_index, outputs = mirrored_strategy.run(predict, args=(index, inputs))
+    indices = list(mirrored_strategy.experimental_local_results(output_index))
+    rindices = []
+    for a in indices:
+        rindices.extend(a.numpy())
+    outputs = list(mirrored_strategy.experimental_local_results(outputs))
+    routputs = []
+    for a in outputs:
+        routputs.extend(a.numpy())
+    for i, value in zip(rindices, routputs):
+        result[int(i)] = int(value)
+report("reorder", result)
+
+# -- experimental_distribute_values_from_function ------------------------------------------
+
+
+def value_fn(ctx):
+    return em.constant(ctx.replica_id_in_sync_group)
+
+
+distributed_values = mirrored_strategy.experimental_distribute_values_from_function(value_fn)
+report("values_from_function", [local(mirrored_strategy, mirrored_strategy.run(
+    lambda x: x, args=(distributed_values,))) for _ in range(4)])
+
+# -- input from a generator: Dataset.from_generator -----------------------------------------
+
+
+def input_gen():
+    while True:
+        yield np.random.rand(4)
+
+
+# use Dataset.from_generator
+dataset = em.data.Dataset.from_generator(
+    input_gen, output_types=(em.float32), output_shapes=em.TensorShape([4]))
+dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+iterator = iter(dist_dataset)
+results = []
+for _ in range(4):
+    result = mirrored_strategy.run(lambda x: x, args=(next(iterator),))
+    results.append([(tuple(v.shape), str(v.dtype), 0.0 <= float(v.numpy()[0]) < 1.0)
+                    for v in mirrored_strategy.experimental_local_results(result)])
+report("from_generator", results)
