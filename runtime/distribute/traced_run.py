@@ -42,6 +42,7 @@ class TracedGroup:
 
     def __init__(self, strategy, n: int):
         self.strategy, self.n = strategy, n
+        self.graph = tracing.current_graph()  # the trace the replicas emit into
         self.cond = threading.Condition()
         self.turn = 0
         self.failed = False
@@ -77,6 +78,13 @@ class TracedGroup:
         """Replica i's `value` in this meeting; the last replica computes
         `combine(values)` once; every replica returns it."""
         self.calls[i] += 1
+        if tracing.current_graph() is not self.graph:
+            raise ValueError(
+                f"{where} (replica {i}): called inside an em.function that the function "
+                "strategy.run runs calls (a trace of its own, shared by the replicas): "
+                "inside an em.function strategy.run traces the replicas into one trace; "
+                "call the inner function's Python function there (or drop its "
+                "@em.function: the outer function compiles it anyway)")
         if any(self.finished):
             raise ValueError(f"{where} (replica {i}): replica "
                              f"{self.finished.index(True)} returned without reaching it: "
@@ -159,6 +167,7 @@ def traced_run(strategy, fn, args, kwargs):
     """`strategy.run(fn, args, kwargs)` while tracing (see the module)."""
     n, kwargs = len(strategy._devices), dict(kwargs or {})  # this process's replicas
     group = TracedGroup(strategy, n)
+    fn = _inlined(fn)
     graphs = list(tracing._thread.graphs)
     keys = list(function_module._tracing.keys)
     results: list = [None] * n
@@ -197,6 +206,17 @@ def traced_run(strategy, fn, args, kwargs):
                        "an em.function)")
         raise error
     return regroup(results)
+
+
+def _inlined(fn):
+    """An em.function given to strategy.run inside a trace runs as part of that trace (its
+    Python function, converted as it would be): TF's graph mode inlines it too, and its
+    all_reduce and apply_gradients then meet the other replicas in the same trace. One
+    with an input_signature is called as a function (its signature checked)."""
+    if not isinstance(fn, function_module.Function) or fn._input_signature is not None:
+        return fn
+    python = fn._python_function
+    return function_module.convert_control_flow(python) if fn._autograph else python
 
 
 def traced_reduce(strategy, reduce_op, value, axis):

@@ -200,6 +200,42 @@ report("training", (
     len({str(c) for c in local(three, w2)}),  # the copies stay identical
     int(optimizer2.iterations.numpy()), train_epoch.experimental_get_tracing_count()))
 
+# -- an em.function given to strategy.run inside an em.function runs in the same trace -------
+with three.scope():
+    u = em.Variable([1.0, 2.0], name="u")
+    sgd = em.optimizers.SGD(0.1)
+
+
+@em.function
+def inner_train_step(x):
+    with em.GradientTape() as tape:
+        loss = em.reduce_sum(u * x) / 6.0
+    sgd.apply_gradients(zip(tape.gradient(loss, [u]), [u]))  # all-reduces the gradients
+    return loss
+
+
+@em.function
+def outer_train(iterator):
+    for _ in em.range(2):
+        three.run(inner_train_step, args=(next(iterator),))
+
+
+outer_train(iter(three.experimental_distribute_dataset(
+    em.data.Dataset.from_tensors([1.0, 1.0]).repeat(12).batch(6))))
+report("nested_train_step", [[round(x, 5) for x in c] for c in local(three, u)])
+
+
+@em.function
+def inner_reduce(x):
+    return em.distribute.get_replica_context().all_reduce(SUM, x)
+
+
+try:
+    em.function(lambda x: three.run(lambda y: inner_reduce(y) + 1.0, args=(x,)))(
+        em.constant(1.0))
+except ValueError as err:
+    report("all_reduce_in_a_nested_function", str(err)[:70])
+
 # -- per-replica copies inside the trace ----------------------------------------------------
 with strategy.scope():
     v = em.Variable([1.0, 2.0], name="v")

@@ -62,6 +62,14 @@ def test_training_with_mirrored_variables_compiled_agrees_with_eager(cases):
     assert cases["training"] == (True, True, True, 1, 9, 1)
 
 
+def test_an_em_function_run_by_the_replicas_joins_the_trace(cases):
+    # 2 steps of 3 replicas x 2 rows of ones: each step's summed gradient is 1 per entry
+    assert cases["nested_train_step"] == [[0.8, 1.8]] * 3
+    # an all_reduce further down, in an em.function of its own: a clear error
+    assert cases["all_reduce_in_a_nested_function"] == (
+        "ReplicaContext.all_reduce (replica 0): called inside an em.function th")
+
+
 def test_each_replica_writes_its_own_copy_in_the_trace(cases):
     assert cases["copies"] == ([[1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [4.0, 5.0]],
                                [[2.0, 4.0], [4.0, 6.0], [6.0, 8.0], [8.0, 10.0]])
