@@ -262,11 +262,12 @@ class MirroredStrategy:
         del num_workers, worker_index
         return dataset
 
-    def _traced_cross_worker(self, reduce_op, values: list) -> list:
-        """Inside an em.function, the values all-reduced over this process's replicas,
-        combined with the other workers' (traced_run.py): nothing to add on one worker."""
-        del reduce_op
-        return values
+    def _cross_worker_sum_arrays(self, arrays: list, where: str) -> list:
+        """The element-wise sums of `arrays` (numpy) over every worker: the arrays on one
+        worker. A strategy over several workers overrides it with its collective; inside
+        an em.function it runs as a host call (traced_run.py)."""
+        del where
+        return arrays
 
     def _sync_has_data(self, local_has_data: bool) -> bool:
         """Whether any worker still has input this step (another worker's replicas then

@@ -11,17 +11,23 @@ the replicas go on, each with the combined value: the all-reduce is ops in the I
 compiled function runs every replica's part in one call.
 
 A MirroredVariable read or written by replica i inside such a trace is its copy i (each copy
-a captured variable of its own, mirrored.py). The cross-process step of a strategy over
-several workers is `strategy._traced_cross_worker(reduce_op, values)` (the identity here), so
-that a multi-worker strategy can add a host call performing the MPI all-reduce of the
-locally combined values.
+a captured variable of its own, mirrored.py).
+
+Several workers (processes): the replicas of this process are summed in the IR, then one
+host call sums those sums over the workers, `strategy._cross_worker_sum_arrays(arrays,
+where)` (numpy in, numpy out: the identity on one worker; a multi-worker strategy overrides
+it with its collective, e.g. one MPI Allreduce per array), and MEAN divides by the global
+count. On one worker no host call is emitted.
 """
 
 from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from ember.frontend import tracing
+from ember.frontend.effects import emit_host_call
 from ember.frontend.tensor import convert_to_tensor
 from ember.runtime import function as function_module
 from ember.runtime.devices import device
@@ -118,9 +124,8 @@ class TracedGroup:
             if any(len(s) != len(values) for s in slots):
                 raise ValueError(f"{where}: the replicas all-reduce different numbers of "
                                  f"values ({[len(s) for s in slots]})")
-            local = [symbolic_combine(op, [s[k] for s in slots], where)
-                     for k in range(len(values))]
-            return self.strategy._traced_cross_worker(op, local)
+            return [symbolic_combine(self.strategy, op, [s[k] for s in slots], where)
+                    for k in range(len(values))]
         # each replica its own tensor object (of the same value), as the eager path gives:
         # run() regroups them into a PerReplica, as TF's Mirrored result
         graph = tracing.current_graph()
@@ -135,9 +140,22 @@ class TracedGroup:
         return self.meet(i, (args, kwargs), combine, "ReplicaContext.merge_call")
 
 
-def symbolic_combine(op: ReduceOp, values: list, where: str, axis=None):
-    """`op` of the replicas' tensors as ops of the trace (with `axis`: summed along it in
-    each first; MEAN then divides by the total count, as TF)."""
+def cross_worker_sum(strategy, tensors: list, where: str) -> list:
+    """`tensors` (this worker's sums) summed over every worker: a host call of
+    `strategy._cross_worker_sum_arrays`, or the tensors themselves on one worker."""
+    if strategy._input_workers()[0] == 1:
+        return tensors
+
+    def host(*arrays):
+        summed = strategy._cross_worker_sum_arrays([np.asarray(a) for a in arrays], where)
+        return tuple(np.asarray(a, dtype=t.dtype.np_dtype) for a, t in zip(summed, tensors))
+    return emit_host_call(tracing.current_graph(), host, tensors, [t.dtype for t in tensors],
+                          "cross_worker_sum", [t.shape.dims for t in tensors])
+
+
+def symbolic_combine(strategy, op: ReduceOp, values: list, where: str, axis=None):
+    """`op` of the replicas' tensors as ops of the trace, over every worker (with `axis`:
+    summed along it in each first; MEAN then divides by the total count, as TF)."""
     first = values[0]
     for r, v in enumerate(values):
         if v.dtype != first.dtype or (axis is None and v.shape.as_list() !=
@@ -146,7 +164,7 @@ def symbolic_combine(op: ReduceOp, values: list, where: str, axis=None):
                              f"{v.shape}, replica 0 a {first.dtype} one of shape "
                              f"{first.shape}: they must agree")
     from ember.frontend import ops
-    count = len(values)
+    count = strategy.num_replicas_in_sync  # of every worker
     if axis is not None:
         rank = first.shape.rank
         if rank is not None and not -rank <= axis < rank:
@@ -157,6 +175,10 @@ def symbolic_combine(op: ReduceOp, values: list, where: str, axis=None):
     total = values[0]
     for v in values[1:]:
         total = total + v
+    if axis is not None and op is ReduceOp.MEAN:
+        total, count = cross_worker_sum(strategy, [total, count], where)
+    else:
+        total, = cross_worker_sum(strategy, [total], where)
     if op is ReduceOp.MEAN:
         total = total / count if first.dtype.is_floating or first.dtype.is_complex \
             else total // count
@@ -224,10 +246,17 @@ def traced_reduce(strategy, reduce_op, value, axis):
     from ember.runtime.distribute.values import PerReplica
     where = "MirroredStrategy.reduce"
     op = reduce_op_of(reduce_op, where)
-    values = list(value.values) if isinstance(value, PerReplica) else [value]
-    values = [convert_to_tensor(v) for v in values]
-    local = symbolic_combine(op, values, where, axis)
-    return strategy._traced_cross_worker(op, [local])[0]
+    if isinstance(value, PerReplica):
+        values = [convert_to_tensor(v) for v in value.values]
+    elif op is ReduceOp.MEAN and axis is None:  # the same value on every replica
+        return convert_to_tensor(value)
+    elif strategy.num_replicas_in_sync == 1:
+        values = [convert_to_tensor(value)]
+    else:
+        raise ValueError(f"A non-DistributedValues value {value!r} cannot be reduced with "
+                         f"the given reduce op {op}: pass the PerReplica that strategy.run "
+                         "returned")
+    return symbolic_combine(strategy, op, values, where, axis)
 
 
 def is_traced_value(value) -> bool:

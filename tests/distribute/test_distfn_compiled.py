@@ -127,3 +127,46 @@ def test_em_print_shows_structures_as_tf_print():
     show(em.constant([1, 2]))
     em.function(show)(em.constant([1, 2]))
     assert stream.getvalue() == "([1 2], [[1]], {'k': 2}) end\n" * 2
+
+
+class _TwoWorkers(em.distribute.MirroredStrategy):
+    """One replica here and, as far as the trace knows, a second worker holding the same
+    values: its cross-worker sum (the hook a multi-worker strategy overrides) doubles."""
+
+    def __init__(self):
+        super().__init__(["cpu:0"])
+        self.sums = []
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return 2
+
+    def _input_workers(self) -> tuple:
+        return 2, 0
+
+    def _cross_worker_sum_arrays(self, arrays, where):
+        self.sums.append(where)
+        return [a * 2 for a in arrays]
+
+
+def test_the_cross_worker_step_is_a_host_call_of_the_strategy():
+    strategy = _TwoWorkers()
+    SUM, MEAN = em.distribute.ReduceOp.SUM, em.distribute.ReduceOp.MEAN
+
+    def step(x):
+        ctx = em.distribute.get_replica_context()
+        return ctx.all_reduce(SUM, x), ctx.all_reduce(MEAN, x)
+
+    @em.function
+    def reductions(x):
+        total, mean = strategy.run(step, args=(x,))
+        values = em.distribute.PerReplica([x])
+        return (total, mean, strategy.reduce(SUM, values, axis=0),
+                strategy.reduce(MEAN, values, axis=0), strategy.reduce(MEAN, x))
+
+    out = [o.numpy().tolist() for o in reductions(em.constant([1.0, 2.0, 3.0]))]
+    assert out == [[2.0, 4.0, 6.0], [1.0, 2.0, 3.0], 12.0, 2.0, [1.0, 2.0, 3.0]]
+    assert strategy.sums == ["ReplicaContext.all_reduce"] * 2 + \
+        ["MirroredStrategy.reduce"] * 2  # MEAN of a value on every replica: no collective
+    with pytest.raises(ValueError, match="cannot be reduced"):
+        em.function(lambda x: strategy.reduce(SUM, x))(em.constant(1.0))
