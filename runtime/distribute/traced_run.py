@@ -49,6 +49,7 @@ class TracedGroup:
     def __init__(self, strategy, n: int):
         self.strategy, self.n = strategy, n
         self.graph = tracing.current_graph()  # the trace the replicas emit into
+        self.depth = len(self.graph._blocks)  # the block strategy.run was called in
         self.cond = threading.Condition()
         self.turn = 0
         self.failed = False
@@ -91,6 +92,13 @@ class TracedGroup:
                 "inside an em.function strategy.run traces the replicas into one trace; "
                 "call the inner function's Python function there (or drop its "
                 "@em.function: the outer function compiles it anyway)")
+        if len(self.graph._blocks) != self.depth:
+            raise ValueError(
+                f"{where} (replica {i}): called inside a loop or branch on tensors of the "
+                "function strategy.run runs, inside an em.function: the replicas are traced "
+                "one after the other into one trace, and meet only outside such regions. "
+                "Move the all_reduce (or apply_gradients) out of the loop or branch, or the "
+                "loop into the caller, around strategy.run")
         if any(self.finished):
             raise ValueError(f"{where} (replica {i}): replica "
                              f"{self.finished.index(True)} returned without reaching it: "
@@ -222,11 +230,19 @@ def traced_run(strategy, fn, args, kwargs):
     for thread in threads:
         thread.join()
     failed = [(i, e) for i, e in enumerate(errors) if e is not None]
+    # no reference cycle through the error's frames may hold the trace (its MLIR module
+    # must not be collected in a cycle, ops and module in any order)
+    errors.clear()
+    group.graph = group.slots = group.result = None
     if failed:
         i, error = failed[0]
+        del failed
         error.add_note(f"(raised in replica {i} of {n} while tracing strategy.run inside "
                        "an em.function)")
-        raise error
+        try:
+            raise error
+        finally:
+            del error
     return regroup(results)
 
 
@@ -234,8 +250,15 @@ def _inlined(fn):
     """An em.function given to strategy.run inside a trace runs as part of that trace (its
     Python function, converted as it would be): TF's graph mode inlines it too, and its
     all_reduce and apply_gradients then meet the other replicas in the same trace. One
-    with an input_signature is called as a function (its signature checked)."""
-    if not isinstance(fn, function_module.Function) or fn._input_signature is not None:
+    with an input_signature is called as a function (its signature checked). Another
+    callable is converted by AutoGraph when the function being traced is (TF's run)."""
+    if not isinstance(fn, function_module.Function):
+        keys = function_module._tracing.keys  # as TF: converted if the caller's trace is
+        if keys and getattr(keys[-1][0], "_autograph", False):
+            from ember.frontend.autograph.conversion import convert
+            return convert(fn)
+        return fn
+    if fn._input_signature is not None:
         return fn
     python = fn._python_function
     return function_module.convert_control_flow(python) if fn._autograph else python

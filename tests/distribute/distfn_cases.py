@@ -3,6 +3,8 @@ computation run eagerly, in a subprocess whose CPU is split into 5 logical CPUs 
 test_distfn_compiled.py). Each case prints one line `name: value` (a Python literal).
 Nothing falls back to the interpreter: em.config.set_fallback("error")."""
 
+import gc
+
 import numpy as np
 
 import ember as em
@@ -269,12 +271,30 @@ except ValueError as err:
     report("uneven_all_reduce", (str(err).split(":")[0], err.__notes__[0][:30]))
 
 
+def reduces_in_a_loop(x):
+    for _ in em.range(2):
+        x = em.distribute.get_replica_context().all_reduce(SUM, x)
+    return x
+
+
+try:
+    em.function(lambda x: strategy.run(reduces_in_a_loop, args=(x,)))(em.constant(1.0))
+except ValueError as err:
+    report("all_reduce_in_a_loop", str(err)[:70])
+
+
 def raises(x):
     em.distribute.get_replica_context().all_reduce(SUM, x)
-    raise KeyError("in the replica function")
+    for _ in em.range(2):  # raised inside a region of the trace
+        x += 1.0
+        raise KeyError("in the replica function")
+    return x
 
 
 try:
     em.function(lambda x: strategy.run(raises, args=(x,)))(em.constant(1.0))
 except KeyError as err:
     report("replica_raises", (err.args[0], err.__notes__[0][:30]))
+
+gc.collect()  # the failed traces' MLIR modules go cleanly (never an abort)
+report("collected", True)

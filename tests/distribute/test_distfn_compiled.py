@@ -80,6 +80,10 @@ def test_replicas_that_disagree_raise_instead_of_hanging(cases):
                                           "(raised in replica 1 of 4 whil")
     assert cases["replica_raises"] == ("in the replica function",
                                        "(raised in replica 0 of 4 whil")
+    # the replicas meet only outside their own loops and branches on tensors
+    assert cases["all_reduce_in_a_loop"] == (
+        "ReplicaContext.all_reduce (replica 0): called inside a loop or branch ")
+    assert cases["collected"] is True
 
 
 def test_one_replica_inside_a_function():
