@@ -78,6 +78,21 @@ def captured_loop():
 report("captured_dataset", (float(captured_loop()), float(captured_loop())))
 
 
+from_function = strategy.distribute_datasets_from_function(
+    lambda ctx: em.data.Dataset.range(10).batch(2))  # the replicas take the batches in turn
+
+
+def sum_of(dist_dataset):
+    total = em.constant(0, dtype=em.int64)
+    for x in dist_dataset:
+        total += strategy.reduce(SUM, strategy.run(em.reduce_sum, args=(x,)), axis=None)
+    return total
+
+
+report("from_function_in_function", (int(em.function(sum_of)(from_function)),
+                                     int(sum_of(from_function))))
+
+
 @em.function
 def returns_steps(iterator):
     return next(iterator)

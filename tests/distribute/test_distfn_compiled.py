@@ -38,6 +38,10 @@ def test_the_same_element_spec_shares_a_trace(cases):
     assert cases["new_spec_new_trace"] == (5.6, 2)  # features of 2 columns: a new trace
 
 
+def test_distribute_datasets_from_function_inside_a_function(cases):
+    assert cases["from_function_in_function"] == (45, 45)  # a second step of empty batches
+
+
 def test_a_step_returned_by_a_function_is_a_per_replica(cases):
     assert cases["returned_per_replica"] == ("PerReplica", [[0, 1], [2, 3], [4, 5], []])
 
