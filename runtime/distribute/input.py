@@ -127,6 +127,10 @@ class DistributedDataset:
                                        self._piece_spec)
 
     def __iter__(self):
+        from ember.frontend.tracing import current_graph
+        if current_graph() is not None:  # iter() inside em.function: pulls when it runs
+            from ember.runtime.distribute.staged import iterator_over
+            return iterator_over(self)
         return DistributedIterator(self)
 
     # passed to or captured by an em.function (staged.py)

@@ -78,6 +78,17 @@ def captured_loop():
 report("captured_dataset", (float(captured_loop()), float(captured_loop())))
 
 
+@em.function
+def first_two_steps():
+    iterator = iter(dist_dataset)  # a fresh iterator at each call, as the function runs
+    features, _ = next(iterator)
+    more, _ = next(iterator)
+    return strategy.reduce(SUM, features, axis=0)[0] + strategy.reduce(SUM, more, axis=0)[0]
+
+
+report("iter_in_function", (float(first_two_steps()), float(first_two_steps())))
+
+
 from_function = strategy.distribute_datasets_from_function(
     lambda ctx: em.data.Dataset.range(10).batch(2))  # the replicas take the batches in turn
 

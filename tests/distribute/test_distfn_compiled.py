@@ -31,6 +31,7 @@ def test_a_for_loop_over_a_distributed_dataset_is_one_loop_in_the_function(cases
     assert cases["for_in_function"] == (70.0, 7, 70.0)
     assert cases["one_loop_in_ir"] == (1, 1)  # one scf.while, one pull per iteration
     assert cases["captured_dataset"] == (100.0, 100.0)  # a fresh iterator per call
+    assert cases["iter_in_function"] == (32.0, 32.0)  # iter(dist_dataset): fresh per call
 
 
 def test_the_same_element_spec_shares_a_trace(cases):
