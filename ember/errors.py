@@ -23,7 +23,8 @@ Graphviz `GraphvizUnavailable`; the CUDA backend `GpuUnavailableError` (no GPU, 
 cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`), `CudaError` (a failed
 CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
 `em.data`'s
-iterators raise `OutOfRangeError` from `get_next()` after the last element. (The command-line
+iterators raise `OutOfRangeError` from `get_next()` after the last element;
+`MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer. (The command-line
 tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
@@ -65,6 +66,7 @@ from ember.passes.view_op_graph import GraphvizUnavailable
 from ember.backends.cuda.driver import CudaError, GpuUnavailableError
 from ember.backends.cuda.allocator import AllocationError
 from ember.runtime.data.iterator import OutOfRangeError
+from ember.runtime.distribute.watchdog import UnavailableError
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -75,4 +77,5 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
            "RewriteError", "GpuUnavailableError", "CudaError",
-           "AllocationError", "OutOfRangeError"]
+           "AllocationError", "OutOfRangeError",
+           "UnavailableError"]

@@ -139,11 +139,11 @@ class MirroredStrategy:
         if getattr(_local, "replica", None) is not None:
             raise RuntimeError("MirroredStrategy.run: called inside a replica (in a function "
                                "strategy.run runs); call it from the cross-replica context")
-        n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
-        group = _Group(n)
+        n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
+        group = self._new_group(n)
 
         def replica(i):
-            _local.replica = ReplicaContext(self, i, group)
+            _local.replica = ReplicaContext(self, self._first_replica + i, group)
             try:
                 return fn(*_select(args, i, n), **_select(kwargs, i, n))
             except BaseException:
@@ -161,6 +161,12 @@ class MirroredStrategy:
             error.add_note(f"(raised in replica {i} of {n}, on {self._devices[i]})")
             raise error
         return regroup([f.result() for f in futures])
+
+    _first_replica = 0  # the global id of this process's first replica (multi-worker)
+
+    def _new_group(self, n: int):
+        """The meeting place of the `n` replicas of one `run` (a hook for multi-worker)."""
+        return _Group(n)
 
     def experimental_local_results(self, value) -> tuple:
         """The values of the replicas of `value` (a tuple; a plain value: itself, once)."""
