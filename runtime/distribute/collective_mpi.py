@@ -14,6 +14,7 @@ which a killed job would leave in /dev/shm.
 from __future__ import annotations
 
 import atexit
+import signal
 import sys
 import threading
 import time
@@ -65,6 +66,7 @@ class Collective:
         self.shm_files = watchdog.shared_memory_files()
         self.heartbeat = watchdog.Heartbeat(self.comm, timeout)
         self._lock = threading.Lock()  # one collective at a time in this process
+        self._keep_on_peer_failure()
         self._hook = sys.excepthook
         sys.excepthook = self._excepthook
         atexit.register(self._at_exit)  # after mpi4py's: runs before MPI_Finalize
@@ -133,6 +135,17 @@ class Collective:
             raise
         if beat.state[1] != EXITING:
             beat.set_state(number, RUNNING)
+
+    def _keep_on_peer_failure(self) -> None:
+        """Hydra (with -disable-auto-cleanup) signals SIGUSR1 to the workers when one dies;
+        its default action would end this one before the watchdog can say which died."""
+        if signal.getsignal(signal.SIGUSR1) is not signal.SIG_DFL \
+                or threading.current_thread() is not threading.main_thread():
+            return
+
+        def noted(signum, frame):
+            self.heartbeat.peer_failure_signalled = True
+        signal.signal(signal.SIGUSR1, noted)
 
     # -- exit ----------------------------------------------------------------------------
 

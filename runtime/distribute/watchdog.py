@@ -81,6 +81,7 @@ class Heartbeat:
         self.reported = {p: None for p in self.peers}  # the peer's last state, None: none yet
         self.mismatch_since: dict[int, float] = {}
         self.failures: dict[int, str] = {}  # peer -> the MPI error its messages gave
+        self.peer_failure_signalled = False  # mpiexec said a worker failed (SIGUSR1)
         self._recv_bufs = {p: np.zeros(2, np.int64) for p in self.peers}
         self._send_bufs = {p: np.zeros(2, np.int64) for p in self.peers}
         self._recvs = {p: self._irecv(p) for p in self.peers}
@@ -152,6 +153,8 @@ class Heartbeat:
                                            "worker (the workers' collectives do not match)")
 
     def _fail(self, peer: int, waiting_for: str, why: str):
+        if self.peer_failure_signalled:
+            why += "; mpiexec reported that a worker process ended"
         raise UnavailableError(
             f"MultiWorkerMirroredStrategy: worker {self.rank} of {self.size} waited in "
             f"{waiting_for} for worker {peer} (MPI rank {peer}), but {why}. The watchdog "
