@@ -48,10 +48,11 @@ def command(num_workers: int, script: str, args: list[str]) -> list[str]:
     """The mpiexec command line that starts the workers. Each runs under `sh`, which turns
     a worker killed by a signal into an exit status (128 + the signal): hydra ends every
     other worker (SIGKILL, even with -disable-auto-cleanup) when one is killed by a signal,
-    before their watchdogs could say which one it was."""
+    before their watchdogs could say which one it was. The SIGUSR1 hydra sends the others
+    when a worker ends (even normally) is ignored: its default action would end them."""
     return [mpiexec_path(), "-n", str(num_workers), "-launcher", "fork",
-            "-disable-auto-cleanup", "/bin/sh", "-c", '"$@"; exit $?', "ember-worker",
-            sys.executable, script, *args]
+            "-disable-auto-cleanup", "/bin/sh", "-c", 'trap "" USR1; "$@"; exit $?',
+            "ember-worker", sys.executable, script, *args]
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,7 +13,8 @@ error for an unreachable peer) naming the peer, what this worker waited for, wha
 last reported, and the timeout setting.
 
 The timeout: `EMBER_DISTRIBUTE_TIMEOUT` (seconds), else the strategy's
-`CommunicationOptions(timeout_seconds=...)`, else 60 s.
+`CommunicationOptions(timeout_seconds=...)`, else 60 s. A worker never heard from (still
+starting) gets at least 60 s, so a short timeout does not fail a slow start.
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ class Heartbeat:
             if p in self.failures:
                 self._fail(p, waiting_for, f"its messages failed: {self.failures[p]}")
             silent = now - self.last_seen[p]
-            if silent > self.timeout:
+            # A worker not heard from yet may still be importing: it gets the default time.
+            if silent > (self.timeout if report is not None else
+                         max(self.timeout, DEFAULT_TIMEOUT)):
                 last = "it has sent none yet (did it create the strategy?)" if report is None \
                     else f"it last reported {describe(report)}"
                 self._fail(p, waiting_for, f"it sent no heartbeat for {silent:.1f} s: it is "
