@@ -1,0 +1,52 @@
+"""MultiWorkerMirroredStrategy over MPI, 2 workers launched as CI does (`python -m
+ember.distribute.launch`): the digits MLP trained by 2 workers, each on its half of every
+global batch, reaches the losses of 1 worker on the same global batches. Needs the mpi
+extra (`make venv` installs it); without it the tests fail, saying so."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mw_launch import launch, require_mpi
+
+
+@pytest.fixture(scope="module")
+def mpi():
+    return require_mpi()
+
+
+def test_two_workers_train_the_digits_mlp_to_the_losses_of_one(mpi):
+    runs = {}
+    for n in (1, 2):
+        done = launch(n, "mw_digits_worker.py", 6)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[n] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs[2]["workers"] == 2
+    one, two = np.array(runs[1]["losses"]), np.array(runs[2]["losses"])
+    assert one[-1] < one[0] / 4  # it trains
+    np.testing.assert_allclose(two, one, rtol=0, atol=1e-5)
+
+
+def test_launch_checks_its_arguments(mpi, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ember.distribute.launch", "-n", "0",
+                           "x.py"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "at least 1, got 0" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "ember.distribute.launch", "-n", "2",
+                           str(tmp_path / "missing.py")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "missing.py: no such script" in done.stderr
+
+
+def test_launch_without_mpi_says_how_to_install_it(monkeypatch):
+    import importlib.metadata
+
+    from ember.distribute import launch
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(Exception, match=r"MPI is not installed .*pip install 'ember\[mpi\]'"):
+        launch.mpiexec_path()
