@@ -27,6 +27,8 @@ from ember.runtime.distribute.watchdog import EXITING, RUNNING, WAITING, Unavail
 
 INSTALL_HINT = "pip install 'ember[mpi]'"
 _SPIN_SECONDS = 0.05  # poll without sleeping this long, then sleep 1 ms between polls
+_POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
+_FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
 _world_lock = threading.Lock()
 
@@ -66,6 +68,7 @@ class Collective:
         self.shm_files = watchdog.shared_memory_files()
         self.heartbeat = watchdog.Heartbeat(self.comm, timeout)
         self._lock = threading.Lock()  # one collective at a time in this process
+        self._pool: dict[tuple, list[np.ndarray]] = {}  # reusable result buffers
         self._keep_on_peer_failure()
         self._hook = sys.excepthook
         sys.excepthook = self._excepthook
@@ -76,15 +79,31 @@ class Collective:
 
     def all_reduce_sum(self, array: np.ndarray, what: str) -> np.ndarray:
         """The elementwise sum of `array` over the workers (each must pass the same dtype
-        and shape, checked first: a mismatch raises ValueError on every worker)."""
+        and shape, checked first: a mismatch raises ValueError on every worker). The result
+        may be a pooled buffer, reused once nothing refers to it: treat it as read-only."""
         array = np.require(array, requirements="C")  # (ascontiguousarray makes 0-d 1-d)
         self._check_same(array, what)
         if self.size == 1:
             return array.copy()
-        out = np.empty_like(array)
         with self._lock:
+            out = self._buffer(array.dtype, array.shape)
             self._wait(lambda: self.comm.Iallreduce(array, out, op=self.MPI.SUM), what)
         return out
+
+    def _buffer(self, dtype, shape) -> np.ndarray:
+        """A result buffer: a pooled one no result refers to any more (for large arrays,
+        whose fresh pages would cost as much as the all-reduce), else a new one."""
+        size = int(np.prod(shape)) * dtype.itemsize
+        if size < _POOL_MIN_BYTES:
+            return np.empty(shape, dtype)
+        pool = self._pool.setdefault((dtype.str, tuple(shape)), [])
+        for buffer in pool:
+            if sys.getrefcount(buffer) <= 3:  # the pool's, the loop's and the call's
+                return buffer
+        buffer = np.empty(shape, dtype)
+        if len(pool) < _POOL_PER_SHAPE:
+            pool.append(buffer)
+        return buffer
 
     def barrier(self, what: str) -> None:
         if self.size > 1:
@@ -154,6 +173,7 @@ class Collective:
         sys.stdout.flush()
         sys.stderr.flush()
         watchdog.remove_files(self.shm_files)
+        time.sleep(_FORWARD_SECONDS)  # mpiexec forwards what was printed before it kills
         self.MPI.COMM_WORLD.Abort(code)
 
     def _excepthook(self, kind, value, traceback) -> None:

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from ember.frontend.tensor import constant
+from ember.frontend.tensor import convert_to_tensor
 from ember.runtime.distribute import collective_mpi, watchdog
 from ember.runtime.distribute.strategy import MirroredStrategy, _Group
 from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext, as_array, \
@@ -169,7 +169,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
             arrays = [as_array(value, where)]
         else:
             return super().reduce(reduce_op, value, axis)
-        return constant(self._all_reduce(reduce_op, arrays, where, axis))
+        return convert_to_tensor(self._all_reduce(reduce_op, arrays, where, axis))
 
     def experimental_distribute_values_from_function(self, value_fn):
         """PerReplica of `value_fn(ValueContext(i, n))` for this worker's replicas i (global
@@ -208,7 +208,7 @@ class _WorkerGroup(_Group):
         self._wait(where, threading.TIMEOUT_MAX)  # the watchdog bounds the workers' wait
         result = self.result
         self._wait(where)  # every replica has read the result before the slots are reused
-        return constant(result)
+        return convert_to_tensor(result)  # no copy: results are never written to
 
     def _wait(self, where: str, timeout=None) -> None:
         if timeout is None:

@@ -50,3 +50,27 @@ def test_launch_without_mpi_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     with pytest.raises(Exception, match=r"MPI is not installed .*pip install 'ember\[mpi\]'"):
         launch.mpiexec_path()
+
+
+def test_two_workers_of_two_replicas_each_reduce_as_one_group(mpi, tmp_path):
+    done = launch(2, "mw_semantics_worker.py", tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for rank in (0, 1):
+        report = json.loads((tmp_path / f"worker-{rank}.json").read_text())
+        assert report["task_id"] == rank
+        assert report["num_workers"] == 2 and report["replicas"] == 4
+        assert report["chief"] is (rank == 0)
+        assert report["devices"] == [f"/job:worker/replica:0/task:{rank}/device:CPU:{i}"
+                                     for i in (0, 1)]
+        # replica r holds [1, 2] * (r + 1): the sum over 4 replicas is [10, 20]
+        assert report["run"] == [[2 * rank, 2 * rank + 1], [[10.0, 20.0]] * 2,
+                                 [[2.5, 5.0]] * 2]
+        assert report["reduce_mean"] == [2.5, 5.0]
+        assert report["reduce_sum_axis0"] == 30.0 and report["reduce_mean_axis0"] == 3.75
+        assert report["held_results"] == [4.0, 8.0]  # a held result is not reused
+        assert report["mismatch"] == (
+            f"MultiWorkerMirroredStrategy.reduce: worker {rank} passes a float32 value of "
+            f"shape [{2 + rank}], and worker(s) [{1 - rank}] a value of another dtype or "
+            "shape: every worker must all-reduce values of the same dtype and shape, in the "
+            "same order")
+        assert report["after"] == [10.0, 20.0]
