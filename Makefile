@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-mpi
 
 venv: $(STAMP)
 
@@ -67,3 +67,8 @@ clean:
 # f32/bf16 against torch's cuBLAS when installed. Without a GPU: one line, status 0.
 bench-gpu: venv
 	$(BIN)/python bench/gpu.py
+
+# The multi-worker bench (bench/allreduce_mpi.py): a 64 MiB all-reduce across 2 MPI workers
+# through MultiWorkerMirroredStrategy against mpi4py's own Allreduce (the mpi extra).
+bench-mpi: venv
+	$(BIN)/python bench/allreduce_mpi.py
