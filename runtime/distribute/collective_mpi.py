@@ -117,7 +117,7 @@ class Collective:
         mine = np.array([zlib.crc32(key.encode())], np.int64)
         keys = np.empty(self.size, np.int64)
         with self._lock:
-            self._wait(lambda: self.comm.Iallgather(mine, keys), f"{what} (checking shapes)")
+            self._wait(lambda: self.comm.Iallgather(mine, keys), f"{what}, comparing shapes")
         differ = [int(r) for r in np.flatnonzero(keys != mine[0])]
         if differ:
             raise ValueError(f"{what}: worker {self.rank} passes a {array.dtype} value of "

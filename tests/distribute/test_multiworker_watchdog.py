@@ -1,5 +1,5 @@
-"""The multi-worker watchdog: when one of 2 workers is killed (SIGKILL) or frozen
-(SIGSTOP) mid-run, the other fails with em.errors.UnavailableError naming it, within the
+"""The multi-worker watchdog: when one of 2 workers is killed (SIGKILL), frozen (SIGSTOP) or
+leaves early mid-run, the other fails with em.errors.UnavailableError naming it, within the
 timeout (5 s here, from EMBER_DISTRIBUTE_TIMEOUT), and the job ends: no hang. Plus the
 watchdog's settings and the /dev/shm clean-up, in this process."""
 
@@ -41,6 +41,18 @@ def test_a_lost_worker_makes_the_other_fail_within_the_timeout(mpi, signal_name,
     assert TIMEOUT <= silent < TIMEOUT + 2, f"the {state} worker was noticed after {silent} s"
     assert elapsed < 45
     assert _ended(pid), f"worker 1 (pid {pid}, {state}) outlived the job"
+
+
+def test_a_worker_that_leaves_early_makes_the_other_fail_within_the_timeout(mpi):
+    done = launch(2, "mw_watchdog_worker.py", "EXIT", env={watchdog.TIMEOUT_ENV: str(TIMEOUT)},
+                  timeout=60)
+    assert done.returncode != 0 and "worker 1 (pid" in done.stdout, done.stdout
+    message = re.search(r"UnavailableError: (.*)", done.stderr).group(1)
+    assert "for worker 1 (MPI rank 1), but for " in message
+    assert re.search(r"it has been at exit, after collective #\d+, so it cannot meet this "
+                     r"worker \(the workers' collectives do not match\)", message), message
+    waited = float(re.search(r"but for ([\d.]+) s", message).group(1))
+    assert TIMEOUT <= waited < TIMEOUT + 2
 
 
 def _ended(pid: int, wait: float = 5.0) -> bool:
