@@ -26,7 +26,9 @@ from ember.runtime.distribute import watchdog
 from ember.runtime.distribute.watchdog import EXITING, RUNNING, WAITING, UnavailableError
 
 INSTALL_HINT = "pip install 'ember[mpi]'"
-_SPIN_SECONDS = 0.05  # poll without sleeping this long, then sleep 1 ms between polls
+# Poll without sleeping this long (as MPI's blocking calls do: MPICH moves large messages
+# only while polled), then sleep 1 ms between polls (a peer that is slow, e.g. compiling).
+_SPIN_SECONDS = 1.0
 _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None

@@ -99,7 +99,8 @@ class Heartbeat:
 
     def set_state(self, number: int, what: int) -> None:
         """Records what this worker does now, and tells the peers at once."""
-        self.state[:] = (number, what)
+        with self._lock:
+            self.state[:] = (number, what)
         self.beat()
 
     def _loop(self) -> None:

@@ -4,8 +4,6 @@ global batch, reaches the losses of 1 worker on the same global batches. Needs t
 extra (`make venv` installs it); without it the tests fail, saying so."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -30,14 +28,17 @@ def test_two_workers_train_the_digits_mlp_to_the_losses_of_one(mpi):
     np.testing.assert_allclose(two, one, rtol=0, atol=1e-5)
 
 
-def test_launch_checks_its_arguments(mpi, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "ember.distribute.launch", "-n", "0",
-                           "x.py"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "at least 1, got 0" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "ember.distribute.launch", "-n", "2",
-                           str(tmp_path / "missing.py")], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 2 and "missing.py: no such script" in done.stderr
+@pytest.mark.parametrize("argv, message", [
+    (["-n", "0", "x.py"], "-n: the number of workers must be at least 1, got 0"),
+    (["-n", "2", "--timeout", "-1", "x.py"], "--timeout: must be a positive number of seconds"),
+    (["-n", "2", "missing.py"], "missing.py: no such script")])
+def test_launch_checks_its_arguments(argv, message, capsys, tmp_path, monkeypatch):
+    from ember.distribute import launch
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.py").write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        launch.main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_launch_without_mpi_says_how_to_install_it(monkeypatch):
