@@ -179,6 +179,17 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                   for i in range(len(self._devices))]
         return regroup(values) if len(values) > 1 else values[0]
 
+    # The distributed input's hooks (MirroredStrategy's are for one worker).
+    def _input_workers(self) -> tuple:
+        """(number of workers, this worker's index)."""
+        return self.cluster_resolver.num_workers, self.cluster_resolver.task_id
+
+    def _sync_has_data(self, local_has_data: bool) -> bool:
+        """Whether any worker still has input this step (a collective: every worker asks)."""
+        mine = np.array([1 if local_has_data else 0], np.int64)
+        where = "MultiWorkerMirroredStrategy (do the workers still have input?)"
+        return bool(self._collective.all_reduce_sum(mine, where)[0])
+
     def __repr__(self) -> str:
         resolver = self.cluster_resolver
         return (f"MultiWorkerMirroredStrategy(worker {resolver.task_id} of "
@@ -194,21 +205,29 @@ class _WorkerGroup(_Group):
         self.strategy = strategy
         self.result = None
 
-    def all_reduce(self, replica: int, op, array):
+    def all_reduce(self, replica: int, op, arrays):
+        """Each of `arrays` (a list; or one array) reduced over every replica of every
+        worker: a list of em.Tensors (or one)."""
         where = f"ReplicaContext.all_reduce (replica {replica})"
+        one = not isinstance(arrays, list)
         local = replica - self.strategy._first_replica
-        self.slots[local] = array
+        self.slots[local] = [arrays] if one else arrays
         self._wait(where)
         if local == 0:
             try:
-                self.result = self.strategy._all_reduce(op, list(self.slots), where)
+                counts = {len(s) for s in self.slots}
+                if len(counts) > 1:
+                    raise ValueError(f"{where}: the replicas all-reduce different numbers of "
+                                     f"values ({[len(s) for s in self.slots]})")
+                self.result = [self.strategy._all_reduce(op, [s[k] for s in self.slots], where)
+                               for k in range(len(self.slots[0]))]
             except BaseException:
                 self.barrier.abort()  # the others raise "another replica ..."; run reports this
                 raise
         self._wait(where, threading.TIMEOUT_MAX)  # the watchdog bounds the workers' wait
-        result = self.result
+        result = [convert_to_tensor(r) for r in self.result]  # no copy: never written to
         self._wait(where)  # every replica has read the result before the slots are reused
-        return convert_to_tensor(result)  # no copy: results are never written to
+        return result[0] if one else result
 
     def _wait(self, where: str, timeout=None) -> None:
         if timeout is None:

@@ -50,6 +50,18 @@ try:  # the workers pass different shapes: every worker is told, none hangs
         lambda ctx: em.constant(np.zeros(2 + report["task_id"], np.float32))))
 except ValueError as err:
     report["mismatch"] = str(err)
+# The group's list form: several values in one all_reduce (ReplicaContext's newer call)
+def pair(x):
+    ctx = em.distribute.get_replica_context()
+    return tuple(ctx._group.all_reduce(ctx._id, R.SUM, [x.numpy(), 2 * x.numpy()]))
+
+
+report["pair"] = [local(v) for v in strategy.run(pair, args=(x,))]
+
+# The distributed input's hooks: who this worker is; whether any worker still has data.
+report["input_workers"] = list(strategy._input_workers())
+report["has_data"] = [strategy._sync_has_data(report["task_id"] == 1),
+                      strategy._sync_has_data(False)]
 report["after"] = strategy.reduce(R.SUM, x).numpy().tolist()  # the workers still agree
 with open(os.path.join(sys.argv[1], f"worker-{report['task_id']}.json"), "w") as out:
     json.dump(report, out)

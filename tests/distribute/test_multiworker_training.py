@@ -74,4 +74,7 @@ def test_two_workers_of_two_replicas_each_reduce_as_one_group(mpi, tmp_path):
             f"shape [{2 + rank}], and worker(s) [{1 - rank}] a value of another dtype or "
             "shape: every worker must all-reduce values of the same dtype and shape, in the "
             "same order")
+        assert report["pair"] == [[[10.0, 20.0]] * 2, [[20.0, 40.0]] * 2]
+        assert report["input_workers"] == [2, rank]
+        assert report["has_data"] == [True, False]
         assert report["after"] == [10.0, 20.0]
