@@ -26,9 +26,11 @@ from ember.runtime.distribute import watchdog
 from ember.runtime.distribute.watchdog import EXITING, RUNNING, WAITING, UnavailableError
 
 INSTALL_HINT = "pip install 'ember[mpi]'"
-# Poll without sleeping this long (as MPI's blocking calls do: MPICH moves large messages
-# only while polled), then sleep 1 ms between polls (a peer that is slow, e.g. compiling).
-_SPIN_SECONDS = 1.0
+# Poll holding the GIL for _BUSY_SECONDS (a small all-reduce takes microseconds; a yield
+# under load can cost a time slice), then yield it between polls up to _SPIN_SECONDS (MPICH
+# moves large messages only while polled, as its blocking calls do), then sleep 1 ms
+# between polls (a slow peer, e.g. compiling).
+_BUSY_SECONDS, _SPIN_SECONDS = 2e-4, 1.0
 _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
@@ -76,6 +78,7 @@ class Collective:
         sys.excepthook = self._excepthook
         atexit.register(self._at_exit)  # after mpi4py's: runs before MPI_Finalize
         self.barrier("the workers' start (MultiWorkerMirroredStrategy())")
+        self.heartbeat.started = True
 
     # -- collectives ---------------------------------------------------------------------
 
@@ -139,13 +142,15 @@ class Collective:
         beat.set_state(number, EXITING if beat.state[1] == EXITING else WAITING)
         try:
             request = start()
-            began = next_check = time.monotonic()
+            began = time.monotonic()
+            next_check = began + beat.interval / 4
             while not request.Test():
                 now = time.monotonic()
                 if now >= next_check:
                     beat.check(where, number)
                     next_check = now + beat.interval / 4
-                time.sleep(0 if now - began < _SPIN_SECONDS else 0.001)
+                if now - began > _BUSY_SECONDS:  # let other threads have the GIL
+                    time.sleep(0 if now - began < _SPIN_SECONDS else 0.001)
         except self.MPI.Exception as err:
             self.broken = UnavailableError(f"MultiWorkerMirroredStrategy: worker {self.rank}"
                                            f" of {self.size}: {where} failed in MPI: "

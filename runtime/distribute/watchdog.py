@@ -13,8 +13,8 @@ error for an unreachable peer) naming the peer, what this worker waited for, wha
 last reported, and the timeout setting.
 
 The timeout: `EMBER_DISTRIBUTE_TIMEOUT` (seconds), else the strategy's
-`CommunicationOptions(timeout_seconds=...)`, else 60 s. A worker never heard from (still
-starting) gets at least 60 s, so a short timeout does not fail a slow start.
+`CommunicationOptions(timeout_seconds=...)`, else 60 s. Until the workers first meet (the
+strategy's creation) a peer gets at least 60 s, so a short timeout does not fail a slow start.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ class Heartbeat:
         self.mismatch_since: dict[int, float] = {}
         self.failures: dict[int, str] = {}  # peer -> the MPI error its messages gave
         self.peer_failure_signalled = False  # mpiexec said a worker failed (SIGUSR1)
+        self.started = False  # every peer has met this worker once (the start's barrier)
         self._recv_bufs = {p: np.zeros(2, np.int64) for p in self.peers}
         self._send_bufs = {p: np.zeros(2, np.int64) for p in self.peers}
         self._recvs = {p: self._irecv(p) for p in self.peers}
@@ -92,16 +93,16 @@ class Heartbeat:
         self._thread = threading.Thread(target=self._loop, name="ember-mpi-heartbeat",
                                         daemon=True)
         if self.peers:
+            self.beat()
             self._thread.start()
 
     def _irecv(self, peer):
         return self.comm.Irecv(self._recv_bufs[peer], source=peer, tag=_TAG)
 
     def set_state(self, number: int, what: int) -> None:
-        """Records what this worker does now, and tells the peers at once."""
+        """Records what this worker does now (the next heartbeat tells the peers)."""
         with self._lock:
             self.state[:] = (number, what)
-        self.beat()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -136,11 +137,12 @@ class Heartbeat:
             if p in self.failures:
                 self._fail(p, waiting_for, f"its messages failed: {self.failures[p]}")
             silent = now - self.last_seen[p]
-            # A worker not heard from yet may still be importing: it gets the default time.
-            if silent > (self.timeout if report is not None else
-                         max(self.timeout, DEFAULT_TIMEOUT)):
-                last = "it has sent none yet (did it create the strategy?)" if report is None \
-                    else f"it last reported {describe(report)}"
+            # Before the workers first meet, a peer may still be importing: it gets the
+            # default time.
+            if silent > (self.timeout if self.started else max(self.timeout, DEFAULT_TIMEOUT)):
+                last = "it has not started (did it create the strategy?)" if not self.started \
+                    else f"it last reported {describe(report)}" if report is not None \
+                    else "it last reported nothing, since the workers started"
                 self._fail(p, waiting_for, f"it sent no heartbeat for {silent:.1f} s: it is "
                                            f"dead or frozen ({last})")
             exiting = self.state[1] == EXITING

@@ -35,7 +35,7 @@ def test_a_lost_worker_makes_the_other_fail_within_the_timeout(mpi, signal_name,
     assert message.startswith("MultiWorkerMirroredStrategy: worker 0 of 2 waited in "
                               "ReplicaContext.all_reduce"), message
     assert "for worker 1 (MPI rank 1)" in message
-    assert "it is dead or frozen (it last reported running, after collective" in message
+    assert "it is dead or frozen (it last reported " in message
     assert f"The watchdog timeout is {TIMEOUT} s (set EMBER_DISTRIBUTE_TIMEOUT" in message
     silent = float(re.search(r"no heartbeat for ([\d.]+) s", message).group(1))
     assert TIMEOUT <= silent < TIMEOUT + 2, f"the {state} worker was noticed after {silent} s"
