@@ -6,9 +6,9 @@ A thin wrapper over the `mpiexec` (MPICH's hydra) of the `ember[mpi]` extra: it 
 under `sh`, see `command`). Hydra's own clean-up would kill every worker the moment one
 dies, before any could say why; instead the strategy's watchdog makes the others fail with
 `em.errors.UnavailableError` naming the dead or frozen worker, and abort the job.
-`--timeout` sets that watchdog's timeout (EMBER_DISTRIBUTE_TIMEOUT). Afterwards it removes the MPICH shared-memory files a crashed
-job leaves in /dev/shm, and exits with mpiexec's status. For several machines, run the
-wheel's `mpiexec` with its `-hosts` option directly.
+`--timeout` sets that watchdog's timeout (EMBER_DISTRIBUTE_TIMEOUT). Afterwards it removes
+the MPICH shared-memory files a crashed job leaves in /dev/shm, and exits with mpiexec's
+status. For several machines, run the wheel's `mpiexec` with its `-hosts` option directly.
 """
 
 from __future__ import annotations
