@@ -17,6 +17,7 @@ import argparse
 import glob
 import importlib.metadata
 import os
+import signal
 import subprocess
 import sys
 
@@ -91,6 +92,8 @@ def main(argv=None) -> int:
         return 2
     before = set(glob.glob("/dev/shm/mpich_shm_*"))
     process = subprocess.Popen(argv, env=env)
+    # A SIGTERM to the launcher ends the job: mpiexec passes it on to the workers.
+    signal.signal(signal.SIGTERM, lambda signum, frame: process.terminate())
     try:
         status = process.wait()
     except KeyboardInterrupt:  # mpiexec got the same Ctrl-C and stops the workers

@@ -1,11 +1,16 @@
 """Helpers of the multi-worker tests: launching workers as CI does and requiring MPI."""
 
+import glob
 import os
 import pathlib
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+
+from ember.runtime.distribute import watchdog
 
 HERE = pathlib.Path(__file__).parent
 
@@ -21,7 +26,19 @@ def require_mpi() -> str:
 
 def launch(n: int, script: str, *args, env=None, timeout=90) -> subprocess.CompletedProcess:
     """Runs tests/distribute/`script` on `n` workers through `python -m
-    ember.distribute.launch`; a hang fails the test (TimeoutExpired)."""
-    return subprocess.run([sys.executable, "-m", "ember.distribute.launch", "-n", str(n),
-                           str(HERE / script), *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    ember.distribute.launch`. A hang fails the test (TimeoutExpired) after killing the whole
+    job (launcher, mpiexec and workers: their own session), so nothing is left running."""
+    before = set(glob.glob("/dev/shm/mpich_shm_*"))
+    argv = [sys.executable, "-m", "ember.distribute.launch", "-n", str(n), str(HERE / script),
+            *map(str, args)]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, **(env or {})}, start_new_session=True) as job:
+        try:
+            out, err = job.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(job.pid, signal.SIGKILL)
+            out, err = job.communicate()
+            time.sleep(0.5)  # the killed workers' mappings go
+            watchdog.remove_files(watchdog.leftover_shared_memory(before))
+            raise subprocess.TimeoutExpired(argv, timeout, out, err) from None
+    return subprocess.CompletedProcess(argv, job.returncode, out, err)
