@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-mpi
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data bench-mpi
 
 venv: $(STAMP)
 
@@ -67,6 +67,12 @@ clean:
 # f32/bf16 against torch's cuBLAS when installed. Without a GPU: one line, status 0.
 bench-gpu: venv
 	$(BIN)/python bench/gpu.py
+
+# The em.data bench (bench/data_pipeline.py): from_tensor_slices -> map -> batch -> prefetch
+# against numpy and, when TensorFlow is installed (.venv-anchors, make bench-anchors), tf.data.
+bench-data: venv
+	@if [ -x $(ANCHORS)/bin/python ]; then py=$(ANCHORS)/bin/python; else py=$(BIN)/python; fi; \
+	  echo "bench-data: $$py"; $$py bench/data_pipeline.py
 
 # The multi-worker bench (bench/allreduce_mpi.py): a 64 MiB all-reduce across 2 MPI workers
 # through MultiWorkerMirroredStrategy against mpi4py's own Allreduce (the mpi extra).

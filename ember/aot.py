@@ -9,9 +9,6 @@ has only numpy runs it. `load` reads such a folder back. The code lives in runti
 from __future__ import annotations
 
 from ember import aot_loader
-from ember.backends.cpu.aot.build import AotError
-from ember.runtime.aot import compile as _compile
-from ember.runtime.aot.compile import ArtifactError
 from ember.runtime.aot.signature import parse_spec
 
 __all__ = ["AotError", "ArtifactError", "compile", "load", "parse_spec"]
@@ -44,6 +41,7 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, name: str | None = 
         calling Python, no C compiler, an unknown target CPU).
       NotCompilable: an op with no CPU lowering (as the JIT would fall back for).
     """
+    from ember.runtime.aot import compile as _compile  # loads the CPU backend: on first use
     return _compile.compile(fn_or_concrete, signature, out_dir=out_dir, loader=aot_loader,
                             name=name, target_cpu=target_cpu,
                             freeze_variables=freeze_variables)
@@ -61,5 +59,11 @@ def load(out_dir: str) -> aot_loader.Library:
     """
     from ember import errors
     classes = {name: getattr(errors, name) for name in errors.__all__}
-    classes["ArtifactError"] = ArtifactError
     return aot_loader.load(out_dir, errors=classes)
+
+
+def __getattr__(name: str):
+    if name in ("AotError", "ArtifactError"):  # defined with the compiler: loaded on use
+        from ember import errors
+        return getattr(errors, name)
+    raise AttributeError(f"module 'ember.aot' has no attribute {name!r}")

@@ -1,6 +1,9 @@
 """`em.data`: tf.data's input pipelines. `em.data.Dataset` builds them (`from_tensor_slices`,
-`range`, `map`, `batch`, `shuffle`, `prefetch`, ...); they run eagerly in Python and yield
-`em.Tensor`s (the code is in `ember.runtime.data`; this module only re-exports).
+`range`, `from_generator`, `list_files`, `map`, `batch`, `interleave`, `shuffle`,
+`prefetch`, ...); file readers `TextLineDataset` and `RecordDataset` (with `RecordWriter`);
+`Options` with `experimental.AutoShardPolicy`. The pipeline runs in Python and yields
+`em.Tensor`s; `map`'s function is traced and compiled (the code is in `ember.runtime.data`;
+this module only re-exports).
 
 Example:
   >>> import ember as em
@@ -9,8 +12,10 @@ Example:
 """
 
 from ember.runtime.data import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
-                                Iterator)
+                                Iterator, Options, RecordDataset, RecordWriter,
+                                TextLineDataset, experimental)
 from ember.runtime.data import Optional  # noqa: A004 - tf.experimental.Optional's shape
 
-__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Optional",
-           "UNKNOWN_CARDINALITY"]
+__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Optional", "Options",
+           "RecordDataset", "RecordWriter", "TextLineDataset", "UNKNOWN_CARDINALITY",
+           "experimental"]

@@ -23,9 +23,10 @@ Graphviz `GraphvizUnavailable`; the CUDA backend `GpuUnavailableError` (no GPU, 
 cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`), `CudaError` (a failed
 CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
 `em.data`'s
-iterators raise `OutOfRangeError` from `get_next()` after the last element;
-`MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer. (The command-line
-tools' `ToolError` is theirs: it sets an exit status.)
+iterators raise `OutOfRangeError` from `get_next()` after the last element; its file readers
+`DataLossError` for a damaged record file and `NotFoundError` for a missing file;
+`MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer.
+(The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
   >>> import ember as em
@@ -36,11 +37,7 @@ Example:
   InvalidArgumentError True
 """
 
-from ember.backends.cpu.backend import BackendError
 from ember.backends.base import NotCompilable
-from ember.backends.cpu.host import PrintBindingError
-from ember.backends.cpu.jit import JitError
-from ember.backends.cpu.translate import TranslationError
 from ember.backends.interpreter import InterpreterError
 from ember.dialects.ember.base import (AssertionFailedError, InvalidArgumentError,
                                        OpAttributeError, OpError, OpShapeError, OpTypeError)
@@ -51,22 +48,34 @@ from ember.dialects.ember.verifier import VerificationError
 from ember.frontend.autodiff.registry import NoGradientError
 from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
+from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
-from ember.passes.conversions.ember_to_linalg.common import LoweringError
 from ember.passes.pipeline_syntax import PipelineError
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
-from ember.backends.cpu.aot.build import AotError
-from ember.runtime.aot.compile import ArtifactError
-from ember.runtime.repro_bisect import BisectError
 from ember.passes.rewrite import RewriteError
-from ember.passes.view_op_graph import GraphvizUnavailable
-from ember.backends.cuda.driver import CudaError, GpuUnavailableError
-from ember.backends.cuda.allocator import AllocationError
 from ember.runtime.data.iterator import OutOfRangeError
 from ember.runtime.distribute.watchdog import UnavailableError
+
+# The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
+# beside the code that raises them, which loads MLIR's linalg, LLVM (llvmlite) or the CUDA
+# driver: they are imported on first use, so that `import ember` loads none of those.
+_LAZY = {
+    "BackendError": "ember.backends.cpu.backend",
+    "PrintBindingError": "ember.backends.cpu.host",
+    "JitError": "ember.backends.cpu.jit",
+    "TranslationError": "ember.backends.cpu.translate",
+    "LoweringError": "ember.passes.conversions.ember_to_linalg.common",
+    "AotError": "ember.backends.cpu.aot.build",
+    "ArtifactError": "ember.runtime.aot.compile",
+    "BisectError": "ember.runtime.repro_bisect",
+    "GraphvizUnavailable": "ember.passes.view_op_graph",
+    "CudaError": "ember.backends.cuda.driver",
+    "GpuUnavailableError": "ember.backends.cuda.driver",
+    "AllocationError": "ember.backends.cuda.allocator",
+}
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
            "EmberError", "EmberWarning", "InputSignatureError", "InterpreterError",
@@ -76,6 +85,20 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "PassFailure", "PipelineError", "PrintBindingError", "RetracingWarning", "ShapeError",
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
-           "RewriteError", "GpuUnavailableError", "CudaError",
+           "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
            "AllocationError", "OutOfRangeError",
            "UnavailableError"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ember.errors' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups find it without this hook
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -127,12 +127,14 @@ def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str) ->
 
 
 def emit_host_call(graph: FuncGraph, host: Callable, args: list[Tensor],
-                   result_dtypes: list, label: str) -> list:
-    """Declares `@label_N` in the trace's module, binds it to `host` and calls it."""
+                   result_dtypes: list, label: str, result_shapes: list | None = None) -> list:
+    """Declares `@label_N` in the trace's module, binds it to `host` and calls it. The
+    results have unknown rank unless `result_shapes` gives each one's (None: unknown)."""
     symbol = f"__{label}_{next(_callback_ids)}"
     values = [graph.resolve(t) for t in args]
+    shapes = result_shapes if result_shapes is not None else [None] * len(result_dtypes)
     with graph.context, ir.Location.unknown():
-        results = [type_to_mlir(TensorType(d, None)) for d in result_dtypes]
+        results = [type_to_mlir(TensorType(d, s)) for d, s in zip(result_dtypes, shapes)]
         fn_type = ir.FunctionType.get([v.type for v in values], results)
         with ir.InsertionPoint.at_block_begin(graph.module.body):
             func.FuncOp(symbol, fn_type, visibility="private")

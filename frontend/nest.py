@@ -85,4 +85,7 @@ def structure(value):
         names = tuple(sorted((repr(k) for k in value)))
     elif dataclasses.is_dataclass(value):
         names = tuple(f.name for f in dataclasses.fields(value))
-    return (type(value).__name__, names, tuple(structure(k) for k in kids))
+    # a composite may name its kind (`__ember_kind__`): a dataset argument matches the
+    # staged dataset it was traced as
+    kind = getattr(type(value), "__ember_kind__", None) or type(value).__name__
+    return (kind, names, tuple(structure(k) for k in kids))

@@ -42,8 +42,6 @@ import numpy as np
 from mlir import ir, passmanager
 
 from ember.backends.base import NotCompilable
-from ember.backends.cpu.backend import CpuBackend, CpuOptions
-from ember.backends.cpu.compiler import compile_function, specialize
 from ember.backends.interpreter import Interpreter, InterpreterError
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.errors import EmberError
@@ -303,9 +301,16 @@ def _check_compiled(module, symbol, types, inputs, reference, rtol, atol, notes)
     return found, notes
 
 
+def compile_function(text: str, symbol: str, static: list, backend, **kwargs):
+    """The CPU backend's `compile_function`, imported on first use (it loads LLVM)."""
+    from ember.backends.cpu.compiler import compile_function as compile_
+    return compile_(text, symbol, static, backend, **kwargs)
+
+
 def _run_compiled(text: str, symbol: str, static: list, inputs: list, options: dict):
     """The compiled code's results on `inputs`, its error, or a string saying why it could
     not be compiled."""
+    from ember.backends.cpu.backend import CpuBackend, CpuOptions  # LLVM: loaded on use
     try:
         exe = compile_function(text, symbol, static, CpuBackend(CpuOptions(**options)),
                                pipeline="")
@@ -318,6 +323,8 @@ def _run_compiled(text: str, symbol: str, static: list, inputs: list, options: d
 
 
 def _llvm_ir(text: str, symbol: str, static: list) -> str:
+    from ember.backends.cpu.backend import CpuBackend
+    from ember.backends.cpu.compiler import specialize
     try:
         return CpuBackend().lower(specialize(text, symbol, static, ""), "llvmir")
     except EmberError as e:

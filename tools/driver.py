@@ -25,15 +25,13 @@ from typing import Callable
 
 from mlir import ir
 
-from ember.backends.cpu.backend import BackendError
-from ember.backends.cpu.compiler import NotCompilable
-from ember.backends.cpu.translate import TranslationError
+from ember import errors
+from ember.backends.base import NotCompilable
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.parsing import ParseError, decode, diagnostics_of
 from ember.dialects.ember.verifier import Diagnostic, VerificationError
 from ember.passes import pipeline_syntax, registry
 from ember.passes.pipeline import PassFailure, PipelineError
-from ember.runtime.repro_bisect import BisectError
 from ember.passes.printing import ALL, PrintIR
 from ember.tools.diagnostics import display_name
 
@@ -129,8 +127,12 @@ def _diagnostics(e: BaseException) -> list[Diagnostic] | None:
     return None
 
 
-_USER_ERRORS = (ParseError, VerificationError, PassFailure, PipelineError, BackendError,
-                NotCompilable, TranslationError, ir.MLIRError, ToolError, BisectError)
+def _user_errors() -> tuple:
+    """The errors reported as a message rather than as a bug. The backends' classes are
+    looked up (em.errors loads them on first use) only when there is an error to report, so
+    that a tool which lowers nothing loads no backend."""
+    return (ParseError, VerificationError, PassFailure, PipelineError, errors.BackendError,
+            NotCompilable, errors.TranslationError, ir.MLIRError, ToolError, errors.BisectError)
 
 
 def report(prog: str, e: BaseException, input_name: str) -> list[str] | None:
@@ -142,7 +144,7 @@ def report(prog: str, e: BaseException, input_name: str) -> list[str] | None:
     if isinstance(e, OSError):
         where = f"'{e.filename}': " if e.filename else ""
         return [f"{prog}: error: {where}{e.strerror or e}"]
-    if isinstance(e, _USER_ERRORS):
+    if isinstance(e, _user_errors()):
         return [f"{prog}: error: {e}"]
     if isinstance(e, MemoryError):
         return [f"{prog}: error: out of memory (is the input or a shape in it too large?)"]

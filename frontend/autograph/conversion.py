@@ -29,13 +29,13 @@ import warnings
 import weakref
 
 from ember.dialects.ember.errors import EmberWarning
-from ember.frontend.autograph import loops, operators
+from ember.frontend.autograph import iterator_loops, loops, operators
 from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
                                                  logical_expressions, return_statements)
 from ember.frontend.tensor import Tensor
-from ember.frontend.tracing import SymbolicTensor
+from ember.frontend.tracing import SymbolicTensor, current_graph
 from ember.frontend.user_code import user_stacklevel
 
 _LIBRARY_DIRS = ("site-packages", "dist-packages")
@@ -111,9 +111,19 @@ def converted_call(f, /, *args, **kwargs):
         return loops.StagedIterable("enumerate", [args[0]], *args[1:2],
                                         **({"start": kwargs["start"]} if "start" in kwargs
                                            else {}))
+    if f is builtins.enumerate and args and hasattr(type(args[0]), "__ember_staged_iter__") \
+            and current_graph() is not None:  # a dataset: its loop counts
+        return iterator_loops.Enumerated(*args, **kwargs)
+    if f is builtins.zip and args and not kwargs and current_graph() is not None and all(
+            hasattr(type(a), "__ember_staged_iter__") for a in args):  # datasets
+        return iterator_loops.Zipped(*args)
     if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
             all(isinstance(a, Tensor) for a in args) and not kwargs:
         return loops.StagedIterable("zip", list(args))
+    if f is builtins.next and len(args) == 1 and not kwargs and hasattr(args[0], "__next__"):
+        iterator = iterator_loops.staged_iterator(args[0])
+        if iterator is not None:  # a dataset's iterator: the pull is staged
+            return iterator.get_next()
     return convert(f)(*args, **kwargs)
 
 

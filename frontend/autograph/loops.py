@@ -12,6 +12,7 @@ from ember.frontend import nest
 from ember.frontend.autograph.operators import (ZerosOf, and_, is_number, is_tensorlike,
                                                 reconciler, staged, where_of)
 from ember.frontend.autograph.undefined import Undefined, UndefinedReturnValue
+from ember.frontend.autograph.iterator_loops import iterator_for, staged_iterator
 from ember.frontend.control_flow import ControlFlowError, trace_cond, trial_trace
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tensor_array import TensorArray
@@ -35,6 +36,10 @@ def for_stmt(iterable, body, state: tuple, names: tuple, lineno: int, extra_test
              opts: dict | None = None):
     """`for target in iterable: state = body(target, *state)`, stopping early when
     `extra_test(*state)` (break, return) is false."""
+    iterator = staged_iterator(iterable)  # a dataset or iterator: one loop pulling elements
+    if iterator is not None:
+        return iterator_for(iterable, iterator, body, state, names, where_of(lineno),
+                            extra_test, opts, _staged_loop)
     if staged(iterable) or isinstance(iterable, StagedIterable) and \
             any(staged(t) for t in iterable.tensors):
         return _staged_for(iterable, body, state, names, where_of(lineno), extra_test, opts)

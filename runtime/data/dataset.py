@@ -2,7 +2,23 @@
 
 A dataset is a description; `iter(ds)` (or `for x in ds`) starts a fresh pass over it. Every
 element is a nested structure (tuples, dicts) of eager `em.Tensor`s.
+
+A pipeline is a chain (a DAG, for `zip` and `concatenate`) of Dataset nodes, each holding the
+datasets it reads from. Every node exposes them uniformly, so rewrites such as
+`autoshard.auto_shard` walk and rebuild a chain without knowing each node's attributes:
+
+- `ds._inputs()`: the input datasets, in order (`()` for a source such as `range`);
+- `ds._replace_inputs(inputs)`: a shallow copy of `ds` reading from `inputs` instead, with
+  its per-pass state (a cache, a shuffle's pass count) reset by `_fresh_state()`.
+
+A node names the attributes holding its inputs in `_input_attrs` (`("_source",)` for a
+transformation of one dataset); a node whose inputs are not plain attributes (`zip`'s nested
+structure) overrides both methods. The methods that build nodes live here; the nodes live in
+transforms.py, mapping.py, combine.py, batching.py, sources.py, readers.py (with
+compression.py) and options.py.
 """
+
+import copy
 
 import numpy as np
 
@@ -30,11 +46,37 @@ def _count(value, what: str, allow_tensor: bool = True) -> int:
 class Dataset:
     """A sequence of elements, each a nested structure (tuples, dicts) of `em.Tensor`s.
 
-    Build one with `from_tensors`, `from_tensor_slices` or `range`, chain transformations
-    (`map`, `filter`, `batch`, `shuffle`, `repeat`, `take`, `skip`, `enumerate`, `cache`,
-    `prefetch`) and iterate it with `for`, `iter()`/`next()` or `as_numpy_iterator()`.
-    Everything runs eagerly in Python (iterating inside `em.function` is not supported).
+    Build one with `from_tensors`, `from_tensor_slices`, `range`, `from_generator`,
+    `list_files` or a file reader (`em.data.TextLineDataset`, `em.data.RecordDataset`),
+    chain transformations (`map`, `filter`, `batch`, `padded_batch`, `unbatch`, `rebatch`,
+    `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
+    `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
+    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python; `map`'s
+    function is compiled. Inside `em.function`, `for x in ds` is one loop pulling each
+    element from Python (runtime/data/staged.py).
     """
+
+    _input_attrs: tuple = ()
+
+    def _inputs(self) -> tuple:
+        """The datasets this one reads from, in order (see the module docstring)."""
+        return tuple(getattr(self, name) for name in self._input_attrs)
+
+    def _replace_inputs(self, inputs):
+        """A shallow copy of this node reading from `inputs` (as many as `_inputs()`)."""
+        inputs = tuple(inputs)
+        if len(inputs) != len(self._input_attrs):
+            raise ValueError(f"{type(self).__name__} reads {len(self._input_attrs)} "
+                             f"dataset(s), got {len(inputs)}")
+        clone = copy.copy(self)
+        for name, dataset in zip(self._input_attrs, inputs):
+            setattr(clone, name, dataset)
+        clone._fresh_state()
+        return clone
+
+    def _fresh_state(self) -> None:
+        """Resets what a node remembers across passes (a cache, a shuffle's pass count):
+        a copy made by `_replace_inputs` starts anew."""
 
     def _iterate(self):  # pragma: no cover - every subclass defines it
         raise TypeError("em.data.Dataset is abstract: build one with Dataset.range, "
@@ -54,8 +96,32 @@ class Dataset:
         return constant(self._cardinality(), dtype=dtypes.int64)
 
     def __iter__(self):
+        from ember.frontend.tracing import current_graph
+        if current_graph() is not None:  # iter(ds) inside em.function: pulls when it runs
+            from ember.runtime.data.staged import iterator_over
+            return iterator_over(self)
         from ember.runtime.data.iterator import Iterator
         return Iterator(self)
+
+    # em.function: traced by element_spec (TF's DatasetSpec), passed as an int64 handle;
+    # `for` over it is one loop in the IR (runtime/data/staged.py)
+    __ember_kind__ = "Dataset"
+
+    def __tracing_type__(self, context):
+        from ember.runtime.data.staged import trace_type
+        return trace_type(self, "dataset")
+
+    def __ember_components__(self):
+        from ember.runtime.data.staged import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.data.staged import rebuild
+        return rebuild("dataset", self.element_spec, parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.data.staged import iterator_over
+        return iterator_over(self)
 
     def __len__(self):
         n = self._cardinality()
@@ -111,7 +177,84 @@ class Dataset:
             raise ValueError("Dataset.range: step must not be zero")
         return _Range(range(*values), dtypes.as_dtype(dtype))
 
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None):
+        """A dataset of the elements `generator(*args)` yields (called anew on each pass),
+        converted to and checked against `output_signature` (an `em.TensorSpec` structure;
+        or the older `output_types` and `output_shapes`)."""
+        from ember.runtime.data.sources import GeneratorDataset
+        return GeneratorDataset(generator, output_types, output_shapes, args,
+                                output_signature)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The file names matching the glob `file_pattern` (a string or a list of them), as
+        string scalars: sorted when `shuffle=False`, else shuffled (by `seed`, each pass
+        anew). `em.errors.InvalidArgumentError` when nothing matches."""
+        from ember.runtime.data.sources import list_files
+        return list_files(file_pattern, shuffle, seed)
+
+    @staticmethod
+    def zip(*datasets):
+        """Pairs up the elements of `datasets` (given as arguments or as one nested
+        structure of datasets), stopping at the shortest."""
+        from ember.runtime.data.combine import ZipDataset
+        if len(datasets) == 1:
+            datasets = datasets[0]
+        return ZipDataset(datasets)
+
     # Transformations -----------------------------------------------------------------
+    def concatenate(self, dataset):
+        """This dataset's elements, then `dataset`'s (their element specs must agree)."""
+        from ember.runtime.data.combine import ConcatenateDataset
+        return ConcatenateDataset(self, dataset)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None):
+        """Maps each element to a dataset (`map_func`) and interleaves them as tf.data:
+        `cycle_length` of them open at once (default: the CPU count), `block_length`
+        (default 1) elements from each in turn. `num_parallel_calls` reads the open
+        datasets ahead in background threads; the order stays the same."""
+        from ember.runtime.data.combine import InterleaveDataset
+        return InterleaveDataset(self, map_func, cycle_length, block_length,
+                                 num_parallel_calls)
+
+    def shard(self, num_shards, index):
+        """Every `num_shards`-th element, from the `index`-th."""
+        from ember.runtime.data.combine import ShardDataset
+        return ShardDataset(self, num_shards, index)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder: bool = False):
+        """`batch`, padding each component to `padded_shapes` (None or -1 dimensions: to
+        the longest in the batch) with `padding_values` (default 0, or b"" for strings)."""
+        from ember.runtime.data.batching import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+                                  drop_remainder)
+
+    def unbatch(self):
+        """Splits each element along its first dimension into that many elements."""
+        from ember.runtime.data.batching import UnbatchDataset
+        return UnbatchDataset(self)
+
+    def rebatch(self, batch_size, drop_remainder: bool = False):
+        """Re-batches batched elements to `batch_size` (a list cycles through its sizes):
+        as `unbatch().batch(batch_size)`, in one step (tf.data's `Dataset.rebatch`)."""
+        from ember.runtime.data.batching import RebatchDataset
+        return RebatchDataset(self, batch_size, drop_remainder)
+
+    def with_options(self, options):
+        """This dataset with `options` (an `em.data.Options`) set on the whole pipeline."""
+        from ember.runtime.data.options import OptionsDataset
+        return OptionsDataset(self, options)
+
+    def options(self):
+        """The `em.data.Options` of the pipeline: those set by `with_options` anywhere in
+        it, merged (the outermost setting of a field wins)."""
+        from ember.runtime.data.options import merged_options
+        return merged_options(self)
+
     def batch(self, batch_size, drop_remainder: bool = False):
         """Stacks consecutive elements into batches of `batch_size` (the last one smaller
         unless `drop_remainder`)."""
@@ -142,16 +285,18 @@ class Dataset:
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None):
         """Applies `map_func` to each element (a tuple's components as separate arguments,
-        a dict or a tensor as one). It runs eagerly, in Python, one element at a time:
-        `num_parallel_calls` (an int or `em.data.AUTOTUNE`) is accepted for tf.data
-        compatibility and does not change the result."""
-        from ember.runtime.data.transforms import MapDataset
+        a dict or a tensor as one). As tf.data, the function is traced once with the
+        element_spec and compiled (`em.function`); Python side effects run only while
+        tracing (use `em.py_function` for Python per element). `num_parallel_calls` (an int
+        or `em.data.AUTOTUNE`) runs that many calls at once on a thread pool; the output
+        keeps the input's order (`deterministic=False` allows but never causes reordering)."""
+        from ember.runtime.data.mapping import MapDataset
         return MapDataset(self, map_func, num_parallel_calls)
 
     def filter(self, predicate):
-        """The elements for which `predicate` (called as `map`'s function) returns a true
-        scalar bool tensor."""
-        from ember.runtime.data.transforms import FilterDataset
+        """The elements for which `predicate` (called as `map`'s function, and traced and
+        compiled as it is) returns a true scalar bool tensor."""
+        from ember.runtime.data.mapping import FilterDataset
         return FilterDataset(self, predicate)
 
     def enumerate(self, start=0):
@@ -189,14 +334,17 @@ class _FromTensors(Dataset):
 
 class _FromTensorSlices(Dataset):
     def __init__(self, element, size):
-        self._arrays = structure.map_structure(lambda t: np.asarray(t.numpy()), element)
+        self._arrays = structure.map_structure(lambda t: np.array(t.numpy()), element)
         self._size = size
         self._spec = structure.map_structure(
             lambda t: TensorSpec(t.shape.dims[1:], t.dtype), element)
 
     def _iterate(self):
+        # Row views of arrays this dataset owns: no copy per element (tensors are immutable).
+        flat = [(a, dtypes.as_dtype(s.dtype)) for a, s in
+                zip(structure.flatten(self._arrays), structure.flatten(self._spec))]
         for i in range(self._size):
-            yield structure.map_structure(lambda a: constant(a[i]), self._arrays)
+            yield structure.pack_as(self._arrays, [Tensor(a[i, ...], d) for a, d in flat])
 
     def _cardinality(self):
         return self._size

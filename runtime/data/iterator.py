@@ -48,6 +48,26 @@ class Iterator:
     def __repr__(self):
         return f"<em.data.Iterator element_spec={self.element_spec}>"
 
+    # em.function: traced by element_spec, passed as an int64 handle; the function pulls
+    # from this iterator, which keeps its position across calls (runtime/data/staged.py)
+    __ember_kind__ = "Iterator"
+
+    def __tracing_type__(self, context):
+        from ember.runtime.data.staged import trace_type
+        return trace_type(self, "iterator")
+
+    def __ember_components__(self):
+        from ember.runtime.data.staged import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.data.staged import rebuild
+        return rebuild("iterator", self.element_spec, parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.data.staged import captured_iterator
+        return captured_iterator(self)
+
 
 class Optional:
     """A value that may be missing (`tf.experimental.Optional`): `has_value()` is a scalar

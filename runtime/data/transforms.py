@@ -1,8 +1,8 @@
-"""The transformations of `em.data.Dataset` (each a dataset wrapping its input)."""
+"""The transformations of `em.data.Dataset` (each a dataset wrapping its input); `map` and
+`filter`, whose functions are traced, are in mapping.py."""
 
 import itertools
 import threading
-import warnings
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_
 
 
 class _Unary(Dataset):
+    _input_attrs = ("_source",)
+
     def __init__(self, source):
         self._source = source
 
@@ -59,7 +61,7 @@ class BatchDataset(_Unary):
                 raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "
                                  f"component {i}: {sorted(shapes)}; pad them to one shape "
                                  "or map them to one shape before batching")
-            stacked.append(constant(np.stack([np.asarray(p.numpy()) for p in parts])))
+            stacked.append(Tensor(np.stack([p.numpy() for p in parts]), parts[0].dtype))
         return structure.pack_as(elements[0], stacked)
 
     def _cardinality(self):
@@ -140,6 +142,9 @@ class ShuffleDataset(_Unary):
         # Without a seed, one drawn now: fixed across passes unless reshuffling.
         self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
         self._reshuffle = bool(reshuffle_each_iteration)
+        self._fresh_state()
+
+    def _fresh_state(self):
         self._passes = itertools.count()
         self._lock = threading.Lock()
 
@@ -161,108 +166,6 @@ class ShuffleDataset(_Unary):
             yield buffer.pop()
 
 
-def _call(fn, element):
-    if isinstance(element, tuple) and not hasattr(element, "_fields"):
-        return fn(*element)
-    return fn(element)
-
-
-def _check_parallelism(num_parallel_calls):
-    if num_parallel_calls is None:
-        return
-    n = _count(num_parallel_calls, "Dataset.map: num_parallel_calls")
-    if n <= 0 and n != AUTOTUNE:
-        raise ValueError(f"Dataset.map: num_parallel_calls must be positive or "
-                         f"em.data.AUTOTUNE, got {n}")
-
-
-class MapDataset(_Unary):
-    """The element spec comes from tracing the function with the input's spec (as tf.data);
-    a function that cannot be traced is applied to the first element instead."""
-
-    def __init__(self, source, fn, num_parallel_calls):
-        super().__init__(source)
-        if not callable(fn):
-            raise TypeError(f"Dataset.map: map_func must be callable, got "
-                            f"{type(fn).__name__}")
-        _check_parallelism(num_parallel_calls)
-        self._fn = fn
-        self._spec = None
-
-    def _apply(self, element):
-        return _structured(_call(self._fn, element), self._fn)
-
-    def _iterate(self):
-        for element in self._source._iterate():
-            yield self._apply(element)
-
-    @property
-    def element_spec(self):
-        if self._spec is None:
-            self._spec = _traced_spec(self._fn, self._source.element_spec)
-        if self._spec is None:
-            first = next(iter(self._source._iterate()), None)
-            if first is None:
-                raise ValueError("Dataset.map: the element_spec of a map over an empty "
-                                 "dataset is not known (the function runs eagerly)")
-            self._spec = structure.spec_of(self._apply(first))
-        return self._spec
-
-
-def _structured(result, fn):
-    if isinstance(result, list):
-        result = tuple(result)
-    return structure.to_tensors(result, f"Dataset.map: {_name(fn)} returned")
-
-
-def _traced_spec(fn, spec):
-    """The output spec of `fn` traced (not run) with `spec`, or None if it cannot trace."""
-    from ember.frontend.tracing import SymbolicTensor
-    from ember.runtime.function import function
-    args = spec if isinstance(spec, tuple) and not hasattr(spec, "_fields") else (spec,)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            outputs = function(fn).get_concrete_function(*args).structured_outputs
-    except Exception:  # noqa: BLE001 - untraceable Python: fall back to running it
-        return None
-    if isinstance(outputs, list):
-        outputs = tuple(outputs)
-    leaves = structure.flatten(outputs)
-    if not leaves or not all(isinstance(leaf, SymbolicTensor) for leaf in leaves):
-        return None
-    return structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs)
-
-
-def _name(fn):
-    return getattr(fn, "__name__", type(fn).__name__)
-
-
-class FilterDataset(_Unary):
-    def __init__(self, source, predicate):
-        super().__init__(source)
-        if not callable(predicate):
-            raise TypeError(f"Dataset.filter: predicate must be callable, got "
-                            f"{type(predicate).__name__}")
-        self._predicate = predicate
-
-    def _iterate(self):
-        for element in self._source._iterate():
-            keep = _call(self._predicate, element)
-            if not isinstance(keep, Tensor):
-                keep = structure.to_tensors(keep, f"Dataset.filter: {_name(self._predicate)}"
-                                            " returned")
-            if not isinstance(keep, Tensor) or keep.dtype != dtypes.bool_ or keep.shape.rank:
-                raise TypeError(f"Dataset.filter: the predicate must return a scalar bool "
-                                f"tensor, got {keep!r}")
-            if bool(keep.numpy()):
-                yield element
-
-    def _cardinality(self):
-        n = self._source._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
-
-
 class EnumerateDataset(_Unary):
     def __init__(self, source, start):
         super().__init__(source)
@@ -280,6 +183,9 @@ class EnumerateDataset(_Unary):
 class CacheDataset(_Unary):
     def __init__(self, source):
         super().__init__(source)
+        self._fresh_state()
+
+    def _fresh_state(self):
         self._cached = None
 
     def _iterate(self):

@@ -120,9 +120,14 @@ def test_map_filter_enumerate():
     doubled = Dataset.range(6).batch(4).map(lambda x: x * 2)
     assert doubled.element_spec == em.TensorSpec([None], em.int64)
     assert values(doubled) == [[0, 2, 4, 6], [8, 10]]
-    untraceable = Dataset.range(3).map(lambda x: int(x.numpy()) * 3)
-    assert values(untraceable) == [0, 3, 6]
-    assert untraceable.element_spec == em.TensorSpec([], em.int32)
+    # As tf.data, the function is traced when map is called: needing a value fails then.
+    with pytest.raises(em.errors.SymbolicValueError, match="numpy") as info:
+        Dataset.range(3).map(lambda x: int(x.numpy()) * 3)
+    assert "em.py_function" in "".join(info.value.__notes__)
+    host = Dataset.range(3).map(
+        lambda x: em.py_function(lambda v: int(v.numpy()) * 3, [x], em.int32))
+    assert values(host) == [0, 3, 6]
+    assert host.element_spec.dtype == em.int32
     evens = Dataset.range(10).filter(lambda x: x % 2 == 0)
     assert values(evens) == [0, 2, 4, 6, 8]
     assert card(evens) == em.data.UNKNOWN_CARDINALITY == -2
@@ -138,11 +143,14 @@ def test_cache_runs_the_pipeline_once():
         calls.append(int(x.numpy()))
         return x
 
-    ds = Dataset.range(3).map(record).cache()
+    def traced(x):
+        return em.py_function(record, [x], em.int64)
+
+    ds = Dataset.range(3).map(traced).cache()
+    assert calls == []  # tracing does not run the Python function
     assert values(ds) == values(ds) == [0, 1, 2]
     assert calls == [0, 1, 2]
-    assert ds.element_spec == em.TensorSpec([], em.int64)  # runs `record` once more
-    assert calls == [0, 1, 2, 0]
+    assert ds.element_spec.dtype == em.int64
     assert card(ds) == 3
 
 
@@ -184,7 +192,10 @@ def test_prefetch_order_thread_end_and_errors():
             raise KeyError("boom at 2")
         return x
 
-    it = iter(Dataset.range(5).map(bad).prefetch(2))
+    def traced(x):
+        return em.py_function(bad, [x], em.int64)
+
+    it = iter(Dataset.range(5).map(traced).prefetch(2))
     assert [int(next(it).numpy()) for _ in range(2)] == [0, 1]
     with pytest.raises(KeyError, match="boom at 2"):
         next(it)
@@ -208,7 +219,9 @@ def test_prefetch_order_thread_end_and_errors():
      "returned: NoneType None is not a tensor"),
     (lambda: values(Dataset.range(3).map(lambda x: object())), TypeError,
      "cannot convert object"),
-    (lambda: values(Dataset.range(3).filter(lambda x: x)), TypeError, "scalar bool"),
+    (lambda: Dataset.range(3).filter(lambda x: x), ValueError,
+     "must return a scalar bool tensor, but its return type is TensorSpec"),
+    (lambda: Dataset.range(3).filter(5), TypeError, "predicate must be callable"),
     (lambda: values(Dataset.from_tensor_slices([1, 2, 3]).map(em.range).batch(2)),
      ValueError, "different shapes in component 0"),
     (lambda: len(Dataset.range(3).repeat()), TypeError, "infinite"),

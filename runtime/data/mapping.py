@@ -1,0 +1,172 @@
+"""`Dataset.map` and `Dataset.filter`: the function traced once over the input's element_spec
+and compiled with `em.function`, as tf.data traces it into a graph function.
+
+tf.data always traces: the function sees symbolic tensors, once, when `map` is called, so a
+function that needs values (`x.numpy()`, `int(x)`) fails then, with the tracer's error and a
+note on what to do (em ops, or `em.py_function` for Python code run per element). Each element
+then runs the compiled function. With `num_parallel_calls`, that many pool threads map runs
+of consecutive elements at once and the results come out in the input's order (an element
+that fails raises after the ones before it). Functions over strings (host-only tensors) run
+on the interpreter backend.
+"""
+
+import collections
+import concurrent.futures
+import inspect
+import itertools
+import os
+
+from ember.dialects.ember import dtypes
+from ember.frontend.shape import TensorSpec
+
+from ember.runtime.data import structure
+from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
+                                        _count)
+from ember.runtime.data.transforms import _Unary
+
+
+def _call(fn, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return fn(*element)
+    return fn(element)
+
+
+def _name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+# Parallel calls are handed to the pool in runs of this many elements: one task per element
+# costs more in the pool's bookkeeping than a small compiled function takes to run.
+_CHUNK = 16
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (what AUTOTUNE resolves to)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parallelism(value, where: str) -> int:
+    """The number of parallel calls: 1 for None, the CPU count for AUTOTUNE."""
+    if value is None:
+        return 1
+    n = _count(value, f"{where}: num_parallel_calls")
+    if n == AUTOTUNE:
+        return cpu_count()
+    if n <= 0:
+        raise ValueError(f"{where}: num_parallel_calls must be positive or "
+                         f"em.data.AUTOTUNE, got {n}")
+    return n
+
+
+def trace_map_function(fn, spec, where: str):
+    """`fn` compiled over the element `spec`: returns (call, output spec), where `call(element)`
+    runs the compiled function on an element and returns the output structure."""
+    from ember.runtime.function import Function
+    if not callable(fn):
+        what = "predicate" if where == "Dataset.filter" else "map_func"
+        raise TypeError(f"{where}: {what} must be callable, got {type(fn).__name__}")
+    name = _name(fn)
+    outputs = {}
+
+    def mapped(*leaves):
+        result = _call(fn, structure.pack_as(spec, list(leaves)))
+        if isinstance(result, list):
+            result = tuple(result)
+        result = structure.to_tensors(result, f"{where}: {name} returned")
+        outputs["structure"] = result
+        return structure.flatten(result)
+
+    mapped.__signature__ = inspect.Signature([
+        inspect.Parameter(f"component_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(len(structure.flatten(spec)))])
+    # String tensors run only on the host: such a function goes to the interpreter backend
+    # directly, instead of warning on every pipeline that it falls back there.
+    host = any(s.dtype.is_string for s in structure.flatten(spec))
+    compiled = Function(mapped, input_signature=structure.flatten(spec), name=name,
+                        backend="interpreter" if host else "cpu", jit_compile=not host)
+    try:
+        compiled.get_concrete_function()
+    except Exception as error:  # noqa: BLE001 - the tracer's own error, with a note
+        if not str(error).startswith(f"{where}: {name} returned"):
+            error.add_note(f"{where}: while tracing {name} with the element_spec {spec}. "
+                           "tf.data traces the mapped function once with symbolic tensors "
+                           "and compiles it: compute with em ops, or wrap Python code that "
+                           "needs values in em.py_function.")
+        raise
+    out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
+
+    def call(element):
+        return structure.pack_as(out, compiled(*structure.flatten(element)))
+
+    return call, out
+
+
+class MapDataset(_Unary):
+    def __init__(self, source, fn, num_parallel_calls):
+        super().__init__(source)
+        self._parallel = parallelism(num_parallel_calls, "Dataset.map")
+        self._fn = fn
+        self._call, self._spec = trace_map_function(fn, source.element_spec, "Dataset.map")
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _iterate(self):
+        if self._parallel == 1:
+            for element in self._source._iterate():
+                yield self._call(element)
+            return
+        pool = concurrent.futures.ThreadPoolExecutor(self._parallel,
+                                                     thread_name_prefix="ember-data-map")
+        elements = self._source._iterate()
+        pending = collections.deque()
+        try:
+            while True:
+                while len(pending) < self._parallel:
+                    chunk = list(itertools.islice(elements, _CHUNK))
+                    if not chunk:
+                        break
+                    pending.append(pool.submit(self._call_chunk, chunk))
+                if not pending:
+                    return
+                results, error = pending.popleft().result()
+                yield from results
+                if error is not None:
+                    raise error
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _call_chunk(self, chunk):
+        """The results of a run of elements, and the error that stopped it (or None): the
+        elements before a failing one still come out, in order, before its error."""
+        results = []
+        try:
+            for element in chunk:
+                results.append(self._call(element))
+        except Exception as error:  # noqa: BLE001 - re-raised in order by the consumer
+            return results, error
+        return results, None
+
+
+class FilterDataset(_Unary):
+    def __init__(self, source, predicate):
+        super().__init__(source)
+        self._predicate = predicate
+        self._call, spec = trace_map_function(predicate, source.element_spec,
+                                              "Dataset.filter")
+        if spec != TensorSpec([], dtypes.bool_):
+            raise ValueError("Dataset.filter: invalid `predicate`: it must return a scalar "
+                             f"bool tensor, but its return type is {spec}")
+
+    def _iterate(self):
+        for element in self._source._iterate():
+            if bool(self._call(element).numpy()):
+                yield element
+
+    def _cardinality(self):
+        n = self._source._cardinality()
+        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
