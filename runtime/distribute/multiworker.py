@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from ember.frontend.tensor import convert_to_tensor
+from ember.runtime.data.autoshard import auto_shard
 from ember.runtime.distribute import collective_mpi, watchdog
 from ember.runtime.distribute.strategy import MirroredStrategy, _Group
 from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext, as_array, \
@@ -183,6 +184,11 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     def _input_workers(self) -> tuple:
         """(number of workers, this worker's index)."""
         return self.cluster_resolver.num_workers, self.cluster_resolver.task_id
+
+    def _auto_shard(self, dataset, num_workers: int, worker_index: int):
+        """This worker's share of the stream of per-replica batches, by the dataset's
+        `auto_shard_policy` (em.data's auto-sharding: AUTO, FILE, DATA, OFF, HINT)."""
+        return auto_shard(dataset, num_workers, worker_index, self.num_replicas_in_sync)
 
     def _sync_has_data(self, local_has_data: bool) -> bool:
         """Whether any worker still has input this step (a collective: every worker asks)."""

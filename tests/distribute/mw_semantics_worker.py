@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 import ember as em
+from ember.runtime.data.autoshard import rebatch_for_replicas
 
 cpu = em.config.list_physical_devices("CPU")[0]
 em.config.set_logical_device_configuration(cpu, [em.config.LogicalDeviceConfiguration()] * 2)
@@ -60,6 +61,14 @@ report["pair"] = [local(v) for v in strategy.run(pair, args=(x,))]
 
 # The distributed input's hooks: who this worker is; whether any worker still has data.
 report["input_workers"] = list(strategy._input_workers())
+batches = em.data.Dataset.range(12).batch(4)  # global batches of 4; 4 replicas in sync
+for policy in ("DATA", "OFF"):
+    options = em.data.Options()
+    options.experimental_distribute.auto_shard_policy = \
+        getattr(em.data.experimental.AutoShardPolicy, policy)
+    per_replica = rebatch_for_replicas(batches.with_options(options), 4)
+    shard = strategy._auto_shard(per_replica, *strategy._input_workers())
+    report[policy] = [b.numpy().tolist() for b in shard]
 report["has_data"] = [strategy._sync_has_data(report["task_id"] == 1),
                       strategy._sync_has_data(False)]
 report["after"] = strategy.reduce(R.SUM, x).numpy().tolist()  # the workers still agree

@@ -76,5 +76,9 @@ def test_two_workers_of_two_replicas_each_reduce_as_one_group(mpi, tmp_path):
             "same order")
         assert report["pair"] == [[[10.0, 20.0]] * 2, [[20.0, 40.0]] * 2]
         assert report["input_workers"] == [2, rank]
+        # range(12) in global batches of 4, cut for 4 replicas: DATA keeps every other
+        # per-replica slice (tf.data's shard after the rebatch), OFF all of them
+        assert report["DATA"] == [[i] for i in range(rank, 12, 2)]
+        assert report["OFF"] == [[i] for i in range(12)]
         assert report["has_data"] == [True, False]
         assert report["after"] == [10.0, 20.0]
