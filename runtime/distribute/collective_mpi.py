@@ -30,7 +30,7 @@ INSTALL_HINT = "pip install 'ember[mpi]'"
 # under load can cost a time slice), then yield it between polls up to _SPIN_SECONDS (MPICH
 # moves large messages only while polled, as its blocking calls do), then sleep 1 ms
 # between polls (a slow peer, e.g. compiling).
-_BUSY_SECONDS, _SPIN_SECONDS = 2e-4, 1.0
+_BUSY_SECONDS, _SPIN_SECONDS = 1e-3, 1.0
 _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
