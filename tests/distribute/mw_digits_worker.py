@@ -1,7 +1,8 @@
 """A worker of test_multiworker_training: trains the digits MLP (examples/train_digits.py,
 without dropout) with MultiWorkerMirroredStrategy as TensorFlow's custom training loop does:
 each worker takes its slice of every global batch by rank, each replica's loss is scaled by
-the global batch size, the gradients are all-reduced with SUM. Worker 0 prints the global
+the global batch size, the gradients are all-reduced with SUM (in the replica) and applied
+(outside it: the variables are the worker's own, not mirrored). Worker 0 prints the global
 losses as JSON. Data: digit-shaped 8x8 images made here (no scikit-learn in the test venv).
 
 Run: python -m ember.distribute.launch -n N tests/distribute/mw_digits_worker.py STEPS
@@ -56,15 +57,15 @@ def main(steps: int) -> None:
     def replica_step(x, y):
         loss, grads = gradients(x, y)
         ctx = em.distribute.get_replica_context()
-        apply([ctx.all_reduce(R.SUM, g) for g in grads])
-        return loss
+        return loss, [ctx.all_reduce(R.SUM, g) for g in grads]
 
     images, labels = digits(GLOBAL_BATCH * steps)
     share = GLOBAL_BATCH // workers
     losses = []
     for step in range(steps):
         batch = slice(step * GLOBAL_BATCH + rank * share, step * GLOBAL_BATCH + (rank + 1) * share)
-        per_replica = strategy.run(replica_step, args=(images[batch], labels[batch]))
+        per_replica, grads = strategy.run(replica_step, args=(images[batch], labels[batch]))
+        apply(grads)  # one replica per worker: the all-reduced gradients, applied here
         losses.append(float(strategy.reduce(R.SUM, per_replica, axis=None)))
     if strategy.extended.should_checkpoint:
         print(json.dumps({"workers": workers, "losses": losses}), flush=True)
