@@ -24,15 +24,22 @@ def require_mpi() -> str:
         pytest.fail(f"the multi-worker tests need MPI: {err} (make venv installs it)")
 
 
-def launch(n: int, script: str, *args, env=None, timeout=90) -> subprocess.CompletedProcess:
-    """Runs tests/distribute/`script` on `n` workers through `python -m
-    ember.distribute.launch`. A hang fails the test (TimeoutExpired) after killing the whole
-    job (launcher, mpiexec and workers: their own session), so nothing is left running."""
-    before = set(glob.glob("/dev/shm/mpich_shm_*"))
+def start(n: int, script: str, *args, env=None):
+    """Starts tests/distribute/`script` on `n` workers through `python -m
+    ember.distribute.launch`, in a session of its own; `finish` waits for it."""
     argv = [sys.executable, "-m", "ember.distribute.launch", "-n", str(n), str(HERE / script),
             *map(str, args)]
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env={**os.environ, **(env or {})}, start_new_session=True) as job:
+    before = set(glob.glob("/dev/shm/mpich_shm_*"))
+    job = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, **(env or {})}, start_new_session=True)
+    return job, before
+
+
+def finish(started, timeout=90) -> subprocess.CompletedProcess:
+    """The job's outcome. A hang fails the test (TimeoutExpired) after killing the whole
+    job (launcher, mpiexec and workers) and removing its /dev/shm files."""
+    job, before = started
+    with job:
         try:
             out, err = job.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -40,5 +47,10 @@ def launch(n: int, script: str, *args, env=None, timeout=90) -> subprocess.Compl
             out, err = job.communicate()
             time.sleep(0.5)  # the killed workers' mappings go
             watchdog.remove_files(watchdog.leftover_shared_memory(before))
-            raise subprocess.TimeoutExpired(argv, timeout, out, err) from None
-    return subprocess.CompletedProcess(argv, job.returncode, out, err)
+            raise subprocess.TimeoutExpired(job.args, timeout, out, err) from None
+    return subprocess.CompletedProcess(job.args, job.returncode, out, err)
+
+
+def launch(n: int, script: str, *args, env=None, timeout=90) -> subprocess.CompletedProcess:
+    """`script` on `n` workers, waited for (`start`, then `finish`)."""
+    return finish(start(n, script, *args, env=env), timeout)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from mw_launch import launch, require_mpi
+from mw_launch import finish, launch, require_mpi, start
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +17,10 @@ def mpi():
 
 
 def test_two_workers_train_the_digits_mlp_to_the_losses_of_one(mpi):
+    jobs = {n: start(n, "mw_digits_worker.py", 6) for n in (1, 2)}  # at the same time
     runs = {}
-    for n in (1, 2):
-        done = launch(n, "mw_digits_worker.py", 6)
+    for n, job in jobs.items():
+        done = finish(job)
         assert done.returncode == 0, done.stderr[-3000:]
         runs[n] = json.loads(done.stdout.strip().splitlines()[-1])
     assert runs[2]["workers"] == 2
