@@ -32,6 +32,10 @@ INSTALL_HINT = "pip install 'ember[mpi]'"
 # between polls (a slow peer, e.g. compiling).
 _BUSY_SECONDS, _SPIN_SECONDS = 1e-3, 1.0
 _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
+# The dtypes MPI sums itself (mpi4py maps them to MPI's types).
+_MPI_SUMS = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float32, np.float64,
+                                   np.complex64, np.complex128)}
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
 _world_lock = threading.Lock()
@@ -88,6 +92,16 @@ class Collective:
         may be a pooled buffer, reused once nothing refers to it: treat it as read-only."""
         array = np.require(array, requirements="C")  # (ascontiguousarray makes 0-d 1-d)
         self._check_same(array, what)
+        if array.dtype in _MPI_SUMS:
+            return self._sum(array, what)
+        if array.dtype.kind == "b":  # SUM of bools is OR, as MirroredStrategy's
+            return self._sum(array.astype(np.int32), what) != 0
+        if array.dtype.kind in "fV" and array.dtype.itemsize == 2:  # float16, bfloat16
+            return self._sum(array.astype(np.float32), what).astype(array.dtype)
+        raise TypeError(f"{what}: cannot all-reduce values of dtype {array.dtype} across "
+                        "workers: only numbers and bools can be summed")
+
+    def _sum(self, array: np.ndarray, what: str) -> np.ndarray:
         if self.size == 1:
             return array.copy()
         with self._lock:

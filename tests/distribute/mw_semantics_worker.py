@@ -59,6 +59,20 @@ def pair(x):
 
 report["pair"] = [local(v) for v in strategy.run(pair, args=(x,))]
 
+# dtypes MPI does not sum itself: bools (SUM is OR), float16 (summed in float32); strings fail
+def values_of(dtype, value):
+    return strategy.experimental_distribute_values_from_function(
+        lambda ctx: em.constant(np.full(2, value, dtype)))
+
+
+report["bool"] = strategy.reduce(R.SUM, values_of(np.bool_, report["task_id"] == 1)).numpy()\
+    .tolist()
+report["float16"] = strategy.reduce(R.MEAN, values_of(np.float16, 1.5)).numpy().tolist()
+try:
+    strategy.reduce(R.SUM, values_of(np.str_, "a"))
+except TypeError as err:
+    report["string"] = str(err)
+
 # The distributed input's hooks: who this worker is; whether any worker still has data.
 report["input_workers"] = list(strategy._input_workers())
 batches = em.data.Dataset.range(12).batch(4)  # global batches of 4; 4 replicas in sync

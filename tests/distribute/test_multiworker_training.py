@@ -76,6 +76,10 @@ def test_two_workers_of_two_replicas_each_reduce_as_one_group(mpi, tmp_path):
             "shape: every worker must all-reduce values of the same dtype and shape, in the "
             "same order")
         assert report["pair"] == [[[10.0, 20.0]] * 2, [[20.0, 40.0]] * 2]
+        assert report["bool"] == [True, True] and report["float16"] == [1.5, 1.5]
+        assert report["string"] == (
+            "MultiWorkerMirroredStrategy.reduce: cannot all-reduce values of dtype object "
+            "across workers: only numbers and bools can be summed")
         assert report["input_workers"] == [2, rank]
         # range(12) in global batches of 4, cut for 4 replicas: DATA keeps every other
         # per-replica slice (tf.data's shard after the rebatch), OFF all of them
