@@ -198,11 +198,11 @@ class MirroredStrategy:
             raise RuntimeError("MirroredStrategy.run: called inside an em.function (its "
                                "replicas run on their own threads, eagerly): call strategy.run "
                                "from Python and pass it the em.function as fn")
-        n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
-        group = _Group(n)
+        n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
+        group = self._new_group(n)
 
         def replica(i):
-            _local.replica = ReplicaContext(self, i, group)
+            _local.replica = ReplicaContext(self, self._first_replica + i, group)
             try:
                 with device(self._devices[i]):
                     return fn(*_select(args, i, n), **_select(kwargs, i, n))
@@ -222,6 +222,12 @@ class MirroredStrategy:
             error.add_note(f"(raised in replica {i} of {n}, on {self._devices[i]})")
             raise error
         return regroup([f.result() for f in futures])
+
+    _first_replica = 0  # the global id of this process's first replica (multi-worker)
+
+    def _new_group(self, n: int):
+        """The meeting place of the `n` replicas of one `run` (a hook for multi-worker)."""
+        return _Group(n)
 
     def experimental_local_results(self, value) -> tuple:
         """The values of the replicas of `value` (a tuple; a plain value: itself, once);
