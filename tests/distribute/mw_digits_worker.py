@@ -3,7 +3,7 @@ without dropout) with MultiWorkerMirroredStrategy as TensorFlow's custom trainin
 each worker takes its slice of every global batch by rank, each replica's loss is scaled by
 the global batch size, the gradients are all-reduced with SUM (in the replica) and applied
 (outside it: the variables are the worker's own, not mirrored). Worker 0 prints the global
-losses as JSON. Data: digit-shaped 8x8 images made here (no scikit-learn in the test venv).
+losses as JSON. Data: scikit-learn's handwritten digits (8x8, scaled to [0, 1]), in order.
 
 Run: python -m ember.distribute.launch -n N tests/distribute/mw_digits_worker.py STEPS
 """
@@ -21,13 +21,12 @@ import ember as em  # noqa: E402
 GLOBAL_BATCH = 32
 
 
-def digits(n: int, seed: int = 0):
-    """n 8x8 images in [0, 1] of 10 classes: a random template per class plus noise."""
-    rng = np.random.default_rng(seed)
-    templates = rng.random((10, 8, 8, 1)) > 0.6
-    labels = rng.integers(0, 10, n).astype(np.int32)
-    images = np.clip(templates[labels] + 0.3 * rng.standard_normal((n, 8, 8, 1)), 0, 1)
-    return images.astype(np.float32), labels
+def digits(n: int):
+    """The first n of scikit-learn's 1,797 handwritten digits: 8x8x1 images in [0, 1]."""
+    from sklearn.datasets import load_digits
+    data = load_digits()
+    images = (data.images[:n] / 16.0).reshape(-1, 8, 8, 1).astype(np.float32)
+    return images, data.target[:n].astype(np.int32)
 
 
 def main(steps: int) -> None:
