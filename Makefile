@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SHELL  := /bin/bash
 
-.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data bench-distribute
+.PHONY: venv test pytest lit demo clean bench bench-anchors fuzz bench-gpu bench-data bench-distribute bench-mpi
 
 venv: $(STAMP)
 
@@ -13,7 +13,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,cuda]'
+	$(BIN)/python -m pip install --quiet -e '.[test,cuda,mpi]'
 	touch $(STAMP)
 
 test: venv pytest lit
@@ -79,3 +79,8 @@ bench-data: venv
 # 2 replicas on 2 logical CPUs against 1, one thread per replica (issue 18: >= 1.8x).
 bench-distribute: venv
 	$(BIN)/python bench/distribute_replicas.py
+
+# The multi-worker bench (bench/allreduce_mpi.py): a 64 MiB all-reduce across 2 MPI workers
+# through MultiWorkerMirroredStrategy against mpi4py's own Allreduce (the mpi extra).
+bench-mpi: venv
+	$(BIN)/python bench/allreduce_mpi.py

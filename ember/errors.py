@@ -25,8 +25,9 @@ cuda-bindings: selecting `backend="cuda"` or `em.device("gpu:0")`), `CudaError` 
 CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
 `em.data`'s
 iterators raise `OutOfRangeError` from `get_next()` after the last element; its file readers
-`DataLossError` for a damaged record file and `NotFoundError` for a missing file. (The command-line
-tools' `ToolError` is theirs: it sets an exit status.)
+`DataLossError` for a damaged record file and `NotFoundError` for a missing file;
+`MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer.
+(The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
   >>> import ember as em
@@ -58,6 +59,7 @@ from ember.runtime.retracing import RetracingWarning
 from ember.passes.rewrite import RewriteError
 from ember.runtime.data.iterator import OutOfRangeError
 from ember.runtime.tiers import TierWarning
+from ember.runtime.distribute.watchdog import UnavailableError
 
 # The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
 # beside the code that raises them, which loads MLIR's linalg, LLVM (llvmlite) or the CUDA
@@ -87,7 +89,8 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "SymbolicValueError", "TranslationError", "VerificationError",
            "AotError", "ArtifactError", "BisectError", "GraphvizUnavailable",
            "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
-           "AllocationError", "OutOfRangeError", "TierWarning", "HostBindingError"]
+           "AllocationError", "OutOfRangeError", "TierWarning", "HostBindingError",
+           "UnavailableError"]
 
 
 def __getattr__(name: str):

@@ -293,20 +293,14 @@ def stack(elements):
 def describe(dataset) -> list:
     """What iterating `dataset` applies, one line per rewrite (see the module docstring)."""
     from ember.runtime.data.mapping import MapDataset
-    from ember.runtime.data.options import merged_options
+    from ember.runtime.data.options import merged_options, pipeline_nodes
     from ember.runtime.data.transforms import BatchDataset
     token = current_options.set(merged_options(dataset))
     try:
-        lines, seen = [], set()
-
-        def visit(node):
-            if id(node) in seen:
-                return
-            seen.add(id(node))
-            for source in node._inputs():
-                visit(source)
+        lines = []
+        for node in pipeline_nodes(dataset):
             if type(node) is not BatchDataset:
-                return
+                continue
             source = node._source
             while isinstance(source, MapDataset) and enabled("map_vectorization"):
                 plan = source._vectorized()
@@ -320,8 +314,6 @@ def describe(dataset) -> list:
             if enabled("source_batching") and row_plan(source) is not None:
                 lines.append(f"source_batching: batch({node._size}) slices "
                              f"{type(row_plan(source)[0]).__name__.lstrip('_')}")
-
-        visit(dataset)
         return lines
     finally:
         current_options.reset(token)

@@ -158,10 +158,9 @@ class OptionsDataset(_Unary):
         return self._source._rows()
 
 
-def merged_options(dataset) -> Options:
-    """The options of every OptionsDataset in `dataset`'s pipeline, merged inside out."""
-    merged = Options()
-    seen = set()
+def pipeline_nodes(dataset) -> list:
+    """Every node of `dataset`'s pipeline once, each after the datasets it reads from."""
+    order, seen = [], set()
 
     def visit(node):
         if id(node) in seen:
@@ -169,8 +168,16 @@ def merged_options(dataset) -> Options:
         seen.add(id(node))
         for source in node._inputs():
             visit(source)
-        if isinstance(node, OptionsDataset):
-            merged._merge(node._options)
+        order.append(node)
 
     visit(dataset)
+    return order
+
+
+def merged_options(dataset) -> Options:
+    """The options of every OptionsDataset in `dataset`'s pipeline, merged inside out."""
+    merged = Options()
+    for node in pipeline_nodes(dataset):
+        if isinstance(node, OptionsDataset):
+            merged._merge(node._options)
     return merged

@@ -200,11 +200,11 @@ class MirroredStrategy:
         if current_graph() is not None:  # one trace calling fn once per replica
             from ember.runtime.distribute.traced_run import traced_run
             return traced_run(self, fn, args, kwargs)
-        n, kwargs = self.num_replicas_in_sync, dict(kwargs or {})
-        group = _Group(n)
+        n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
+        group = self._new_group(n)
 
         def replica(i):
-            _local.replica = ReplicaContext(self, i, group)
+            _local.replica = ReplicaContext(self, self._first_replica + i, group)
             try:
                 with device(self._devices[i]):
                     return fn(*_select(args, i, n), **_select(kwargs, i, n))
@@ -224,6 +224,12 @@ class MirroredStrategy:
             error.add_note(f"(raised in replica {i} of {n}, on {self._devices[i]})")
             raise error
         return regroup([f.result() for f in futures])
+
+    _first_replica = 0  # the global id of this process's first replica (multi-worker)
+
+    def _new_group(self, n: int):
+        """The meeting place of the `n` replicas of one `run` (a hook for multi-worker)."""
+        return _Group(n)
 
     def experimental_local_results(self, value) -> tuple:
         """The values of the replicas of `value` (a tuple; a plain value: itself, once);

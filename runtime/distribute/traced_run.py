@@ -271,10 +271,10 @@ def traced_reduce(strategy, reduce_op, value, axis):
     op = reduce_op_of(reduce_op, where)
     if isinstance(value, PerReplica):
         values = [convert_to_tensor(v) for v in value.values]
+    elif len(strategy._devices) == 1:  # this worker's one replica's value
+        values = [convert_to_tensor(value)]
     elif op is ReduceOp.MEAN and axis is None:  # the same value on every replica
         return convert_to_tensor(value)
-    elif strategy.num_replicas_in_sync == 1:
-        values = [convert_to_tensor(value)]
     else:
         raise ValueError(f"A non-DistributedValues value {value!r} cannot be reduced with "
                          f"the given reduce op {op}: pass the PerReplica that strategy.run "

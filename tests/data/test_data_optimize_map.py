@@ -6,32 +6,9 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.runtime.data import structure
+from optimized_batches import assert_same_batches, flat, unoptimized
 
 Dataset = em.data.Dataset
-
-
-def unoptimized(ds):
-    options = em.data.Options()
-    options.experimental_optimization.map_vectorization = False
-    options.experimental_optimization.source_batching = False
-    return ds.with_options(options)
-
-
-def flat(ds):
-    return [(structure.map_structure(lambda _: "*", element),
-             [(t.dtype, np.array(t.numpy())) for t in structure.flatten(element)])
-            for element in ds]
-
-
-def assert_same_batches(ds):
-    fast, slow = flat(ds), flat(unoptimized(ds))
-    assert len(fast) == len(slow)
-    for (layout, got), (want_layout, want) in zip(fast, slow):
-        assert layout == want_layout
-        for (dtype, array), (want_dtype, want_array) in zip(got, want):
-            assert dtype == want_dtype and array.shape == want_array.shape
-            np.testing.assert_array_equal(array, want_array)  # bit for bit, not close
 
 
 def vectorized(ds):

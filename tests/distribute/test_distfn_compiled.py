@@ -171,11 +171,18 @@ def test_the_cross_worker_step_is_a_host_call_of_the_strategy():
         total, mean = strategy.run(step, args=(x,))
         values = em.distribute.PerReplica([x])
         return (total, mean, strategy.reduce(SUM, values, axis=0),
-                strategy.reduce(MEAN, values, axis=0), strategy.reduce(MEAN, x))
+                strategy.reduce(MEAN, values, axis=0), strategy.reduce(SUM, x))
 
     out = [o.numpy().tolist() for o in reductions(em.constant([1.0, 2.0, 3.0]))]
-    assert out == [[2.0, 4.0, 6.0], [1.0, 2.0, 3.0], 12.0, 2.0, [1.0, 2.0, 3.0]]
-    assert strategy.sums == ["ReplicaContext.all_reduce"] * 2 + \
-        ["MirroredStrategy.reduce"] * 2  # MEAN of a value on every replica: no collective
+    # a plain value on a one-replica worker is that replica's value (as eagerly)
+    assert out == [[2.0, 4.0, 6.0], [1.0, 2.0, 3.0], 12.0, 2.0, [2.0, 4.0, 6.0]]
+    assert strategy.sums == ["ReplicaContext.all_reduce"] * 2 + ["MirroredStrategy.reduce"] * 3
+
+
+def test_a_plain_value_on_several_local_replicas_reduces_as_eagerly():
+    strategy = em.distribute.MirroredStrategy(["cpu:0"])
+    strategy._devices = strategy._devices * 2  # as if 2 local replicas (only traced here)
+    SUM, MEAN = em.distribute.ReduceOp.SUM, em.distribute.ReduceOp.MEAN
+    assert float(em.function(lambda x: strategy.reduce(MEAN, x))(em.constant(3.0))) == 3.0
     with pytest.raises(ValueError, match="cannot be reduced"):
         em.function(lambda x: strategy.reduce(SUM, x))(em.constant(1.0))

@@ -1,4 +1,5 @@
-"""`em.distribute`: tf.distribute's in-process names (the code is in `ember.runtime`)."""
+"""`em.distribute`: tf.distribute's names (the code is in `ember.runtime`); `python -m
+ember.distribute.launch -n N script.py` starts N MPI workers (`launch.py`)."""
 
 import types as _types
 
@@ -10,10 +11,15 @@ from ember.runtime.distribute.input import (DistributedDataset, DistributedItera
                                             InputContext)
 from ember.runtime.distribute.mirrored import MirroredVariable
 from ember.runtime.distribute.values import PerReplicaSpec
+from ember.runtime.distribute.multiworker import (CommunicationImplementation,
+                                                  CommunicationOptions,
+                                                  MultiWorkerMirroredStrategy)
 
 experimental = _types.SimpleNamespace(ValueContext=ValueContext)  # TF's spelling of it
+experimental.CommunicationOptions = CommunicationOptions
+experimental.CommunicationImplementation = CommunicationImplementation
 
 __all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "ValueContext",
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
-           "DistributedDataset", "DistributedIterator", "InputContext", "MirroredVariable",
-           "PerReplicaSpec"]
+           "MultiWorkerMirroredStrategy", "DistributedDataset", "DistributedIterator",
+           "InputContext", "MirroredVariable", "PerReplicaSpec"]
