@@ -34,7 +34,7 @@ from ember.runtime.devices import device
 from ember.runtime.distribute import strategy as strategy_module
 from ember.runtime.distribute.values import ReduceOp, reduce_op_of, regroup
 
-TURN_TIMEOUT = 60.0  # seconds a replica waits for its turn before giving up with an error
+TURN_TIMEOUT = 600.0  # seconds a replica waits for its turn (the others trace) before an error
 
 
 class _Aborted(Exception):
