@@ -65,9 +65,9 @@ class TracedGroup:
                 self.cond.notify_all()
                 raise RuntimeError(
                     f"strategy.run inside an em.function: replica {i} waited "
-                    f"{TURN_TIMEOUT:g} s for its turn (an em.function called by every "
-                    "replica that all-reduces inside itself? call all_reduce in the "
-                    "function strategy.run runs)")
+                    f"{TURN_TIMEOUT:g} s for its turn: the replica tracing before it is "
+                    "blocked (waiting for a lock or an event another replica holds?); the "
+                    "replicas are traced one at a time")
             if self.failed:
                 raise _Aborted()
 
