@@ -45,6 +45,8 @@ def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=Non
     """
     del name
     stream = sys.stderr if output_stream is None else output_stream
+    if any(isinstance(v, (tuple, list, dict)) for v in inputs):  # tf.print's structures
+        inputs, sep = _spread(inputs, sep), ""
     graph = current_graph()
     if graph is None:
         stream.write(_render(inputs, sep) + end)
@@ -52,6 +54,29 @@ def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=Non
         _emit_prints(graph, inputs, "stdout" if stream is sys.stdout else "stderr", sep, end)
     else:
         _print_via_callback(graph, inputs, stream, sep, end)
+
+
+def _spread(inputs, sep: str) -> list:
+    """The inputs with tuples, lists and dicts spelled out as tf.print shows them (their
+    tensors in place: `([0], [1])`), joined by `sep` (the caller then prints with sep "")."""
+    def pieces(value) -> list:
+        if isinstance(value, dict):
+            parts = [[repr(k) + ": "] + pieces(v) for k, v in value.items()]
+            opening, closing = "{", "}"
+        elif isinstance(value, (tuple, list)):
+            parts = [pieces(v) for v in value]
+            opening, closing = ("(", ",)" if len(value) == 1 else ")") \
+                if isinstance(value, tuple) else ("[", "]")
+        else:
+            return [value if _is_tensor(value) else str(value)]
+        out = [opening]
+        for k, part in enumerate(parts):
+            out += ([", "] if k else []) + part
+        return out + [closing]
+    out: list = []
+    for k, value in enumerate(inputs):
+        out += ([sep] if k else []) + pieces(value)
+    return out
 
 
 def assert_true(condition, message: str = "assertion failed", name=None) -> None:

@@ -149,6 +149,9 @@ def _converted(array: np.ndarray, dtype, python: bool, default):
 
 
 def fits(value, spec) -> bool:
+    hook = getattr(spec, "_ember_fits", None)
+    if hook is not None:  # a composite spec (em.distribute's PerReplicaSpec)
+        return hook(value, fits)
     if isinstance(spec, TensorSpec):
         if isinstance(value, TensorSpec):
             return value.dtype is spec.dtype and spec.shape.is_compatible_with(value.shape)

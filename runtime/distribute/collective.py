@@ -19,6 +19,10 @@ def traced_all_reduce(reduce_op, values: list) -> list:
     """`reduce_op` of each traced value over the replicas, at every call (one barrier)."""
     from ember.runtime.distribute.strategy import get_replica_context
     op = reduce_op_of(reduce_op, "ReplicaContext.all_reduce")
+    context = get_replica_context()
+    if getattr(getattr(context, "_group", None), "traced", False):  # traced_run.py: in the IR
+        return context._group.all_reduce(context._id - context.strategy._first_replica, op,
+                                         list(values))
 
     def reduce_now(*tensors):
         context = get_replica_context()

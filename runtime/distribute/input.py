@@ -127,7 +127,28 @@ class DistributedDataset:
                                        self._piece_spec)
 
     def __iter__(self):
+        from ember.frontend.tracing import current_graph
+        if current_graph() is not None:  # iter() inside em.function: pulls when it runs
+            from ember.runtime.distribute.staged import iterator_over
+            return iterator_over(self)
         return DistributedIterator(self)
+
+    # passed to or captured by an em.function (staged.py)
+    def __tracing_type__(self, context):
+        from ember.runtime.distribute.staged import trace_type
+        return trace_type(self, "dataset")
+
+    def __ember_components__(self):
+        from ember.runtime.data.host_bridge import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.distribute.staged import rebuild
+        return rebuild(self, "dataset", parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.distribute.staged import iterator_over
+        return iterator_over(self)
 
     def __repr__(self) -> str:
         return f"<em.distribute.DistributedDataset element_spec={self.element_spec}>"
@@ -148,6 +169,23 @@ class DistributedIterator:
 
     def __iter__(self):
         return self
+
+    # passed to or captured by an em.function (staged.py)
+    def __tracing_type__(self, context):
+        from ember.runtime.distribute.staged import trace_type
+        return trace_type(self, "iterator")
+
+    def __ember_components__(self):
+        from ember.runtime.data.host_bridge import handle_of
+        return [handle_of(self)]
+
+    def __ember_rebuild__(self, parts):
+        from ember.runtime.distribute.staged import rebuild
+        return rebuild(self, "iterator", parts)
+
+    def __ember_staged_iter__(self):
+        from ember.runtime.distribute.staged import captured_iterator
+        return captured_iterator(self)
 
     def __next__(self):
         from ember.runtime.distribute.strategy import replica_index

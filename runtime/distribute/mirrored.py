@@ -24,7 +24,9 @@ import threading
 
 import numpy as np
 
+from ember.dialects.ember import state
 from ember.frontend import tracing
+from ember.frontend.autodiff import recording
 from ember.frontend.training import optimizer_base
 from ember.frontend import variables
 from ember.frontend.trace_types import VariableTraceType
@@ -74,7 +76,27 @@ class MirroredVariable(Variable):
         first = self._values[0]
         return VariableTraceType(first._handle.id, self.dtype, self._type.shape)
 
+    def read_value(self):
+        from ember.runtime.distribute.traced_run import in_traced_replica
+        if not in_traced_replica():
+            return super().read_value()
+        # strategy.run inside an em.function: this replica's copy, captured on its own; the
+        # tape sees a read of the mirrored variable (gradients are asked of it)
+        graph = tracing.current_graph()
+        replayed = recording.replayed_read(self)
+        if replayed is not None:
+            return replayed
+        value = graph.apply_on_values(state.ReadVariableOp,
+                                      [graph.capture_variable(self._copy())], {})
+        if recording.recording():
+            recording.record_read(self, value)
+        return value
+
     def _write(self, spec, value):
+        from ember.runtime.distribute.traced_run import in_traced_replica
+        if in_traced_replica():  # strategy.run inside an em.function: this replica's copy
+            self._copy()._write(spec, value)
+            return self
         if replica_index() is not None:
             return super()._write(spec, value)  # this replica's copy
         if tracing.current_graph() is not None and len(self._values) > 1:

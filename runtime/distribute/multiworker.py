@@ -163,6 +163,9 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     def reduce(self, reduce_op, value, axis=None):
         """`reduce_op` across every worker's replicas of `value` (with `axis`: within each
         first). A plain value on a one-replica worker is that worker's replica value."""
+        from ember.runtime.distribute.traced_run import is_traced_value
+        if is_traced_value(value):  # inside an em.function: ops, then _cross_worker_sum_arrays
+            return super().reduce(reduce_op, value, axis)
         where = "MultiWorkerMirroredStrategy.reduce"
         if isinstance(value, PerReplica):
             arrays = [as_array(v, where) for v in value.values]
@@ -171,6 +174,11 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         else:
             return super().reduce(reduce_op, value, axis)
         return convert_to_tensor(self._all_reduce(reduce_op, arrays, where, axis))
+
+    def _cross_worker_sum_arrays(self, arrays: list, where: str) -> list:
+        """Inside an em.function (traced_run.py, a host call): each array (this worker's
+        replicas' sum) summed over every worker, one collective each."""
+        return [self._collective.all_reduce_sum(np.asarray(a), where) for a in arrays]
 
     def experimental_distribute_values_from_function(self, value_fn):
         """PerReplica of `value_fn(ValueContext(i, n))` for this worker's replicas i (global

@@ -41,6 +41,9 @@ class ReplicaContext:
         """`reduce_op` of `value` over every replica, returned to each (a barrier: every
         replica must call it, the same number of times)."""
         from ember.runtime.distribute.collective import is_traced, traced_all_reduce
+        if getattr(self._group, "traced", False):  # strategy.run inside an em.function
+            return self._group.all_reduce(self._id - self.strategy._first_replica,
+                                          reduce_op, [value])[0]
         if is_traced(value):  # inside an em.function: at each call, for the replica calling
             return traced_all_reduce(reduce_op, [value])[0]
         return self._reduce_arrays(reduce_op, [as_array(value, "ReplicaContext.all_reduce")])[0]
@@ -194,10 +197,9 @@ class MirroredStrategy:
         if getattr(_local, "replica", None) is not None:
             raise RuntimeError("MirroredStrategy.run: called inside a replica (in a function "
                                "strategy.run runs); call it from the cross-replica context")
-        if current_graph() is not None:
-            raise RuntimeError("MirroredStrategy.run: called inside an em.function (its "
-                               "replicas run on their own threads, eagerly): call strategy.run "
-                               "from Python and pass it the em.function as fn")
+        if current_graph() is not None:  # one trace calling fn once per replica
+            from ember.runtime.distribute.traced_run import traced_run
+            return traced_run(self, fn, args, kwargs)
         n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
         group = self._new_group(n)
 
@@ -266,6 +268,13 @@ class MirroredStrategy:
         del num_workers, worker_index
         return dataset
 
+    def _cross_worker_sum_arrays(self, arrays: list, where: str) -> list:
+        """The element-wise sums of `arrays` (numpy) over every worker: the arrays on one
+        worker. A strategy over several workers overrides it with its collective; inside
+        an em.function it runs as a host call (traced_run.py)."""
+        del where
+        return arrays
+
     def _sync_has_data(self, local_has_data: bool) -> bool:
         """Whether any worker still has input this step (another worker's replicas then
         get empty batches): only this one here."""
@@ -273,6 +282,9 @@ class MirroredStrategy:
 
     def reduce(self, reduce_op, value, axis=None):
         """`reduce_op` across the replicas of `value` (with `axis`: within each first)."""
+        from ember.runtime.distribute.traced_run import is_traced_value, traced_reduce
+        if is_traced_value(value):  # inside an em.function: ops of the trace
+            return traced_reduce(self, reduce_op, value, axis)
         if isinstance(value, PerReplica):
             arrays = [as_array(v, "MirroredStrategy.reduce") for v in value.values]
         elif (reduce_op in (ReduceOp.MEAN, "MEAN") and axis is None) \

@@ -34,6 +34,17 @@ class PerReplica:
     def __len__(self) -> int:
         return len(self.values)
 
+    # an argument or result of an em.function (staged.py): a container of its values
+    def __tracing_type__(self, context):
+        from ember.runtime.distribute.staged import PerReplicaTraceType
+        return PerReplicaTraceType.of(self, context)
+
+    def __ember_components__(self):
+        return list(self.values)
+
+    def __ember_rebuild__(self, parts):
+        return PerReplica(parts)
+
     def __repr__(self) -> str:
         body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self.values))
         return "PerReplica:{\n" + body + "\n}"
@@ -113,6 +124,21 @@ class PerReplicaSpec:
     @property
     def value_specs(self) -> tuple:
         return self._value_specs
+
+    # in an em.function's input_signature (staged.py): the spec of a PerReplica argument
+    def __tracing_type__(self, context):
+        from ember.runtime.distribute.staged import PerReplicaTraceType
+        return PerReplicaTraceType.of_specs(self._value_specs, context)
+
+    def __ember_components__(self):
+        return list(self._value_specs)
+
+    def __ember_rebuild__(self, parts):
+        return PerReplicaSpec(*parts)
+
+    def _ember_fits(self, value, fits) -> bool:
+        return isinstance(value, PerReplica) and len(value) == len(self._value_specs) \
+            and all(fits(v, s) for v, s in zip(value.values, self._value_specs))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PerReplicaSpec) and other._value_specs == self._value_specs

@@ -1,14 +1,19 @@
 """The examples of the distributed input guide (../shared/guides/tf-distributed-input-guide)
-with `em.` for `tf.`, run by test_distribute_input.py in a subprocess whose CPU is split into
-5 logical CPUs (the guide's 4 GPUs are CPU:0..3 here). Each example prints one line,
+with `em.` for `tf.` (its `@tf.function`s as `@em.function`s), run by test_distribute_input.py
+and test_distfn_guide.py in a subprocess whose CPU is split into 5 logical CPUs (the guide's
+4 GPUs are CPU:0..3 here). Each example prints one line,
 `name: value` (the value a Python literal), which the tests compare with the guide's output.
 """
 
+import ast
+import io
 import time
 
 import numpy as np
 
 import ember as em
+
+em.config.set_fallback("error")  # the em.function examples run compiled, or fail
 
 N_VIRTUAL_DEVICES = 5
 physical_devices = em.config.list_physical_devices("CPU")
@@ -149,32 +154,58 @@ except em.errors.OutOfRangeError as err:
     report("out_of_range", type(err).__name__)
 report("next_at_end", next(dist_iterator, "StopIteration"))
 
-# -- get_next_as_optional -------------------------------------------------------------------
-global_batch_size_9 = 4
+# -- a host training loop: next(iterator) in em.range, OutOfRangeError past the end -------------
 steps_per_loop = 5
 strategy = mirrored_strategy
+
+
+def step_fn(x):
+    return x * 2
+
+
+@em.function
+def train_fn(iterator):
+    for _ in em.range(steps_per_loop):
+        strategy.run(step_fn, args=(next(iterator),))
+
+
+host_iterator = iter(strategy.experimental_distribute_dataset(
+    em.data.Dataset.range(32).batch(4)))
+train_fn(host_iterator)  # steps 1-5 of 8
+try:
+    train_fn(host_iterator)  # steps 6-8, then the end of the input
+except em.errors.OutOfRangeError as err:
+    report("host_loop_out_of_range", type(err).__name__)
+
+# -- get_next_as_optional -------------------------------------------------------------------
+global_batch_size_9 = 4
 dataset_9 = em.data.Dataset.range(9).batch(global_batch_size_9)
 distributed_iterator = iter(strategy.experimental_distribute_dataset(dataset_9))
-printed = []
+printed = io.StringIO()  # tf.print's output, here to read it back
 
 
+@em.function
 def train_fn(distributed_iterator):
-    for _ in range(steps_per_loop):
+    for _ in em.range(steps_per_loop):
         optional_data = distributed_iterator.get_next_as_optional()
         if not optional_data.has_value():
             break
         per_replica_results = strategy.run(lambda x: x, args=(optional_data.get_value(),))
-        printed.append(tuple(local(strategy, per_replica_results)))
+        em.print(strategy.experimental_local_results(per_replica_results),
+                 output_stream=printed)
 
 
 train_fn(distributed_iterator)
-report("get_next_as_optional", printed)
+report("get_next_as_optional", [ast.literal_eval(line)
+                                for line in printed.getvalue().splitlines()])
+report("get_next_as_optional_printed", printed.getvalue())
 
 # -- element_spec -------------------------------------------------------------------------
 report("element_spec", repr(dist_dataset.element_spec))
 report("iterator_element_spec", iter(dist_dataset).element_spec == dist_dataset.element_spec)
 
 
+@em.function(input_signature=[dist_dataset.element_spec])
 def spec_train_step(per_replica_inputs):
     def step_fn(inputs):
         return 2 * inputs
@@ -188,6 +219,7 @@ for _ in range(5):
         output = spec_train_step(next(iterator))
         outputs.append([local(mirrored_strategy, part) for part in output])
 report("element_spec_steps", (len(outputs), outputs[0]))
+report("element_spec_traces", spec_train_step.experimental_get_tracing_count())
 
 # -- preprocessing under strategy.scope() with distribute_datasets_from_function -------------
 vocab = ["a", "b", "c", "d", "f"]

@@ -81,6 +81,13 @@ def test_iter_next_and_get_next(guide):
 def test_get_next_as_optional_ends_the_loop(guide):
     assert guide["get_next_as_optional"] == [
         ([0], [1], [2], [3]), ([4], [5], [6], [7]), ([8], [], [], [])]
+    # printed by em.print inside the em.function, as the guide's tf.print output
+    assert guide["get_next_as_optional_printed"] == \
+        "([0], [1], [2], [3])\n([4], [5], [6], [7])\n([8], [], [], [])\n"
+
+
+def test_a_host_training_loop_runs_past_the_end_into_out_of_range(guide):
+    assert guide["host_loop_out_of_range"] == "OutOfRangeError"
 
 
 def test_element_spec(guide):
@@ -90,6 +97,7 @@ def test_element_spec(guide):
     assert guide["iterator_element_spec"] is True
     count, first = guide["element_spec_steps"]
     assert count == 25 and first == [[[[1.0]] * 4] * 4] * 4  # `2 * (features, labels)`
+    assert guide["element_spec_traces"] == 1  # input_signature=[dist_dataset.element_spec]
 
 
 def test_preprocessing_under_the_scope(guide):
@@ -167,9 +175,9 @@ def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match=r"next\(iterator\) should be called from outside "
                                          "of replica_fn"):
         strategy.run(lambda: next(iterator))
-    with pytest.raises(RuntimeError, match="MirroredStrategy.run: called inside an "
-                                           "em.function"):
-        em.function(lambda x: strategy.run(lambda y: y, args=(x,)))(em.constant(1.0))
+    # strategy.run inside an em.function traces fn per replica (test_distfn_compiled.py)
+    assert float(em.function(lambda x: strategy.run(lambda y: y, args=(x,)))(
+        em.constant(1.0))) == 1.0
     with pytest.raises(TypeError, match="expected an em.data.Dataset, got list"):
         strategy.experimental_distribute_dataset([1, 2])
     with pytest.raises(TypeError, match="dataset_fn must return an em.data.Dataset"):
