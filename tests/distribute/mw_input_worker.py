@@ -1,6 +1,7 @@
 """A worker of test_multiworker_input.py: the distributed input guide's sharding section on
-real MPI workers. Worker 0 writes the guide's files into argv[1]; every worker prints, per
-AutoShardPolicy, the batches `experimental_distribute_dataset` gives it, as one JSON line."""
+real MPI workers. Worker 0 writes the guide's files into argv[1]; every worker writes, per
+AutoShardPolicy, the batches `experimental_distribute_dataset` gives it to rank<N>.json there
+(not to stdout, where mpiexec may interleave the workers' lines)."""
 
 import json
 import pathlib
@@ -45,4 +46,4 @@ try:  # FILE with fewer files than workers: the guide's InvalidArgumentError
     tables["FILE, 1 file"] = "no error"
 except em.errors.InvalidArgumentError as e:
     tables["FILE, 1 file"] = str(e)
-print(json.dumps({"rank": rank, "tables": tables}), flush=True)
+(folder / f"rank{rank}.json").write_text(json.dumps(tables))
