@@ -25,8 +25,7 @@ def _arrays(element):
 
 
 def _batched_spec(spec, first_dim):
-    return structure.map_structure(
-        lambda s: TensorSpec((first_dim,) + tuple(s.shape.dims[1:]), s.dtype), spec)
+    return structure.map_structure(lambda s: structure.without_outer(s, (first_dim,)), spec)
 
 
 def _require_batched(spec, where):
@@ -126,8 +125,7 @@ class UnbatchDataset(_Unary):
 
     @property
     def element_spec(self):
-        return structure.map_structure(lambda s: TensorSpec(s.shape.dims[1:], s.dtype),
-                                       self._source.element_spec)
+        return structure.map_structure(structure.without_outer, self._source.element_spec)
 
     def _iterate(self):
         specs = structure.flatten(self._source.element_spec)

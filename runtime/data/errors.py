@@ -1,4 +1,5 @@
-"""The errors `em.data`'s file readers raise, as TensorFlow's `tf.errors` (op errors)."""
+"""The errors `em.data`'s file readers raise, as TensorFlow's `tf.errors` (op errors), and
+the messages of mistakes in building a dataset."""
 
 from ember.dialects.ember.base import OpError
 
@@ -14,3 +15,12 @@ class NotFoundError(OpError):
 
 for _error in (DataLossError, NotFoundError):
     _error.__module__ = "ember.errors"
+
+
+def symbolic_argument(what: str, value) -> TypeError:
+    """The error for a symbolic tensor (one traced inside `em.function`) given where a dataset
+    needs a value now (`Dataset.range(n)`, `batch(n)`, ...)."""
+    return TypeError(f"{what}: got the symbolic tensor {value.name}, traced inside "
+                     "em.function: a dataset is built from Python values or eager tensors, "
+                     "when it is created. Build the dataset outside the function and pass it "
+                     "in as an argument, or use Python numbers.")
