@@ -12,6 +12,13 @@ from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.runtime.data.options import Options
 from ember.runtime.data.readers import RecordDataset, RecordWriter, TextLineDataset
 from ember.runtime.data import experimental
+from ember.runtime.data import errors as _errors, folds as _folds, selection as _selection
+
+# reduce, scan, get_single_element (folds.py), flat_map, choose_from_datasets and
+# sample_from_datasets (selection.py) attach themselves to Dataset; a missing attribute
+# names 'Dataset' and the closest method (errors.py)
+Dataset.__getattr__ = _errors.missing_attribute
+del _folds, _selection
 
 __all__ = ["AUTOTUNE", "DataLossError", "Dataset", "INFINITE_CARDINALITY", "Iterator",
            "NotFoundError", "Optional", "Options", "OutOfRangeError", "RecordDataset",

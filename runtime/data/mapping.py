@@ -97,8 +97,8 @@ def trace_map_function(fn, spec, where: str):
     try:
         compiled.get_concrete_function()
     except Exception as error:  # noqa: BLE001 - the tracer's own error, with a note
-        if _needs_values(error):
-            error.add_note(_values_note(fn, name, where, spec, error))
+        if not str(error).startswith(f"{where}: {name} returned"):
+            error.add_note(_note(name, where, spec, error))
         raise
     out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
 
@@ -120,10 +120,14 @@ def _needs_values(error) -> bool:
         isinstance(error, TypeError) and "needs a value, but" in str(error))
 
 
-def _values_note(fn, name, where, spec, error) -> str:
-    note = (f"{where}: while tracing {name} with the element_spec {spec}. tf.data traces "
-            "the mapped function once with symbolic tensors and compiles it: compute with em "
-            "ops, or wrap Python code that needs values in em.py_function.")
+def _note(name, where, spec, error) -> str:
+    """Where the error arose; with what to do when it asked a symbolic tensor for a value."""
+    note = f"{where}: while tracing {name} with the element_spec {spec}."
+    if not _needs_values(error):
+        return note
+    note += (" tf.data traces the mapped function once with symbolic tensors and compiles "
+             "it: compute with em ops, or wrap Python code that needs values in "
+             "em.py_function.")
     if name == "<lambda>" and "Python bool" in str(error):
         note += (" AutoGraph converts `if`/`while` (and `a if c else b`) in a function "
                  "defined with `def`, not in a lambda: use a def, or em.where.")
