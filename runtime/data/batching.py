@@ -190,9 +190,9 @@ class RebatchDataset(_Unary):
             if (spent and have == 0 and want > 0) or (self._drop and have < want):
                 return
             yield structure.pack_as(self._source.element_spec, [
-                constant(np.concatenate([p[i] for p in pieces]) if pieces else
-                         np.zeros([0] + [d or 0 for d in s.shape.dims[1:]], s.dtype.np_dtype),
-                         dtype=s.dtype)
+                constant(np.concatenate([p[i] for p in pieces]) if pieces else np.zeros(
+                    [0] + [d or 0 for d in (s.shape.dims or ())[1:]], s.dtype.np_dtype),
+                    dtype=s.dtype)
                 for i, s in enumerate(structure.flatten(self._source.element_spec))])
 
 

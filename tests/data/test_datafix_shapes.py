@@ -22,6 +22,8 @@ def test_batching_unknown_rank_elements_is_unknown_rank():
     assert ds.batch(2, drop_remainder=True).element_spec.shape.rank is None
     assert [b.tolist() for b in ds.batch(2).as_numpy_iterator()] == [[0, 2], [4]]
     assert ds.batch(2).rebatch(1).element_spec.shape.rank is None
+    assert [b.tolist() for b in ds.batch(2).rebatch([1, 0, 2]).as_numpy_iterator()] == \
+        [[0], [], [2, 4]]
     assert ds.batch(2).unbatch().element_spec.shape.rank is None
     with pytest.raises(ValueError, match="unknown rank; give its shape in padded_shapes"):
         ds.padded_batch(2)
