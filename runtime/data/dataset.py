@@ -52,8 +52,9 @@ class Dataset:
     `list_files` or a file reader (`em.data.TextLineDataset`, `em.data.RecordDataset`),
     chain transformations (`map`, `filter`, `batch`, `padded_batch`, `unbatch`, `rebatch`,
     `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
-    `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
-    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
+    `concatenate`, `cache`, `prefetch`, `with_options`; `scan`, `flat_map`, `reduce`...:
+    folds.py, selection.py) and iterate it with `for`, `iter()`/`next()` or
+    `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
     compiled, batches sliced and elementwise maps run per batch where sound (optimize.py,
     `_optimizations()`). Inside `em.function`, `for x in ds` is one loop (staged.py).
     """
