@@ -13,10 +13,10 @@ Example:
 """
 
 from ember.runtime.data import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
-                                Iterator, Options, RecordDataset, RecordWriter,
+                                DatasetSpec, Iterator, Options, RecordDataset, RecordWriter,
                                 TextLineDataset, experimental)
 from ember.runtime.data import Optional  # noqa: A004 - tf.experimental.Optional's shape
 
-__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "Optional", "Options",
-           "RecordDataset", "RecordWriter", "TextLineDataset", "UNKNOWN_CARDINALITY",
+__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Optional",
+           "Options", "RecordDataset", "RecordWriter", "TextLineDataset", "UNKNOWN_CARDINALITY",
            "experimental"]

@@ -75,6 +75,11 @@ def trace_map_function(fn, spec, where: str):
         what = "predicate" if where == "Dataset.filter" else "map_func"
         raise TypeError(f"{where}: {what} must be callable, got {type(fn).__name__}")
     name = _name(fn)
+    if not all(isinstance(s, TensorSpec) for s in structure.flatten(spec)):
+        raise TypeError(f"{where}: the elements hold datasets ({spec}, from `window`), which "
+                        f"{name} cannot be traced over; read the windows with flat_map or "
+                        "interleave (`ds.window(n).flat_map(lambda w: w.batch(n))`), or "
+                        "iterate them with `for`")
     outputs = {}
     converted = convert_control_flow(fn)  # AutoGraph, as em.function converts what it traces
 

@@ -114,3 +114,35 @@ def test_sample_from_datasets():
         D.sample_from_datasets(inputs, weights=[1.0])
     with pytest.raises(ValueError, match="should be a non-empty list"):
         D.sample_from_datasets([])
+
+
+@pytest.mark.parametrize("args, windows", [
+    (dict(size=3), [[0, 1, 2], [3, 4, 5], [6]]),
+    (dict(size=3, shift=1), [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6], [5, 6],
+                             [6]]),
+    (dict(size=3, shift=1, drop_remainder=True), [[0, 1, 2], [1, 2, 3], [2, 3, 4],
+                                                  [3, 4, 5], [4, 5, 6]]),
+    (dict(size=3, stride=2), [[0, 2, 4], [3, 5], [6]]),
+    (dict(size=2, shift=4), [[0, 1], [4, 5]]),
+])
+def test_window_as_tf_data(args, windows):
+    ds = D.range(7).window(**args)
+    assert [[int(x) for x in w] for w in ds] == windows
+    assert ds.cardinality().numpy() == len(windows)
+    assert ds.element_spec == em.data.DatasetSpec(em.TensorSpec([], em.int64))
+
+
+def test_window_of_tuples_and_through_flat_map():
+    ds = D.from_tensor_slices(([1, 2, 3], [4.0, 5.0, 6.0])).window(2)
+    assert [(list(a.as_numpy_iterator()), list(b.as_numpy_iterator())) for a, b in ds] == \
+        [([1, 2], [4.0, 5.0]), ([3], [6.0])]
+    zipped = ds.flat_map(lambda a, b: D.zip((a, b)).batch(2))
+    assert [(a.tolist(), b.tolist()) for a, b in zipped.as_numpy_iterator()] == \
+        [([1, 2], [4.0, 5.0]), ([3], [6.0])]
+    assert list(D.range(0).window(2).flat_map(lambda w: w.batch(2))) == []
+    assert D.range(3).repeat().window(2).cardinality().numpy() == em.data.INFINITE_CARDINALITY
+    with pytest.raises(TypeError, match="elements hold datasets .* read the windows with "
+                                        "flat_map"):
+        D.range(4).window(2).map(lambda w: w)
+    with pytest.raises(ValueError, match="Dataset.window: shift must be positive"):
+        D.range(4).window(2, shift=0)
