@@ -81,3 +81,4 @@ from ember.runtime.startup import prepare as _prepare
 
 _prepare()
 del _prepare
+from ember.frontend.ensure_shape import ensure_shape

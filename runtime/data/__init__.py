@@ -12,7 +12,15 @@ from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.runtime.data.options import Options
 from ember.runtime.data.readers import RecordDataset, RecordWriter, TextLineDataset
 from ember.runtime.data import experimental
+from ember.runtime.data import errors as _errors, folds as _folds, selection as _selection
+from ember.runtime.data.windows import DatasetSpec
 
-__all__ = ["AUTOTUNE", "DataLossError", "Dataset", "INFINITE_CARDINALITY", "Iterator",
-           "NotFoundError", "Optional", "Options", "OutOfRangeError", "RecordDataset",
+# reduce, scan, get_single_element (folds.py), flat_map, choose_from_datasets,
+# sample_from_datasets (selection.py) and window (windows.py) attach themselves to Dataset;
+# a missing attribute names 'Dataset' and the closest method (errors.py)
+Dataset.__getattr__ = _errors.missing_attribute
+del _folds, _selection
+
+__all__ = ["AUTOTUNE", "DataLossError", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY",
+           "Iterator", "NotFoundError", "Optional", "Options", "OutOfRangeError", "RecordDataset",
            "RecordWriter", "TextLineDataset", "UNKNOWN_CARDINALITY", "experimental"]

@@ -25,8 +25,7 @@ def _arrays(element):
 
 
 def _batched_spec(spec, first_dim):
-    return structure.map_structure(
-        lambda s: TensorSpec((first_dim,) + tuple(s.shape.dims[1:]), s.dtype), spec)
+    return structure.map_structure(lambda s: structure.without_outer(s, (first_dim,)), spec)
 
 
 def _require_batched(spec, where):
@@ -126,8 +125,7 @@ class UnbatchDataset(_Unary):
 
     @property
     def element_spec(self):
-        return structure.map_structure(lambda s: TensorSpec(s.shape.dims[1:], s.dtype),
-                                       self._source.element_spec)
+        return structure.map_structure(structure.without_outer, self._source.element_spec)
 
     def _iterate(self):
         specs = structure.flatten(self._source.element_spec)
@@ -192,9 +190,9 @@ class RebatchDataset(_Unary):
             if (spent and have == 0 and want > 0) or (self._drop and have < want):
                 return
             yield structure.pack_as(self._source.element_spec, [
-                constant(np.concatenate([p[i] for p in pieces]) if pieces else
-                         np.zeros([0] + [d or 0 for d in s.shape.dims[1:]], s.dtype.np_dtype),
-                         dtype=s.dtype)
+                constant(np.concatenate([p[i] for p in pieces]) if pieces else np.zeros(
+                    [0] + [d or 0 for d in (s.shape.dims or ())[1:]], s.dtype.np_dtype),
+                    dtype=s.dtype)
                 for i, s in enumerate(structure.flatten(self._source.element_spec))])
 
 

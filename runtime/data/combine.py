@@ -121,6 +121,9 @@ class ConcatenateDataset(Dataset):
 def _probe(spec):
     """An element of `spec` made of zeros (empty strings), unknown dims as 0."""
     def zeros(s):
+        if not isinstance(s, TensorSpec):  # a window's DatasetSpec (windows.py)
+            from ember.runtime.data.windows import empty_window
+            return empty_window(s)
         shape = [0 if d is None else d for d in (s.shape.dims or ())]
         return constant(np.full(shape, b"" if s.dtype.is_string else 0,
                                 dtype=s.dtype.np_dtype), dtype=s.dtype)

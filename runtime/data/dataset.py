@@ -26,7 +26,7 @@ from ember.dialects.ember import dtypes
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, constant
 
-from ember.runtime.data import structure
+from ember.runtime.data import errors as _errors, structure
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -35,6 +35,8 @@ UNKNOWN_CARDINALITY = -2
 
 def _count(value, what: str, allow_tensor: bool = True) -> int:
     """A Python int from an int or a scalar integer tensor; TypeError otherwise."""
+    if isinstance(value, Tensor) and value._value is None:  # symbolic: in em.function
+        raise _errors.symbolic_argument(what, value)
     if isinstance(value, Tensor) and allow_tensor and value.shape.rank == 0 \
             and value.dtype.is_integer:
         return int(value.numpy())
@@ -50,8 +52,9 @@ class Dataset:
     `list_files` or a file reader (`em.data.TextLineDataset`, `em.data.RecordDataset`),
     chain transformations (`map`, `filter`, `batch`, `padded_batch`, `unbatch`, `rebatch`,
     `shuffle`, `repeat`, `take`, `skip`, `shard`, `enumerate`, `interleave`, `zip`,
-    `concatenate`, `cache`, `prefetch`, `with_options`) and iterate it with `for`,
-    `iter()`/`next()` or `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
+    `concatenate`, `cache`, `prefetch`, `with_options`; `scan`, `flat_map`, `reduce`...:
+    folds.py, selection.py) and iterate it with `for`, `iter()`/`next()` or
+    `as_numpy_iterator()`. The pipeline runs in Python, `map`'s function
     compiled, batches sliced and elementwise maps run per batch where sound (optimize.py,
     `_optimizations()`). Inside `em.function`, `for x in ds` is one loop (staged.py).
     """

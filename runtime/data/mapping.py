@@ -1,9 +1,11 @@
 """`Dataset.map` and `Dataset.filter`: the function traced once over the input's element_spec
 and compiled with `em.function`, as tf.data traces it into a graph function.
 
-tf.data always traces: the function sees symbolic tensors, once, when `map` is called, so a
-function that needs values (`x.numpy()`, `int(x)`) fails then, with the tracer's error and a
-note on what to do (em ops, or `em.py_function` for Python code run per element). Each element
+tf.data always traces: the function sees symbolic tensors, once, when `map` is called,
+converted by AutoGraph as `em.function` converts (Python `if`/`while`/`for` on tensors
+staged; lambdas run as written), so a function that needs values (`x.numpy()`, `int(x)`)
+fails then, with the tracer's error and a note on what to do (em ops, or `em.py_function`
+for Python code run per element). Each element
 then runs the compiled function. With `num_parallel_calls`, that many pool threads map runs
 of consecutive elements at once and the results come out in the input's order (an element
 that fails raises after the ones before it). Functions over strings (host-only tensors) run
@@ -19,6 +21,7 @@ import os
 import threading
 
 from ember.dialects.ember import dtypes
+from ember.frontend.autograph import convert as convert_control_flow
 from ember.frontend.shape import TensorSpec
 
 from ember.runtime.data import structure
@@ -72,10 +75,16 @@ def trace_map_function(fn, spec, where: str):
         what = "predicate" if where == "Dataset.filter" else "map_func"
         raise TypeError(f"{where}: {what} must be callable, got {type(fn).__name__}")
     name = _name(fn)
+    if not all(isinstance(s, TensorSpec) for s in structure.flatten(spec)):
+        raise TypeError(f"{where}: the elements hold datasets ({spec}, from `window`), which "
+                        f"{name} cannot be traced over; read the windows with flat_map or "
+                        "interleave (`ds.window(n).flat_map(lambda w: w.batch(n))`), or "
+                        "iterate them with `for`")
     outputs = {}
+    converted = convert_control_flow(fn)  # AutoGraph, as em.function converts what it traces
 
     def mapped(*leaves):
-        result = _call(fn, structure.pack_as(spec, list(leaves)))
+        result = _call(converted, structure.pack_as(spec, list(leaves)))
         if isinstance(result, list):
             result = tuple(result)
         result = structure.to_tensors(result, f"{where}: {name} returned")
@@ -94,10 +103,7 @@ def trace_map_function(fn, spec, where: str):
         compiled.get_concrete_function()
     except Exception as error:  # noqa: BLE001 - the tracer's own error, with a note
         if not str(error).startswith(f"{where}: {name} returned"):
-            error.add_note(f"{where}: while tracing {name} with the element_spec {spec}. "
-                           "tf.data traces the mapped function once with symbolic tensors "
-                           "and compiles it: compute with em ops, or wrap Python code that "
-                           "needs values in em.py_function.")
+            error.add_note(_note(name, where, spec, error))
         raise
     out = structure.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs["structure"])
 
@@ -109,6 +115,28 @@ def trace_map_function(fn, spec, where: str):
 
     call.function = compiled  # its traced IR decides map vectorisation (optimize.py)
     return call, out
+
+
+def _needs_values(error) -> bool:
+    """Whether `error` is the tracer's: a value asked of a symbolic tensor (numpy(), bool(),
+    int(), float(), np.asarray() of it)."""
+    from ember.frontend.tracing import SymbolicValueError
+    return isinstance(error, SymbolicValueError) or (
+        isinstance(error, TypeError) and "needs a value, but" in str(error))
+
+
+def _note(name, where, spec, error) -> str:
+    """Where the error arose; with what to do when it asked a symbolic tensor for a value."""
+    note = f"{where}: while tracing {name} with the element_spec {spec}."
+    if not _needs_values(error):
+        return note
+    note += (" tf.data traces the mapped function once with symbolic tensors and compiles "
+             "it: compute with em ops, or wrap Python code that needs values in "
+             "em.py_function.")
+    if name == "<lambda>" and "Python bool" in str(error):
+        note += (" AutoGraph converts `if`/`while` (and `a if c else b`) in a function "
+                 "defined with `def`, not in a lambda: use a def, or em.where.")
+    return note
 
 
 class MapDataset(_Unary):

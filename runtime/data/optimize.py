@@ -31,7 +31,6 @@ import inspect
 
 import numpy as np
 
-from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor
 
 from ember.runtime.data import structure
@@ -174,8 +173,7 @@ def _operand_problem(op, element):
 
 
 def batched_spec(spec):
-    return structure.map_structure(
-        lambda s: TensorSpec((None,) + tuple(s.shape.dims), s.dtype), spec)
+    return structure.map_structure(lambda s: structure.with_outer(s, None), spec)
 
 
 class Vectorized:

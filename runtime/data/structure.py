@@ -63,6 +63,22 @@ def _convert(value, where):
                         "tuples or dicts") from None
 
 
+def with_outer(spec, outer):
+    """`spec` (a TensorSpec) batched: `outer` in front of its dimensions; a spec of unknown
+    rank stays of unknown rank (tf.data's TensorSpec(shape=<unknown>))."""
+    if spec.shape.rank is None:
+        return TensorSpec(None, spec.dtype)
+    return TensorSpec((outer,) + tuple(spec.shape.dims), spec.dtype)
+
+
+def without_outer(spec, outer=()):
+    """`spec` with its first dimension dropped (and `outer`, a tuple, put in its place);
+    unknown rank stays unknown."""
+    if spec.shape.rank is None:
+        return TensorSpec(None, spec.dtype)
+    return TensorSpec(tuple(outer) + tuple(spec.shape.dims[1:]), spec.dtype)
+
+
 def spec_of(element):
     """The `em.TensorSpec` structure of an element."""
     return map_structure(TensorSpec.from_tensor, element)

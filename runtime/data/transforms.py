@@ -40,9 +40,8 @@ class BatchDataset(_Unary):
     @property
     def element_spec(self):
         outer = self._size if self._drop else None
-        return structure.map_structure(
-            lambda s: TensorSpec((outer,) + tuple(s.shape.dims), s.dtype),
-            self._source.element_spec)
+        return structure.map_structure(lambda s: structure.with_outer(s, outer),
+                                       self._source.element_spec)
 
     def _iterate(self):
         if type(self) is BatchDataset:  # padded_batch and the like stack their own way
