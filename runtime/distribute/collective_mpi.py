@@ -38,6 +38,10 @@ _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
 _MPI_SUMS = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                    np.uint32, np.uint64, np.float32, np.float64,
                                    np.complex64, np.complex128)}
+# The collectives checked against each other (Collective._check_same), in words.
+_PHRASES = {"all-reduce": "an all-reduce (reduce, all_reduce, apply_gradients)",
+            "broadcast": "a broadcast (a variable's initial value from worker 0)",
+            "all-gather": "an all-gather (gather)"}
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
 _world_lock = threading.Lock()
@@ -184,10 +188,10 @@ class Collective:
             self._wait(lambda: self.comm.Iallgather(mine, keys), f"{what}, comparing shapes")
         other = [int(r) for r in np.flatnonzero(keys[:, 0] != mine[0])]
         if other:
-            kinds = {v: k for k, v in self._KINDS.items()}
-            theirs = sorted({kinds.get(int(k), "?") for k in keys[other, 0]})
-            raise ValueError(f"{what}: worker {self.rank} is in a {kind} while worker(s) "
-                             f"{other} are in a {' / '.join(theirs)} at the same point: every "
+            kinds = {v: _PHRASES[k] for k, v in self._KINDS.items()}
+            theirs = sorted({kinds[int(k)] for k in keys[other, 0]})
+            raise ValueError(f"{what}: worker {self.rank} is in {_PHRASES[kind]} while "
+                             f"worker(s) {other} are in {' or '.join(theirs)}: every "
                              "worker must make the same collective calls (reduce, gather, "
                              "variables created under the strategy) in the same order")
         differ = [int(r) for r in np.flatnonzero(keys[:, 1] != mine[1])]
