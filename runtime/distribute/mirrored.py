@@ -37,7 +37,8 @@ from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_con
 from ember.runtime.distribute.values import PerReplica, ReduceOp
 
 
-_state = threading.local()  # .reduced: apply_gradients of gradients already all-reduced
+# .reduced: apply_gradients of gradients already all-reduced; .plain: in _plain
+_state = threading.local()
 
 
 class MirroredVariable(Variable):
@@ -95,8 +96,13 @@ class MirroredVariable(Variable):
 
 
 def _plain(*args, **kwargs) -> Variable:
-    """An ordinary em.Variable (the creator hook not asked again)."""
-    return type.__call__(Variable, *args, **kwargs)
+    """An ordinary em.Variable (the creator hook not asked again, nor for the variables it
+    makes itself: a traced initial value's `initialized` flag)."""
+    _state.plain = True
+    try:
+        return type.__call__(Variable, *args, **kwargs)
+    finally:
+        _state.plain = False
 
 
 def _mirror(strategy, args, kwargs):
@@ -122,7 +128,7 @@ def _from_chief(strategy, variable: Variable) -> Variable:
 
 def _create(args, kwargs):
     """variables.variable_creator: a MirroredVariable under a MirroredStrategy."""
-    if not has_strategy():
+    if not has_strategy() or getattr(_state, "plain", False):
         return None
     strategy = get_strategy()
     if not isinstance(strategy, MirroredStrategy):

@@ -186,6 +186,8 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         """Every worker's replicas' values of `value` concatenated along `axis`, in global
         replica order (an all-gather: their sizes along `axis` may differ)."""
         where = "MultiWorkerMirroredStrategy.gather"
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"{where}: axis must be an int, got {axis!r}")
         local = super().gather(value, axis).numpy()  # this worker's replicas, checked
         axis = axis + local.ndim if isinstance(axis, int) and axis < 0 else axis
         return convert_to_tensor(self._collective.all_gather(local, axis, where))
