@@ -18,7 +18,7 @@ initial value): every replica must create the same variables in the same order. 
 created by a trace (inside em.function) stay ordinary variables. Under
 MultiWorkerMirroredStrategy every variable created under the scope, in `run` or by a trace
 starts from worker 0's initial value (broadcast: every worker must create the same variables
-in the same order; a traced initial value there is an error).
+in the same order; with several workers a traced initial value is an error).
 """
 
 from __future__ import annotations

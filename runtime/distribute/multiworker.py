@@ -7,9 +7,9 @@ all workers are in sync (`num_replicas_in_sync` is the global count; replica ids
 worker by worker). `ReplicaContext.all_reduce` and `reduce` are two-level: the replicas of a
 process meet at a barrier and sum their values in host memory, then the process does one MPI
 `Allreduce` of that sum (`collective_mpi`, under the watchdog); MEAN divides by the global
-replica count (or element count with `axis`). Variables created under the scope (or in
-`run`) start from worker 0's initial value, broadcast to every worker; `gather` all-gathers
-every worker's replicas.
+replica count (or element count with `axis`). Variables created under the scope, in `run`
+or by a trace there start from worker 0's initial value, broadcast to every worker;
+`gather` all-gathers every worker's replicas.
 """
 
 from __future__ import annotations
@@ -188,8 +188,9 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         where = "MultiWorkerMirroredStrategy.gather"
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
             raise TypeError(f"{where}: axis must be an int, got {axis!r}")
+        axis = int(axis)
         local = super().gather(value, axis).numpy()  # this worker's replicas, checked
-        axis = axis + local.ndim if isinstance(axis, int) and axis < 0 else axis
+        axis = axis + local.ndim if axis < 0 else axis
         return convert_to_tensor(self._collective.all_gather(local, axis, where))
 
     def _broadcast_initial_value(self, array, name: str):
