@@ -1,7 +1,9 @@
 """Collectives across worker processes over MPI (mpi4py on MPICH), for
-`MultiWorkerMirroredStrategy`: one `Allreduce` per process on numpy buffers, waited for as a
-non-blocking `Iallreduce` polled under the watchdog (`watchdog.Heartbeat`), so a dead or
-frozen peer raises `UnavailableError` instead of hanging.
+`MultiWorkerMirroredStrategy`: one `Allreduce` per process on numpy buffers (and the
+broadcast of worker 0's initial values and the all-gather of `gather`), each waited for as a
+non-blocking collective (`Iallreduce`, `Ibcast`, `Iallgatherv`) polled under the watchdog
+(`watchdog.Heartbeat`), so a dead or frozen peer raises `UnavailableError` instead of
+hanging.
 
 The process's exit is guarded too, since MPI would otherwise hang or leave peers waiting:
 an unhandled exception prints its traceback and aborts the whole job (`MPI_Abort`, as
@@ -36,6 +38,10 @@ _POOL_MIN_BYTES, _POOL_PER_SHAPE = 1 << 20, 2
 _MPI_SUMS = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                    np.uint32, np.uint64, np.float32, np.float64,
                                    np.complex64, np.complex128)}
+# The collectives checked against each other (Collective._check_same), in words.
+_PHRASES = {"all-reduce": "an all-reduce (reduce, all_reduce, apply_gradients)",
+            "broadcast": "a broadcast (a variable's initial value from worker 0)",
+            "all-gather": "an all-gather (gather)"}
 _FORWARD_SECONDS = 0.5  # time for hydra to pass on a failing worker's last output
 _world = None
 _world_lock = threading.Lock()
@@ -129,20 +135,83 @@ class Collective:
             with self._lock:
                 self._wait(self.comm.Ibarrier, what)
 
-    def _check_same(self, array: np.ndarray, what: str) -> None:
+    def broadcast(self, array: np.ndarray, what: str, describe: str) -> np.ndarray:
+        """Worker 0's `array` on every worker (each must pass the same dtype and shape,
+        checked first; `describe` says what the value is in the mismatch error)."""
+        array = np.require(array, requirements="C")
+        if array.dtype.kind == "O":
+            raise TypeError(f"{what}: cannot broadcast Python objects across workers")
+        self._check_same(array, what, "broadcast", describe)
+        if self.size == 1:
+            return array
+        out = array.copy()
+        with self._lock:
+            self._wait(lambda: self.comm.Ibcast(out.reshape(-1).view(np.uint8), root=0), what)
+        return out
+
+    def all_gather(self, array: np.ndarray, axis: int, what: str) -> np.ndarray:
+        """Every worker's `array` concatenated along `axis`, worker by worker (their sizes
+        along `axis` may differ; the other dimensions and the dtype must agree)."""
+        array = np.require(array, requirements="C")
+        if array.dtype.kind == "O":
+            raise TypeError(f"{what}: cannot gather Python objects across workers")
+        if self.size == 1:
+            return array.copy()
+        moved = np.ascontiguousarray(np.moveaxis(array, axis, 0))
+        self._check_same(moved[:0], what, "all-gather")  # the shape apart from `axis`
+        sizes = np.empty(self.size, np.int64)
+        mine = np.array([moved.shape[0]], np.int64)
+        with self._lock:
+            self._wait(lambda: self.comm.Iallgather(mine, sizes), f"{what}, sizes")
+        row = int(np.prod(moved.shape[1:], dtype=np.int64)) * moved.dtype.itemsize
+        out = np.empty((int(sizes.sum()),) + moved.shape[1:], moved.dtype)
+        counts = [int(n) * row for n in sizes]
+        displacements = [sum(counts[:r]) for r in range(self.size)]
+        with self._lock:
+            self._wait(lambda: self.comm.Iallgatherv(
+                moved.reshape(-1).view(np.uint8),
+                [out.reshape(-1).view(np.uint8), counts, displacements, self.MPI.BYTE]), what)
+        return np.moveaxis(out, 0, axis)
+
+    _KINDS = {"all-reduce": 0, "broadcast": 1, "all-gather": 2}
+
+    def _check_same(self, array: np.ndarray, what: str, kind: str = "all-reduce",
+                    describe: str = "") -> None:
+        """Every worker makes the same kind of collective on the same dtype and shape
+        (ValueError on every worker otherwise)."""
         if self.size == 1:
             return
         key = f"{array.dtype.str}{list(array.shape)}"
-        mine = np.array([zlib.crc32(key.encode())], np.int64)
-        keys = np.empty(self.size, np.int64)
+        mine = np.array([self._KINDS[kind], zlib.crc32(key.encode())], np.int64)
+        keys = np.empty((self.size, 2), np.int64)
         with self._lock:
             self._wait(lambda: self.comm.Iallgather(mine, keys), f"{what}, comparing shapes")
-        differ = [int(r) for r in np.flatnonzero(keys != mine[0])]
-        if differ:
-            raise ValueError(f"{what}: worker {self.rank} passes a {array.dtype} value of "
-                             f"shape {list(array.shape)}, and worker(s) {differ} a value of "
-                             "another dtype or shape: every worker must all-reduce values of "
-                             "the same dtype and shape, in the same order")
+        other = [int(r) for r in np.flatnonzero(keys[:, 0] != mine[0])]
+        if other:
+            kinds = {v: _PHRASES[k] for k, v in self._KINDS.items()}
+            theirs = sorted({kinds[int(k)] for k in keys[other, 0]})
+            raise ValueError(f"{what}: worker {self.rank} is in {_PHRASES[kind]} while "
+                             f"worker(s) {other} are in {' or '.join(theirs)}: every "
+                             "worker must make the same collective calls (reduce, gather, "
+                             "variables created under the strategy) in the same order")
+        differ = [int(r) for r in np.flatnonzero(keys[:, 1] != mine[1])]
+        if not differ:
+            return
+        if kind == "broadcast":
+            raise ValueError(f"{what}: worker {self.rank} creates {describe} as a "
+                             f"{array.dtype} value of shape {list(array.shape)}, and worker(s)"
+                             f" {differ} with another dtype or shape: every worker must "
+                             "create the same variables, with the same dtypes and shapes, in "
+                             "the same order")
+        if kind == "all-gather":
+            raise ValueError(f"{what}: worker {self.rank} passes {array.dtype} values of "
+                             f"shape {list(array.shape[1:])} apart from the gathered axis, "
+                             f"and worker(s) {differ} values of another dtype or shape: the "
+                             "workers' values must agree in dtype and in every other axis")
+        raise ValueError(f"{what}: worker {self.rank} passes a {array.dtype} value of "
+                         f"shape {list(array.shape)}, and worker(s) {differ} a value of "
+                         "another dtype or shape: every worker must all-reduce values of "
+                         "the same dtype and shape, in the same order")
 
     def _wait(self, start, what: str) -> None:
         """Starts a non-blocking collective and polls it to completion, the watchdog

@@ -15,7 +15,10 @@
 
 Variables created inside `strategy.run` are created once (in a merge_call, from replica 0's
 initial value): every replica must create the same variables in the same order. Variables
-created by a trace from a traced value (inside em.function) stay ordinary variables.
+created by a trace (inside em.function) stay ordinary variables. Under
+MultiWorkerMirroredStrategy every variable created under the scope, in `run` or by a trace
+starts from worker 0's initial value (broadcast: every worker must create the same variables
+in the same order; with several workers a traced initial value is an error).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_con
 from ember.runtime.distribute.values import PerReplica, ReduceOp
 
 
-_state = threading.local()  # .reduced: apply_gradients of gradients already all-reduced
+# .reduced: apply_gradients of gradients already all-reduced; .plain: in _plain
+_state = threading.local()
 
 
 class MirroredVariable(Variable):
@@ -114,12 +118,17 @@ class MirroredVariable(Variable):
 
 
 def _plain(*args, **kwargs) -> Variable:
-    """An ordinary em.Variable (the creator hook not asked again)."""
-    return type.__call__(Variable, *args, **kwargs)
+    """An ordinary em.Variable (the creator hook not asked again, nor for the variables it
+    makes itself: a traced initial value's `initialized` flag)."""
+    _state.plain = True
+    try:
+        return type.__call__(Variable, *args, **kwargs)
+    finally:
+        _state.plain = False
 
 
 def _mirror(strategy, args, kwargs):
-    first = _plain(*args, **kwargs)
+    first = _from_chief(strategy, _plain(*args, **kwargs))
     if first._handle.value is None:  # initialised by the trace creating it
         return first
     copies = [first] + [_plain(np.array(first._handle.value, copy=True),
@@ -129,13 +138,27 @@ def _mirror(strategy, args, kwargs):
     return MirroredVariable(strategy, copies)
 
 
+def _from_chief(strategy, variable: Variable) -> Variable:
+    """Under several workers (MultiWorkerMirroredStrategy), gives `variable` worker 0's
+    initial value, as TF's chief broadcasts it (every worker creates the same variables in
+    the same order: a collective)."""
+    broadcast = getattr(strategy, "_broadcast_initial_value", None)
+    if broadcast is not None:
+        variable._handle.value = broadcast(variable._handle.value, variable._name)
+    return variable
+
+
 def _create(args, kwargs):
     """variables.variable_creator: a MirroredVariable under a MirroredStrategy."""
-    if not has_strategy() or tracing.current_graph() is not None:
+    if not has_strategy() or getattr(_state, "plain", False):
         return None
     strategy = get_strategy()
     if not isinstance(strategy, MirroredStrategy):
         return None
+    if tracing.current_graph() is not None:
+        if getattr(strategy, "_broadcast_initial_value", None) is None:
+            return None  # an ordinary variable
+        return _mirror(strategy, args, kwargs)  # from worker 0's value (the first trace's)
     if replica_index() is None:
         return _mirror(strategy, args, kwargs)
     return get_replica_context().merge_call(lambda s: _mirror(s, args, kwargs))

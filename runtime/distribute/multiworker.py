@@ -7,7 +7,9 @@ all workers are in sync (`num_replicas_in_sync` is the global count; replica ids
 worker by worker). `ReplicaContext.all_reduce` and `reduce` are two-level: the replicas of a
 process meet at a barrier and sum their values in host memory, then the process does one MPI
 `Allreduce` of that sum (`collective_mpi`, under the watchdog); MEAN divides by the global
-replica count (or element count with `axis`).
+replica count (or element count with `axis`). Variables created under the scope, in `run`
+or by a trace there start from worker 0's initial value, broadcast to every worker;
+`gather` all-gathers every worker's replicas.
 """
 
 from __future__ import annotations
@@ -187,6 +189,31 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         values = [value_fn(ValueContext(self._first_replica + i, n))
                   for i in range(len(self._devices))]
         return regroup(values) if len(values) > 1 else values[0]
+
+    def gather(self, value, axis: int = 0):
+        """Every worker's replicas' values of `value` concatenated along `axis`, in global
+        replica order (an all-gather: their sizes along `axis` may differ)."""
+        where = "MultiWorkerMirroredStrategy.gather"
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"{where}: axis must be an int, got {axis!r}")
+        axis = int(axis)
+        local = super().gather(value, axis).numpy()  # this worker's replicas, checked
+        axis = axis + local.ndim if axis < 0 else axis
+        return convert_to_tensor(self._collective.all_gather(local, axis, where))
+
+    def _broadcast_initial_value(self, array, name: str):
+        """Worker 0's initial value of the variable `name` (created under the scope or in
+        `run`), as TF's chief broadcasts it: every worker starts with the same weights."""
+        where = f"MultiWorkerMirroredStrategy (the initial value of variable {name!r})"
+        if array is None:  # computed by the em.function creating it, on each worker
+            if self.cluster_resolver.num_workers == 1:
+                return None
+            raise ValueError(f"{where}: it is computed inside the em.function creating it, "
+                             "so the workers cannot start from worker 0's value: create the "
+                             "variable under strategy.scope() (e.g. model.build(shape)), or "
+                             "compute its initial value eagerly (a numpy value, or inside "
+                             "em.init_scope())")
+        return self._collective.broadcast(array, where, f"variable {name!r}")
 
     # The distributed input's hooks (MirroredStrategy's are for one worker).
     def _input_workers(self) -> tuple:
