@@ -34,6 +34,7 @@ import time
 
 os.environ.setdefault("EMBER_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("EMBER_TIER", "full")  # the strategy's scaling, not a tier swap mid-run
 
 import numpy as np  # noqa: E402 - after the thread settings
 
