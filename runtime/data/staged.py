@@ -202,7 +202,35 @@ def iterator_over(dataset) -> "StagedIterator":
     return StagedIterator(token, dataset.element_spec, owned=True)
 
 
-class StagedIterator:
+class StagedIteratorProtocol:
+    """What an iterator inside a trace shares, whatever it iterates: it is its own staged
+    iterator (`__ember_staged_iter__`), it is passed to a nested em.function as its int64
+    token (`__ember_components__`), and Python's own iteration, which AutoGraph replaces,
+    is an error naming `_what` it iterates."""
+
+    _what = "an em.data dataset"
+
+    def __ember_staged_iter__(self):
+        return self
+
+    def __ember_components__(self):
+        return [self._token]
+
+    def __iter__(self):
+        raise TypeError(_unconverted(self._what))
+
+    def __next__(self):
+        raise TypeError(_unconverted(self._what))
+
+
+def _unconverted(what: str) -> str:
+    return (f"a Python `for` loop or next() over {what} or iterator inside an em.function "
+            "runs only in code AutoGraph converts (it makes one loop in the IR); use "
+            "em.function(autograph=True) (the default), or call it.get_next() / "
+            "it.get_next_as_optional()")
+
+
+class StagedIterator(StagedIteratorProtocol):
     """An iterator inside a trace: `get_next()` (`em.errors.OutOfRangeError` when the
     function runs past the end), `get_next_as_optional()`, `next(it)` in converted code,
     and `for x in it` (one loop in the IR)."""
@@ -259,32 +287,14 @@ class StagedIterator:
             emit_host_call(current_graph(), lambda token: release(int(token)) or (),
                            [self._token], [], "dataset_release")
 
-    def __ember_staged_iter__(self):
-        return self
-
     def __tracing_type__(self, context):  # passed on to a nested em.function
         return DatasetTraceType("iterator", self._spec)
-
-    def __ember_components__(self):
-        return [self._token]
 
     def __ember_rebuild__(self, parts):
         return rebuild("iterator", self._spec, parts)
 
-    def __iter__(self):
-        raise TypeError(_UNCONVERTED)
-
-    def __next__(self):
-        raise TypeError(_UNCONVERTED)
-
     def __repr__(self) -> str:
         return f"<StagedIterator element_spec={self._spec}>"
-
-
-_UNCONVERTED = ("a Python `for` loop or next() over an em.data dataset or iterator inside "
-                "an em.function runs only in code AutoGraph converts (it makes one loop in "
-                "the IR); use em.function(autograph=True) (the default), or call "
-                "it.get_next() / it.get_next_as_optional()")
 
 
 class StagedOptional:

@@ -36,7 +36,7 @@ from ember.frontend.tracing import SymbolicTensor, current_graph
 from ember.runtime.data import structure
 from ember.runtime.data.host_bridge import find, handle_of, layout
 from ember.runtime.data.iterator import OutOfRangeError
-from ember.runtime.data.staged import StagedOptional
+from ember.runtime.data.staged import StagedIteratorProtocol, StagedOptional
 from ember.runtime.distribute.values import PerReplica, PerReplicaSpec
 
 _sites = itertools.count(1)
@@ -260,11 +260,12 @@ def _pull(iterator, piece_spec, replicas: int):
     return tuple(arrays)
 
 
-class StagedDistributedIterator:
+class StagedDistributedIterator(StagedIteratorProtocol):
     """A DistributedIterator inside a trace: `next(it)` / `get_next()` (OutOfRangeError when
     the function runs past the end), `get_next_as_optional()`, `for x in it`."""
 
     __ember_kind__ = "DistributedIterator"
+    _what = "a distributed dataset"
 
     def __init__(self, token: SymbolicTensor, piece_spec, replicas: int, keep=None,
                  site=None):
@@ -330,29 +331,11 @@ class StagedDistributedIterator:
                 return ()
             emit_host_call(current_graph(), release, [self._token], [], "dist_release")
 
-    def __ember_staged_iter__(self):
-        return self
-
     def __tracing_type__(self, context):  # passed on to a nested em.function
         return DistributedTraceType("iterator", self._piece_spec, self._local)
-
-    def __ember_components__(self):
-        return [self._token]
 
     def __ember_rebuild__(self, parts):
         return StagedDistributedIterator(parts[0], self._piece_spec, self._local)
 
-    def __iter__(self):
-        raise TypeError(_UNCONVERTED)
-
-    def __next__(self):
-        raise TypeError(_UNCONVERTED)
-
     def __repr__(self) -> str:
         return f"<StagedDistributedIterator element_spec={self.element_spec}>"
-
-
-_UNCONVERTED = ("a Python `for` loop or next() over a distributed dataset or iterator inside "
-                "an em.function runs only in code AutoGraph converts (it makes one loop in "
-                "the IR); use em.function(autograph=True) (the default), or call "
-                "it.get_next() / it.get_next_as_optional()")
