@@ -19,7 +19,6 @@ from mlir import ir
 
 from ember.passes.bufferizable import PassFailure
 from ember.passes.pipeline import run_pipeline
-from ember.passes.transforms import linalg_to_blas
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends import compile_log
 from ember.backends.base import StagedLowering
@@ -70,6 +69,7 @@ LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
 def bufferized_pipeline(blas: bool) -> str:
     """The bufferized stage's pipeline, with the GEMM passes when `blas` (products become
     calls of @ember_sgemm/@ember_dgemm)."""
+    from ember.passes.transforms import linalg_to_blas  # the lowering's: not on a cache hit
     return BUFFERIZED.format(prepare="ember-prepare-blas," if blas else "",
                              blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS)
                              if blas else "")

@@ -13,7 +13,6 @@ from ember.backends.cpu import host_call_lowering
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
-from ember.passes.conversions.ember_to_linalg import unlowerable_ops
 from ember.passes.ir_utils import symbol_name, symbol_table
 
 
@@ -38,6 +37,8 @@ def check_compilable(module: ir.Module, symbol: str,
                                 NotCompilable.Reason.HOST_ONLY)
     _no_giant_tensors(fn)
     _no_rank_from_values(fn)
+    # the conversions' registry: imported when code is compiled, not when the cache has it
+    from ember.passes.conversions.ember_to_linalg import unlowerable_ops
     blocked = unlowerable_ops(module)
     if blocked:
         op = blocked[0]

@@ -46,7 +46,7 @@ from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import parse_module
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type, types_compatible
 from ember.dialects.ember.verifier import iter_ops
-from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
+from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
 from ember.passes.transforms.shape_refine import retype

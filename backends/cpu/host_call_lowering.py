@@ -35,7 +35,7 @@ from ember.backends.cpu.host_calls import host_symbol
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import iter_ops
-from ember.passes.conversions.ember_to_linalg.checks import ERROR_PREFIX, SITE_ATTRS
+from ember.passes.conversions.runtime_attrs import ERROR_PREFIX, SITE_ATTRS
 from ember.passes.ir_utils import symbol_table
 
 

@@ -36,9 +36,8 @@ from mlir import ir
 
 from ember.dialects.ember.base import (AssertionFailedError, InvalidArgumentError,
                                        OpAttributeError, OpShapeError, OpTypeError)
-from ember.passes.conversions.ember_to_linalg.checks import (ERROR_PREFIX, SHAPE_ATTRS,
-                                                            SITE_ATTRS, VALUED_ATTR,
-                                                            shape_error)
+from ember.passes.conversions.runtime_attrs import (ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS,
+                                                    VALUED_ATTR)
 from ember.passes.ir_utils import symbol_name, symbol_table
 
 OK, OUT_OF_MEMORY, FIRST_SITE = 0, 1, 2
@@ -240,6 +239,7 @@ def raise_for_status(status: int, values, sites: dict, symbol: str) -> None:
     if site is None:
         raise RuntimeError(f"compiled code of @{symbol} failed with unknown status {status}")
     if "types" in site:
+        from ember.passes.conversions.ember_to_linalg.checks import shape_error  # the lowering's
         error = shape_error(site, values)
         raise type(error)(error.op_name, f"{error.detail} (at {site['where']})")
     parts = site["message"].split("{}")  # the k-th `{}` stands for the k-th value

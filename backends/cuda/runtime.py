@@ -33,7 +33,7 @@ from ember.backends.cpu.translate import TranslationError
 from ember.backends.cuda import driver, runtime_mgpu
 from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions, kernel_ptx
 from ember.dialects.ember.types import TensorType, parse_type
-from ember.passes.conversions.ember_to_linalg.variables import VARIABLES_ATTR
+from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes.pipeline import PassFailure
 
 ENTRY_PREFIX = "__ember_cuda_entry_"

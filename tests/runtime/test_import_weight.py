@@ -2,6 +2,7 @@
 DSL alone takes ~110 ms) and the CPU backend are loaded by the first compiled call, so eager
 code and the command-line tools that lower nothing never pay for them."""
 
+import os
 import subprocess
 import sys
 
@@ -28,3 +29,18 @@ def test_a_tool_loads_no_backend_until_it_lowers():
 
 def test_the_backends_errors_load_them_on_first_use():
     assert _loaded_after("import ember as em\nem.errors.JitError") >= {"llvmlite"}
+
+
+def test_a_call_whose_code_is_in_the_disk_cache_loads_no_lowering(tmp_path):
+    """A warm start runs the cached object: LLVM is loaded to run it, the lowering is not
+    (MLIR's linalg DSL, the ember-to-linalg conversions)."""
+    program = ("import ember as em\n"
+               "f = em.function(lambda x: em.tanh(x) * 0.5 + 0.1)\n"
+               "f(em.constant([1.0, 2.0])).numpy()\n")
+    env = {**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", program], env=env, timeout=120, check=True)
+    probe = program + ("import sys\nprint(' '.join(m for m in ('llvmlite', 'mlir.dialects.linalg', "
+                       "'ember.passes.conversions.ember_to_linalg') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert set(out.split()) == {"llvmlite"}

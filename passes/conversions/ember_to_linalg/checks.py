@@ -45,14 +45,10 @@ from ember.dialects.ember.base import OpError
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.builders import signless
 from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
+from ember.passes.conversions.runtime_attrs import (  # the sites' names (native.py reads them)
+    ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS, VALUED_ATTR)
 from ember.passes.ir_utils import as_operation, symbol_table
 
-ERROR_PREFIX = "ember_error_"
-# attributes of a site's declaration (read by backends/cpu/native.error_sites)
-SITE_ATTRS = ("ember.error", "ember.op", "ember.message", "ember.where")
-# and of a shape site's: the op's operand types and attributes (JSON), for `shape_error`
-SHAPE_ATTRS = ("ember.types", "ember.attrs")
-VALUED_ATTR = "ember.valued"  # the operands whose values it reports (`shape_check`)
 MAX_SHAPE_VALUES = 32  # run-time dims a shape site reports (backends/cpu/native.MAX_VALUES)
 
 

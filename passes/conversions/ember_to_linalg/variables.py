@@ -61,9 +61,9 @@ from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import ResourceType
 from ember.passes.analysis.effects import assigned_variables
 from ember.passes.conversions.ember_to_linalg.common import LoweringError
+from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes.ir_utils import as_operation
 
-VARIABLES_ATTR = "ember.variables"
 _READ = S.ReadVariableOp.name
 _WRITES = {S.AssignVariableOp.name: None, S.AssignAddVariableOp.name: E.AddOp,
            S.AssignSubVariableOp.name: E.SubOp}
