@@ -81,8 +81,11 @@ class _Selected(Dataset):
         clone._fresh_state()
         return clone
 
+    _choosers = 0  # trailing inputs that choose the next source rather than supply elements
+
     def _iterate(self):
-        iterators = [d._iterate() for d in self._datasets]
+        sources = self._datasets[:len(self._datasets) - self._choosers]
+        iterators = [d._iterate() for d in sources]
         live = [True] * len(iterators)
         for index in self._picks(live):
             element = next(iterators[index], _END)
@@ -114,25 +117,16 @@ class ChooseDataset(_Selected):
         self._n = len(self._datasets)
         self._datasets += (choice_dataset,)
 
-    def _iterate(self):
-        iterators = [d._iterate() for d in self._datasets[:-1]]
-        live = [True] * len(iterators)
+    _choosers = 1  # the choice dataset, the last input
+
+    def _picks(self, live):
         for choice in self._datasets[-1]._iterate():
             index = int(choice.numpy())
             if not 0 <= index < self._n:
                 raise InvalidArgumentError("DirectedInterleave", f"Selector index out of "
                                            f"range: {index} not in [0, {self._n})")
-            if not live[index]:
-                continue
-            element = next(iterators[index], _END)
-            if element is not _END:
-                yield element
-                continue
-            if self._stop:
-                return
-            live[index] = False
-            if not any(live):
-                return
+            if live[index]:
+                yield index
 
 
 class SampleDataset(_Selected):
