@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ember.backends.cpu.kernels import transpose_ir
 from ember.backends.cpu.kernels.gemm_ir import Params
 
 
@@ -39,6 +40,11 @@ def _pack(which: str, p: Params, width: int) -> str:
             %y{L} = memref.load {src}[%ss{L}] : {mem}
             %ds{L} = arith.addi %d, %c{L}l : index
             memref.store %y{L}, {dst}[%ds{L}] : {mem}""" for L in range(width))
+    # whole vectors of lanes: VL x VL tiles transposed in registers (transpose_ir)
+    tiled, lane_major_from = "", "%c0"
+    if transpose_ir.vectorizable(p, width):
+        tiled, lane_major_from = transpose_ir.tiled_lane_major(p, width, src, ld, dst), \
+            "%tp_tail"
     lane_consts = "\n".join(f"    %c{L}l = arith.constant {L} : index" for L in range(width))
     return f"""
   func.func private @{pre}_pack_{which}({src}: {mem}, {ld}: index, {tr}: i1, %lo: index,
@@ -58,7 +64,8 @@ def _pack(which: str, p: Params, width: int) -> str:
       %full = arith.cmpi eq, %lanes, %cw : index
       scf.if %full {{
         scf.if {lane_major_when} {{
-          scf.for %k = %c0 to %kc step %c1 {{
+{tiled}
+          scf.for %k = {lane_major_from} to %kc step %c1 {{
             %dk = arith.muli %k, %cw : index
             %d = arith.addi %base, %dk : index
             %kk = arith.addi %p0, %k : index
