@@ -16,9 +16,10 @@ import threading
 
 from ember.backends.cpu.kernels.driver_ir import ENTRY, THREADS_SYMBOL
 from ember.backends.cpu.kernels.library import ELEMENTS, fingerprint, isa_params, llvm_ir
+from ember.backends.cpu.kernels.pool_ir import KEEP_SYMBOL
 
-__all__ = ["ELEMENTS", "ENTRY", "THREADS_SYMBOL", "bind_jit", "fingerprint", "isa_params",
-           "library_object", "llvm_ir", "load", "resolving"]
+__all__ = ["ELEMENTS", "ENTRY", "KEEP_SYMBOL", "THREADS_SYMBOL", "bind_jit", "fingerprint",
+           "isa_params", "keep_threads", "library_object", "llvm_ir", "load", "resolving"]
 
 
 def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
@@ -59,6 +60,7 @@ _lock = threading.Lock()
 _engines: dict = {}  # (cpu, features, elements, fast) -> execution engine, for the process
 _building: dict = {}  # the same key -> the lock held while that library is built
 _bound: dict = {}  # element -> the (cpu, features) whose GEMM JIT-compiled code resolves
+_immortal: list = []  # engines whose worker threads are kept (keep_threads)
 _resolving = threading.Lock()  # held from adding the symbols to resolving them (finalize)
 
 
@@ -84,7 +86,20 @@ def load(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
             _engines[key] = engine
     addresses = {ENTRY[e]: engine.get_function_address(ENTRY[e]) for e in key[2]}
     addresses[THREADS_SYMBOL] = engine.get_global_value_address(THREADS_SYMBOL)
+    addresses[KEEP_SYMBOL] = engine.get_global_value_address(KEEP_SYMBOL)
     return addresses
+
+
+def keep_threads(addresses: dict[str, int]) -> None:
+    """Makes the library of `addresses` (from `load`) keep its worker threads across calls
+    (pool_ir.py). Its engine is then never freed, not even at interpreter exit: parked
+    workers run its code."""
+    with _lock:
+        for key, engine in _engines.items():
+            if engine.get_global_value_address(KEEP_SYMBOL) == addresses[KEEP_SYMBOL]:
+                _immortal.append(engine)
+                ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
+    ctypes.c_int32.from_address(addresses[KEEP_SYMBOL]).value = 1
 
 
 def bind_jit(cpu: str, features: str, threads: int, element: str, fast: bool = False) -> int:
@@ -97,6 +112,7 @@ def bind_jit(cpu: str, features: str, threads: int, element: str, fast: bool = F
     fast = fast and not _at_hand(*target, (element,))
     addresses = load(*target, (element,), fast)
     ctypes.c_int32.from_address(addresses[THREADS_SYMBOL]).value = max(0, int(threads))
+    keep_threads(addresses)
     return addresses[ENTRY[element]]
 
 

@@ -7,14 +7,18 @@ library after the rest is lowered (library.py), like native.py's error runtime. 
 
   1. `@<p>_plan` says how many threads (1 for a small product; `@ember_gemm_threads` if
      set (> 0), else the CPUs online, at most one per MIN_MACS_PER_THREAD of work);
-  2. threads 1.. run `@<p>_slice` on their share (gemm_ir.split), thread 0 on the caller's;
-  3. the caller joins them; a thread that could not be started has its share run by the
-     caller instead, so a call never fails for want of threads.
+  2. threads 1.. run `@<p>_slice` on their share (gemm_ir.split), thread 0 on the caller's:
+     the workers kept across calls (pool_ir.py) when the pool is on and free, else
+     threads started for this call;
+  3. the caller waits for the workers, or joins its threads; a share whose thread could
+     not be started is run by the caller instead, so a call never fails for want of
+     threads.
 """
 
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.gemm_ir import Params
+from ember.backends.cpu.kernels.pool_ir import POOL_RUNTIME
 
 THREADS_SYMBOL = "ember_gemm_threads"
 ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
@@ -128,7 +132,7 @@ llvm.func internal @ember_gemm_cpus() -> i64 {{
 }}
 {POOL}llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 llvm.func @pthread_join(i64, !llvm.ptr) -> i32
-"""
+{POOL_RUNTIME}"""
 
 _ARGS = ["i32", "i32", "i32", "i64", "i64", "i64", "T", "!llvm.ptr", "i64", "!llvm.ptr", "i64",
          "T", "!llvm.ptr", "i64"]
@@ -158,6 +162,8 @@ def driver(p: Params) -> str:
     slice_types = ", ".join(expanded_types + ["i64", "i64"])
     unpack = "\n".join(f"  %{n} = llvm.extractvalue %s[{i}] : {struct}"
                        for i, n in enumerate(_NAMES + ["t", "nt"]))
+    unpack_shared = "\n".join(f"  %{n} = llvm.extractvalue %s[{i}] : {struct}"
+                              for i, n in enumerate(_NAMES + ["t_unused", "nt"]))
     pack = "\n".join(f"  %s{i + 1} = llvm.insertvalue %{n}, %s{i}[{i}] : {struct}"
                      for i, n in enumerate(_NAMES))
     n_fields = len(_NAMES)
@@ -201,6 +207,13 @@ llvm.func internal @{pre}_worker(%p: !llvm.ptr) -> !llvm.ptr {{
   llvm.return %null : !llvm.ptr
 }}
 
+llvm.func internal @{pre}_task(%p: !llvm.ptr, %t: i64) {{
+  %s = llvm.load %p : !llvm.ptr -> {struct}
+{unpack_shared}
+  llvm.call @{pre}_run({args}, %t, %nt) : ({sig}, i64, i64) -> ()
+  llvm.return
+}}
+
 llvm.func @{ENTRY[t]}({params}) {{
   %zero = llvm.mlir.constant(0 : i64) : i64
   %one = llvm.mlir.constant(1 : i64) : i64
@@ -224,7 +237,12 @@ llvm.func @{ENTRY[t]}({params}) {{
   %s0 = llvm.mlir.undef : {struct}
 {pack}
   %shared = llvm.insertvalue %nt, %s{n_fields}[{n_fields + 1}] : {struct}
-  llvm.br ^create(%one : i64)
+  // the pool's workers if it has them (pool_ir), else a thread started per share
+  llvm.store %shared, %slots : {struct}, !llvm.ptr
+  %task = llvm.mlir.addressof @{pre}_task : !llvm.ptr
+  %pooled = llvm.call @ember_gemm_pool_run(%task, %slots, %nt)
+      : (!llvm.ptr, !llvm.ptr, i64) -> i1
+  llvm.cond_br %pooled, ^done, ^create(%one : i64)
 ^create(%i: i64):
   %more = llvm.icmp "slt" %i, %nt : i64
   llvm.cond_br %more, ^make, ^work

@@ -1,0 +1,243 @@
+"""Worker threads kept across GEMM calls: the GEMM library's thread pool, in the LLVM dialect.
+
+Starting a thread per product and joining it costs 20-40 us per call, more on a loaded
+machine, and a training step makes eight products. Here the threads started by the first
+call stay: between calls they wait (first `SPIN` rounds of `sched_yield` watching for the
+next job, then asleep on a condition variable), and the next call only hands them a job.
+
+`@ember_gemm_pool_run(fn, arg, threads) -> i1` runs `fn(arg, t)` for every t in
+[0, threads): share 0 on the calling thread, the others on the workers (started on first
+need, up to `MAX_WORKERS`; a share with no worker, because one could not be started, is
+run by the caller), and returns once all are done. It returns false without running
+anything when the pool is switched off (`KEEP_SYMBOL`, 0 by default: an AOT library
+starts threads per call as before, so no worker of its is left running code of a library
+that may be unloaded) or busy with another caller's job (one job at a time; the other
+caller starts threads of its own). After a `fork` the child has no workers: the pool
+notices (`getpid`) and starts new ones.
+
+One job at a time, in globals: `fn`, `arg`, `threads`, then the generation counter is
+bumped under the mutex and the workers woken; every started worker answers every job
+(those whose index is past `threads` run nothing) by decrementing `pending`, so the next
+job is written only once no worker still reads this one. Memory order: the job's fields
+are published by the release of the generation (and the mutex), and each worker's share of
+C by its acq_rel decrement of `pending`, which the caller reads with acquire.
+
+pthread mutex and condition variables are zero-initialised storage (PTHREAD_*_INITIALIZER
+is all zeros on glibc and musl), reserved larger than any libc's type.
+"""
+
+from __future__ import annotations
+
+KEEP_SYMBOL = "ember_gemm_keep_threads"
+MAX_WORKERS = 63
+SPIN = 2000  # sched_yield rounds a waiting thread watches for its condition before sleeping
+_SYNC_BYTES = 128
+
+
+def _global(name: str, ty: str, value: str = "0") -> str:
+    return f"llvm.mlir.global internal @{name}({value} : {ty}) {{addr_space = 0 : i32}} : {ty}\n"
+
+
+def _storage(name: str) -> str:
+    ty = f"!llvm.array<{_SYNC_BYTES} x i8>"
+    return (f"llvm.mlir.global internal @{name}() {{addr_space = 0 : i32, alignment = 64 : i64}}"
+            f" : {ty} {{\n  %z = llvm.mlir.zero : {ty}\n  llvm.return %z : {ty}\n}}\n")
+
+
+def _wait_until(label: str, cond_ptr: str, test: str) -> str:
+    """Blocks of a loop that waits until `test` (blocks computing %<label>_ok from nothing;
+    true to stop) holds: SPIN rounds of sched_yield, then asleep on `cond_ptr` under the
+    pool mutex. Enters at ^<label>, leaves to ^<label>_done."""
+    return f"""  llvm.br ^{label}_spin(%zero : i64)
+^{label}_spin(%{label}_i: i64):
+{test.format(p=label + "_a")}
+  llvm.cond_br %{label}_a_ok, ^{label}_done, ^{label}_more
+^{label}_more:
+  %{label}_limit = llvm.mlir.constant({SPIN} : i64) : i64
+  %{label}_go = llvm.icmp "slt" %{label}_i, %{label}_limit : i64
+  llvm.cond_br %{label}_go, ^{label}_yield, ^{label}_lock
+^{label}_yield:
+  %{label}_y = llvm.call @sched_yield() : () -> i32
+  %{label}_i1 = llvm.add %{label}_i, %one : i64
+  llvm.br ^{label}_spin(%{label}_i1 : i64)
+^{label}_lock:
+  %{label}_l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
+  llvm.br ^{label}_check
+^{label}_check:
+{test.format(p=label + "_b")}
+  llvm.cond_br %{label}_b_ok, ^{label}_unlock, ^{label}_sleep
+^{label}_sleep:
+  %{label}_w = llvm.call @pthread_cond_wait({cond_ptr}, %mutex) : (!llvm.ptr, !llvm.ptr) -> i32
+  llvm.br ^{label}_check
+^{label}_unlock:
+  %{label}_u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
+  llvm.br ^{label}_done
+"""
+
+
+_ADDRESSES = """  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %mutex = llvm.mlir.addressof @ember_pool_mutex : !llvm.ptr
+  %wake = llvm.mlir.addressof @ember_pool_wake : !llvm.ptr
+  %done_cv = llvm.mlir.addressof @ember_pool_done : !llvm.ptr
+  %gen_at = llvm.mlir.addressof @ember_pool_gen : !llvm.ptr
+  %pending_at = llvm.mlir.addressof @ember_pool_pending : !llvm.ptr
+  %fn_at = llvm.mlir.addressof @ember_pool_fn : !llvm.ptr
+  %arg_at = llvm.mlir.addressof @ember_pool_arg : !llvm.ptr
+  %nt_at = llvm.mlir.addressof @ember_pool_threads : !llvm.ptr
+"""
+
+_NEW_GEN = """  %{p}_g = llvm.load %gen_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+  %{p}_ok = llvm.icmp "ne" %{p}_g, %seen : i64"""
+_NONE_PENDING = """  %{p}_n = llvm.load %pending_at atomic acquire {{alignment = 8 : i64}}
+      : !llvm.ptr -> i64
+  %{p}_ok = llvm.icmp "eq" %{p}_n, %zero : i64"""
+
+WORKER = f"""llvm.func internal @ember_pool_worker(%p: !llvm.ptr) -> !llvm.ptr {{
+{_ADDRESSES}  %index = llvm.ptrtoint %p : !llvm.ptr to i64
+  %base_at = llvm.mlir.addressof @ember_pool_base : !llvm.ptr
+  %start = llvm.load %base_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+  llvm.br ^wait(%start : i64)
+^wait(%seen: i64):
+{_wait_until("job", "%wake", _NEW_GEN)}^job_done:
+  %fn = llvm.load %fn_at : !llvm.ptr -> !llvm.ptr
+  %arg = llvm.load %arg_at : !llvm.ptr -> !llvm.ptr
+  %nt = llvm.load %nt_at : !llvm.ptr -> i64
+  %gen = llvm.add %seen, %one : i64
+  %mine = llvm.icmp "slt" %index, %nt : i64
+  llvm.cond_br %mine, ^run, ^answer
+^run:
+  llvm.call %fn(%arg, %index) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  llvm.br ^answer
+^answer:
+  %left = llvm.atomicrmw sub %pending_at, %one acq_rel : !llvm.ptr, i64
+  %last = llvm.icmp "eq" %left, %one : i64
+  llvm.cond_br %last, ^signal, ^wait(%gen : i64)
+^signal:
+  %l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
+  %b = llvm.call @pthread_cond_broadcast(%done_cv) : (!llvm.ptr) -> i32
+  %u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
+  llvm.br ^wait(%gen : i64)
+}}
+"""
+
+RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.ptr,
+                                                %nt: i64) -> i1 {{
+{_ADDRESSES}  %false = llvm.mlir.constant(false) : i1
+  %true = llvm.mlir.constant(true) : i1
+  %zero32 = llvm.mlir.constant(0 : i32) : i32
+  %one32 = llvm.mlir.constant(1 : i32) : i32
+  %keep_at = llvm.mlir.addressof @{KEEP_SYMBOL} : !llvm.ptr
+  %keep = llvm.load %keep_at atomic monotonic {{alignment = 4 : i64}} : !llvm.ptr -> i32
+  %off = llvm.icmp "eq" %keep, %zero32 : i32
+  llvm.cond_br %off, ^refuse, ^claim
+^refuse:
+  llvm.return %false : i1
+^claim:
+  %busy_at = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
+  %cas = llvm.cmpxchg %busy_at, %zero32, %one32 acquire monotonic : !llvm.ptr, i32
+  %got = llvm.extractvalue %cas[1] : !llvm.struct<(i32, i1)>
+  llvm.cond_br %got, ^forked, ^refuse
+^forked:
+  %pid_at = llvm.mlir.addressof @ember_pool_pid : !llvm.ptr
+  %pid = llvm.call @getpid() : () -> i32
+  %owner = llvm.load %pid_at : !llvm.ptr -> i32
+  %same = llvm.icmp "eq" %pid, %owner : i32
+  llvm.cond_br %same, ^grow, ^reset
+^reset:
+  %started_at0 = llvm.mlir.addressof @ember_pool_started : !llvm.ptr
+  llvm.store %zero, %started_at0 : i64, !llvm.ptr
+  llvm.store %zero, %pending_at : i64, !llvm.ptr
+  %zero8 = llvm.mlir.constant(0 : i8) : i8
+  %bytes = llvm.mlir.constant({_SYNC_BYTES} : i64) : i64
+  "llvm.intr.memset"(%mutex, %zero8, %bytes) <{{isVolatile = false}}> : (!llvm.ptr, i8, i64) -> ()
+  "llvm.intr.memset"(%wake, %zero8, %bytes) <{{isVolatile = false}}> : (!llvm.ptr, i8, i64) -> ()
+  "llvm.intr.memset"(%done_cv, %zero8, %bytes) <{{isVolatile = false}}> : (!llvm.ptr, i8, i64) -> ()
+  llvm.store %pid, %pid_at : i32, !llvm.ptr
+  llvm.br ^grow
+^grow:
+  %started_at = llvm.mlir.addressof @ember_pool_started : !llvm.ptr
+  %have = llvm.load %started_at : !llvm.ptr -> i64
+  %need0 = llvm.sub %nt, %one : i64
+  %cap = llvm.mlir.constant({MAX_WORKERS} : i64) : i64
+  %need = llvm.intr.smin(%need0, %cap) : (i64, i64) -> i64
+  %short = llvm.icmp "slt" %have, %need : i64
+  llvm.cond_br %short, ^prepare, ^publish(%have : i64)
+^prepare:
+  %base_at = llvm.mlir.addressof @ember_pool_base : !llvm.ptr
+  %now = llvm.load %gen_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+  llvm.store %now, %base_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
+  llvm.br ^start(%have : i64)
+^start(%s: i64):
+  %more = llvm.icmp "slt" %s, %need : i64
+  llvm.cond_br %more, ^spawn, ^started(%s : i64)
+^spawn:
+  %tids = llvm.mlir.addressof @ember_pool_tids : !llvm.ptr
+  %tid = llvm.getelementptr %tids[0, %s] : (!llvm.ptr, i64) -> !llvm.ptr,
+      !llvm.array<{MAX_WORKERS} x i64>
+  %index = llvm.add %s, %one : i64
+  %ip = llvm.inttoptr %index : i64 to !llvm.ptr
+  %worker = llvm.mlir.addressof @ember_pool_worker : !llvm.ptr
+  %null = llvm.mlir.zero : !llvm.ptr
+  %rc = llvm.call @pthread_create(%tid, %null, %worker, %ip)
+      : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+  %ok = llvm.icmp "eq" %rc, %zero32 : i32
+  llvm.cond_br %ok, ^start(%index : i64), ^started(%s : i64)
+^started(%count: i64):
+  llvm.store %count, %started_at : i64, !llvm.ptr
+  llvm.br ^publish(%count : i64)
+^publish(%workers: i64):
+  %none = llvm.icmp "eq" %workers, %zero : i64
+  llvm.cond_br %none, ^release_refuse, ^hand_out
+^release_refuse:
+  %busy_at2 = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
+  llvm.store %zero32, %busy_at2 atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
+  llvm.return %false : i1
+^hand_out:
+  llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
+  llvm.store %arg, %arg_at : !llvm.ptr, !llvm.ptr
+  llvm.store %nt, %nt_at : i64, !llvm.ptr
+  llvm.store %workers, %pending_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
+  %l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
+  %g = llvm.atomicrmw add %gen_at, %one release : !llvm.ptr, i64
+  %bc = llvm.call @pthread_cond_broadcast(%wake) : (!llvm.ptr) -> i32
+  %u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
+  llvm.call %fn(%arg, %zero) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  %first_left = llvm.add %workers, %one : i64
+  llvm.br ^leftover(%first_left : i64)
+^leftover(%t: i64):
+  %left = llvm.icmp "slt" %t, %nt : i64
+  llvm.cond_br %left, ^inline, ^await
+^inline:
+  llvm.call %fn(%arg, %t) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  %t1 = llvm.add %t, %one : i64
+  llvm.br ^leftover(%t1 : i64)
+^await:
+{_wait_until("all", "%done_cv", _NONE_PENDING)}^all_done:
+  %busy_at3 = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
+  llvm.store %zero32, %busy_at3 atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
+  llvm.return %true : i1
+}}
+"""
+
+POOL_RUNTIME = (
+    f"llvm.mlir.global external hidden @{KEEP_SYMBOL}(0 : i32) {{addr_space = 0 : i32}} : i32\n"
+    + _global("ember_pool_busy", "i32") + _global("ember_pool_pid", "i32")
+    + _global("ember_pool_started", "i64") + _global("ember_pool_base", "i64")
+    + _global("ember_pool_gen", "i64") + _global("ember_pool_pending", "i64")
+    + _global("ember_pool_threads", "i64")
+    + "".join(f"llvm.mlir.global internal @ember_pool_{n}() {{addr_space = 0 : i32}} : "
+              f"!llvm.ptr {{\n  %z = llvm.mlir.zero : !llvm.ptr\n  llvm.return %z : !llvm.ptr\n}}\n"
+              for n in ("fn", "arg"))
+    + f"llvm.mlir.global internal @ember_pool_tids() {{addr_space = 0 : i32}} : "
+      f"!llvm.array<{MAX_WORKERS} x i64> {{\n"
+      f"  %z = llvm.mlir.zero : !llvm.array<{MAX_WORKERS} x i64>\n"
+      f"  llvm.return %z : !llvm.array<{MAX_WORKERS} x i64>\n}}\n"
+    + _storage("ember_pool_mutex") + _storage("ember_pool_wake") + _storage("ember_pool_done")
+    + """llvm.func @pthread_mutex_lock(!llvm.ptr) -> i32
+llvm.func @pthread_mutex_unlock(!llvm.ptr) -> i32
+llvm.func @pthread_cond_wait(!llvm.ptr, !llvm.ptr) -> i32
+llvm.func @pthread_cond_broadcast(!llvm.ptr) -> i32
+llvm.func @sched_yield() -> i32
+llvm.func @getpid() -> i32
+""" + WORKER + RUN)
