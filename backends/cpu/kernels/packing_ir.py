@@ -11,8 +11,9 @@ def packing(p: Params) -> str:
     MR rows, ap[(panel * kc + k) * MR + r], rows past `mc` zero. `@<p>_pack_b(b, ldb, tb, p0,
     j0, kc, nc, bp)`: op(B)[p0:+kc, j0:+nc] into panels of NR columns, bp[(panel * kc + k)
     * NR + j], columns past `nc` zero. `ta`/`tb`: the operand is stored transposed. Full
-    panels take unrolled copies with the row (column) offsets hoisted; edge panels go
-    element by element."""
+    panels take vector copies (transpose_ir: one vector per step where a step's lanes are
+    contiguous, else VL x VL tiles transposed in registers, or unrolled copies with the row
+    offsets hoisted); edge panels go element by element."""
     return _pack("a", p, p.mr) + _pack("b", p, p.nr)
 
 
@@ -35,11 +36,7 @@ def _pack(which: str, p: Params, width: int) -> str:
             %x{L} = memref.load {src}[%ls{L}] : {mem}
             %dl{L} = arith.addi %d, %c{L}l : index
             memref.store %x{L}, {dst}[%dl{L}] : {mem}""" for L in range(width))
-    unrolled_step_major = "\n".join(
-        f"""            %ss{L} = arith.addi %row, %c{L}l : index
-            %y{L} = memref.load {src}[%ss{L}] : {mem}
-            %ds{L} = arith.addi %d, %c{L}l : index
-            memref.store %y{L}, {dst}[%ds{L}] : {mem}""" for L in range(width))
+    unrolled_step_major = transpose_ir.step_major(p, width, src, dst)
     # whole vectors of lanes: VL x VL tiles transposed in registers (transpose_ir)
     tiled, lane_major_from = "", "%c0"
     if transpose_ir.vectorizable(p, width):

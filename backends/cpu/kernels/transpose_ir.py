@@ -1,4 +1,7 @@
-"""Packing a lane-major panel with vector loads and in-register transposes.
+"""Packing full panels with vector loads and stores (packing_ir.py's full-panel copies).
+
+A step-major panel (a step's lanes contiguous: B by rows, A transposed) is copied one
+vector per step (`step_major`). A lane-major one is copied with in-register transposes.
 
 A panel is lane-major when lane L of step k sits at `(lo + L) * ld + p0 + k`: B stored
 transposed (`transb`, as every backward product `dY @ W^T` has it) and A stored by rows.
@@ -76,3 +79,14 @@ def tiled_lane_major(p: Params, width: int, src: str, ld: str, dst: str) -> str:
     return "\n".join(
         [indent + line for line in lines]
         + [indent + line for line in loops])
+
+
+def step_major(p: Params, width: int, src: str, dst: str) -> str:
+    """MLIR copying one step of a full step-major panel (its `width` lanes contiguous at
+    `%row`, as B by rows and A transposed are) to `%d`: one vector load and store, which
+    LLVM splits into whole registers. Element by element, LLVM kept 64 scalar loads and
+    stores per step of B (it may not reorder them: `src` and `dst` might alias), and
+    packing took ~18% of a 256 x 1024 x 1024 product."""
+    vec, mem = f"vector<{width}x{p.element}>", f"memref<?x{p.element}>"
+    return (f"            %sm_x = vector.load {src}[%row] : {mem}, {vec}\n"
+            f"            vector.store %sm_x, {dst}[%d] : {mem}, {vec}")
