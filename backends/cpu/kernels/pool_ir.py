@@ -6,21 +6,25 @@ call stay: between calls they wait (first `SPIN` rounds of `sched_yield` watchin
 next job, then asleep on a condition variable), and the next call only hands them a job.
 
 `@ember_gemm_pool_run(fn, arg, threads) -> i1` runs `fn(arg, t)` for every t in
-[0, threads): share 0 on the calling thread, the others on the workers (started on first
-need, up to `MAX_WORKERS`; a share with no worker, because one could not be started, is
-run by the caller), and returns once all are done. It returns false without running
-anything when the pool is switched off (`KEEP_SYMBOL`, 0 by default: an AOT library
-starts threads per call as before, so no worker of its is left running code of a library
-that may be unloaded) or busy with another caller's job (one job at a time; the other
-caller starts threads of its own). After a `fork` the child has no workers: the pool
-notices (`getpid`) and starts new ones.
+[0, threads) and returns once all are done: share 0 on the calling thread, the others
+claimed one at a time (an atomic counter) by whichever of the workers (started on first
+need, up to `MAX_WORKERS`) and the caller is free first. So a share whose worker is not
+running yet (asleep, or preempted on a machine shared with other work) is run by the
+caller once its own is done, instead of the caller waiting for it; with every thread on a
+core of its own, each worker claims one share, as a static split would give it. It
+returns false without running anything when the pool is switched off (`KEEP_SYMBOL`, 0
+by default: an AOT library starts threads per call as before, so no worker of its is left
+running code of a library that may be unloaded) or busy with another caller's job (one
+job at a time; the other caller starts threads of its own). After a `fork` the child has
+no workers: the pool notices (`getpid`) and starts new ones.
 
-One job at a time, in globals: `fn`, `arg`, `threads`, then the generation counter is
-bumped under the mutex and the workers woken; every started worker answers every job
-(those whose index is past `threads` run nothing) by decrementing `pending`, so the next
-job is written only once no worker still reads this one. Memory order: the job's fields
-are published by the release of the generation (and the mutex), and each worker's share of
-C by its acq_rel decrement of `pending`, which the caller reads with acquire.
+One job at a time, in globals: `fn`, `arg`, `threads`, the next share to claim (1), then
+the generation counter is bumped under the mutex and the workers woken; every started
+worker answers every job (after claiming shares until none is left) by decrementing
+`pending`, so the next job is written only once no worker still reads this one. Memory
+order: the job's fields are published by the release of the generation (and the mutex),
+and each worker's shares of C by its acq_rel decrement of `pending`, which the caller
+reads with acquire.
 
 pthread mutex and condition variables are zero-initialised storage (PTHREAD_*_INITIALIZER
 is all zeros on glibc and musl), reserved larger than any libc's type.
@@ -85,6 +89,7 @@ _ADDRESSES = """  %zero = llvm.mlir.constant(0 : i64) : i64
   %fn_at = llvm.mlir.addressof @ember_pool_fn : !llvm.ptr
   %arg_at = llvm.mlir.addressof @ember_pool_arg : !llvm.ptr
   %nt_at = llvm.mlir.addressof @ember_pool_threads : !llvm.ptr
+  %next_at = llvm.mlir.addressof @ember_pool_next : !llvm.ptr
 """
 
 _NEW_GEN = """  %{p}_g = llvm.load %gen_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
@@ -94,8 +99,7 @@ _NONE_PENDING = """  %{p}_n = llvm.load %pending_at atomic acquire {{alignment =
   %{p}_ok = llvm.icmp "eq" %{p}_n, %zero : i64"""
 
 WORKER = f"""llvm.func internal @ember_pool_worker(%p: !llvm.ptr) -> !llvm.ptr {{
-{_ADDRESSES}  %index = llvm.ptrtoint %p : !llvm.ptr to i64
-  %base_at = llvm.mlir.addressof @ember_pool_base : !llvm.ptr
+{_ADDRESSES}  %base_at = llvm.mlir.addressof @ember_pool_base : !llvm.ptr
   %start = llvm.load %base_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
   llvm.br ^wait(%start : i64)
 ^wait(%seen: i64):
@@ -104,11 +108,14 @@ WORKER = f"""llvm.func internal @ember_pool_worker(%p: !llvm.ptr) -> !llvm.ptr {
   %arg = llvm.load %arg_at : !llvm.ptr -> !llvm.ptr
   %nt = llvm.load %nt_at : !llvm.ptr -> i64
   %gen = llvm.add %seen, %one : i64
-  %mine = llvm.icmp "slt" %index, %nt : i64
+  llvm.br ^take
+^take:
+  %share = llvm.atomicrmw add %next_at, %one acq_rel : !llvm.ptr, i64
+  %mine = llvm.icmp "slt" %share, %nt : i64
   llvm.cond_br %mine, ^run, ^answer
 ^run:
-  llvm.call %fn(%arg, %index) : !llvm.ptr, (!llvm.ptr, i64) -> ()
-  llvm.br ^answer
+  llvm.call %fn(%arg, %share) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  llvm.br ^take
 ^answer:
   %left = llvm.atomicrmw sub %pending_at, %one acq_rel : !llvm.ptr, i64
   %last = llvm.icmp "eq" %left, %one : i64
@@ -197,21 +204,21 @@ RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.pt
   llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
   llvm.store %arg, %arg_at : !llvm.ptr, !llvm.ptr
   llvm.store %nt, %nt_at : i64, !llvm.ptr
+  llvm.store %one, %next_at : i64, !llvm.ptr
   llvm.store %workers, %pending_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
   %l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
   %g = llvm.atomicrmw add %gen_at, %one release : !llvm.ptr, i64
   %bc = llvm.call @pthread_cond_broadcast(%wake) : (!llvm.ptr) -> i32
   %u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
   llvm.call %fn(%arg, %zero) : !llvm.ptr, (!llvm.ptr, i64) -> ()
-  %first_left = llvm.add %workers, %one : i64
-  llvm.br ^leftover(%first_left : i64)
-^leftover(%t: i64):
-  %left = llvm.icmp "slt" %t, %nt : i64
+  llvm.br ^take
+^take:
+  %share = llvm.atomicrmw add %next_at, %one acq_rel : !llvm.ptr, i64
+  %left = llvm.icmp "slt" %share, %nt : i64
   llvm.cond_br %left, ^inline, ^await
 ^inline:
-  llvm.call %fn(%arg, %t) : !llvm.ptr, (!llvm.ptr, i64) -> ()
-  %t1 = llvm.add %t, %one : i64
-  llvm.br ^leftover(%t1 : i64)
+  llvm.call %fn(%arg, %share) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  llvm.br ^take
 ^await:
 {_wait_until("all", "%done_cv", _NONE_PENDING)}^all_done:
   %busy_at3 = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
@@ -225,7 +232,7 @@ POOL_RUNTIME = (
     + _global("ember_pool_busy", "i32") + _global("ember_pool_pid", "i32")
     + _global("ember_pool_started", "i64") + _global("ember_pool_base", "i64")
     + _global("ember_pool_gen", "i64") + _global("ember_pool_pending", "i64")
-    + _global("ember_pool_threads", "i64")
+    + _global("ember_pool_threads", "i64") + _global("ember_pool_next", "i64")
     + "".join(f"llvm.mlir.global internal @ember_pool_{n}() {{addr_space = 0 : i32}} : "
               f"!llvm.ptr {{\n  %z = llvm.mlir.zero : !llvm.ptr\n  llvm.return %z : !llvm.ptr\n}}\n"
               for n in ("fn", "arg"))
