@@ -66,25 +66,26 @@ class FastTier:
         self.calls = 0
         self.failure: str | None = None
         self._promote = promote
-        self._threshold = config.tier_threshold() if promote is not None else float("inf")
+        # the threshold is read at each call: set_tier_threshold applies to this code too
+        self._waiting = promote is not None
         self._lock = threading.Lock()
 
     def call_pointers(self, pointers: list[int]):
         self.calls += 1  # unlocked: a count lost to a race only delays the recompile
-        if self.calls >= self._threshold:
+        if self._waiting and self.calls >= config.tier_threshold():
             self._ask()
         return self.exe.call_pointers(pointers)
 
     def __call__(self, arrays):
         self.calls += 1
-        if self.calls >= self._threshold:
+        if self._waiting and self.calls >= config.tier_threshold():
             self._ask()
         return self.exe(arrays)
 
     def _ask(self) -> None:
         with self._lock:
             promote, self._promote = self._promote, None
-            self._threshold = float("inf")
+            self._waiting = False
         if promote is not None:
             promote(self)
 

@@ -95,6 +95,16 @@ def test_full_tier_is_swapped_in_after_the_threshold(fresh_caches):
         np.testing.assert_allclose(r, np.tanh(x) * 0.5, rtol=1e-6)
 
 
+def test_a_new_threshold_applies_to_code_already_at_the_fast_tier(fresh_caches):
+    f = em.function(lambda x: x * 3.0)
+    x = np.ones(5, np.float32)
+    f(x)  # compiled at the fast tier under the default threshold (10)
+    em.config.set_tier_threshold(2)
+    f(x)  # the second call reaches the new threshold
+    assert tiers.wait(120)
+    assert f.get_concrete_function(x).compiled_tiers == {_key(x): "full"}
+
+
 def test_a_specialisation_below_the_threshold_stays_fast(fresh_caches):
     em.config.set_tier_threshold(4)
 
