@@ -33,7 +33,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tie
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
-from ember.backends.cpu import host_call_lowering, host_calls
+from ember.backends.cpu import block_cache, host_call_lowering, host_calls
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu.jit import (Executable, JitError, entry_wrapper, load_object,
                                     object_code)
@@ -375,4 +375,5 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
     meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
                      tuple(prints), tuple(errors.items()), hosts=tuple(hosts))
-    return object_code(backend, llvm_ir), meta.as_json()
+    # the JIT's code allocates through the block cache (AOT libraries keep libc's)
+    return object_code(backend, block_cache.route(llvm_ir)), meta.as_json()
