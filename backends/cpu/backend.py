@@ -25,6 +25,7 @@ from ember.backends.base import StagedLowering
 from ember.backends.cpu import blas_library
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
+from ember.backends.cpu.interleave import interleave_long_chains
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.translate import to_llvm_ir
@@ -209,6 +210,8 @@ class CpuBackend(StagedLowering):
             native.install(module)  # checked malloc, error sites, what the entry needs
             if self.options.vectorize and "+avx512f" in (self.options.features or "").split(","):
                 fold_loop_tails(module)  # masked tails are cheap with mask registers
+            if self.options.vectorize:  # latency-bound loop bodies (interleave.py)
+                interleave_long_chains(module, _FOLD_TAIL)
             mark_buffers_noalias(module)
         return module
 
