@@ -18,12 +18,14 @@ computing it. This allocator keeps big blocks instead:
 
 The allocator is native code (LLVM IR in block_cache_ir.py, loaded once per process) so
 that compiled code calls it without the GIL, from any thread; a spin lock guards its
-table of `SLOTS` blocks (a full table falls back to libc). Compiled functions' code
-reaches it by name: `route` renames their `malloc`/`free` (the JIT's code only; AOT
-libraries keep libc's, backends/cpu/aot), and `load_object` resolves the names (jit.py).
-Python gets outputs from it through `empty` (jit.OutputBuffers): the array's base owns the
-block and gives it back when the last view of it dies, so a result the caller keeps stays
-valid and the next call gets another block.
+table of `SLOTS` blocks (a full table falls back to libc). Compiled functions reach it
+through `TABLE`: `route` makes their malloc and free calls through its two pointers (the
+JIT's code only; AOT libraries keep libc's, backends/cpu/aot), which are libc's until the
+allocator is loaded, by the first big array `empty` makes (about 2 ms, so only a process
+with big outputs pays it; not when code is loaded, which a warm first call waits for), and
+its from then on. Python gets outputs from it through `empty` (jit.OutputBuffers): the
+array's base owns the block and gives it back when the last view of it dies, so a result
+the caller keeps stays valid and the next call gets another block.
 
 Linux only (mmap flags, huge pages); elsewhere `available()` is False and nothing routes here.
 """
@@ -43,8 +45,12 @@ import numpy as np
 from ember.backends.cpu.block_cache_ir import (FREE, GLOBALS, HUGE, MALLOC, MIN_BYTES, SLOTS,
                                                ir_text)
 
-__all__ = ["HUGE", "MIN_BYTES", "available", "cached_bytes", "empty", "free_function",
-           "live_blocks", "pool", "release", "route", "set_limit", "uses"]
+TABLE = "ember_jit_allocator"  # [malloc, free] of compiled functions (`route`)
+JIT_MALLOC, JIT_FREE = "ember_jit_malloc", "ember_jit_free"  # their wrappers calling it
+
+__all__ = ["HUGE", "MIN_BYTES", "TABLE", "available", "cached_bytes", "empty",
+           "free_function", "live_blocks", "pool", "release", "route", "set_limit", "table",
+           "uses", "JIT_MALLOC", "JIT_FREE"]
 
 
 def available() -> bool:
@@ -98,8 +104,6 @@ class _Pool:
         self._limit = ctypes.c_int64.from_address(at["ember_pool_limit"])
         self._slots = (ctypes.c_int64 * (3 * SLOTS)).from_address(at["ember_pool_slots"])
         self._limit.value = default_limit()
-        llvm.add_symbol(MALLOC, self.addresses[MALLOC])  # compiled functions' (route)
-        llvm.add_symbol(FREE, self.addresses[FREE])
 
     def after_fork(self) -> None:
         self._lock.value = 0  # a thread of the parent may have held it
@@ -127,13 +131,41 @@ _pool: _Pool | None = None
 
 
 def pool() -> _Pool:
-    """The allocator, loaded on first use."""
+    """The allocator, loaded on first use (about 2 ms: `empty` does, for the first big
+    array); from then on compiled code's malloc and free are its (`table`)."""
     global _pool
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                _pool = _Pool()
+                loaded = _Pool()
+                functions = table()
+                functions[1] = loaded.addresses[FREE]  # first: it also frees libc's blocks
+                functions[0] = loaded.addresses[MALLOC]
+                _pool = loaded
     return _pool
+
+
+_table = None
+_table_lock = threading.Lock()
+
+
+def table():
+    """`TABLE`, the malloc and free that compiled functions call (`route`): libc's until
+    the allocator is loaded, then its. One per process, resolved by name (`llvm.add_symbol`)
+    when code is loaded; a free of a libc block by the allocator goes to libc, so code may
+    allocate before the switch and free after it."""
+    global _table
+    if _table is None:
+        with _table_lock:
+            if _table is None:
+                import llvmlite.binding as llvm
+                libc = ctypes.CDLL(None)
+                functions = (ctypes.c_void_p * 2)(
+                    ctypes.cast(libc.malloc, ctypes.c_void_p).value,
+                    ctypes.cast(libc.free, ctypes.c_void_p).value)
+                llvm.add_symbol(TABLE, ctypes.addressof(functions))
+                _table = functions
+    return _table
 
 
 def loaded() -> bool:
@@ -210,23 +242,40 @@ def empty(shape, dtype) -> np.ndarray:
     return np.ndarray(shape, dtype, buffer=raw)
 
 
+_DECLARATION = re.compile(r"^declare [^\n]*@(malloc|free)\([^\n]*\n", re.MULTILINE)
 _CALL = re.compile(r"@(malloc|free)\(")
+_WRAPPERS = f"""
+@{TABLE} = external global [2 x ptr]
+
+define internal ptr @{JIT_MALLOC}(i64 %size) {{
+  %f = load ptr, ptr @{TABLE}
+  %p = call ptr %f(i64 %size)
+  ret ptr %p
+}}
+
+define internal void @{JIT_FREE}(ptr %p) {{
+  %at = getelementptr [2 x ptr], ptr @{TABLE}, i64 0, i64 1
+  %f = load ptr, ptr %at
+  call void %f(ptr %p)
+  ret void
+}}
+"""
 
 
 def route(llvm_ir: str) -> str:
-    """A compiled function's LLVM IR with its calls (and declarations) of malloc and free
-    renamed to the allocator's (`load_object` resolves them); unchanged where the
-    allocator is not available."""
-    if not available():
+    """A compiled function's LLVM IR with its malloc and free called through `TABLE` (by
+    two small wrappers appended to it); unchanged where it calls neither or the allocator
+    is not available."""
+    if not available() or not _CALL.search(llvm_ir):
         return llvm_ir
-    return _CALL.sub(lambda m: f"@{MALLOC if m.group(1) == 'malloc' else FREE}(", llvm_ir)
+    text = _DECLARATION.sub("", llvm_ir)
+    text = _CALL.sub(lambda m: f"@{JIT_MALLOC if m.group(1) == 'malloc' else JIT_FREE}(", text)
+    return text + _WRAPPERS
 
 
 def uses(code: bytes | str) -> bool:
-    """Whether compiled code calls the allocator (so loading it needs `pool()`)."""
-    name = MALLOC.encode() if isinstance(code, bytes) else MALLOC
-    other = FREE.encode() if isinstance(code, bytes) else FREE
-    return name in code or other in code
+    """Whether compiled code calls through `TABLE` (so loading it needs `table()`)."""
+    return (TABLE.encode() if isinstance(code, bytes) else TABLE) in code
 
 
 def _after_fork() -> None:

@@ -41,7 +41,7 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     if block_cache.uses(llvm_ir):
-        block_cache.pool()
+        block_cache.table()
     with kernels.resolving(bind_gemm(backend, llvm_ir)):
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.finalize_object()
@@ -189,7 +189,7 @@ def load_object(backend: CpuBackend, obj: bytes):
     its target machine, and frees both when it is garbage-collected."""
     own = bind_gemm(backend, obj)
     if block_cache.uses(obj):
-        block_cache.pool()  # defines the symbols the code's malloc and free resolve to
+        block_cache.table()  # the malloc and free the code calls (block_cache.route)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

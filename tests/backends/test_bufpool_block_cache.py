@@ -157,14 +157,17 @@ def test_a_forked_child_allocates_from_its_own_copy():
     os.waitpid(pid, 0)
 
 
-def test_route_renames_only_the_calls_of_malloc_and_free():
+def test_route_calls_malloc_and_free_through_the_table():
     text = ("declare ptr @malloc(i64)\ndeclare void @free(ptr)\n"
-            "  %p = call ptr @malloc(i64 8)\n  call void @free(ptr %p)\n"
-            "  call void @free_list(ptr %p)\n")
+            "define void @g() {\n  %p = call ptr @malloc(i64 8)\n  call void @free(ptr %p)\n"
+            "  call void @free_list(ptr %p)\n  ret void\n}\ndeclare void @free_list(ptr)\n")
     routed = block_cache.route(text)
-    assert "@malloc(" not in routed and "@free(" not in routed
-    assert routed.count(f"@{block_cache.MALLOC}(") == 2
-    assert routed.count(f"@{block_cache.FREE}(") == 2 and "@free_list(" in routed
+    assert "@malloc(" not in routed and "@free(" not in routed and "@free_list(" in routed
+    assert routed.count(f"@{block_cache.JIT_MALLOC}(") == 2  # the call and the wrapper
+    assert block_cache.uses(routed) and not block_cache.uses(text)
+    import llvmlite.binding as llvm
+    llvm.parse_assembly(routed).verify()
+    assert block_cache.route("define void @h() {\n  ret void\n}\n").count("@") == 1
 
 
 def test_bad_cache_bound_says_how_to_fix(monkeypatch):
@@ -173,3 +176,36 @@ def test_bad_cache_bound_says_how_to_fix(monkeypatch):
         block_cache.default_limit()
     monkeypatch.setenv("EMBER_BLOCK_CACHE_MB", "64")
     assert block_cache.default_limit() == 64 << 20
+
+
+def test_more_live_blocks_than_the_table_holds_fall_back_to_libc():
+    live = block_cache.live_blocks()
+    arrays = [block_cache.empty((block_cache.MIN_BYTES // 4,), np.float32)
+              for _ in range(block_cache.SLOTS + 6)]
+    for k, a in enumerate(arrays):
+        a[:] = k
+    assert len({a.ctypes.data for a in arrays}) == len(arrays)
+    assert all(a[0] == k and a[-1] == k for k, a in enumerate(arrays))
+    assert block_cache.live_blocks() <= block_cache.SLOTS
+    del arrays
+    assert block_cache.live_blocks() == live
+
+
+def test_only_a_big_output_loads_the_allocator(tmp_path):
+    """Loading it takes milliseconds, which a warm first call would wait for: code that
+    calls malloc starts on libc's (through the table) until a big array is made."""
+    import subprocess
+    import sys
+    script = (
+        "import numpy as np, ember as em\n"
+        "from ember.backends.cpu import block_cache\n"
+        "f = em.function(lambda a, b: em.matmul(em.tanh(em.matmul(a, b)), b))\n"
+        "a = em.constant(np.ones((64, 64), np.float32))\n"
+        "f(a, a)\n"
+        "print(block_cache.loaded(), end=' ')\n"
+        "g = em.function(lambda x: x + 1.0)\n"
+        "g(em.constant(np.ones(1 << 20, np.float32)))\n"
+        "print(block_cache.loaded())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}, timeout=300)
+    assert out.stdout.split() == ["False", "True"], out.stderr[-2000:]
