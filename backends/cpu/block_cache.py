@@ -140,8 +140,8 @@ def pool() -> _Pool:
                 loaded = _Pool()
                 functions = table()
                 functions[1] = loaded.addresses[FREE]  # first: it also frees libc's blocks
+                _pool = loaded  # free_function() is its before any block of it exists
                 functions[0] = loaded.addresses[MALLOC]
-                _pool = loaded
     return _pool
 
 

@@ -336,8 +336,8 @@ class Executable:
 class _NativeBuffer:
     """Memory compiled code allocated, freed when the last array over it goes (numpy makes
     an array's base the first non-array object: every view keeps this one). Compiled
-    code's malloc is the block cache's (block_cache.route): its free takes both its own
-    blocks and libc's."""
+    code's malloc goes through the block cache's table (block_cache.route), so `free` is
+    `block_cache.free_function()`, which takes both the cache's blocks and libc's."""
 
     __slots__ = ("_allocated", "_free", "__array_interface__", "__weakref__")
 
