@@ -1,4 +1,5 @@
-"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT), and the flat call path.
+"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT, or a shared library through
+the dynamic loader: shared.py), and the flat call path.
 
 The lowered function takes every memref expanded into scalars (MLIR's default calling
 convention): `allocated, aligned, offset, sizes..., strides...` per argument, inputs first
@@ -18,11 +19,11 @@ import ctypes
 import sys
 from typing import TYPE_CHECKING, Sequence
 
-import llvmlite.binding as llvm
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import blas_library as blas, kernels, native
+from ember.backends.cpu import blas_library as blas, host_target, kernels, native
+from ember.backends.cpu.shared import SharedCode
 from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -42,7 +43,7 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     with kernels.resolving(bind_gemm(backend, llvm_ir)):
-        engine = llvm.create_mcjit_compiler(module, machine)
+        engine = host_target.binding().create_mcjit_compiler(module, machine)
         engine.finalize_object()
     native.bind(engine)
     return engine
@@ -183,9 +184,25 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
         return machine.emit_object(module)
 
 
+def load_code(backend: CpuBackend, obj: bytes, library: bytes | None = None):
+    """The code of a cache entry, loaded: its shared library (`library`, shared.py) through
+    the dynamic loader, which needs no LLVM; else, or if the library does not load here
+    (it needs a symbol that only MCJIT resolves), its object through MCJIT (load_object)."""
+    if library:
+        try:
+            code = SharedCode(library)
+        except OSError:
+            pass
+        else:
+            native.bind(code)
+            return code
+    return load_object(backend, obj)
+
+
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code); it owns
     its target machine, and frees both when it is garbage-collected."""
+    llvm = host_target.binding()
     own = bind_gemm(backend, obj)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
