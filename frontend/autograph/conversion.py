@@ -21,7 +21,9 @@ import collections
 import copy
 import functools
 import inspect
+import linecache
 import os
+import re
 import sys
 import textwrap
 import types
@@ -139,6 +141,83 @@ AG = types.SimpleNamespace(**{name: getattr(module, name) for module in (operato
                               for name in module.__all__}, converted_call=converted_call)
 
 
+_DEF = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def _source(fn) -> str:
+    """`inspect.getsource(fn.__code__)`, the same lines found the same way, without its
+    `inspect.getmodule` (the first call resolves the path of every loaded module: ~40 ms
+    of a warm first call; the module's globals, which a loader's source needs, are
+    `fn.__globals__`) and, where it can, without `inspect.getblock` (tokenize's first use
+    compiles its regular expressions: ~5-10 ms): see `_block`. OSError where there is no
+    source."""
+    code = fn.__code__
+    file = inspect.getsourcefile(code)
+    if file:
+        linecache.checkcache(file)
+    else:
+        file = inspect.getfile(code)
+        if not (file.startswith("<") and file.endswith(">")):
+            raise OSError("source code not available")
+    lines = linecache.getlines(file, getattr(fn, "__globals__", None))
+    if not lines:
+        raise OSError("could not get source code")
+    number = code.co_firstlineno - 1
+    while number > 0:  # back to the `def` (or its first decorator), as inspect does
+        if number >= len(lines):
+            raise OSError("lineno is out of bounds")
+        if _DEF.match(lines[number]):
+            break
+        number -= 1
+    block = _block(lines, number, code)
+    if block is not None:
+        return block
+    return "".join(inspect.getblock(lines[number:]))
+
+
+def _block(lines: list[str], start: int, code: types.CodeType) -> str | None:
+    """The source of the `def` at `lines[start]` (0-based) whose code is `code`, found by
+    indentation: every line up to the last one any of its instructions (or those of the
+    functions, classes and lambdas inside it) spans, then the more indented, blank and
+    comment lines after it. None unless that parses as one function definition (a block
+    cut inside a string literal does not): `inspect.getblock` decides then."""
+    last = _last_line(code)
+    header = lines[start]
+    indent = len(header) - len(header.lstrip())
+    if last is None or last <= start:
+        return None
+    end = last  # 1-based last line = 0-based index of the line after it
+    while end < len(lines):
+        line = lines[end]
+        text = line.strip()
+        if text and not text.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    source = "".join(lines[start:end])
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    return source
+
+
+def _last_line(code: types.CodeType) -> int | None:
+    """The last source line (1-based) spanned by an instruction of `code` or of a code
+    object inside it."""
+    last = None
+    for _, end_line, _, _ in code.co_positions():
+        if end_line is not None and (last is None or end_line > last):
+            last = end_line
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            inner = _last_line(const)
+            if inner is not None and (last is None or inner > last):
+                last = inner
+    return last
+
+
 def _converted_tree(fn) -> ast.FunctionDef | None:
     """The converted AST of `fn`'s source (cached per code object: the closures one `def`
     makes share it), or None where there is no source."""
@@ -147,7 +226,7 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
         _trees.move_to_end(code)
         return _trees[code]
     try:  # the code's own source: inspect.getsource(fn) would follow fn.__wrapped__
-        source = inspect.getsource(code)
+        source = _source(fn)
     except (OSError, TypeError):
         return None
     tree = ast.parse(textwrap.dedent(source))
