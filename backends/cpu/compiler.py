@@ -33,7 +33,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tie
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
-from ember.backends.cpu import host_call_lowering, host_calls
+from ember.backends.cpu import host_calls
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu import host_target
 from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, load_code, object_code
@@ -339,6 +339,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     module = specialize(module_text, symbol, arg_types, pipeline,
                         (dump,) if dump is not None else ())
     result_types = check_compilable(module, symbol, host_calls=True)
+    from ember.backends.cpu import host_call_lowering  # the lowering's: not on a cache hit
     with module.context, ir.Location.unknown():
         fn = function_named(module, symbol)
         hosts = host_call_lowering.check(module, fn)

@@ -28,7 +28,6 @@ import ctypes
 import itertools
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from typing import Optional
@@ -52,6 +51,7 @@ def link(obj: bytes) -> Optional[bytes]:
     ld = linker()
     if ld is None or not obj:
         return None
+    import subprocess  # only where code is compiled: a warm start runs no linker
     with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
         source, out = os.path.join(work, "code.o"), os.path.join(work, "code.so")
         with open(source, "wb") as f:
