@@ -13,7 +13,9 @@ source reads ~170 files. So both answers are remembered in the disk cache's dire
   compile retried with LLVM's answers, so code is only ever generated for what LLVM says
   the host is, and a wrong record can only cost a cache miss.
 - `source-<stat hash>` holds the hash of the compiler's source files for one list of
-  their (path, size, mtime) stats: editing any file changes the stats, hence the hash.
+  their (path, size, mtime, inode) stats: editing any file changes the stats, hence the
+  hash; while a file is younger than a few seconds (a second edit could keep its stats),
+  the files are hashed and nothing is remembered.
 
 Without a cache directory, or off Linux, both are computed each time, as before.
 """
@@ -29,7 +31,10 @@ import re
 import sys
 import tempfile
 import threading
+import time
 from typing import Optional
+
+RACY_NS = 5_000_000_000  # files modified this recently are hashed, not looked up
 
 _CPUINFO_KEYS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags",
                  "cpu", "isa", "features", "cpu implementer", "cpu part", "cpu variant")
@@ -158,12 +163,18 @@ def source_hash(packages) -> str:
         for root in package.__path__:
             for folder, _, names in sorted(os.walk(root)):
                 files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
-    stats = hashlib.sha256()
+    stats, newest = hashlib.sha256(), 0
     for path in files:
         s = os.stat(path)
         stats.update(f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0".encode())
+        newest = max(newest, s.st_mtime_ns)
     directory = _directory()
-    record = os.path.join(directory, f"source-{stats.hexdigest()}") if directory else None
+    # A file written in the last seconds may be written again within the same clock tick,
+    # with the same size: its stats would not change. Such files are hashed, not trusted
+    # to a record (git's "racily clean" entries).
+    settled = newest < time.time_ns() - RACY_NS
+    record = os.path.join(directory, f"source-{stats.hexdigest()}") \
+        if directory and settled else None
     if record is not None:
         try:
             with open(record, encoding="ascii") as f:
