@@ -36,8 +36,8 @@ from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu import host_calls
 from ember.backends.cpu.host import bind_print, rename_prints
 from ember.backends.cpu import host_target
-from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, load_code, object_code
-from ember.backends.cpu.shared import link
+from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, object_code
+from ember.backends.cpu.shared import link, load_code
 from ember.backends.cpu.native import error_sites
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype_rows,

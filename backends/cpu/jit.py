@@ -23,7 +23,6 @@ import numpy as np
 
 from ember.backends import compile_log
 from ember.backends.cpu import blas_library as blas, host_target, kernels, native
-from ember.backends.cpu.shared import SharedCode
 from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -182,21 +181,6 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     with compile_log.stage("emit-object"):
         return machine.emit_object(module)
-
-
-def load_code(backend: CpuBackend, obj: bytes, library: bytes | None = None):
-    """The code of a cache entry, loaded: its shared library (`library`, shared.py) through
-    the dynamic loader, which needs no LLVM; else, or if the library does not load here
-    (it needs a symbol that only MCJIT resolves), its object through MCJIT (load_object)."""
-    if library:
-        try:
-            code = SharedCode(library)
-        except OSError:
-            pass
-        else:
-            native.bind(code)
-            return code
-    return load_object(backend, obj)
 
 
 def load_object(backend: CpuBackend, obj: bytes):

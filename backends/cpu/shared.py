@@ -32,6 +32,8 @@ import sys
 import tempfile
 from typing import Optional
 
+from ember.backends.cpu import native
+
 LD_ENV = "EMBER_LD"  # the linker to use; "" turns shared libraries off
 
 
@@ -118,3 +120,20 @@ class SharedCode:
         lib = getattr(self, "_lib", None)
         if lib is not None:
             self._close(lib._handle)
+
+
+def load_code(backend, obj: bytes, library: bytes | None = None):
+    """The code of a cache entry, loaded: its shared library (`library`) through the
+    dynamic loader, which needs no LLVM; else, or if the library does not load here (it
+    needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
+    with `backend`'s target)."""
+    if library:
+        try:
+            code = SharedCode(library)
+        except OSError:
+            pass
+        else:
+            native.bind(code)
+            return code
+    from ember.backends.cpu.jit import load_object
+    return load_object(backend, obj)

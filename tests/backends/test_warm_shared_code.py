@@ -79,7 +79,7 @@ def test_a_function_named_like_libc_calls_its_own_code(cache_dir, monkeypatch):
 def test_a_library_that_does_not_load_falls_back_to_the_object(cache_dir):
     compile_function(_module("g", TANH_TIMES_X), "g", [F32x4])
     ((obj, _),) = _entries(cache_dir)
-    engine = jit.load_code(CpuBackend(), obj, b"\x7fELF but not a shared library")
+    engine = shared.load_code(CpuBackend(), obj, b"\x7fELF but not a shared library")
     assert not isinstance(engine, shared.SharedCode)
     exe = jit.Executable(engine, "g", [F32x4], [F32x4])
     np.testing.assert_allclose(exe([X])[0], np.tanh(X) * X, rtol=1e-6)
