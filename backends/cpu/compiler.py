@@ -50,7 +50,6 @@ from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
-from ember.passes.transforms.shape_refine import retype
 
 # Specialisation runs only what makes shapes static, inlining nested functions and refining
 # shapes, around the Function's own pipeline ({user}), which folds the shape computations
@@ -91,6 +90,7 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
             # a variable's argument holds a resource of its value type
             new = type_to_mlir(ResourceType(t) if isinstance(declared, ResourceType) else t)
             if new != arg.type:
+                from ember.passes.transforms.shape_refine import retype  # not on a cache hit
                 retype(arg, new)  # users that pin the old type (loops, calls) get a cast
                 changed = True
         results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
