@@ -5,9 +5,9 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
 
   1. "auto" (the default): if a cache (memory or disk) has the full tier's code, run it at
      once. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
-     without vectorisation or unrolling, instructions selected at -O0; products on Ember's
-     own GEMM without timing it against OpenBLAS, and on the GEMM library's fast tier
-     while its full tier is not built yet, kernels.bind_jit) and run it.
+     without vectorisation or unrolling, instructions selected at -O0; products on numpy's
+     OpenBLAS, which needs no compiling, or where there is none on Ember's own GEMM at the
+     library's fast tier while its full tier is not built yet, kernels.bind_jit) and run it.
   2. Every call of fast-tier code is counted; the call that reaches
      `em.config.tier_threshold()` (default 10) queues a full-tier compile on the one
      background thread and returns at once. Nothing waits for that compile.

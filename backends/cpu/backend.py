@@ -124,9 +124,11 @@ class CpuOptions:
 # B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
 # D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
 # Values agree with FULL's within float rounding (vectorised reductions may reassociate).
-# Under EMBER_BLAS=auto the fast tier's products call Ember's own kernels: timing them
-# against OpenBLAS for each new shape (kernels/choice.py) runs both libraries' GEMMs
-# repeatedly (on a cold cache after building Ember's at O3), which only hot code repays.
+# Under EMBER_BLAS=auto the fast tier's products call numpy's OpenBLAS (Ember's own
+# kernels where there is none): it is already built, while Ember's GEMM library costs
+# ~1.2 s of CPU at its own fast tier and ~4 s at O3 on a cold cache, and timing the two per
+# shape (kernels/choice.py) runs both repeatedly; only hot code repays either, so the full
+# tier makes that choice. Case D's cold first call: ~1.7 s -> ~0.2 s.
 FULL_TIER: dict = {}
 FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
 
@@ -135,7 +137,7 @@ def tier_options(tier: str) -> CpuOptions:
     """The options of compilation tier `tier` ("fast" or "full"; runtime/tiers.py)."""
     if tier != "fast":
         return CpuOptions(**FULL_TIER)
-    return CpuOptions(**FAST_TIER, gemm="ember" if choice.policy() == "auto" else None)
+    return CpuOptions(**FAST_TIER, gemm="openblas" if choice.policy() == "auto" else None)
 
 
 def _resolve_gemm(gemm: str | None) -> str:

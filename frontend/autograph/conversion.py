@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import textwrap
+import tokenize
 import types
 import warnings
 import weakref
@@ -141,38 +142,34 @@ AG = types.SimpleNamespace(**{name: getattr(module, name) for module in (operato
                               for name in module.__all__}, converted_call=converted_call)
 
 
-_DEF = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+# the line a code object's source starts on: its `def`, a decorator or a lambda (as
+# inspect.findsource looks for it)
+_DEF_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
 
 
-def _source(fn) -> str:
-    """`inspect.getsource(fn.__code__)`, the same lines found the same way, without its
-    `inspect.getmodule` (the first call resolves the path of every loaded module: ~40 ms
-    of a warm first call; the module's globals, which a loader's source needs, are
-    `fn.__globals__`) and, where it can, without `inspect.getblock` (tokenize's first use
-    compiles its regular expressions: ~5-10 ms): see `_block`. OSError where there is no
-    source."""
+def _source(fn) -> str | None:
+    """The source of `fn`'s own code (not of what `fn.__wrapped__` names), or None where
+    there is none. What inspect.getsource(code) finds, without its getmodule() search of
+    every loaded module for the file (~90 ms on a first call in a process with ember,
+    numpy and MLIR loaded): the lines come from linecache, as inspect's do. The block is
+    found by `_block` where it can (tokenize, which inspect.getblock runs, compiles its
+    regular expressions on first use: ~5-10 ms of a warm start's first call)."""
     code = fn.__code__
-    file = inspect.getsourcefile(code)
-    if file:
-        linecache.checkcache(file)
-    else:
-        file = inspect.getfile(code)
-        if not (file.startswith("<") and file.endswith(">")):
-            raise OSError("source code not available")
-    lines = linecache.getlines(file, getattr(fn, "__globals__", None))
-    if not lines:
-        raise OSError("could not get source code")
-    number = code.co_firstlineno - 1
-    while number > 0:  # back to the `def` (or its first decorator), as inspect does
-        if number >= len(lines):
-            raise OSError("lineno is out of bounds")
-        if _DEF.match(lines[number]):
-            break
-        number -= 1
-    block = _block(lines, number, code)
+    filename = code.co_filename
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    start = code.co_firstlineno - 1
+    if not lines or not 0 <= start < len(lines):
+        return None
+    while start > 0 and not _DEF_LINE.match(lines[start]):
+        start -= 1
+    block = _block(lines, start, code)
     if block is not None:
         return block
-    return "".join(inspect.getblock(lines[number:]))
+    try:
+        return "".join(inspect.getblock(lines[start:]))
+    except (IndentationError, SyntaxError, tokenize.TokenError):
+        return None
 
 
 def _block(lines: list[str], start: int, code: types.CodeType) -> str | None:
@@ -225,9 +222,8 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     if code in _trees:
         _trees.move_to_end(code)
         return _trees[code]
-    try:  # the code's own source: inspect.getsource(fn) would follow fn.__wrapped__
-        source = _source(fn)
-    except (OSError, TypeError):
+    source = _source(fn)
+    if source is None:
         return None
     tree = ast.parse(textwrap.dedent(source))
     node = tree.body[0]

@@ -235,12 +235,26 @@ def test_both_tiers_are_cached_on_disk_and_the_full_one_is_used_at_once(tmp_path
     assert run("second")[:2] == ["first ['full']", "compiled False"]  # loaded at once
 
 
+def test_fast_tier_products_call_openblas_and_build_no_gemm_library(fresh_caches,
+                                                                     monkeypatch):
+    from ember.backends.cpu import blas_library, kernels
+    monkeypatch.setattr(kernels, "_engines", {})  # as in a new process
+    monkeypatch.setenv("EMBER_BLAS", "auto")
+    em.config.set_tier("fast")
+    x, w = _rng(64, 96), _rng(96, 80)
+    got = em.function(lambda x, w: em.nn.relu(em.matmul(x, w)))(x, w).numpy()
+    np.testing.assert_allclose(got, np.maximum(x @ w, 0), rtol=1e-4, atol=1e-4)
+    # numpy's OpenBLAS needs no compiling; without one, the GEMM library's fast tier
+    assert {key[3] for key in kernels._engines} == \
+        (set() if blas_library.available() else {True})
+
+
 @pytest.mark.slow  # builds the GEMM library at both tiers: ~6 s of CPU
 def test_fast_tier_products_use_the_fast_gemm_library_until_the_full_one_is_at_hand(
         fresh_caches, monkeypatch):
     from ember.backends.cpu import kernels
     monkeypatch.setattr(kernels, "_engines", {})  # as in a new process
-    monkeypatch.setenv("EMBER_BLAS", "auto")
+    monkeypatch.setenv("EMBER_BLAS", "off")  # Ember's own kernels at both tiers
 
     def mlp(x, w):
         return em.nn.relu(em.matmul(x, w))
