@@ -190,7 +190,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
             obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline,
                                open_dump(f"{symbol}-compile"))
             with compile_log.stage("link"):
-                library = link(obj)
+                library = link(obj, backend)
             disk.store(key, obj, meta, library)
             try:
                 exe = _load((obj, {**meta, "shared": library}), module_text, symbol,

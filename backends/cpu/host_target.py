@@ -88,6 +88,7 @@ def binding():
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()  # module-level asm (shared.py's thunks)
     return llvm
 
 

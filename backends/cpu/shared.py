@@ -8,12 +8,15 @@ creates an MCJIT engine; only an object that does not link or load this way goes
 MCJIT (jit.load_object), as before.
 
 What the library may need from the process: the symbols its object leaves undefined are
-resolved by the dynamic loader in the process's global scope, so only code that calls
-nothing but libc, libm and libpthread (the error runtime's `_setjmp`/`longjmp`,
-`pthread_*specific`, `malloc`/`free`, math functions) loads this way. A symbol MCJIT
-would get from Ember at run time (a GEMM kernel, numpy's OpenBLAS, a host callback) makes
-the `dlopen` fail with an OSError: `link` then stores no library (it tries one in the
-compiling process), and a process where it fails anyway loads the object through MCJIT.
+resolved by the dynamic loader in the process's global scope, so libc, libm and libpthread
+(the error runtime's `_setjmp`/`longjmp`, `pthread_*specific`, `malloc`/`free`, math
+functions). The symbols MCJIT gets from Ember at run time have a thunk each in the library
+(x86-64): `sym: jmp *sym.slot(%rip)`, its pointer `sym.slot` filled by `load_code`
+before anything runs, from `PROVIDED` (Ember's GEMM kernels, through kernels.bind_jit as
+MCJIT's code gets them; numpy's OpenBLAS, found through ctypes). Any other symbol (a
+host callback, bound by llvmlite) makes the `dlopen` fail with an OSError: `link` then
+stores no library (it tries one in the compiling process), and a process where loading
+fails anyway loads the object through MCJIT.
 Symbols the library defines bind to its own definitions (`-Bsymbolic`): a function named
 like a libc one (`exp`) calls itself, as in MCJIT. Each library is opened `RTLD_LOCAL`,
 so its symbols are seen by no other library, and closed when the last object calling
@@ -25,14 +28,15 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
+import functools
 import itertools
 import os
 import shutil
 import sys
 import tempfile
-from typing import Optional
+from typing import Callable, Optional
 
-from ember.backends.cpu import native
+from ember.backends.cpu import host_target, native
 
 LD_ENV = "EMBER_LD"  # the linker to use; "" turns shared libraries off
 
@@ -46,31 +50,78 @@ def linker() -> Optional[str]:
     return shutil.which(name) if name else None
 
 
-def link(obj: bytes) -> Optional[bytes]:
-    """The shared library of object file `obj`, or None if there is no linker, linking
-    fails or the library does not load in this process (it needs symbols only Ember
-    provides at run time): the object alone is cached then."""
+SLOT = ".slot"  # `<symbol>.slot`: the pointer the thunk of `<symbol>` jumps through
+
+
+def _kernel(element: str, options) -> int:
+    from ember.backends.cpu import kernels
+    return kernels.bind_jit(options.cpu, options.features, options.threads, element,
+                            fast=not options.vectorize)
+
+
+def _openblas(element: str, options) -> int:
+    from ember.backends.cpu import blas_library
+    lib = blas_library.library()
+    if lib is None:  # MCJIT's loader says so (jit.bind_gemm)
+        raise OSError("no OpenBLAS library in this process")
+    return dict(zip(("f32", "f64"), lib.addresses))[element]
+
+
+def provided() -> dict[str, Callable]:
+    """The symbols compiled code may call that Ember provides at run time, each with how
+    its address is found for a backend's (resolved) options."""
+    from ember.backends.cpu.kernels import ENTRY
+    from ember.backends.cpu.kernels.choice import OPENBLAS
+    out = {symbol: functools.partial(_kernel, e) for e, symbol in ENTRY.items()}
+    out.update({symbol: functools.partial(_openblas, e) for e, symbol in OPENBLAS.items()})
+    return out
+
+
+def _thunks(symbols: list[str], backend) -> Optional[bytes]:
+    """An object defining each of `symbols` as a jump through its slot (None off x86-64)."""
+    if os.uname().machine != "x86_64":
+        return None
+    lines = ['module asm ".text"']
+    for s in symbols:
+        lines += [f'module asm ".globl {s}"', f'module asm ".type {s},@function"',
+                  'module asm ".p2align 4"', f'module asm "{s}:"',
+                  f'module asm "  jmpq *{s}{SLOT}(%rip)"', f'module asm ".size {s}, .-{s}"',
+                  f'@"{s}{SLOT}" = protected global ptr null, align 8']
+    llvm = host_target.binding()
+    return backend.target_machine(reloc="pic").emit_object(llvm.parse_assembly("\n".join(lines)))
+
+
+def link(obj: bytes, backend) -> Optional[bytes]:
+    """The shared library of object file `obj` (compiled by `backend`), with thunks for
+    the symbols of `provided()` it calls; None if there is no linker, linking fails or the
+    library does not load in this process (it needs a symbol nothing here provides): the
+    object alone is cached then."""
     ld = linker()
     if ld is None or not obj:
         return None
+    wanted = [s for s in provided() if s.encode() in obj]
+    thunks = _thunks(wanted, backend) if wanted else b""
+    if thunks is None:
+        return None
     import subprocess  # only where code is compiled: a warm start runs no linker
-    with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
-        source, out = os.path.join(work, "code.o"), os.path.join(work, "code.so")
-        with open(source, "wb") as f:
-            f.write(obj)
-        command = [ld, "-shared", "-Bsymbolic", "-z", "noexecstack", "-z", "now",
-                   "--hash-style=gnu", "-o", out, source]
-        try:
-            done = subprocess.run(command, capture_output=True, timeout=120)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode != 0:
-            return None
-        with open(out, "rb") as f:
-            library = f.read()
     try:
+        with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
+            objects = []
+            for name, data in (("code.o", obj), ("thunks.o", thunks)):
+                if data:
+                    objects.append(os.path.join(work, name))
+                    with open(objects[-1], "wb") as f:
+                        f.write(data)
+            out = os.path.join(work, "code.so")
+            command = [ld, "-shared", "-Bsymbolic", "-z", "noexecstack", "-z", "now",
+                       "--hash-style=gnu", "-o", out, *objects]
+            done = subprocess.run(command, capture_output=True, timeout=120)
+            if done.returncode != 0:
+                return None
+            with open(out, "rb") as f:
+                library = f.read()
         SharedCode(library)
-    except OSError:
+    except (OSError, subprocess.SubprocessError):
         return None
     return library
 
@@ -130,6 +181,10 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
     if library:
         try:
             code = SharedCode(library)
+            for symbol, find in provided().items():
+                slot = code.get_global_value_address(symbol + SLOT)
+                if slot:  # before anything can call the thunk
+                    ctypes.c_void_p.from_address(slot).value = find(backend.options)
         except OSError:
             pass
         else:

@@ -10,7 +10,7 @@ import pytest
 
 import ember as em
 from ember.backends.cpu import cache, compiler, jit, shared
-from ember.backends.cpu.backend import CpuBackend
+from ember.backends.cpu.backend import CpuBackend, CpuOptions
 from ember.backends.cpu.compiler import compile_function
 from ember.dialects.ember.types import TensorType
 
@@ -94,9 +94,9 @@ def test_without_a_linker_entries_hold_the_object_only(cache_dir, monkeypatch):
     np.testing.assert_allclose(exe([X])[0], np.tanh(X) * X, rtol=1e-6)
 
 
-def test_code_calling_what_only_ember_provides_keeps_the_object_only(cache_dir):
-    """A host callback (em.print) is bound at run time, which only MCJIT resolves: the
-    library would not load, so none is stored, and the code runs through MCJIT."""
+def test_code_calling_a_host_callback_keeps_the_object_only(cache_dir):
+    """A host callback (em.print) is bound at run time by llvmlite, which only MCJIT
+    resolves: the library would not load, so none is stored, and MCJIT runs the code."""
     @em.function
     def shout(x):
         em.print("x =", x)
@@ -126,3 +126,37 @@ def test_a_library_is_closed_when_its_last_executable_goes(cache_dir, monkeypatc
     del exe
     gc.collect()
     assert _mapped_libraries() == before
+
+
+MATMUL = ('func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {\n'
+          '  %0 = "ember.matmul"(%a, %b) {transpose_a = false, transpose_b = false} : '
+          '(tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>\n'
+          '  return %0 : tensor<?x?xf32>\n}\n')
+
+
+def _product(cache_dir, monkeypatch, options: CpuOptions, symbol: str):
+    """Compiles MATMUL (a 64x64 product) with `options`, then loads it from disk."""
+    types = [TensorType(em.float32, (64, 64))] * 2
+    compile_function(MATMUL, "mm", types, CpuBackend(options))
+    ((obj, meta),) = [e for e in _entries(cache_dir) if e[1].get("symbol") == "mm"]
+    assert symbol.encode() in obj and meta["shared_bytes"] > 0
+    _fresh_memory(monkeypatch)
+    warm = compile_function(MATMUL, "mm", types, CpuBackend(options))
+    assert isinstance(warm._engine, shared.SharedCode)
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((64, 64), dtype=np.float32) for _ in range(2))
+    np.testing.assert_allclose(warm([a, b])[0], a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_product_on_openblas_runs_from_the_library_through_its_thunk(cache_dir, monkeypatch):
+    """ember_openblas_sgemm is a jump through a slot the loader fills with numpy's
+    OpenBLAS (found through ctypes: no LLVM)."""
+    _product(cache_dir, monkeypatch, CpuOptions(gemm="openblas"), "ember_openblas_sgemm")
+
+
+@pytest.mark.slow
+def test_a_product_on_embers_kernels_runs_from_the_library_through_its_thunk(cache_dir,
+                                                                              monkeypatch):
+    """ember_sgemm's slot gets the kernel MCJIT's code would get (kernels.bind_jit); a
+    cold cache builds the GEMM library first (seconds)."""
+    _product(cache_dir, monkeypatch, CpuOptions(gemm="ember"), "ember_sgemm")
