@@ -10,7 +10,6 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
-from ember import debug
 from ember import random
 from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128
@@ -75,9 +74,10 @@ newaxis = None
 
 __version__ = "0.1.0"
 
-# em.data and em.distribute (tf.data's pipelines, tf.distribute's strategies) are imported on
-# first use: nothing else in ember needs them, and they are ~10% of `import ember`.
-_LAZY_SUBMODULES = ("data", "distribute")
+# em.data and em.distribute (tf.data's pipelines, tf.distribute's strategies) and em.debug
+# (miscompile bisection) are imported on first use: nothing else in ember needs them, and
+# they are ~10% of `import ember`.
+_LAZY_SUBMODULES = ("data", "debug", "distribute")
 
 
 def __getattr__(name: str):

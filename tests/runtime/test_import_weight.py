@@ -23,20 +23,23 @@ def test_import_and_eager_code_load_no_backend():
         == set()
 
 
-def test_data_and_distribute_load_on_first_use():
-    """em.data and em.distribute (and their error classes) are imported on first use."""
-    lazy = ("ember.runtime.data", "ember.runtime.distribute")
+def test_data_distribute_and_debug_load_on_first_use():
+    """em.data, em.distribute and em.debug (and their error classes) are imported on first
+    use."""
+    lazy = ("ember.runtime.data", "ember.runtime.distribute", "ember.runtime.repro_bisect")
     probe = ("import sys\nimport ember as em\n"
              f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n"
-             "assert 'data' in dir(em) and 'distribute' in dir(em)\n"
+             "assert {'data', 'distribute', 'debug'} <= set(dir(em))\n"
              "print(em.data.Dataset.__name__, em.distribute.MirroredStrategy.__name__,\n"
-             "      em.errors.OutOfRangeError.__name__, em.errors.UnavailableError.__name__)\n"
+             "      em.errors.OutOfRangeError.__name__, em.errors.UnavailableError.__name__,\n"
+             "      em.debug.find_miscompile.__name__)\n"
              "from ember.data import Dataset\n"
              f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120, check=True).stdout.split("\n")
     assert out[0] == ""
-    assert out[1] == "Dataset MirroredStrategy OutOfRangeError UnavailableError"
+    assert out[1] == ("Dataset MirroredStrategy OutOfRangeError UnavailableError "
+                      "find_miscompile")
     assert set(out[2].split()) == set(lazy)
 
 
