@@ -12,8 +12,9 @@ resolved by the dynamic loader in the process's global scope, so libc, libm and 
 (the error runtime's `_setjmp`/`longjmp`, `pthread_*specific`, `malloc`/`free`, math
 functions). The symbols MCJIT gets from Ember at run time have a thunk each in the library
 (x86-64): `sym: jmp *sym.slot(%rip)`, its pointer `sym.slot` filled by `load_code`
-before anything runs, from `PROVIDED` (Ember's GEMM kernels, through kernels.bind_jit as
-MCJIT's code gets them; numpy's OpenBLAS, found through ctypes). Any other symbol (a
+before anything runs, from `provided()` (Ember's GEMM kernels, through kernels.bind_jit as
+MCJIT's code gets them; numpy's OpenBLAS, found through ctypes). The GEMM library itself
+is a shared library in its cache entry too (`load_library`). Any other symbol (a
 host callback, bound by llvmlite) makes the `dlopen` fail with an OSError: `link` then
 stores no library (it tries one in the compiling process), and a process where loading
 fails anyway loads the object through MCJIT.
@@ -91,15 +92,15 @@ def _thunks(symbols: list[str], backend) -> Optional[bytes]:
     return backend.target_machine(reloc="pic").emit_object(llvm.parse_assembly("\n".join(lines)))
 
 
-def link(obj: bytes, backend) -> Optional[bytes]:
+def link(obj: bytes, backend=None) -> Optional[bytes]:
     """The shared library of object file `obj` (compiled by `backend`), with thunks for
-    the symbols of `provided()` it calls; None if there is no linker, linking fails or the
-    library does not load in this process (it needs a symbol nothing here provides): the
-    object alone is cached then."""
+    the symbols of `provided()` it calls (none without `backend`: the GEMM library defines
+    them); None if there is no linker, linking fails or the library does not load in this
+    process (it needs a symbol nothing here provides): the object alone is cached then."""
     ld = linker()
     if ld is None or not obj:
         return None
-    wanted = [s for s in provided() if s.encode() in obj]
+    wanted = [s for s in provided() if s.encode() in obj] if backend is not None else []
     thunks = _thunks(wanted, backend) if wanted else b""
     if thunks is None:
         return None
@@ -192,3 +193,25 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
             return code
     from ember.backends.cpu.jit import load_object
     return load_object(backend, obj)
+
+
+def load_library(key: str) -> Optional[SharedCode]:
+    """The GEMM library cached under `key` (kernels.library_object) as a shared library,
+    linked once and kept in its cache entry; None if the cache has no such library or it
+    does not link or load here (kernels.load then loads the object through MCJIT)."""
+    from ember.backends.cpu.cache import disk_cache
+    disk = disk_cache()
+    entry = disk.load(key)
+    if entry is None or entry[1].get("library") != "gemm":
+        return None
+    obj, meta = entry
+    library = meta.pop("shared", None)
+    if library is None:
+        library = link(obj)
+        if library is None:
+            return None
+        disk.store(key, obj, meta, library)
+    try:
+        return SharedCode(library)
+    except OSError:
+        return None

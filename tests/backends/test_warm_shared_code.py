@@ -135,7 +135,8 @@ MATMUL = ('func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?
 
 
 def _product(cache_dir, monkeypatch, options: CpuOptions, symbol: str):
-    """Compiles MATMUL (a 64x64 product) with `options`, then loads it from disk."""
+    """Compiles MATMUL (a 64x64 product) with `options`, then loads it from disk (and
+    checks it)."""
     types = [TensorType(em.float32, (64, 64))] * 2
     compile_function(MATMUL, "mm", types, CpuBackend(options))
     ((obj, meta),) = [e for e in _entries(cache_dir) if e[1].get("symbol") == "mm"]
@@ -158,5 +159,15 @@ def test_a_product_on_openblas_runs_from_the_library_through_its_thunk(cache_dir
 def test_a_product_on_embers_kernels_runs_from_the_library_through_its_thunk(cache_dir,
                                                                               monkeypatch):
     """ember_sgemm's slot gets the kernel MCJIT's code would get (kernels.bind_jit); a
-    cold cache builds the GEMM library first (seconds)."""
+    cold cache builds the GEMM library first (seconds). A process that finds the library
+    in the cache loads it as a shared library too (linked once, then kept in its entry)."""
+    from ember.backends.cpu import kernels
     _product(cache_dir, monkeypatch, CpuOptions(gemm="ember"), "ember_sgemm")
+    (library,) = [meta for _, meta in _entries(cache_dir) if meta.get("library") == "gemm"]
+    assert "shared_bytes" not in library  # built and loaded through MCJIT in this process
+    for _ in range(2):  # as in new processes: linked, stored, then loaded as stored
+        monkeypatch.setattr(kernels, "_engines", {})
+        _product(cache_dir, monkeypatch, CpuOptions(gemm="ember"), "ember_sgemm")
+        assert all(isinstance(e, shared.SharedCode) for e in kernels._engines.values())
+    (library,) = [meta for _, meta in _entries(cache_dir) if meta.get("library") == "gemm"]
+    assert library["shared_bytes"] > 0
