@@ -12,9 +12,7 @@ every compile-cache key (STYLE.md: every option that changes code is in the key)
 from __future__ import annotations
 
 import dataclasses
-import functools
 
-import llvmlite.binding as llvm
 from mlir import ir
 
 from ember.passes.bufferizable import PassFailure
@@ -22,7 +20,7 @@ from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends import compile_log
 from ember.backends.base import StagedLowering
-from ember.backends.cpu import blas_library
+from ember.backends.cpu import blas_library, host_target
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
 from ember.backends.cpu.interleave import interleave_long_chains
@@ -76,11 +74,10 @@ def bufferized_pipeline(blas: bool) -> str:
                              if blas else "")
 
 
-@functools.lru_cache(maxsize=1)
 def _init_llvm() -> tuple[str, str]:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    """The host's CPU name and features as LLVM names them (host_target.py: remembered
+    on disk, so a cache hit needs no LLVM; a compile checks them with LLVM first)."""
+    return host_target.host()[:2]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +152,8 @@ class CpuBackend(StagedLowering):
     """Compiles ember modules for this machine's CPU (`lower` runs its stages)."""
 
     def __init__(self, options: CpuOptions | None = None, instrument: dict | None = None):
-        self.options = (options or CpuOptions()).resolved()
+        self.requested = options or CpuOptions()  # as given: resolved again if the host
+        self.options = self.requested.resolved()  # record was wrong (host_target.verify)
         # MLIR's instrumentation of every stage's pipeline, as Pipeline.run takes it
         # (print_ir_after_all, print_ir_after, timing): ember-compile's flags
         self.instrument = dict(instrument or {})
@@ -222,6 +220,7 @@ class CpuBackend(StagedLowering):
         return to_llvm_ir(module)
 
     def target_machine(self, reloc: str = "default"):
+        llvm = host_target.binding()  # loaded by what compiles, not by a cache hit
         target = llvm.Target.from_default_triple()
         return target.create_target_machine(cpu=self.options.cpu,
                                             features=self.options.features,
@@ -231,6 +230,7 @@ class CpuBackend(StagedLowering):
 
     def optimize_llvm(self, llvm_ir: str, machine=None):
         """Parses and optimises LLVM IR at the configured level; returns the llvmlite module."""
+        llvm = host_target.binding()
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
         machine = machine or self.target_machine()

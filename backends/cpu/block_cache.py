@@ -46,11 +46,15 @@ from ember.backends.cpu.block_cache_ir import (FREE, GLOBALS, HUGE, MALLOC, MIN_
                                                ir_text)
 
 TABLE = "ember_jit_allocator"  # [malloc, free] of compiled functions (`route`)
+# the pointer to TABLE that compiled code reads: a symbol MCJIT resolves (`bind_mcjit`) and
+# a shared library defines itself, filled when it is loaded (shared.load_code), so code
+# loaded either way calls the process's one table
+SLOT = TABLE + ".slot"
 JIT_MALLOC, JIT_FREE = "ember_jit_malloc", "ember_jit_free"  # their wrappers calling it
 
 __all__ = ["HUGE", "MIN_BYTES", "TABLE", "available", "cached_bytes", "empty",
            "free_function", "live_blocks", "pool", "release", "route", "set_limit", "table",
-           "uses", "JIT_MALLOC", "JIT_FREE"]
+           "table_address", "bind_mcjit", "uses", "JIT_MALLOC", "JIT_FREE", "SLOT"]
 
 
 def available() -> bool:
@@ -151,21 +155,39 @@ _table_lock = threading.Lock()
 
 def table():
     """`TABLE`, the malloc and free that compiled functions call (`route`): libc's until
-    the allocator is loaded, then its. One per process, resolved by name (`llvm.add_symbol`)
-    when code is loaded; a free of a libc block by the allocator goes to libc, so code may
-    allocate before the switch and free after it."""
+    the allocator is loaded, then its. One per process, reached through `SLOT`; a free of
+    a libc block by the allocator goes to libc, so code may allocate before the switch and
+    free after it."""
     global _table
     if _table is None:
         with _table_lock:
             if _table is None:
-                import llvmlite.binding as llvm
                 libc = ctypes.CDLL(None)
                 functions = (ctypes.c_void_p * 2)(
                     ctypes.cast(libc.malloc, ctypes.c_void_p).value,
                     ctypes.cast(libc.free, ctypes.c_void_p).value)
-                llvm.add_symbol(TABLE, ctypes.addressof(functions))
                 _table = functions
     return _table
+
+
+def table_address() -> int:
+    """The address of `TABLE` (what a shared library's `SLOT` is set to)."""
+    return ctypes.addressof(table())
+
+
+_slot = None
+
+
+def bind_mcjit() -> None:
+    """Makes `SLOT` resolvable by MCJIT (a pointer to `TABLE`, process-wide, once)."""
+    global _slot
+    if _slot is None:
+        with _table_lock:
+            if _slot is None:
+                import llvmlite.binding as llvm
+                slot = ctypes.c_void_p(table_address())
+                llvm.add_symbol(SLOT, ctypes.addressof(slot))
+                _slot = slot
 
 
 def loaded() -> bool:
@@ -245,16 +267,18 @@ def empty(shape, dtype) -> np.ndarray:
 _DECLARATION = re.compile(r"^declare [^\n]*@(malloc|free)\([^\n]*\n", re.MULTILINE)
 _CALL = re.compile(r"@(malloc|free)\(")
 _WRAPPERS = f"""
-@{TABLE} = external global [2 x ptr]
+@"{SLOT}" = external global ptr
 
 define internal ptr @{JIT_MALLOC}(i64 %size) {{
-  %f = load ptr, ptr @{TABLE}
+  %t = load ptr, ptr @"{SLOT}"
+  %f = load ptr, ptr %t
   %p = call ptr %f(i64 %size)
   ret ptr %p
 }}
 
 define internal void @{JIT_FREE}(ptr %p) {{
-  %at = getelementptr [2 x ptr], ptr @{TABLE}, i64 0, i64 1
+  %t = load ptr, ptr @"{SLOT}"
+  %at = getelementptr [2 x ptr], ptr %t, i64 0, i64 1
   %f = load ptr, ptr %at
   call void %f(ptr %p)
   ret void

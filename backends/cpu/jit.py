@@ -1,4 +1,5 @@
-"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT), and the flat call path.
+"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT, or a shared library through
+the dynamic loader: shared.py), and the flat call path.
 
 The lowered function takes every memref expanded into scalars (MLIR's default calling
 convention): `allocated, aligned, offset, sizes..., strides...` per argument, inputs first
@@ -17,11 +18,10 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING, Sequence
 
-import llvmlite.binding as llvm
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import blas_library as blas, block_cache, kernels, native
+from ember.backends.cpu import blas_library as blas, block_cache, host_target, kernels, native
 from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -41,9 +41,9 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     if block_cache.uses(llvm_ir):
-        block_cache.table()
+        block_cache.bind_mcjit()
     with kernels.resolving(bind_gemm(backend, llvm_ir)):
-        engine = llvm.create_mcjit_compiler(module, machine)
+        engine = host_target.binding().create_mcjit_compiler(module, machine)
         engine.finalize_object()
     native.bind(engine)
     return engine
@@ -75,9 +75,10 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> 
     """LLVM IR of `i32 __ember_entry_<symbol>(ptr* data)`: calls `@symbol` with each
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
-    A result of dynamic shape has no buffer: `@symbol` returns it unranked
-    (the ember-unrank-dynamic-results pass) and the entry stores its descriptor's address (malloc'ed:
-    the caller frees it and, once done with the data, the buffer) in the result's slot.
+    A result of dynamic shape has no buffer: `@symbol` returns it unranked (the
+    ember-unrank-dynamic-results pass) and the entry stores its descriptor's address
+    (malloc'ed: the caller frees it and, once done with the data, the buffer) in the
+    result's slot.
 
     It returns a status (native.py): 0, or the failure's status after compiled code
     unwound to it (`longjmp`), with the failure's values written into the `native.MAX_VALUES`
@@ -187,9 +188,10 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code); it owns
     its target machine, and frees both when it is garbage-collected."""
+    llvm = host_target.binding()
     own = bind_gemm(backend, obj)
     if block_cache.uses(obj):
-        block_cache.table()  # the malloc and free the code calls (block_cache.route)
+        block_cache.bind_mcjit()  # the malloc and free the code calls (block_cache.route)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

@@ -151,7 +151,9 @@ def _source(fn) -> str | None:
     """The source of `fn`'s own code (not of what `fn.__wrapped__` names), or None where
     there is none. What inspect.getsource(code) finds, without its getmodule() search of
     every loaded module for the file (~90 ms on a first call in a process with ember,
-    numpy and MLIR loaded): the lines come from linecache, as inspect's do."""
+    numpy and MLIR loaded): the lines come from linecache, as inspect's do. The block is
+    found by `_block` where it can (tokenize, which inspect.getblock runs, compiles its
+    regular expressions on first use: ~5-10 ms of a warm start's first call)."""
     code = fn.__code__
     filename = code.co_filename
     linecache.checkcache(filename)
@@ -161,10 +163,56 @@ def _source(fn) -> str | None:
         return None
     while start > 0 and not _DEF_LINE.match(lines[start]):
         start -= 1
+    block = _block(lines, start, code)
+    if block is not None:
+        return block
     try:
         return "".join(inspect.getblock(lines[start:]))
     except (IndentationError, SyntaxError, tokenize.TokenError):
         return None
+
+
+def _block(lines: list[str], start: int, code: types.CodeType) -> str | None:
+    """The source of the `def` at `lines[start]` (0-based) whose code is `code`, found by
+    indentation: every line up to the last one any of its instructions (or those of the
+    functions, classes and lambdas inside it) spans, then the more indented, blank and
+    comment lines after it. None unless that parses as one function definition (a block
+    cut inside a string literal does not): `inspect.getblock` decides then."""
+    last = _last_line(code)
+    header = lines[start]
+    indent = len(header) - len(header.lstrip())
+    if last is None or last <= start:
+        return None
+    end = last  # 1-based last line = 0-based index of the line after it
+    while end < len(lines):
+        line = lines[end]
+        text = line.strip()
+        if text and not text.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    source = "".join(lines[start:end])
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    return source
+
+
+def _last_line(code: types.CodeType) -> int | None:
+    """The last source line (1-based) spanned by an instruction of `code` or of a code
+    object inside it."""
+    last = None
+    for _, end_line, _, _ in code.co_positions():
+        if end_line is not None and (last is None or end_line > last):
+            last = end_line
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            inner = _last_line(const)
+            if inner is not None and (last is None or inner > last):
+                last = inner
+    return last
 
 
 def _converted_tree(fn) -> ast.FunctionDef | None:
