@@ -182,10 +182,11 @@ def bind_mcjit() -> None:
     """Makes `SLOT` resolvable by MCJIT (a pointer to `TABLE`, process-wide, once)."""
     global _slot
     if _slot is None:
+        address = table_address()  # first: table() takes the lock too
         with _table_lock:
             if _slot is None:
                 import llvmlite.binding as llvm
-                slot = ctypes.c_void_p(table_address())
+                slot = ctypes.c_void_p(address)
                 llvm.add_symbol(SLOT, ctypes.addressof(slot))
                 _slot = slot
 
