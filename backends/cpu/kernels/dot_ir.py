@@ -22,6 +22,41 @@ DR, DC = 4, 5
 DOT_COPY_ELEMENTS = 1 << 18
 
 
+def sum_lanes(lines: list[str], vectors: list[str], lanes: int, t: str) -> list[tuple[str, int]]:
+    """Appends to `lines` the ops that sum each of `vectors` (vector<lanes x t>) across its
+    lanes, several at a time; returns where each sum is: (a vector, its lane). A tree of
+    shuffles and adds in a fixed order (the same bits on every call): each level pairs
+    two vectors, each holding 2^L sums of `lanes / 2^L` lanes, into one holding 2^(L+1) of
+    half as many, by adding the low halves of each group to the high halves (a vector
+    without a partner pairs with itself; its copy's lanes are not used). 20 accumulators
+    take 20 adds and 40 shuffles, not 20 reductions of 15 dependent adds each."""
+    v = f"vector<{lanes}x{t}>"
+    level: list[tuple[str, list[int | None]]] = [(x, [i]) for i, x in enumerate(vectors)]
+    width, step = lanes, 0
+    while width > 1:
+        half, nxt = width // 2, []
+        for pair in range(0, len(level), 2):
+            (x, xs), (y, ys) = level[pair], level[pair + 1] if pair + 1 < len(level) else \
+                (level[pair][0], [None] * len(level[pair][1]))
+            groups = len(xs)
+            lo = [g * width + i for g in range(groups) for i in range(half)]
+            hi = [g * width + half + i for g in range(groups) for i in range(half)]
+            name = f"%red{step}_{pair // 2}"
+            lo_all = ", ".join(map(str, lo + [lanes + j for j in lo]))
+            hi_all = ", ".join(map(str, hi + [lanes + j for j in hi]))
+            lines.append(f"        {name}lo = vector.shuffle {x}, {y} [{lo_all}] : {v}, {v}")
+            lines.append(f"        {name}hi = vector.shuffle {x}, {y} [{hi_all}] : {v}, {v}")
+            lines.append(f"        {name} = arith.addf {name}lo, {name}hi : {v}")
+            nxt.append((name, xs + ys))
+        level, width, step = nxt, half, step + 1
+    where: dict[int, tuple[str, int]] = {}
+    for name, sources in level:
+        for lane, source in enumerate(sources):
+            if source is not None:
+                where[source] = (name, lane)
+    return [where[i] for i in range(len(vectors))]
+
+
 def dot(p: Params) -> str:
     """`@<p>_dot(a, lda, b, ldb, tb, c, ldc, m0, n0, m, n, k, alpha, beta) -> ok`: C[m0:+m,
     n0:+n] for A stored by rows (`a[(m0 + i) * lda + k]`), B stored transposed (`tb`:
@@ -65,11 +100,12 @@ def dot(p: Params) -> str:
     new = step(True, [f"%u{i}" for i in range(DR * DC)], "t")
     lines.append(f"          scf.yield {', '.join(new)} : {acc_types}")
     lines.append("        }")
+    sums = sum_lanes(lines, [f"%tails#{i}" for i in range(DR * DC)], lanes, t)
     for r in range(DR):
         for c in range(DC):
+            vec, lane = sums[r * DC + c]
             lines += [
-                f"        %sum{r}{c} = vector.reduction <add>, %tails#{r * DC + c} : {v} "
-                f"into {t}",
+                f"        %sum{r}{c} = vector.extract {vec}[{lane}] : {t} from {v}",
                 f"        %in{r}{c} = arith.andi %rin{r}, %cin{c} : i1",
                 f"        scf.if %in{r}{c} {{",
                 f"          %at{r}{c} = arith.addi %crow{r}, %ccol{c} : index",
@@ -118,7 +154,12 @@ def dot(p: Params) -> str:
     %krem = arith.remui %k, %cl : index
     %kmain = arith.subi %k, %krem : index
     // B^T: in place (rows n0.. of B stored transposed), or a copy
-    %size = arith.muli %n, %k : index
+    // the copy's rows one cache line apart from a multiple of 4 KiB (rows k = 1024 floats
+    // apart all fall in one L1 set, and DC of them with DR rows of A exceed its ways)
+    %kup = arith.ceildivui %k, %cl : index
+    %kup_l = arith.muli %kup, %cl : index
+    %kpad = arith.addi %kup_l, %cl : index
+    %size = arith.muli %n, %kpad : index
     %copy_size = arith.select %tb, %c0, %size : index
     %copy = memref.alloc(%copy_size) {{alignment = 64 : i64}} : {mem}
     %cx = memref.extract_aligned_pointer_as_index %copy : {mem} -> index
@@ -127,18 +168,18 @@ def dot(p: Params) -> str:
     scf.if %ok {{
       %boff = arith.muli %n0, %ldb : index
       %bt_base = arith.select %tb, %boff, %c0 : index
-      %ldbt = arith.select %tb, %ldb, %k : index
+      %ldbt = arith.select %tb, %ldb, %kpad : index
       %notb = arith.cmpi eq, %copy_size, %size : index
       %fill = arith.andi %notb, %got : i1
       scf.if %fill {{
-        scf.for %kk = %c0 to %k step %c1 {{
-          %src_row = arith.muli %kk, %ldb : index
-          %src0 = arith.addi %src_row, %n0 : index
-          scf.for %j = %c0 to %n step %c1 {{
-            %src = arith.addi %src0, %j : index
+        scf.for %j = %c0 to %n step %c1 {{
+          %src0 = arith.addi %n0, %j : index
+          %dst0 = arith.muli %j, %kpad : index
+          scf.for %kk = %c0 to %k step %c1 {{
+            %src_row = arith.muli %kk, %ldb : index
+            %src = arith.addi %src_row, %src0 : index
             %x = memref.load %b[%src] : {mem}
-            %dj = arith.muli %j, %k : index
-            %dst = arith.addi %dj, %kk : index
+            %dst = arith.addi %dst0, %kk : index
             memref.store %x, %copy[%dst] : {mem}
           }}
         }}
