@@ -9,7 +9,17 @@ vector accumulators running along k (DR loads of A and DC of B^T per DR * DC FMA
 sums each accumulator's lanes (4 x 5: a 10-wide layer in two blocks; 4 x 5 measured 10%
 faster than 4 x 4 and 6 x 4 on 256 x 1024 by 1024 x 10). Rows and columns past the matrix
 repeat the last one (valid reads) and are not stored; the last steps of k load under a
-mask.
+mask. On 256 x 1024 x 10 (Zen 4, one thread) the loop along k runs at the FMA units'
+peak; what is around it was a third of the time and is now a tenth:
+  - the copy of B^T transposes lanes x lanes blocks in registers (`transpose_block`); B
+    read column by column as scalars took a tenth, and stored row by row (10 streams
+    4 KiB apart, one L1 set) a quarter;
+  - the copy's rows are one cache line past a multiple of 4 KiB, so the DC rows of B^T and
+    DR of A the loop reads do not all fall in one L1 set (k = 1024: 9 streams, 8 ways);
+  - a block's DR * DC sums across lanes are one tree of shuffles and adds (`sum_lanes`),
+    not DR * DC ordered reductions of lanes - 1 dependent adds each.
+Each C[i, j] is summed in an order set by the shape alone, whichever block or thread its
+row falls in: the same bits on every call and for any number of threads.
 """
 
 from __future__ import annotations
@@ -55,6 +65,49 @@ def sum_lanes(lines: list[str], vectors: list[str], lanes: int, t: str) -> list[
             if source is not None:
                 where[source] = (name, lane)
     return [where[i] for i in range(len(vectors))]
+
+
+def transpose_block(p: Params) -> list[str]:
+    """The ops copying rows %kk.. (lanes of them) of B's columns %j0.. (%nleft of them, at
+    most lanes: `%cmask`) to rows %j0.. of `%copy` (row stride `%kpad`), transposed: each
+    level of the network swaps one bit of the row index with the same bit of the lane."""
+    lanes, t, mem = p.lanes, p.element, f"memref<?x{p.element}>"
+    v, mask_t = f"vector<{lanes}x{t}>", f"vector<{lanes}xi1>"
+    out, rows = [], []
+    for r in range(lanes):
+        out += [f"            %tr{r} = arith.addi %kk, %c{r} : index" if r else
+                "            %tr0 = arith.addi %kk, %c0 : index",
+                f"            %trow{r} = arith.muli %tr{r}, %ldb : index",
+                f"            %tat{r} = arith.addi %trow{r}, %col : index",
+                f"            %t0_{r} = vector.maskedload %b[%tat{r}], %cmask, %vzero : "
+                f"{mem}, {mask_t}, {v} into {v}"]
+        rows.append(f"%t0_{r}")
+    bit, level = 1, 0
+    while bit < lanes:
+        new = list(rows)
+        for r0 in range(lanes):
+            if r0 & bit:
+                continue
+            r1 = r0 | bit
+            low = [c if not c & bit else lanes + c - bit for c in range(lanes)]
+            high = [c + bit if not c & bit else lanes + c for c in range(lanes)]
+            for r, mask in ((r0, low), (r1, high)):
+                name = f"%t{level + 1}_{r}"
+                out.append(f"            {name} = vector.shuffle {rows[r0]}, {rows[r1]} "
+                           f"[{', '.join(map(str, mask))}] : {v}, {v}")
+                new[r] = name
+        rows, bit, level = new, bit * 2, level + 1
+    for c in range(lanes):
+        out += [f"            %tin{c} = arith.cmpi ult, %c{c}, %nleft : index" if c else
+                "            %tin0 = arith.cmpi ult, %c0, %nleft : index",
+                f"            scf.if %tin{c} {{",
+                f"              %tj{c} = arith.addi %j0, %c{c} : index" if c else
+                "              %tj0 = arith.addi %j0, %c0 : index",
+                f"              %tdr{c} = arith.muli %tj{c}, %kpad : index",
+                f"              %tdst{c} = arith.addi %tdr{c}, %kk : index",
+                f"              vector.store {rows[c]}, %copy[%tdst{c}] : {mem}, {v}",
+                "            }"]
+    return out
 
 
 def dot(p: Params) -> str:
@@ -134,7 +187,9 @@ def dot(p: Params) -> str:
         %bc{c} = arith.muli %cc{c}, %ldbt : index
         %brow{c} = arith.addi %bt_base, %bc{c} : index
         %ccol{c} = arith.addi %n0, %cj{c} : index""" for c in range(DC))
-    consts = "\n".join(f"    %c{i} = arith.constant {i} : index" for i in range(2, max(DR, DC)))
+    consts = "\n".join(f"    %c{i} = arith.constant {i} : index"
+                       for i in range(2, max(DR, DC, p.lanes)))
+    transpose = "\n".join(transpose_block(p))
     body = "\n".join(lines)
     return f"""
   func.func private @{p.prefix}_dot(%a: {mem}, %lda: index, %b: {mem}, %ldb: index, %tb: i1,
@@ -172,14 +227,25 @@ def dot(p: Params) -> str:
       %notb = arith.cmpi eq, %copy_size, %size : index
       %fill = arith.andi %notb, %got : i1
       scf.if %fill {{
-        scf.for %j = %c0 to %n step %c1 {{
-          %src0 = arith.addi %n0, %j : index
-          %dst0 = arith.muli %j, %kpad : index
-          scf.for %kk = %c0 to %k step %c1 {{
-            %src_row = arith.muli %kk, %ldb : index
-            %src = arith.addi %src_row, %src0 : index
+        // lanes x lanes blocks of B transposed in registers (a column of B at a time
+        // read as scalars was a tenth of a 256 x 1024 x 10 product); the last rows of k
+        // one by one
+        scf.for %j0 = %c0 to %n step %cl {{
+          %nleft = arith.subi %n, %j0 : index
+          %cmask = vector.create_mask %nleft : {mask_t}
+          %col = arith.addi %n0, %j0 : index
+          scf.for %kk = %c0 to %kmain step %cl {{
+{transpose}
+          }}
+        }}
+        scf.for %kk = %kmain to %k step %c1 {{
+          %src_row = arith.muli %kk, %ldb : index
+          %src0 = arith.addi %src_row, %n0 : index
+          scf.for %j = %c0 to %n step %c1 {{
+            %src = arith.addi %src0, %j : index
             %x = memref.load %b[%src] : {mem}
-            %dst = arith.addi %dst0, %kk : index
+            %dj = arith.muli %j, %kpad : index
+            %dst = arith.addi %dj, %kk : index
             memref.store %x, %copy[%dst] : {mem}
           }}
         }}
