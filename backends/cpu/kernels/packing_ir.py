@@ -48,30 +48,6 @@ def _pack(which: str, p: Params, width: int) -> str:
             %y{L} = memref.load {src}[%ss{L}] : {mem}
             %ds{L} = arith.addi %d, %c{L}l : index
             memref.store %y{L}, {dst}[%ds{L}] : {mem}""" for L in range(width))
-    if width % p.lanes == 0:
-        # step-major, whole panels: row by row of the source (one contiguous read of all
-        # the panels' values, which the hardware prefetcher follows; panel by panel read
-        # kc short pieces 4 KiB apart for B of 1024 columns)
-        rows_first = f"""    %step_major = arith.xori {lane_major_when}, %true_ : i1
-    %nfull0 = arith.divui %extent, %cw : index
-    %nfull = arith.muli %nfull0, %cw : index
-    scf.if %step_major {{
-      scf.for %k = %c0 to %kc step %c1 {{
-        %kk = arith.addi %p0, %k : index
-        %rs = arith.muli %kk, {ld} : index
-        %rowb = arith.addi %rs, %lo : index
-        %dk = arith.muli %k, %cw : index
-        scf.for %panel = %c0 to %nfull step %cw {{
-          %row = arith.addi %rowb, %panel : index
-          %base = arith.muli %panel, %kc : index
-          %d = arith.addi %base, %dk : index
-{unrolled_step_major}
-        }}
-      }}
-    }}
-    %start = arith.select %step_major, %nfull, %c0 : index"""
-    else:
-        rows_first = "    %start = arith.constant 0 : index"
     lane_consts = "\n".join(f"    %c{L}l = arith.constant {L} : index" for L in range(width))
     return f"""
   func.func private @{pre}_pack_{which}({src}: {mem}, {ld}: index, {tr}: i1, %lo: index,
@@ -84,8 +60,7 @@ def _pack(which: str, p: Params, width: int) -> str:
     %zero = arith.constant 0.0 : {t}
 {lane_consts}
     %ta_n = arith.xori {tr}, %true_ : i1
-{rows_first}
-    scf.for %panel = %start to %extent step %cw {{
+    scf.for %panel = %c0 to %extent step %cw {{
       %lanes = affine.min affine_map<(d0)[s0] -> ({width}, s0 - d0)>(%panel)[%extent]
       %base = arith.muli %panel, %kc : index
       %lane_base = arith.addi %lo, %panel : index
