@@ -34,17 +34,8 @@ def _pack(which: str, p: Params, width: int) -> str:
             %x{L} = memref.load {src}[%ls{L}] : {mem}
             %dl{L} = arith.addi %d, %c{L}l : index
             memref.store %x{L}, {dst}[%dl{L}] : {mem}""" for L in range(width))
-    if width % p.lanes == 0:  # whole vectors (B's NR columns): LLVM kept 64 scalar copies
-        v = f"vector<{p.lanes}x{t}>"
-        unrolled_step_major = "\n".join(
-            f"""            %ss{L} = arith.addi %row, %c{L}l : index
-            %y{L} = vector.load {src}[%ss{L}] : {mem}, {v}
-            %ds{L} = arith.addi %d, %c{L}l : index
-            vector.store %y{L}, {dst}[%ds{L}] : {mem}, {v}"""
-            for L in range(0, width, p.lanes))
-    else:
-        unrolled_step_major = "\n".join(
-            f"""            %ss{L} = arith.addi %row, %c{L}l : index
+    unrolled_step_major = "\n".join(
+        f"""            %ss{L} = arith.addi %row, %c{L}l : index
             %y{L} = memref.load {src}[%ss{L}] : {mem}
             %ds{L} = arith.addi %d, %c{L}l : index
             memref.store %y{L}, {dst}[%ds{L}] : {mem}""" for L in range(width))
