@@ -67,10 +67,34 @@ def sum_lanes(lines: list[str], vectors: list[str], lanes: int, t: str) -> list[
     return [where[i] for i in range(len(vectors))]
 
 
+def transpose_network(out: list[str], rows: list[str], lanes: int, v: str, stem: str,
+                      pad: str) -> list[str]:
+    """Appends to `out` the shuffles transposing `lanes` vectors `rows` (of type `v`, lanes
+    lanes each) as a lanes x lanes matrix; returns the transposed rows' names (`stem`
+    followed by level_row). Each level swaps one bit of the row index with the same bit of
+    the lane: lanes * log2(lanes) two-source shuffles."""
+    bit, level = 1, 0
+    while bit < lanes:
+        new = list(rows)
+        for r0 in range(lanes):
+            if r0 & bit:
+                continue
+            r1 = r0 | bit
+            low = [c if not c & bit else lanes + c - bit for c in range(lanes)]
+            high = [c + bit if not c & bit else lanes + c for c in range(lanes)]
+            for r, mask in ((r0, low), (r1, high)):
+                name = f"{stem}{level + 1}_{r}"
+                out.append(f"{pad}{name} = vector.shuffle {rows[r0]}, {rows[r1]} "
+                           f"[{', '.join(map(str, mask))}] : {v}, {v}")
+                new[r] = name
+        rows, bit, level = new, bit * 2, level + 1
+    return rows
+
+
 def transpose_block(p: Params) -> list[str]:
     """The ops copying rows %kk.. (lanes of them) of B's columns %j0.. (%nleft of them, at
-    most lanes: `%cmask`) to rows %j0.. of `%copy` (row stride `%kpad`), transposed: each
-    level of the network swaps one bit of the row index with the same bit of the lane."""
+    most lanes: `%cmask`) to rows %j0.. of `%copy` (row stride `%kpad`), transposed in
+    registers (`transpose_network`)."""
     lanes, t, mem = p.lanes, p.element, f"memref<?x{p.element}>"
     v, mask_t = f"vector<{lanes}x{t}>", f"vector<{lanes}xi1>"
     out, rows = [], []
@@ -82,21 +106,7 @@ def transpose_block(p: Params) -> list[str]:
                 f"            %t0_{r} = vector.maskedload %b[%tat{r}], %cmask, %vzero : "
                 f"{mem}, {mask_t}, {v} into {v}"]
         rows.append(f"%t0_{r}")
-    bit, level = 1, 0
-    while bit < lanes:
-        new = list(rows)
-        for r0 in range(lanes):
-            if r0 & bit:
-                continue
-            r1 = r0 | bit
-            low = [c if not c & bit else lanes + c - bit for c in range(lanes)]
-            high = [c + bit if not c & bit else lanes + c for c in range(lanes)]
-            for r, mask in ((r0, low), (r1, high)):
-                name = f"%t{level + 1}_{r}"
-                out.append(f"            {name} = vector.shuffle {rows[r0]}, {rows[r1]} "
-                           f"[{', '.join(map(str, mask))}] : {v}, {v}")
-                new[r] = name
-        rows, bit, level = new, bit * 2, level + 1
+    rows = transpose_network(out, rows, lanes, v, "%t", " " * 12)
     for c in range(lanes):
         out += [f"            %tin{c} = arith.cmpi ult, %c{c}, %nleft : index" if c else
                 "            %tin0 = arith.cmpi ult, %c0, %nleft : index",

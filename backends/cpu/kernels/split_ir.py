@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.dot_ir import DOT_COPY_ELEMENTS
+from ember.backends.cpu.kernels.dott_ir import DOTT_MAX_COLUMNS
 from ember.backends.cpu.kernels.direct_ir import DIRECT_ROWS
 from ember.backends.cpu.kernels.gemm_ir import Params
 
@@ -109,7 +110,14 @@ def split(p: Params) -> str:
     %b_fits = arith.ori %tb1, %copy_fits : i1
     %dot0 = arith.andi %thin, %a_rows : i1
     %dot = arith.andi %dot0, %b_fits : i1
-    %ndot = arith.xori %dot, %true : i1
+    // A stored transposed and at most DOTT_MAX_COLUMNS columns: a tile of C^T along all
+    // of k, A read in place (dott_ir)
+    %cdottmax = arith.constant {DOTT_MAX_COLUMNS} : index
+    %n_dott = arith.cmpi ule, %n1, %cdottmax : index
+    %dott0 = arith.andi %thin, %ta1 : i1
+    %dott = arith.andi %dott0, %n_dott : i1
+    %dots = arith.ori %dot, %dott : i1
+    %ndot = arith.xori %dots, %true : i1
     %tc0 = arith.andi %thin, %taller : i1
     %tc = arith.andi %tc0, %ndot : i1
     %a = arith.select %tc, %b1, %a1 : {mem}
@@ -194,10 +202,18 @@ def split(p: Params) -> str:
       }} else {{
         // narrow with A by rows: dot products; a few rows with B by rows: whole register
         // tiles reading A and B in place; the columns left take the packed path
-        %done = scf.if %dot -> index {{
-          %fine = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms, %ns,
-              %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index, index,
-              index, index, index, index, {t}, {t}) -> i1
+        %done = scf.if %dots -> index {{
+          %fine = scf.if %dott -> i1 {{
+            %r = func.call @{pre}_dott(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> i1
+            scf.yield %r : i1
+          }} else {{
+            %r = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> i1
+            scf.yield %r : i1
+          }}
           %all = arith.select %fine, %ns, %c0 : index
           scf.yield %all : index
         }} else {{
