@@ -3,15 +3,17 @@
 C[m x n] = alpha A^T B + beta C with n small and A stored k x m (the weight gradient of a
 10-wide output layer, h^T @ dlogits): a column of C^T, C[i:i+VL, j], is a sum over k of
 rows of A (contiguous along i) scaled by one value of B. `@<p>_dott` keeps a tile of C^T,
-DOTT_COLUMNS columns of C by DOTT_VECTORS vectors of rows, in registers along all of k:
-each step loads DOTT_VECTORS vectors of A and broadcasts DOTT_COLUMNS values of B (stored
-by rows or transposed) into DOTT_COLUMNS * DOTT_VECTORS FMAs. A is read once, in place;
-nothing is packed (the C^T = B^T A^T path packed all of A, m x k, for a product of 10
-columns: 1024 x 256 x 10 took 130 us on one Zen 4 core, 2.5x its by-rows twin). The tile
-is transposed in registers (dot_ir.transpose_network) and stored by rows of C under a
-mask of its columns. Rows past m load under a mask and are not stored; columns past n
-repeat the last one and are not stored. Each C[i, j] is summed along k in order: the
-same bits whatever the block or thread its row falls in.
+DOTT_COLUMNS columns of C by `vectors(p)` vectors of rows, in registers along a block of
+DOTT_K_BLOCK steps of k: each step loads those vectors of A and broadcasts DOTT_COLUMNS
+values of B (stored by rows or transposed) into as many FMAs as the tile has vectors. A is
+read once per DOTT_COLUMNS columns, in place; nothing is packed (the C^T = B^T A^T path
+packed all of A, m x k, for a product of 10 columns: 1024 x 256 x 10 took 130 us on one
+Zen 4 core, 2.5x its by-rows twin). The tile is transposed in registers
+(dot_ir.transpose_network) and stored by rows of C under a mask of its columns. Rows past
+m load under a mask and are not stored; columns past n repeat the last one and are not
+stored. Each block of k is summed in order and added to C in turn (beta applied with the
+first), as the packed path adds its blocks of KC: the same bits whatever the tile or
+thread a row falls in, and errors that grow with KC, not k.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ember.backends.cpu.kernels.gemm_ir import Params
 DOTT_COLUMNS = 10
 # products of at most this many columns take this path (A is read once per DOTT_COLUMNS)
 DOTT_MAX_COLUMNS = 16
+DOTT_K_BLOCK = 256  # steps of k summed in registers before they are added to C
 PREFETCH_STEPS = 8  # rows of A fetched ahead (each step jumps lda: no hardware stream)
 
 
@@ -51,7 +54,16 @@ def dott(p: Params) -> str:
                 f"        %cn{c} = arith.addi %n0, %cc{c} : index",
                 f"        %bj{c} = arith.muli %cn{c}, %bjs : index"]
     init = ", ".join(f"%s{i} = %vzero" for i in range(iv * jc))
-    out += [f"        %acc:{iv * jc} = scf.for %kk = %c0 to %k step %c1 iter_args({init}) "
+    # blocks of DOTT_K_BLOCK steps of k, each added to C (beta on the first only): sums of
+    # as many terms in registers as the packed path's blocks
+    out += ["        scf.for %kb = %c0 to %k step %ckb {",
+            "        %kend0 = arith.addi %kb, %ckb : index",
+            "        %kend = arith.minui %kend0, %k : index",
+            "        %first = arith.cmpi eq, %kb, %c0 : index",
+            f"        %beta_b = arith.select %first, %beta, %one : {t}",
+            f"        %vbb = vector.broadcast %beta_b : {t} to {v}",
+            f"        %nbb = arith.cmpf oeq, %beta_b, %fzero : {t}"]
+    out += [f"        %acc:{iv * jc} = scf.for %kk = %kb to %kend step %c1 iter_args({init}) "
             f"-> ({acc_types}) {{",
             "          %arow = arith.muli %kk, %lda : index",
             "          %aat = arith.addi %arow, %acol : index",
@@ -96,18 +108,18 @@ def dott(p: Params) -> str:
                         f"          %rs{name} = arith.muli %rg{name}, %ldc : index",
                         f"          %at{name} = arith.addi %rs{name}, %col{q}_{c0} : index",
                         f"          %ax{name} = arith.mulf %valpha, {rows[r]} : {v}",
-                        "          scf.if %no_beta {",
+                        "          scf.if %nbb {",
                         f"            vector.maskedstore %c[%at{name}], %cms{q}_{c0}, %ax{name} "
                         f": {mem}, {mask_t}, {v}",
                         "          } else {",
                         f"            %old{name} = vector.maskedload %c[%at{name}], "
                         f"%cms{q}_{c0}, %vzero : {mem}, {mask_t}, {v} into {v}",
-                        f"            %y{name} = vector.fma %vbeta, %old{name}, %ax{name} : {v}",
+                        f"            %y{name} = vector.fma %vbb, %old{name}, %ax{name} : {v}",
                         f"            vector.maskedstore %c[%at{name}], %cms{q}_{c0}, %y{name} "
                         f": {mem}, {mask_t}, {v}",
                         "          }",
                         "        }"]
-    out.append("      }")
+    out += ["        }", "      }"]
     consts = "\n".join(f"    %c{i} = arith.constant {i} : index"
                        for i in range(2, max(jc, iv * lanes, lanes) + 1))
     body = "\n".join(out)
@@ -125,8 +137,8 @@ def dott(p: Params) -> str:
     %fzero = arith.constant 0.0 : {t}
     %vzero = arith.constant dense<0.0> : {v}
     %valpha = vector.broadcast %alpha : {t} to {v}
-    %vbeta = vector.broadcast %beta : {t} to {v}
-    %no_beta = arith.cmpf oeq, %beta, %fzero : {t}
+    %one = arith.constant 1.0 : {t}
+    %ckb = arith.constant {DOTT_K_BLOCK} : index
     %nlast = arith.subi %n, %c1 : index
     // B's step along k and along j
     %bks = arith.select %tb, %c1, %ldb : index
