@@ -19,8 +19,9 @@ def split(p: Params) -> str:
     alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t`
     of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product
     narrower than a register tile (n < NR) runs as dot products along k if A is stored by
-    rows (dot_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the
-    tile's rows, not its columns, go to waste. Threads split C in whole register tiles, by
+    rows (dot_ir.py), as tiles of C^T along k reading A in place if A is stored transposed
+    and n <= DOTT_MAX_COLUMNS (dott_ir.py), else (m > n) as C^T = B^T A^T with C written
+    transposed, so the tile's rows, not its columns, go to waste. Threads split C in whole register tiles, by
     columns if m <= n (each thread packs all of A, the smaller operand) else by rows (all
     of B), unless that dim has fewer tiles than threads (splitting 256 x 1024 products by
     rows packed B twice: the 8 products of bench case E took 15.4-16.1 ms, 14.3 by
