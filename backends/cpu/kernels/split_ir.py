@@ -16,19 +16,18 @@ MAX_THREADS = 64
 
 def split(p: Params) -> str:
     """`@<p>_plan(m, n, k, want) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
-    alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t`
-    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product
-    narrower than a register tile (n < NR) runs as dot products along k if A is stored by
-    rows (dot_ir.py), as tiles of C^T along k reading A in place if A is stored transposed
-    and n <= DOTT_MAX_COLUMNS (dott_ir.py), else (m > n) as C^T = B^T A^T with C written
-    transposed, so the tile's rows, not its columns, go to waste. Threads split C in whole register tiles, by
-    columns if m <= n (each thread packs all of A, the smaller operand) else by rows (all
-    of B), unless that dim has fewer tiles than threads (splitting 256 x 1024 products by
-    rows packed B twice: the 8 products of bench case E took 15.4-16.1 ms, 14.3 by
-    columns). k == 0 or alpha == 0 scale C by beta (zero it when beta == 0). Workspaces
-    come from a small pool kept across calls (driver_ir: a fresh malloc of a few MB per
-    call page-faulted ~1000 times per case E step), or the stack for one tile of rows or
-    columns or if malloc fails (slower then, never wrong)."""
+    alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t` of
+    `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product narrower than
+    a register tile (n < NR) runs as dot products along k if A is stored by rows (dot_ir.py), as
+    tiles of C^T along k reading A in place if A is stored transposed and n <= DOTT_MAX_COLUMNS
+    (dott_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the tile's rows,
+    not its columns, go to waste. Threads split C in whole register tiles, by columns if m <= n
+    (each thread packs all of A, the smaller operand) else by rows (all of B), unless that dim
+    has fewer tiles than threads (splitting 256 x 1024 products by rows packed B twice: the 8
+    products of bench case E took 15.4-16.1 ms, 14.3 by columns). k == 0 or alpha == 0 scale C
+    by beta (zero it when beta == 0). Workspaces come from a small pool kept across calls
+    (driver_ir: a fresh malloc of a few MB per call page-faulted ~1000 times per case E step),
+    or the stack for one tile of rows or columns or if malloc fails (slower then, never wrong)."""
     t, mem, pre = p.element, f"memref<?x{p.element}>", p.prefix
     return f"""
   func.func private @ember_gemm_cpus() -> i64
