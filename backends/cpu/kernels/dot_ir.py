@@ -14,8 +14,9 @@ peak; what is around it was a third of the time and is now a tenth:
   - the copy of B^T transposes lanes x lanes blocks in registers (`transpose_block`); B
     read column by column as scalars took a tenth, and stored row by row (10 streams
     4 KiB apart, one L1 set) a quarter;
-  - the copy's rows are one cache line past a multiple of 4 KiB, so the DC rows of B^T and
-    DR of A the loop reads do not all fall in one L1 set (k = 1024: 9 streams, 8 ways);
+  - the copy's rows are one vector (a cache line with AVX-512) past a multiple of 4 KiB, so
+    the DC rows of B^T and DR of A the loop reads do not all fall in one L1 set (k = 1024:
+    9 streams, 8 ways);
   - a block's DR * DC sums across lanes are one tree of shuffles and adds (`sum_lanes`),
     not DR * DC ordered reductions of lanes - 1 dependent adds each.
 Each C[i, j] is summed in an order set by the shape alone, whichever block or thread its
@@ -219,7 +220,7 @@ def dot(p: Params) -> str:
     %krem = arith.remui %k, %cl : index
     %kmain = arith.subi %k, %krem : index
     // B^T: in place (rows n0.. of B stored transposed), or a copy
-    // the copy's rows one cache line apart from a multiple of 4 KiB (rows k = 1024 floats
+    // the copy's rows one vector apart from a multiple of 4 KiB (rows k = 1024 floats
     // apart all fall in one L1 set, and DC of them with DR rows of A exceed its ways)
     %kup = arith.ceildivui %k, %cl : index
     %kup_l = arith.muli %kup, %cl : index
