@@ -35,6 +35,7 @@ import shutil
 import sys
 import threading
 import time
+import warnings
 from typing import Optional, TextIO
 
 from mlir import ir
@@ -44,6 +45,7 @@ from ember.passes.instrument import PassInstrumentation
 
 LOGGER = logging.getLogger("ember.compile")
 ENV = "EMBER_LOG"
+LOGS = frozenset({"compile"})  # what EMBER_LOG may name
 THRESHOLD = 2.0  # seconds a step runs before the status line appears
 INTERVAL = 0.1  # seconds between updates of the status line
 
@@ -57,7 +59,12 @@ def _configure() -> None:
     if _configured:
         return
     _configured = True
-    if "compile" in (p.strip() for p in os.environ.get(ENV, "").split(",")):
+    names = {p.strip() for p in os.environ.get(ENV, "").split(",")} - {""}
+    if unknown := sorted(names - LOGS):
+        warnings.warn(f"{ENV}={os.environ[ENV]!r}: Ember has no log named "
+                      f"{', '.join(unknown)}; the logs are: {', '.join(sorted(LOGS))} "
+                      "(comma-separated)", RuntimeWarning, stacklevel=2)
+    if "compile" in names:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
         LOGGER.addHandler(handler)

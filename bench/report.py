@@ -27,6 +27,7 @@ TITLES = {
     "F": "first call (trace + compile + run) in a fresh process",
 }
 C_BYTES = 80e6  # one read + one write of 10M float32
+C_TARGET = 2.8e-3  # issue 19, set when a copy of those bytes ran at 33.8 GB/s here
 D_FLOPS = 2 * 256 * (784 * 1024 + 1024 * 1024 + 1024 * 10)
 # E: the forward's products, one weight gradient per product, the input gradients of the
 # second and third products (the first one's, of x, is not needed).
@@ -155,6 +156,8 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
         extra = []
         if t and case == "C":
             extra.append(f"{C_BYTES / t / 1e9:.1f} GB/s")
+            if c.get("copy_2t"):
+                extra.append(f"{t / c['copy_2t']:.2f}x its process's 2-thread copy")
         if t and case in "DE":
             extra.append(f"{(D_FLOPS if case == 'D' else E_FLOPS) / t / 1e9:.1f} GFLOP/s")
         if c.get("first_call") is not None and s == "ember":
@@ -167,6 +170,8 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
                      reps, "; ".join(extra + ([note] if note else []))])
     out = [f"== Case {case}: {TITLES[case]}",
            table(rows, header)]
+    if case == "C":
+        out.extend(copy_lines(res, measured))
     t = median_of(res, "ember", case)
     v = steady_verdict(case, t, base)
     if is_interpreted(res.get("ember", {}).get("cases", {}).get(case, {})):
@@ -190,6 +195,28 @@ def report_case(case: str, res: dict, measured: list[str]) -> str:
     have = [s for s in measured if median_of(res, s, case) is not None]
     out.extend(recorded_lines("", RECORDED[case], have, t))
     return "\n".join(out)
+
+
+def copy_lines(res: dict, measured: list[str]) -> list[str]:
+    """Case C's copy baseline (systems/common.copy_baseline: the median over the systems'
+    processes of a numpy copy of the same 40 MB into a faulted-in buffer) and issue 19's
+    target, which was set when such a copy ran at 33.8 GB/s here."""
+    parts = []
+    for key, what in (("copy_1t", "1 thread"), ("copy_2t", "2 threads")):
+        values = sorted(c[key] for s in measured
+                        if (c := res.get(s, {}).get("cases", {}).get("C", {})).get(key))
+        if values:
+            t = values[len(values) // 2]
+            parts.append(f"{what} {fmt_t(t)} = {C_BYTES / t / 1e9:.1f} GB/s")
+    if not parts:
+        return []
+    lines = ["copy baseline (numpy copy of the same bytes into a faulted-in buffer, in the "
+             "same processes): " + ", ".join(parts)]
+    t = median_of(res, "ember", "C")
+    if t:
+        lines.append(f"target (issue 19): ember <= {fmt_t(C_TARGET)} -> "
+                     + verdict(t <= C_TARGET, f"{fmt_t(t)} = {C_BYTES / t / 1e9:.1f} GB/s"))
+    return lines
 
 
 def recorded_lines(label: str, rec: dict, have: list[str], ember_t) -> list[str]:

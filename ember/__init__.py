@@ -10,12 +10,10 @@ from ember.dialects.ember.base import (InvalidArgumentError, OpAttributeError, O
 from ember.dialects.ember.dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                                          float64, int8, int16, int32, int64, string, uint8)
 from ember import config, debugging, errors, linalg, math, nn, passes, types
-from ember import debug
 from ember import random
 from ember import experimental
 from ember.dialects.ember.dtypes import complex64, complex128
 from ember import signal
-from ember import distribute
 from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
 from ember.frontend import autograph
 from ember.frontend.control_flow import ControlFlowError, cond
@@ -70,12 +68,28 @@ from ember import losses
 from ember import train
 from ember.frontend.training.layers_core import Sequential
 from ember import aot
-from ember import data
 
 bool = bool_  # noqa: A001 - TensorFlow spells it tf.bool
 newaxis = None
 
 __version__ = "0.1.0"
+
+# em.data and em.distribute (tf.data's pipelines, tf.distribute's strategies) and em.debug
+# (miscompile bisection) are imported on first use: nothing else in ember needs them, and
+# they are ~10% of `import ember`.
+_LAZY_SUBMODULES = ("data", "debug", "distribute")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"ember.{name}")  # binds the attribute, too
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
 
 from ember.runtime.startup import prepare as _prepare
 

@@ -49,7 +49,6 @@ from ember.dialects.ember.verifier import VerificationError
 from ember.frontend.autodiff.registry import NoGradientError
 from ember.frontend.autograph.conversion import AutoGraphWarning
 from ember.frontend.control_flow import ControlFlowError
-from ember.runtime.data.errors import DataLossError, NotFoundError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
 from ember.passes.pipeline_syntax import PipelineError
@@ -57,9 +56,7 @@ from ember.runtime.executor import InterpreterFallbackError, InterpreterFallback
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 from ember.passes.rewrite import RewriteError
-from ember.runtime.data.iterator import OutOfRangeError
 from ember.runtime.tiers import TierWarning
-from ember.runtime.distribute.watchdog import UnavailableError
 
 # The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
 # beside the code that raises them, which loads MLIR's linalg, LLVM (llvmlite) or the CUDA
@@ -78,6 +75,11 @@ _LAZY = {
     "CudaError": "ember.backends.cuda.driver",
     "GpuUnavailableError": "ember.backends.cuda.driver",
     "AllocationError": "ember.backends.cuda.allocator",
+    # em.data's and em.distribute's, which `import ember` loads on first use too
+    "DataLossError": "ember.runtime.data.errors",
+    "NotFoundError": "ember.runtime.data.errors",
+    "OutOfRangeError": "ember.runtime.data.iterator",
+    "UnavailableError": "ember.runtime.distribute.watchdog",
 }
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",

@@ -14,7 +14,6 @@ the tree inside MLIR's PassManager.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import typing
 from typing import Union
 
@@ -202,6 +201,7 @@ def _value(pass_name: str, what: str, kind, raw: str):
 
 
 def suggest(name: str) -> str:
+    import difflib  # only for a misspelt name
     close = difflib.get_close_matches(name, registry.names() + list(registry.UPSTREAM_HINTS),
                                       n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""

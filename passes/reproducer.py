@@ -38,7 +38,6 @@ import json
 import os
 import re
 import shlex
-import tempfile
 from typing import Iterator
 
 from mlir import ir
@@ -62,6 +61,7 @@ def directory() -> str | None:
     chosen = os.environ.get(ENV, "").strip()
     if chosen.lower() == "off":
         return None
+    import tempfile  # on use: ~5 ms of import ember
     return chosen or os.path.join(tempfile.gettempdir(), "ember-repro")
 
 

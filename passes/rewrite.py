@@ -56,7 +56,6 @@ driver has already taken the next op. It may insert ops before it and move ops.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import Callable, ClassVar, Optional, Sequence
 
 import numpy as np
@@ -106,6 +105,7 @@ def rewrite(root, benefit: int = 1, name: str = "") -> Callable[[Callable], Patt
     if not isinstance(op_name, str) or "." not in op_name:
         raise TypeError(f"@rewrite takes an op spec or a dialect.op name, got {root!r}")
     if op_name.startswith("ember.") and op_name not in REGISTRY:
+        import difflib  # only for a misspelt name
         close = ["ember." + c for c in difflib.get_close_matches(
             op_name[len("ember."):], [n.split(".", 1)[1] for n in REGISTRY], n=1)]
         raise ValueError(f"@rewrite: there is no op '{op_name}' in the ember dialect"

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import func
+from mlir.dialects import func, tensor
 
 from ember import backends
 from ember.backends.cpu import host_calls
@@ -366,9 +366,12 @@ class ConcreteFunction:
         for kind, obj in self._graph.extra_args:  # the caller captures them in turn
             operands.append(graph.capture_variable(obj) if kind == "variable"
                             else graph.resolve(obj))
-        result_types = list(ir.FunctionType(self._graph.func.type).results)
+        signature = ir.FunctionType(self._graph.func.type)
         with graph.context, graph.insertion_point(), graph.location():
-            call = func.CallOp(result_types, self._graph.symbol, operands)
+            # a callee traced for `None` dims takes `?` where the caller knows the size
+            operands = [v if v.type == t else tensor.CastOp(t, v).result
+                        for v, t in zip(operands, signature.inputs)]
+            call = func.CallOp(list(signature.results), self._graph.symbol, operands)
         return self._pack([graph.wrap(r, self.name) for r in call.results])
 
     def _copy_into(self, graph: FuncGraph) -> None:
@@ -376,8 +379,7 @@ class ConcreteFunction:
             return
         with graph.context, ir.InsertionPoint(graph.module.body):
             for op in self._graph.module.body.operations:
-                symbol = symbol_name(op)
-                if symbol not in graph.callees:
+                if (symbol := symbol_name(op)) not in graph.callees:
                     copy = op.clone()
                     if copy.regions[0].blocks:  # a nested function: only its caller uses it
                         copy.attributes["sym_visibility"] = ir.StringAttr.get("private")
@@ -385,8 +387,7 @@ class ConcreteFunction:
         graph.callbacks.update(self._graph.callbacks)
 
     def _pack(self, results: list):
-        leaves = [results[leaf] if is_result(leaf) else leaf
-                  for leaf in self._output_leaves]
+        leaves = [results[leaf] if is_result(leaf) else leaf for leaf in self._output_leaves]
         return nest.pack_sequence_as(self._outputs, leaves)
 
 

@@ -5,9 +5,9 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
 
   1. "auto" (the default): if a cache (memory or disk) has the full tier's code, run it at
      once. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
-     without vectorisation or unrolling, instructions selected at -O0; products on Ember's
-     own GEMM without timing it against OpenBLAS, and on the GEMM library's fast tier
-     while its full tier is not built yet, kernels.bind_jit) and run it.
+     without vectorisation or unrolling, instructions selected at -O0; products on numpy's
+     OpenBLAS, which needs no compiling, or where there is none on Ember's own GEMM at the
+     library's fast tier while its full tier is not built yet, kernels.bind_jit) and run it.
   2. Every call of fast-tier code is counted; the call that reaches
      `em.config.tier_threshold()` (default 10) queues a full-tier compile on the one
      background thread and returns at once. Nothing waits for that compile.
@@ -66,25 +66,26 @@ class FastTier:
         self.calls = 0
         self.failure: str | None = None
         self._promote = promote
-        self._threshold = config.tier_threshold() if promote is not None else float("inf")
+        # the threshold is read at each call: set_tier_threshold applies to this code too
+        self._waiting = promote is not None
         self._lock = threading.Lock()
 
     def call_pointers(self, pointers: list[int]):
         self.calls += 1  # unlocked: a count lost to a race only delays the recompile
-        if self.calls >= self._threshold:
+        if self._waiting and self.calls >= config.tier_threshold():
             self._ask()
         return self.exe.call_pointers(pointers)
 
     def __call__(self, arrays):
         self.calls += 1
-        if self.calls >= self._threshold:
+        if self._waiting and self.calls >= config.tier_threshold():
             self._ask()
         return self.exe(arrays)
 
     def _ask(self) -> None:
         with self._lock:
             promote, self._promote = self._promote, None
-            self._threshold = float("inf")
+            self._waiting = False
         if promote is not None:
             promote(self)
 

@@ -12,9 +12,7 @@ every compile-cache key (STYLE.md: every option that changes code is in the key)
 from __future__ import annotations
 
 import dataclasses
-import functools
 
-import llvmlite.binding as llvm
 from mlir import ir
 
 from ember.passes.bufferizable import PassFailure
@@ -22,9 +20,10 @@ from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends import compile_log
 from ember.backends.base import StagedLowering
-from ember.backends.cpu import blas_library
+from ember.backends.cpu import blas_library, host_target
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
+from ember.backends.cpu.interleave import interleave_long_chains
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.translate import to_llvm_ir
@@ -75,11 +74,10 @@ def bufferized_pipeline(blas: bool) -> str:
                              if blas else "")
 
 
-@functools.lru_cache(maxsize=1)
 def _init_llvm() -> tuple[str, str]:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    """The host's CPU name and features as LLVM names them (host_target.py: remembered
+    on disk, so a cache hit needs no LLVM; a compile checks them with LLVM first)."""
+    return host_target.host()[:2]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,9 +125,11 @@ class CpuOptions:
 # B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
 # D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
 # Values agree with FULL's within float rounding (vectorised reductions may reassociate).
-# Under EMBER_BLAS=auto the fast tier's products call Ember's own kernels: timing them
-# against OpenBLAS for each new shape (kernels/choice.py) runs both libraries' GEMMs
-# repeatedly (on a cold cache after building Ember's at O3), which only hot code repays.
+# Under EMBER_BLAS=auto the fast tier's products call numpy's OpenBLAS (Ember's own
+# kernels where there is none): it is already built, while Ember's GEMM library costs
+# ~1.2 s of CPU at its own fast tier and ~4 s at O3 on a cold cache, and timing the two per
+# shape (kernels/choice.py) runs both repeatedly; only hot code repays either, so the full
+# tier makes that choice. Case D's cold first call: ~1.7 s -> ~0.2 s.
 FULL_TIER: dict = {}
 FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
 
@@ -138,7 +138,7 @@ def tier_options(tier: str) -> CpuOptions:
     """The options of compilation tier `tier` ("fast" or "full"; runtime/tiers.py)."""
     if tier != "fast":
         return CpuOptions(**FULL_TIER)
-    return CpuOptions(**FAST_TIER, gemm="ember" if choice.policy() == "auto" else None)
+    return CpuOptions(**FAST_TIER, gemm="openblas" if choice.policy() == "auto" else None)
 
 
 def _resolve_gemm(gemm: str | None) -> str:
@@ -152,7 +152,8 @@ class CpuBackend(StagedLowering):
     """Compiles ember modules for this machine's CPU (`lower` runs its stages)."""
 
     def __init__(self, options: CpuOptions | None = None, instrument: dict | None = None):
-        self.options = (options or CpuOptions()).resolved()
+        self.requested = options or CpuOptions()  # as given: resolved again if the host
+        self.options = self.requested.resolved()  # record was wrong (host_target.verify)
         # MLIR's instrumentation of every stage's pipeline, as Pipeline.run takes it
         # (print_ir_after_all, print_ir_after, timing): ember-compile's flags
         self.instrument = dict(instrument or {})
@@ -207,6 +208,8 @@ class CpuBackend(StagedLowering):
             native.install(module)  # checked malloc, error sites, what the entry needs
             if self.options.vectorize and "+avx512f" in (self.options.features or "").split(","):
                 fold_loop_tails(module)  # masked tails are cheap with mask registers
+            if self.options.vectorize:  # latency-bound loop bodies (interleave.py)
+                interleave_long_chains(module, _FOLD_TAIL)
             mark_buffers_noalias(module)
         return module
 
@@ -217,6 +220,7 @@ class CpuBackend(StagedLowering):
         return to_llvm_ir(module)
 
     def target_machine(self, reloc: str = "default"):
+        llvm = host_target.binding()  # loaded by what compiles, not by a cache hit
         target = llvm.Target.from_default_triple()
         return target.create_target_machine(cpu=self.options.cpu,
                                             features=self.options.features,
@@ -226,6 +230,7 @@ class CpuBackend(StagedLowering):
 
     def optimize_llvm(self, llvm_ir: str, machine=None):
         """Parses and optimises LLVM IR at the configured level; returns the llvmlite module."""
+        llvm = host_target.binding()
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
         machine = machine or self.target_machine()

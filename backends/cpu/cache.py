@@ -6,8 +6,11 @@ optimisation pipeline when that pipeline is Ember's own, so that a hit needs no
 optimisation; the optimised text when it has a user's pass), the function, the static input
 types, the specialisation pipeline, the backend options (target CPU and features,
 optimisation level, BLAS, threads), the versions of ember, the MLIR bindings, llvmlite and
-LLVM, and a hash of the compiler's own source files.
-Entries are object files plus the result types. On disk (default `~/.cache/ember`, or
+LLVM, and a hash of the compiler's own source files (host_target.py finds the host's and
+LLVM's part without loading LLVM, and remembers the source hash per list of file stats).
+Entries are object files plus the result types and, where the code links and loads as one,
+the same code as a shared library (shared.py: a warm start loads it without LLVM). On
+disk (default `~/.cache/ember`, or
 `$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it off) each entry is written to a
 temporary file and renamed into place, so readers never see half an entry and processes can
 share the directory; each carries a SHA-256 of its payload and the key it was stored under,
@@ -22,7 +25,6 @@ from __future__ import annotations
 import collections
 import functools
 import hashlib
-import importlib.metadata
 import json
 import os
 import tempfile
@@ -30,14 +32,9 @@ import threading
 import weakref
 from typing import Optional
 
+from ember.backends.cpu import host_target
+
 MAGIC = b"EMBER-OBJ-2\n"
-
-
-def _version(package: str) -> str:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 @functools.lru_cache(maxsize=1)
@@ -47,23 +44,15 @@ def compiler_fingerprint() -> str:
     import ember.backends
     import ember.dialects
     import ember.passes
-    h = hashlib.sha256()
-    for package in (ember.dialects, ember.passes, ember.backends):
-        for root in package.__path__:
-            for folder, _, files in sorted(os.walk(root)):
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        with open(os.path.join(folder, name), "rb") as f:
-                            h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()
+    return host_target.source_hash((ember.dialects, ember.passes, ember.backends))
 
 
 @functools.lru_cache(maxsize=1)
 def versions() -> tuple:
-    import llvmlite.binding as llvm
-    return ("ember", _version("ember"), compiler_fingerprint(), "mlir",
-            _version("xtc-mlir-python-bindings"), "llvmlite", _version("llvmlite"), "llvm",
-            ".".join(map(str, llvm.llvm_version_info)))
+    version = host_target.package_version
+    return ("ember", version("ember"), compiler_fingerprint(), "mlir",
+            version("xtc-mlir-python-bindings"), "llvmlite", version("llvmlite"), "llvm",
+            host_target.host()[2])
 
 
 def cache_key(*parts) -> str:
@@ -107,10 +96,18 @@ class DiskCache:
         entry = _decode(blob)
         if entry is None:
             self.discard(key, "checksum or format mismatch")
-        elif entry[1].pop("key", None) != key:  # a valid entry, copied from another key
+            return None
+        if entry[1].pop("key", None) != key:  # a valid entry, copied from another key
             self.discard(key, "stored under another key")
             return None
-        return entry
+        code, meta = entry
+        size = meta.pop("shared_bytes", 0)
+        if not isinstance(size, int) or not 0 <= size <= len(code):
+            self.discard(key, "the shared library's size does not fit")
+            return None
+        if size:  # the object, then the same code linked into a shared library
+            code, meta["shared"] = code[:len(code) - size], code[len(code) - size:]
+        return code, meta
 
     def discard(self, key: str, reason: str) -> None:
         """Removes the entry of `key` (it cannot be used: `reason`), so it is rebuilt."""
@@ -123,15 +120,21 @@ class DiskCache:
         except OSError:
             pass
 
-    def store(self, key: str, obj: bytes, meta: dict) -> None:
+    def store(self, key: str, obj: bytes, meta: dict, shared: Optional[bytes] = None) -> None:
+        """Stores object code `obj` with its metadata `meta` (JSON) and, if given, the
+        same code linked into a shared library (shared.py; `load` returns it as
+        `meta["shared"]`)."""
         if self.directory is None:
             return
         path = self._path(key)
+        record = {**meta, "key": key}
+        if shared:
+            record["shared_bytes"] = len(shared)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                f.write(_encode(obj, {**meta, "key": key}))
+                f.write(_encode(obj + (shared or b""), record))
             os.replace(tmp, path)
         except OSError:  # a read-only or full disk only costs the next process a compile
             pass

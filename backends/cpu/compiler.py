@@ -33,10 +33,11 @@ from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tie
 from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
-from ember.backends.cpu import host_call_lowering, host_calls
+from ember.backends.cpu import block_cache, host_calls
 from ember.backends.cpu.host import bind_print, rename_prints
-from ember.backends.cpu.jit import (Executable, JitError, entry_wrapper, load_object,
-                                    object_code)
+from ember.backends.cpu import host_target
+from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, object_code
+from ember.backends.cpu.shared import link, load_code
 from ember.backends.cpu.native import error_sites
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype_rows,
@@ -49,7 +50,6 @@ from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
-from ember.passes.transforms.shape_refine import retype
 
 # Specialisation runs only what makes shapes static, inlining nested functions and refining
 # shapes, around the Function's own pipeline ({user}), which folds the shape computations
@@ -90,6 +90,7 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
             # a variable's argument holds a resource of its value type
             new = type_to_mlir(ResourceType(t) if isinstance(declared, ResourceType) else t)
             if new != arg.type:
+                from ember.passes.transforms.shape_refine import retype  # not on a cache hit
                 retype(arg, new)  # users that pin the old type (loops, calls) get a cast
                 changed = True
         results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
@@ -178,16 +179,22 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
             disk.discard(key, str(e))
     if exe is None and cached_only:
         return None
+    if exe is None and not host_target.verify():  # the key named another host: LLVM's now
+        return compile_function(module_text, symbol, arg_types,
+                                CpuBackend(backend.requested, backend.instrument), block,
+                                source_key, pipeline, cached_only)
     if exe is None:
         with compile_log.stage(f"compile @{symbol}"):
             if callable(module_text):
                 module_text = module_text()
             obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline,
                                open_dump(f"{symbol}-compile"))
-            disk.store(key, obj, meta)
+            with compile_log.stage("link"):
+                library = link(obj, backend)
+            disk.store(key, obj, meta, library)
             try:
-                exe = _load((obj, meta), module_text, symbol, arg_types, backend, block,
-                            source_key, pipeline)
+                exe = _load((obj, {**meta, "shared": library}), module_text, symbol,
+                            arg_types, backend, block, source_key, pipeline)
             except _BadEntry as e:
                 raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
                                     NotCompilable.Reason.FAILED) from None
@@ -278,7 +285,8 @@ def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backen
         prints += [host_calls.bind(site) for site in meta.hosts]
         own_types = _block_types(arg_types, block) if block else arg_types
         with compile_log.stage("load"):
-            exe = Executable(load_object(backend, obj), symbol, own_types, results)
+            exe = Executable(load_code(backend, obj, record.get("shared")), symbol,
+                             own_types, results)
     except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
         raise _BadEntry(f"{type(e).__name__}: {e}") from None
     exe.variables = variables
@@ -331,6 +339,7 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     module = specialize(module_text, symbol, arg_types, pipeline,
                         (dump,) if dump is not None else ())
     result_types = check_compilable(module, symbol, host_calls=True)
+    from ember.backends.cpu import host_call_lowering  # the lowering's: not on a cache hit
     with module.context, ir.Location.unknown():
         fn = function_named(module, symbol)
         hosts = host_call_lowering.check(module, fn)
@@ -375,4 +384,5 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
     llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
     meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
                      tuple(prints), tuple(errors.items()), hosts=tuple(hosts))
-    return object_code(backend, llvm_ir), meta.as_json()
+    # the JIT's code allocates through the block cache (AOT libraries keep libc's)
+    return object_code(backend, block_cache.route(llvm_ir)), meta.as_json()

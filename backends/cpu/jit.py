@@ -1,4 +1,5 @@
-"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT), and the flat call path.
+"""JIT: LLVM IR -> machine code in this process (llvmlite MCJIT, or a shared library through
+the dynamic loader: shared.py), and the flat call path.
 
 The lowered function takes every memref expanded into scalars (MLIR's default calling
 convention): `allocated, aligned, offset, sizes..., strides...` per argument, inputs first
@@ -15,14 +16,12 @@ engine is disposed and its code freed; nothing keeps engines for the life of the
 from __future__ import annotations
 
 import ctypes
-import sys
 from typing import TYPE_CHECKING, Sequence
 
-import llvmlite.binding as llvm
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import blas_library as blas, kernels, native
+from ember.backends.cpu import blas_library as blas, block_cache, host_target, kernels, native
 from ember.backends.cpu.kernels.choice import OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -41,8 +40,10 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
         module = backend.optimize_llvm(llvm_ir, machine)
     except RuntimeError as e:
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
+    if block_cache.uses(llvm_ir):
+        block_cache.bind_mcjit()
     with kernels.resolving(bind_gemm(backend, llvm_ir)):
-        engine = llvm.create_mcjit_compiler(module, machine)
+        engine = host_target.binding().create_mcjit_compiler(module, machine)
         engine.finalize_object()
     native.bind(engine)
     return engine
@@ -74,9 +75,10 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> 
     """LLVM IR of `i32 __ember_entry_<symbol>(ptr* data)`: calls `@symbol` with each
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
-    A result of dynamic shape has no buffer: `@symbol` returns it unranked
-    (the ember-unrank-dynamic-results pass) and the entry stores its descriptor's address (malloc'ed:
-    the caller frees it and, once done with the data, the buffer) in the result's slot.
+    A result of dynamic shape has no buffer: `@symbol` returns it unranked (the
+    ember-unrank-dynamic-results pass) and the entry stores its descriptor's address
+    (malloc'ed: the caller frees it and, once done with the data, the buffer) in the
+    result's slot.
 
     It returns a status (native.py): 0, or the failure's status after compiled code
     unwound to it (`longjmp`), with the failure's values written into the `native.MAX_VALUES`
@@ -186,7 +188,10 @@ def object_code(backend: CpuBackend, llvm_ir: str) -> bytes:
 def load_object(backend: CpuBackend, obj: bytes):
     """An execution engine holding the code of an object file (from object_code); it owns
     its target machine, and frees both when it is garbage-collected."""
+    llvm = host_target.binding()
     own = bind_gemm(backend, obj)
+    if block_cache.uses(obj):
+        block_cache.bind_mcjit()  # the malloc and free the code calls (block_cache.route)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
@@ -196,46 +201,28 @@ def load_object(backend: CpuBackend, obj: bytes):
     return engine
 
 
-RECYCLE_BYTES = 1 << 20
-
-
 class OutputBuffers:
-    """Output arrays for one executable's calls, large ones recycled.
+    """Output arrays for one executable's calls; large ones from the block cache.
 
-    A fresh large array costs a page fault per page on first write (glibc maps allocations
-    over 32 MiB afresh every time), which takes longer than a fused kernel's whole pass over
-    it. So the last output of each large result is kept, and the next call reuses it when
-    nothing else refers to it any more (its reference count shows only this pool: no
-    em.Tensor, numpy view, memoryview or ctypes buffer of it is alive); otherwise
-    it allocates afresh. The price is one idle buffer per large result per executable, as
-    with the caching allocators of torch and JAX.
+    A fresh large array costs a page fault per page on first write, which takes longer than
+    a fused kernel's whole pass over it. So an output of `block_cache.MIN_BYTES` or more
+    lives in a block of the caching allocator (block_cache.py): when the last array over it
+    dies, the block goes back to the cache and a later call (of any executable) gets it
+    again, already faulted in. A result the caller keeps stays its own; the next call gets
+    another block, and once that result dies its block is reused in turn (`y = f(x)` in a
+    loop alternates between two blocks).
     """
 
     def __init__(self, specs: Sequence[tuple]):
         self._specs = list(specs)
-        self._spare = [[] if int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-                       >= RECYCLE_BYTES else None for shape, dtype in self._specs]
-        self._recycle = any(s is not None for s in self._spare)
+        self._big = any(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                        >= block_cache.MIN_BYTES for shape, dtype in self._specs) \
+            and block_cache.available()
 
     def take(self) -> list[np.ndarray]:
-        if not self._recycle:
+        if not self._big:
             return [np.empty(shape, dtype) for shape, dtype in self._specs]
-        outs = []
-        for (shape, dtype), spare in zip(self._specs, self._spare):
-            out = None
-            if spare is not None:
-                try:
-                    out = spare.pop()  # atomic: two threads never get the same array
-                except IndexError:
-                    pass
-                # 2 = `out` here + getrefcount's argument: nobody else can see it
-                if out is not None and sys.getrefcount(out) != 2:
-                    out = None
-            outs.append(np.empty(shape, dtype) if out is None else out)
-        for out, spare in zip(outs, self._spare):
-            if spare is not None and not spare:
-                spare.append(out)
-        return outs
+        return [block_cache.empty(shape, dtype) for shape, dtype in self._specs]
 
 
 def _memref_ctypes(rank: int) -> list:
@@ -348,24 +335,22 @@ class Executable:
         return outs
 
 
-_libc = ctypes.CDLL(None)
-_libc.free.argtypes = [ctypes.c_void_p]
-_libc.free.restype = None
-
-
 class _NativeBuffer:
-    """Memory compiled code allocated with malloc, freed when the last array over it goes
-    (numpy makes an array's base the first non-array object: every view keeps this one)."""
+    """Memory compiled code allocated, freed when the last array over it goes (numpy makes
+    an array's base the first non-array object: every view keeps this one). Compiled
+    code's malloc goes through the block cache's table (block_cache.route), so `free` is
+    `block_cache.free_function()`, which takes both the cache's blocks and libc's."""
 
-    __slots__ = ("_allocated", "__array_interface__", "__weakref__")
+    __slots__ = ("_allocated", "_free", "__array_interface__", "__weakref__")
 
-    def __init__(self, allocated: int, aligned: int, nbytes: int):
+    def __init__(self, allocated: int, aligned: int, nbytes: int, free):
         self._allocated = allocated
+        self._free = free
         self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "version": 3,
                                     "data": (aligned if nbytes else 0, False)}
 
     def __del__(self):
-        _libc.free(self._allocated)
+        self._free(self._allocated)
 
 
 def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
@@ -377,7 +362,8 @@ def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
     allocated, aligned, offset = fields[0], fields[1], fields[2]
     sizes = tuple(fields[3:3 + rank])
     strides = tuple(fields[3 + rank:3 + 2 * rank])
-    _libc.free(descriptor)
+    free = block_cache.free_function()
+    free(descriptor)
     dtype = np.dtype(t.dtype.np_dtype)
     item = dtype.itemsize
     if 0 in sizes:
@@ -385,7 +371,7 @@ def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
     else:
         extent = (offset + sum((n - 1) * s for n, s in zip(sizes, strides)) + 1) * item
     raw = np.asarray(_NativeBuffer(allocated & (2 ** 64 - 1), aligned & (2 ** 64 - 1),
-                                   extent))
+                                   extent, free))
     return np.ndarray(sizes, dtype, buffer=raw, offset=offset * item if extent else 0,
                       strides=tuple(s * item for s in strides) if extent else None)
 

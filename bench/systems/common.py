@@ -277,7 +277,27 @@ def _run_case(sys_mod, case: str, mode: str) -> dict:
     res.update(settle(sys_mod, lambda: sys_mod.run(fn, args), mode, fn, args))
     if mode == "steady":
         res.update(measure(lambda: sys_mod.run(fn, args)))
+        if case == "C":
+            res.update(copy_baseline(arrays[0]))
     return res
+
+
+def copy_baseline(x: np.ndarray) -> dict:
+    """Case C's memory-bound floor, measured in the same process right after the case: a
+    numpy copy of x's bytes into a buffer already faulted in (one read and one write, as C
+    does), on one thread and on two (halves; numpy's copy releases the GIL)."""
+    import threading
+    out = np.empty_like(x)
+    out[...] = 0  # faulted in
+    half = len(x) // 2
+
+    def two():
+        t = threading.Thread(target=np.copyto, args=(out[half:], x[half:]))
+        t.start()
+        np.copyto(out[:half], x[:half])
+        t.join()
+    return {"copy_1t": measure(lambda: np.copyto(out, x), spend_s=0.5)["median"],
+            "copy_2t": measure(two, spend_s=0.5)["median"]}
 
 
 def settle(sys_mod, call, mode: str, fn=None, args=None) -> dict:

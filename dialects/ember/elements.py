@@ -185,7 +185,7 @@ def element_type(dtype: dtypes.DType) -> ir.Type:
 _caster_installed = False
 
 
-def install_complex_caster() -> None:
+def install_complex_caster(context: ir.Context | None = None) -> None:
     """Lets the bindings hand out dense attributes of complex elements.
 
     Their built-in downcast of a dense int-or-float attribute raises "Can't cast unknown
@@ -194,11 +194,13 @@ def install_complex_caster() -> None:
     does what the built-in one does for int and float elements and gives complex ones the
     generic `DenseElementsAttr` (read through the text form, `to_numpy`). It can go when
     the bindings downcast complex dense attributes themselves (not in 22.1.8).
+    `context`: one to parse a dense attribute in (its type id is every context's); without
+    it a new context is made (~15 ms: every upstream dialect is registered in it).
     """
     global _caster_installed
     if _caster_installed:
         return
-    with ir.Context():
+    with context or ir.Context():
         typeid = ir.Attribute.parse("dense<0.0> : tensor<f32>").typeid
 
     @ir.register_type_caster(typeid, replace=True)

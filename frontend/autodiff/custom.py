@@ -45,11 +45,14 @@ def custom_gradient(f=None):
         tapes = recording.tapes()
         if not tapes:
             return fn(*args, **kwargs)[0]
-        inputs = [a for a in nest.flatten((args, kwargs)) if isinstance(a, Tensor)]
+        # a Variable passed as an argument is an input (its gradient is grad_fn's to
+        # return in order), not one of the `variables=` it reads, as in TensorFlow
+        inputs = [a for a in nest.flatten((args, kwargs))
+                  if isinstance(a, Tensor) or _is_variable(a)]
         with recording.reads(_VariableReads()) as reads, recording.paused():
             y, grad_fn = fn(*args, **kwargs)
         outputs = [o for o in nest.flatten(y) if isinstance(o, Tensor)]
-        variables = reads.variables
+        variables = [v for v in reads.variables if not any(v is a for a in inputs)]
         fresh = [_fresh(o) for o in outputs]  # values of their own, recorded as outputs
         by_id = {id(o): n for o, n in zip(outputs, fresh)}
         y = nest.map_structure(lambda v: by_id.get(id(v), v), y)

@@ -21,9 +21,12 @@ import collections
 import copy
 import functools
 import inspect
+import linecache
 import os
+import re
 import sys
 import textwrap
+import tokenize
 import types
 import warnings
 import weakref
@@ -139,6 +142,79 @@ AG = types.SimpleNamespace(**{name: getattr(module, name) for module in (operato
                               for name in module.__all__}, converted_call=converted_call)
 
 
+# the line a code object's source starts on: its `def`, a decorator or a lambda (as
+# inspect.findsource looks for it)
+_DEF_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def _source(fn) -> str | None:
+    """The source of `fn`'s own code (not of what `fn.__wrapped__` names), or None where
+    there is none. What inspect.getsource(code) finds, without its getmodule() search of
+    every loaded module for the file (~90 ms on a first call in a process with ember,
+    numpy and MLIR loaded): the lines come from linecache, as inspect's do. The block is
+    found by `_block` where it can (tokenize, which inspect.getblock runs, compiles its
+    regular expressions on first use: ~5-10 ms of a warm start's first call)."""
+    code = fn.__code__
+    filename = code.co_filename
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    start = code.co_firstlineno - 1
+    if not lines or not 0 <= start < len(lines):
+        return None
+    while start > 0 and not _DEF_LINE.match(lines[start]):
+        start -= 1
+    block = _block(lines, start, code)
+    if block is not None:
+        return block
+    try:
+        return "".join(inspect.getblock(lines[start:]))
+    except (IndentationError, SyntaxError, tokenize.TokenError):
+        return None
+
+
+def _block(lines: list[str], start: int, code: types.CodeType) -> str | None:
+    """The source of the `def` at `lines[start]` (0-based) whose code is `code`, found by
+    indentation: every line up to the last one any of its instructions (or those of the
+    functions, classes and lambdas inside it) spans, then the more indented, blank and
+    comment lines after it. None unless that parses as one function definition (a block
+    cut inside a string literal does not): `inspect.getblock` decides then."""
+    last = _last_line(code)
+    header = lines[start]
+    indent = len(header) - len(header.lstrip())
+    if last is None or last <= start:
+        return None
+    end = last  # 1-based last line = 0-based index of the line after it
+    while end < len(lines):
+        line = lines[end]
+        text = line.strip()
+        if text and not text.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    source = "".join(lines[start:end])
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    return source
+
+
+def _last_line(code: types.CodeType) -> int | None:
+    """The last source line (1-based) spanned by an instruction of `code` or of a code
+    object inside it."""
+    last = None
+    for _, end_line, _, _ in code.co_positions():
+        if end_line is not None and (last is None or end_line > last):
+            last = end_line
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            inner = _last_line(const)
+            if inner is not None and (last is None or inner > last):
+                last = inner
+    return last
+
+
 def _converted_tree(fn) -> ast.FunctionDef | None:
     """The converted AST of `fn`'s source (cached per code object: the closures one `def`
     makes share it), or None where there is no source."""
@@ -146,9 +222,8 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     if code in _trees:
         _trees.move_to_end(code)
         return _trees[code]
-    try:  # the code's own source: inspect.getsource(fn) would follow fn.__wrapped__
-        source = inspect.getsource(code)
-    except (OSError, TypeError):
+    source = _source(fn)
+    if source is None:
         return None
     tree = ast.parse(textwrap.dedent(source))
     node = tree.body[0]

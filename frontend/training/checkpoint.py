@@ -52,7 +52,8 @@ class Checkpoint:
       >>> os.path.basename(path)
       'ckpt-1.npz'
       >>> _ = v.assign([0.0, 0.0])
-      >>> ckpt.restore(path)
+      >>> ckpt.restore(path).assert_consumed()
+      <CheckpointLoadStatus: 1 value restored>
       >>> v.numpy()
       array([1., 2.], dtype=float32)
     """
@@ -129,9 +130,11 @@ class Checkpoint:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def read(self, save_path) -> None:
+    def read(self, save_path) -> "CheckpointLoadStatus":
         """Assigns every saved value back to its Variable. Optimizer slots that do not exist
-        yet are created first (as Keras's `optimizer.build`).
+        yet are created first (as Keras's `optimizer.build`). Returns the status whose
+        `assert_consumed()` / `expect_partial()` TensorFlow code chains (a restore that
+        returns matched every value both ways).
 
         Raises:
           FileNotFoundError: no such file.
@@ -156,13 +159,45 @@ class Checkpoint:
                 f"em.train.Checkpoint: {path} does not match the checkpointed objects: "
                 + "; ".join(part for part in (
                     f"missing from the file: {missing}" if missing else "",
-                    f"in the file but not in the checkpoint: {extra}" if extra else "") if part))
+                    f"in the file but not in the checkpoint: {extra}" if extra else "") if part)
+                + ("; a layer's or model's variables exist once it is built: call it once, or "
+                   "model.build(input_shape), before restoring" if extra and not missing
+                   else ""))
         for key, var in targets.items():
             _check_value(key, var, saved[key], path)
         for key, var in targets.items():
             var.assign(saved[key])
+        return CheckpointLoadStatus(len(targets))
 
     restore = read
+
+
+class CheckpointLoadStatus:
+    """What `Checkpoint.restore` returns (tf.train.Checkpoint's load status). Ember's restore
+    is strict, so once it has returned every check below holds; each returns the status, as
+    TensorFlow's do, so `ckpt.restore(path).expect_partial()` ports unchanged."""
+
+    def __init__(self, restored: int):
+        self.restored = restored
+
+    def assert_consumed(self) -> "CheckpointLoadStatus":
+        return self
+
+    def assert_existing_objects_matched(self) -> "CheckpointLoadStatus":
+        return self
+
+    def assert_nontrivial_match(self) -> "CheckpointLoadStatus":
+        if not self.restored:
+            raise AssertionError("em.train.Checkpoint: the restore matched no value (the "
+                                 "checkpoint and the file were both empty)")
+        return self
+
+    def expect_partial(self) -> "CheckpointLoadStatus":
+        return self
+
+    def __repr__(self) -> str:
+        return f"<CheckpointLoadStatus: {self.restored} value{'s' * (self.restored != 1)} " \
+            "restored>"
 
 
 def _create_slots(name: str, opt: Optimizer, variables: dict, saved_keys) -> None:
@@ -247,6 +282,14 @@ class CheckpointManager:
         if self._max_to_keep is not None:
             for _, old in self._numbered()[:-self._max_to_keep]:
                 os.remove(old)
+        return path
+
+    def restore_or_initialize(self):
+        """Restores the newest checkpoint and returns its path; with none, returns None and
+        leaves the Variables at their initial values (tf.train.CheckpointManager's)."""
+        path = self.latest_checkpoint
+        if path is not None:
+            self._checkpoint.restore(path)
         return path
 
 

@@ -73,13 +73,14 @@ class Optimizer:
     # -- the learning rate --------------------------------------------------------------------
 
     @property
-    def learning_rate(self) -> Tensor:
-        """The current learning rate (a schedule evaluated at `iterations`)."""
+    def learning_rate(self):
+        """The learning rate: its Variable (as Keras 3's, so `.assign(0.01)` changes it, also
+        for compiled steps already traced), or a schedule's value at `iterations`."""
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
             return convert_to_tensor(lr(self.iterations.read_value()))
         if isinstance(lr, Variable):
-            return lr.read_value()
+            return lr
         return convert_to_tensor(lr())
 
     @learning_rate.setter

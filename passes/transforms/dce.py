@@ -29,7 +29,7 @@ from mlir import ir
 
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
-from ember.passes.analysis.effects import pure_ops
+from ember.passes.analysis.effects import may_fail, pure_ops
 from ember.passes.ir_utils import STRUCTURAL, has_uses, op_id, until_fixed_point
 
 
@@ -42,8 +42,10 @@ class DcePass(Pass):
     def run(self, module: ir.Module, stats: Statistics) -> None:
         def step(fn: ir.Operation) -> bool:
             erased = erase_dead(fn)
-            pure = pure_ops(fn)  # one walk: is_pure of each op of a nest rewalks it
-            ifs = [op for op in iter_ops(fn) if op.name == "scf.if" and op_id(op) in pure]
+            ifs = [op for op in iter_ops(fn) if op.name == "scf.if"]
+            if ifs:
+                pure = pure_ops(fn)  # one walk: is_pure of each op of a nest rewalks it
+                ifs = [op for op in ifs if op_id(op) in pure]
             shrunk = sum(_shrink_if(op) for op in reversed(ifs))  # inner ones first
             for what, n in (("erased", erased), ("results-removed", shrunk)):
                 if n:
@@ -55,10 +57,16 @@ class DcePass(Pass):
 def erase_dead(fn: ir.Operation) -> int:
     """Erases the ops of `fn` without uses that are pure and cannot fail, users first;
     returns how many."""
-    removable = pure_ops(fn, total=True)  # one walk, not is_pure/may_fail per op
+    pure = None  # one walk, not is_pure per op; only if some op is unused
     erased = 0
     for op in reversed(list(iter_ops(fn))):
-        if op.name not in STRUCTURAL and op_id(op) in removable and not has_uses(op):
+        if op.name in STRUCTURAL or has_uses(op):
+            continue
+        if pure is None:
+            pure = pure_ops(fn)
+        # may_fail only of the unused pure ops: asking it of every op (the constants
+        # decoded for each op's totality check) was most of the pass's time
+        if op_id(op) in pure and not may_fail(op):
             op.erase()
             erased += 1
     return erased

@@ -139,6 +139,21 @@ def test_custom_gradient_with_variables():
 
 
 @pytest.mark.parametrize("compiled", [False, True])
+def test_custom_gradient_of_a_variable_argument(compiled):
+    # an argument is an input, whose gradient grad_fn returns; not one of `variables=`
+    @em.custom_gradient
+    def clip_grad(x):
+        return em.identity(x), lambda dy: em.clip_by_value(dy, -0.1, 0.1)
+    v = em.Variable(1.0)
+
+    def f():
+        with em.GradientTape() as tape:
+            y = clip_grad(v) * 5.0
+        return tape.gradient(y, v)
+    close((em.function(f) if compiled else f)(), 0.1)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
 def test_recompute_grad(compiled):
     block = em.recompute_grad(lambda x: em.tanh(x) * x)
 

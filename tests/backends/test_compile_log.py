@@ -64,7 +64,14 @@ def test_ember_log_sends_the_log_to_stderr(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "ember.compile: trace f: " in done.stderr
     assert "ember.compile: compile @f > emit-object: " in done.stderr
-    assert "ember.compile" not in done.stdout
+    assert "ember.compile" not in done.stdout and "RuntimeWarning" not in done.stderr
+    # a misspelt log name is said, not ignored
+    env["EMBER_LOG"] = "compiles"
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "EMBER_LOG='compiles': Ember has no log named compiles; the logs are: compile" \
+        in done.stderr and "ember.compile: trace" not in done.stderr
 
 
 def test_failed_step_is_logged_as_failed(caplog):

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 HEAVY = ("llvmlite", "mlir.dialects.linalg", "ember.backends.cpu.backend",
-         "ember.backends.cuda.driver")
+         "ember.backends.cpu.jit", "ember.backends.cuda.driver")
 
 
 def _loaded_after(code: str) -> set:
@@ -23,17 +23,40 @@ def test_import_and_eager_code_load_no_backend():
         == set()
 
 
+def test_data_distribute_and_debug_load_on_first_use():
+    """em.data, em.distribute and em.debug (and their error classes) are imported on first
+    use."""
+    lazy = ("ember.runtime.data", "ember.runtime.distribute", "ember.runtime.repro_bisect")
+    probe = ("import sys\nimport ember as em\n"
+             f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n"
+             "assert {'data', 'distribute', 'debug'} <= set(dir(em))\n"
+             "print(em.data.Dataset.__name__, em.distribute.MirroredStrategy.__name__,\n"
+             "      em.errors.OutOfRangeError.__name__, em.errors.UnavailableError.__name__,\n"
+             "      em.debug.find_miscompile.__name__)\n"
+             "from ember.data import Dataset\n"
+             f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split("\n")
+    assert out[0] == ""
+    assert out[1] == ("Dataset MirroredStrategy OutOfRangeError UnavailableError "
+                      "find_miscompile")
+    assert set(out[2].split()) == set(lazy)
+
+
 def test_a_tool_loads_no_backend_until_it_lowers():
     assert _loaded_after("import ember.tools.ember_opt") == set()
 
 
 def test_the_backends_errors_load_them_on_first_use():
-    assert _loaded_after("import ember as em\nem.errors.JitError") >= {"llvmlite"}
+    assert _loaded_after("import ember as em\nem.errors.JitError") >= {"ember.backends.cpu.jit"}
 
 
 def test_a_call_whose_code_is_in_the_disk_cache_loads_no_lowering(tmp_path):
-    """A warm start runs the cached object: LLVM is loaded to run it, the lowering is not
-    (MLIR's linalg DSL, the ember-to-linalg conversions)."""
+    """A warm start runs the cached code: its shared library through the dynamic loader
+    (backends/cpu/shared.py), so neither LLVM (llvmlite) nor the lowering (MLIR's linalg
+    DSL, the ember-to-linalg conversions) is loaded; where no linker made one, LLVM loads
+    the cached object, and the lowering still is not loaded."""
+    from ember.backends.cpu.shared import linker
     program = ("import ember as em\n"
                "f = em.function(lambda x: em.tanh(x) * 0.5 + 0.1)\n"
                "f(em.constant([1.0, 2.0])).numpy()\n")
@@ -43,4 +66,24 @@ def test_a_call_whose_code_is_in_the_disk_cache_loads_no_lowering(tmp_path):
                        "'ember.passes.conversions.ember_to_linalg') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
                          timeout=120, check=True).stdout
-    assert set(out.split()) == {"llvmlite"}
+    assert set(out.split()) == (set() if linker() else {"llvmlite"})
+
+
+def test_without_a_linker_a_warm_start_loads_the_object_through_llvm(tmp_path):
+    """EMBER_LD="" turns the shared libraries off: the cache holds objects only, and a warm
+    start loads LLVM to run them, with the same results."""
+    program = ("import ember as em\n"
+               "f = em.function(lambda x: em.tanh(x) * 0.5 + 0.1)\n"
+               "print(f(em.constant([1.0, 2.0])).numpy().tolist())\n"
+               "import sys\nprint('llvmlite' in sys.modules)\n")
+    runs = []
+    for ld in ("", "", None):  # cold and warm without a linker, then warm with one
+        env = {**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}
+        env.pop("EMBER_LD", None)
+        if ld is not None:
+            env["EMBER_LD"] = ld
+        runs.append(subprocess.run([sys.executable, "-c", program], env=env,
+                                   capture_output=True, text=True, timeout=120,
+                                   check=True).stdout.split("\n"))
+    assert runs[0][0] == runs[1][0] == runs[2][0]
+    assert runs[1][1] == runs[2][1] == "True"  # an object-only entry needs LLVM, even later

@@ -95,6 +95,16 @@ def test_full_tier_is_swapped_in_after_the_threshold(fresh_caches):
         np.testing.assert_allclose(r, np.tanh(x) * 0.5, rtol=1e-6)
 
 
+def test_a_new_threshold_applies_to_code_already_at_the_fast_tier(fresh_caches):
+    f = em.function(lambda x: x * 3.0)
+    x = np.ones(5, np.float32)
+    f(x)  # compiled at the fast tier under the default threshold (10)
+    em.config.set_tier_threshold(2)
+    f(x)  # the second call reaches the new threshold
+    assert tiers.wait(120)
+    assert f.get_concrete_function(x).compiled_tiers == {_key(x): "full"}
+
+
 def test_a_specialisation_below_the_threshold_stays_fast(fresh_caches):
     em.config.set_tier_threshold(4)
 
@@ -235,12 +245,26 @@ def test_both_tiers_are_cached_on_disk_and_the_full_one_is_used_at_once(tmp_path
     assert run("second")[:2] == ["first ['full']", "compiled False"]  # loaded at once
 
 
+def test_fast_tier_products_call_openblas_and_build_no_gemm_library(fresh_caches,
+                                                                     monkeypatch):
+    from ember.backends.cpu import blas_library, kernels
+    monkeypatch.setattr(kernels, "_engines", {})  # as in a new process
+    monkeypatch.setenv("EMBER_BLAS", "auto")
+    em.config.set_tier("fast")
+    x, w = _rng(64, 96), _rng(96, 80)
+    got = em.function(lambda x, w: em.nn.relu(em.matmul(x, w)))(x, w).numpy()
+    np.testing.assert_allclose(got, np.maximum(x @ w, 0), rtol=1e-4, atol=1e-4)
+    # numpy's OpenBLAS needs no compiling; without one, the GEMM library's fast tier
+    assert {key[3] for key in kernels._engines} == \
+        (set() if blas_library.available() else {True})
+
+
 @pytest.mark.slow  # builds the GEMM library at both tiers: ~6 s of CPU
 def test_fast_tier_products_use_the_fast_gemm_library_until_the_full_one_is_at_hand(
         fresh_caches, monkeypatch):
     from ember.backends.cpu import kernels
     monkeypatch.setattr(kernels, "_engines", {})  # as in a new process
-    monkeypatch.setenv("EMBER_BLAS", "auto")
+    monkeypatch.setenv("EMBER_BLAS", "off")  # Ember's own kernels at both tiers
 
     def mlp(x, w):
         return em.nn.relu(em.matmul(x, w))

@@ -127,6 +127,29 @@ def test_checkpoint_manager_numbers_keeps_and_finds_checkpoints(tmp_path):
         em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path, max_to_keep=0)
 
 
+def test_restore_returns_a_status_and_restore_or_initialize(tmp_path):
+    v = em.Variable(3.0)
+    manager = em.train.CheckpointManager(em.train.Checkpoint(v=v), tmp_path / "run")
+    assert manager.restore_or_initialize() is None and v.numpy() == 3.0  # nothing yet
+    path = manager.save()
+    v.assign(0.0)
+    assert manager.restore_or_initialize() == path and v.numpy() == 3.0
+    status = em.train.Checkpoint(v=v).restore(path)
+    assert status.expect_partial() is status and status.assert_consumed() is status
+    assert status.assert_existing_objects_matched().assert_nontrivial_match() is status
+    empty = em.train.Checkpoint().write(tmp_path / "empty")
+    with pytest.raises(AssertionError, match="matched no value"):
+        em.train.Checkpoint().restore(empty).assert_nontrivial_match()
+
+
+def test_restoring_into_an_unbuilt_model_says_to_build_it(tmp_path):
+    path = em.train.Checkpoint(model=make_model(3)).write(tmp_path / "m")
+    unbuilt = em.layers.Sequential([em.layers.Dense(3)])
+    with pytest.raises(ValueError, match=r"exist once it is built: call it once, or "
+                                         r"model.build\(input_shape\)"):
+        em.train.Checkpoint(model=unbuilt).restore(path)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float64, np.int64, np.bool_,
                                    em.bfloat16.np_dtype])
 def test_every_dtype_round_trips(tmp_path, dtype):

@@ -194,6 +194,9 @@ def test_learning_rate_can_change_between_compiled_calls():
     opt.learning_rate = 0.5
     step()
     assert w.numpy() == -1.5 and step.experimental_get_tracing_count() == 1
+    opt.learning_rate.assign(0.25)  # the Variable itself, as Keras 3's
+    step()
+    assert w.numpy() == -1.75 and step.experimental_get_tracing_count() == 1
 
 
 def test_schedule_is_evaluated_on_iterations_in_a_compiled_step():

@@ -19,7 +19,8 @@ from ember.backends.cpu.kernels.library import ELEMENTS, fingerprint, isa_params
 from ember.backends.cpu.kernels.pool_ir import KEEP_SYMBOL
 
 __all__ = ["ELEMENTS", "ENTRY", "KEEP_SYMBOL", "THREADS_SYMBOL", "bind_jit", "fingerprint",
-           "isa_params", "keep_threads", "library_object", "llvm_ir", "load", "resolving"]
+           "isa_params", "keep_threads", "library_key", "library_object", "llvm_ir", "load",
+           "resolving"]
 
 
 def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
@@ -33,8 +34,7 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
     from ember.backends.cpu.cache import cache_key, disk_cache
     from ember.backends.cpu.jit import object_code
     backend = CpuBackend(CpuOptions(cpu=cpu, features=features, **(FAST_TIER if fast else {})))
-    key = cache_key("gemm-library", backend.options.cpu, backend.options.features, elements,
-                    *(("fast",) if fast else ()))
+    key = library_key(cpu, features, elements, fast)
     disk = disk_cache()
     entry = disk.load(key)
     if entry is not None and entry[1].get("library") == "gemm":
@@ -43,6 +43,17 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
                                        tuple(elements)))
     disk.store(key, obj, {"library": "gemm"})
     return obj
+
+
+def library_key(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
+                fast: bool = False) -> str:
+    """The disk-cache key of `library_object(cpu, features, elements, fast)`."""
+    from ember.backends.cpu.backend import FAST_TIER, CpuBackend, CpuOptions
+    from ember.backends.cpu.cache import cache_key
+    options = CpuBackend(CpuOptions(cpu=cpu, features=features,
+                                    **(FAST_TIER if fast else {}))).options
+    return cache_key("gemm-library", options.cpu, options.features, elements,
+                     *(("fast",) if fast else ()))
 
 
 def _at_hand(cpu: str, features: str, elements: tuple[str, ...]) -> bool:
@@ -69,13 +80,18 @@ def load(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
     """Loads the library for (`cpu`, `features`) with the GEMMs of `elements` (at the fast
     tier if `fast`) into this process once (it must run here); returns the addresses of
     its entries and of its `ember_gemm_threads` by symbol."""
-    import llvmlite.binding as llvm
     key = (cpu, features, tuple(elements), fast)
     with _lock:  # one lock per library built: building one (seconds) blocks no other
         building = _building.setdefault(key, threading.Lock())
     with building:
         engine = _engines.get(key)
+        if engine is None:  # a cached library, as a shared library: no LLVM (shared.py)
+            from ember.backends.cpu.shared import load_library
+            engine = load_library(library_key(*key))
+            if engine is not None:
+                _engines[key] = engine
         if engine is None:
+            import llvmlite.binding as llvm
             from ember.backends.cpu.backend import CpuBackend, CpuOptions
             obj = library_object(cpu, features, key[2], fast)
             machine = CpuBackend(CpuOptions(cpu=cpu, features=features)).target_machine(
@@ -94,12 +110,16 @@ def keep_threads(addresses: dict[str, int]) -> None:
     """Makes the library of `addresses` (from `load`) keep its worker threads across calls
     (pool_ir.py). Its engine is then never freed, not even at interpreter exit: parked
     workers run its code."""
+    at = addresses.get(KEEP_SYMBOL, 0)
+    if not at:  # a library without the pool: threads per call
+        return
     with _lock:
         for key, engine in _engines.items():
-            if engine.get_global_value_address(KEEP_SYMBOL) == addresses[KEEP_SYMBOL]:
+            if engine.get_global_value_address(KEEP_SYMBOL) == at and \
+                    not any(kept is engine for kept in _immortal):
                 _immortal.append(engine)
                 ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
-    ctypes.c_int32.from_address(addresses[KEEP_SYMBOL]).value = 1
+    ctypes.c_int32.from_address(at).value = 1
 
 
 def bind_jit(cpu: str, features: str, threads: int, element: str, fast: bool = False) -> int:

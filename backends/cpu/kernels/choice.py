@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import statistics
 import threading
 import time
 
@@ -172,6 +171,7 @@ class Chooser:
         # would slow whatever runs next on the other cores
         fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
         times: dict[str, float] = {}
+        import statistics  # here: ~4 ms of a warm start's first call, which times nothing
         for name, fn in fns.items():
             fn(*args)  # warm-up: pages, threads, caches
             runs: list[float] = []

@@ -49,6 +49,9 @@ class Params:
         return "ember_s" if self.element == "f32" else "ember_d"
 
 
+_BYTES = {"f32": 4, "f64": 8}
+
+
 def _lines(*parts) -> str:
     return "\n".join(p for p in parts if p is not None)
 
@@ -154,6 +157,14 @@ def micro_kernel(p: Params, rows: int | None = None, unroll: int = 4,
         g.emit("}")
         return [f"{results}#{i}" for i in range(len(init))]
 
+    # C's tile is read (beta) and written after the loop: have its lines fetched meanwhile
+    # (the rows are ldc apart, often a multiple of 4 KiB: the hardware prefetcher does not
+    # see them as one stream). A prefetch never faults, so edge tiles need no check.
+    for r in range(mr):
+        row = g.add("%co", g.mul(g.const(r), "%ldc")) if r else "%co"
+        for j in range(0, nrv * lanes, 64 // _BYTES[t]):
+            at = g.add(row, g.const(j)) if j else row
+            g.emit(f"memref.prefetch %c[{at}], write, locality<3>, data : memref<?x{t}>")
     accs = loop(g, c0, kmain, cu, [zero] * (mr * nrv), unroll)
     accs = loop(g, kmain, "%kc", c1, accs, 1)
     alpha = g.op(f"vector.broadcast %alpha : {t} to {v}", "al")

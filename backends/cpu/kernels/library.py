@@ -14,8 +14,8 @@ import hashlib
 
 from mlir import ir
 
-from ember.backends.cpu.kernels import (direct_ir, dot_ir, driver_ir, gemm_ir, packing_ir,
-                                        split_ir)
+from ember.backends.cpu.kernels import (direct_ir, dot_ir, dott_ir, driver_ir, gemm_ir,
+                                        packing_ir, split_ir)
 from ember.backends.cpu.kernels.gemm_ir import Params
 
 # Upstream passes only: the library is written in func/scf/arith/math/memref/vector/affine.
@@ -64,6 +64,7 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     for i, p in enumerate(params):
         body = "".join(gemm_ir.micro_kernel(p, r) for r in gemm_ir.row_variants(p)) + \
             direct_ir.direct_kernels(p) + direct_ir.direct(p) + dot_ir.dot(p) + \
+            dott_ir.dott(p) + \
             packing_ir.packing(p) + gemm_ir.blocked(p) + \
             split_ir.split(p)
         if i:  # one declaration of ember_gemm_cpus

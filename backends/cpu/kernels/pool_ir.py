@@ -228,7 +228,7 @@ RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.pt
 """
 
 POOL_RUNTIME = (
-    f"llvm.mlir.global external hidden @{KEEP_SYMBOL}(0 : i32) {{addr_space = 0 : i32}} : i32\n"
+    f"llvm.mlir.global external @{KEEP_SYMBOL}(0 : i32) {{addr_space = 0 : i32}} : i32\n"
     + _global("ember_pool_busy", "i32") + _global("ember_pool_pid", "i32")
     + _global("ember_pool_started", "i64") + _global("ember_pool_base", "i64")
     + _global("ember_pool_gen", "i64") + _global("ember_pool_pending", "i64")

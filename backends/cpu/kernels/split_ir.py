@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.dot_ir import DOT_COPY_ELEMENTS
+from ember.backends.cpu.kernels.dott_ir import DOTT_MAX_COLUMNS
 from ember.backends.cpu.kernels.direct_ir import DIRECT_ROWS
 from ember.backends.cpu.kernels.gemm_ir import Params
 
@@ -15,18 +16,18 @@ MAX_THREADS = 64
 
 def split(p: Params) -> str:
     """`@<p>_plan(m, n, k, want) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
-    alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t`
-    of `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product
-    narrower than a register tile (n < NR) runs as dot products along k if A is stored by
-    rows (dot_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the
-    tile's rows, not its columns, go to waste. Threads split C in whole register tiles, by
-    columns if m <= n (each thread packs all of A, the smaller operand) else by rows (all
-    of B), unless that dim has fewer tiles than threads (splitting 256 x 1024 products by
-    rows packed B twice: the 8 products of bench case E took 15.4-16.1 ms, 14.3 by
-    columns). k == 0 or alpha == 0 scale C by beta (zero it when beta == 0). Workspaces
-    come from a small pool kept across calls (driver_ir: a fresh malloc of a few MB per
-    call page-faulted ~1000 times per case E step), or the stack for one tile of rows or
-    columns or if malloc fails (slower then, never wrong)."""
+    alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t` of
+    `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product narrower than
+    a register tile (n < NR) runs as dot products along k if A is stored by rows (dot_ir.py), as
+    tiles of C^T along k reading A in place if A is stored transposed and n <= DOTT_MAX_COLUMNS
+    (dott_ir.py), else (m > n) as C^T = B^T A^T with C written transposed, so the tile's rows,
+    not its columns, go to waste. Threads split C in whole register tiles, by columns if m <= n
+    (each thread packs all of A, the smaller operand) else by rows (all of B), unless that dim
+    has fewer tiles than threads (splitting 256 x 1024 products by rows packed B twice: the 8
+    products of bench case E took 15.4-16.1 ms, 14.3 by columns). k == 0 or alpha == 0 scale C
+    by beta (zero it when beta == 0). Workspaces come from a small pool kept across calls
+    (driver_ir: a fresh malloc of a few MB per call page-faulted ~1000 times per case E step),
+    or the stack for one tile of rows or columns or if malloc fails (slower then, never wrong)."""
     t, mem, pre = p.element, f"memref<?x{p.element}>", p.prefix
     return f"""
   func.func private @ember_gemm_cpus() -> i64
@@ -109,7 +110,14 @@ def split(p: Params) -> str:
     %b_fits = arith.ori %tb1, %copy_fits : i1
     %dot0 = arith.andi %thin, %a_rows : i1
     %dot = arith.andi %dot0, %b_fits : i1
-    %ndot = arith.xori %dot, %true : i1
+    // A stored transposed and at most DOTT_MAX_COLUMNS columns: a tile of C^T along all
+    // of k, A read in place (dott_ir)
+    %cdottmax = arith.constant {DOTT_MAX_COLUMNS} : index
+    %n_dott = arith.cmpi ule, %n1, %cdottmax : index
+    %dott0 = arith.andi %thin, %ta1 : i1
+    %dott = arith.andi %dott0, %n_dott : i1
+    %dots = arith.ori %dot, %dott : i1
+    %ndot = arith.xori %dots, %true : i1
     %tc0 = arith.andi %thin, %taller : i1
     %tc = arith.andi %tc0, %ndot : i1
     %a = arith.select %tc, %b1, %a1 : {mem}
@@ -194,10 +202,18 @@ def split(p: Params) -> str:
       }} else {{
         // narrow with A by rows: dot products; a few rows with B by rows: whole register
         // tiles reading A and B in place; the columns left take the packed path
-        %done = scf.if %dot -> index {{
-          %fine = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms, %ns,
-              %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index, index,
-              index, index, index, index, {t}, {t}) -> i1
+        %done = scf.if %dots -> index {{
+          %fine = scf.if %dott -> i1 {{
+            %r = func.call @{pre}_dott(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> i1
+            scf.yield %r : i1
+          }} else {{
+            %r = func.call @{pre}_dot(%a, %lda, %b, %ldb, %tb, %c, %ldc, %m0, %n0, %ms,
+                %ns, %k, %alpha, %beta) : ({mem}, index, {mem}, index, i1, {mem}, index,
+                index, index, index, index, index, {t}, {t}) -> i1
+            scf.yield %r : i1
+          }}
           %all = arith.select %fine, %ns, %c0 : index
           scf.yield %all : index
         }} else {{

@@ -11,7 +11,7 @@ these same steps.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 
 import numpy as np
 
@@ -26,18 +26,19 @@ PSI_SERIES = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.575757575
 PSI_SHIFT = 10  # psi(x) = psi(x + 1) - 1/x, applied until x >= 10: at most 10 steps for x > 0
 
 
+@functools.lru_cache(maxsize=1)
 def _libm_lgamma():
     """libm's lgamma and lgammaf through ctypes: the functions the compiled code calls, so
     eager, constant folding and compiled agree bit for bit (Python's math.lgamma is its own
-    Lanczos sum, tens of ulp away from libm near the negative zeros, e.g. at -2.5)."""
+    Lanczos sum, tens of ulp away from libm near the negative zeros, e.g. at -2.5). Found
+    on first use: `ctypes.util` and its search for libm cost tens of ms of `import ember`."""
+    import ctypes.util
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     f64, f32 = libm.lgamma, libm.lgammaf
     f64.restype, f64.argtypes = ctypes.c_double, [ctypes.c_double]
     f32.restype, f32.argtypes = ctypes.c_float, [ctypes.c_float]
     return (np.vectorize(f64, otypes=[np.float64]), np.vectorize(f32, otypes=[np.float32]))
 
-
-_LGAMMA64, _LGAMMA32 = _libm_lgamma()
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
@@ -46,9 +47,10 @@ def lgamma(x: np.ndarray) -> np.ndarray:
     if not x.size:
         return x.copy()
     with np.errstate(all="ignore"):  # libm raises divide-by-zero at the poles
+        lgamma64, lgamma32 = _libm_lgamma()
         if x.dtype == np.float64:
-            return _LGAMMA64(x)
-        return _LGAMMA32(x.astype(np.float32)).astype(x.dtype)
+            return lgamma64(x)
+        return lgamma32(x.astype(np.float32)).astype(x.dtype)
 
 
 def digamma64(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,223 @@
+"""What compile-cache keys say about this machine and its compiler, found without LLVM.
+
+A key (cache.py) names the host's CPU and features as LLVM sees them, LLVM's version, the
+versions of the packages that generate code and a hash of Ember's compiler source. Asking
+llvmlite costs its import (~70 ms), more than a whole warm call should; hashing the
+source reads ~170 files. So both answers are remembered in the disk cache's directory:
+
+- `host-<fingerprint>.json` holds LLVM's answers (CPU name, features, version) for one
+  fingerprint of the machine: the CPU as the kernel describes it (/proc/cpuinfo: vendor,
+  family, model, stepping, flags) and llvmlite's library file (path, size, mtime, inode).
+  Written by any process that has asked llvmlite. A process that compiles anything checks
+  it against llvmlite first (`verify`): a record that disagrees is rewritten and the
+  compile retried with LLVM's answers, so code is only ever generated for what LLVM says
+  the host is, and a wrong record can only cost a cache miss.
+- `source-<stat hash>` holds the hash of the compiler's source files for one list of
+  their (path, size, mtime, inode) stats: editing any file changes the stats, hence the
+  hash; while a file is younger than a few seconds (a second edit could keep its stats),
+  the files are hashed and nothing is remembered.
+
+Without a cache directory, or off Linux, both are computed each time, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from typing import Optional
+
+RACY_NS = 5_000_000_000  # files modified this recently are hashed, not looked up
+
+_CPUINFO_KEYS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags",
+                 "cpu", "isa", "features", "cpu implementer", "cpu part", "cpu variant")
+
+
+def _directory() -> Optional[str]:
+    from ember.backends.cpu.cache import default_directory
+    return default_directory()
+
+
+def _llvmlite_library() -> Optional[str]:
+    spec = importlib.util.find_spec("llvmlite")
+    if spec is None or not spec.origin:
+        return None
+    folder = os.path.join(os.path.dirname(spec.origin), "binding")
+    for name in ("libllvmlite.so", "libllvmlite.dylib", "llvmlite.dll"):
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
+
+
+def machine_fingerprint() -> Optional[str]:
+    """A hash of the CPU as the kernel describes it and of llvmlite's library; None where
+    either is unknown (then LLVM is asked)."""
+    library = _llvmlite_library()
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            info = f.read().decode("utf-8", "replace")
+        stat = os.stat(library) if library else None
+    except OSError:
+        return None
+    if stat is None:
+        return None
+    lines = set()
+    for line in info.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip().lower() in _CPUINFO_KEYS:
+            lines.add(f"{name.strip().lower()}={value.strip()}")
+    if not lines:
+        return None
+    h = hashlib.sha256()
+    for part in (sys.platform, os.uname().machine, *sorted(lines), library,
+                 str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ino)):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def binding():
+    """llvmlite's binding, loaded and its native target initialised (once)."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()  # module-level asm (shared.py's thunks)
+    return llvm
+
+
+def measured() -> tuple[str, str, str]:
+    """LLVM's answers, from llvmlite (loads it): host CPU name, features, LLVM version."""
+    llvm = binding()
+    return (llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
+            ".".join(map(str, llvm.llvm_version_info)))
+
+
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def host() -> tuple[str, str, str]:
+    """(CPU name, features, LLVM version) of this host: the remembered record for this
+    machine's fingerprint if there is one, else LLVM's answers (then remembered)."""
+    record = _record_path()
+    if record is not None:
+        try:
+            with open(record, encoding="utf-8") as f:
+                value = json.load(f)
+            if isinstance(value, list) and len(value) == 3 and \
+                    all(isinstance(v, str) for v in value):
+                return tuple(value)
+        except (OSError, ValueError):
+            pass
+    value = measured()
+    _write(record, json.dumps(list(value)))
+    return value
+
+
+def verify() -> bool:
+    """Whether `host()` is what LLVM says (asks llvmlite). If not, the record is rewritten
+    and `host()` forgets its answer: the caller resolves its options again."""
+    with _lock:
+        value = measured()
+        if host() == value:
+            return True
+        _write(_record_path(), json.dumps(list(value)))
+        host.cache_clear()
+        return False
+
+
+def _record_path() -> Optional[str]:
+    directory = _directory()
+    if directory is None:
+        return None
+    fingerprint = machine_fingerprint()
+    return None if fingerprint is None else os.path.join(directory, f"host-{fingerprint}.json")
+
+
+def _write(path: Optional[str], text: str) -> None:
+    """Writes `text` to `path` atomically (a temporary file renamed); a disk that refuses
+    only costs the next process the slow answer."""
+    if path is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def source_hash(packages) -> str:
+    """The SHA-256 of the `.py` files of `packages` (their names and contents, in order),
+    remembered per list of the files' stats."""
+    files = []
+    for package in packages:
+        for root in package.__path__:
+            for folder, _, names in sorted(os.walk(root)):
+                files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
+    stats, newest = hashlib.sha256(), 0
+    for path in files:
+        s = os.stat(path)
+        stats.update(f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0".encode())
+        newest = max(newest, s.st_mtime_ns)
+    directory = _directory()
+    # A file written in the last seconds may be written again within the same clock tick,
+    # with the same size: its stats would not change. Such files are hashed, not trusted
+    # to a record (git's "racily clean" entries).
+    settled = newest < time.time_ns() - RACY_NS
+    record = os.path.join(directory, f"source-{stats.hexdigest()}") \
+        if directory and settled else None
+    if record is not None:
+        try:
+            with open(record, encoding="ascii") as f:
+                digest = f.read().strip()
+            if re.fullmatch(r"[0-9a-f]{64}", digest):
+                return digest
+        except (OSError, UnicodeDecodeError):
+            pass
+    h = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read())
+    _write(record, h.hexdigest())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def package_version(package: str) -> str:
+    """The installed version of distribution `package` ("unknown" if not installed), from
+    the `.dist-info` folder names on sys.path (importlib.metadata costs ~20 ms to import)."""
+    wanted = re.sub(r"[-_.]+", "_", package).lower()
+    for folder in sys.path:
+        version = _distributions(folder or ".").get(wanted)
+        if version:
+            return version
+    import importlib.metadata
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=None)
+def _distributions(folder: str) -> dict:
+    """{normalised distribution name: version} of the `.dist-info` folders in `folder`."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return {}
+    found = {}
+    for name in names:
+        if name.endswith(".dist-info"):
+            dist, _, version = name[:-len(".dist-info")].partition("-")
+            found.setdefault(re.sub(r"[-_.]+", "_", dist).lower(), version)
+    return found

@@ -1,0 +1,232 @@
+"""Compiled code as a shared library, loaded without LLVM: what a disk-cache hit runs.
+
+An entry of the compile cache (cache.py) holds the relocatable object LLVM emitted and,
+where this works, the same code linked into a shared library (`ld -shared`: no C compiler,
+no start files, a few milliseconds). Loading that library is a `dlopen` through ctypes, so
+a process whose first call finds its code on disk never imports llvmlite (~70 ms) nor
+creates an MCJIT engine; only an object that does not link or load this way goes through
+MCJIT (jit.load_object), as before.
+
+What the library may need from the process: the symbols its object leaves undefined are
+resolved by the dynamic loader in the process's global scope, so libc, libm and libpthread
+(the error runtime's `_setjmp`/`longjmp`, `pthread_*specific`, `malloc`/`free`, math
+functions). The symbols MCJIT gets from Ember at run time have a thunk each in the library
+(x86-64): `sym: jmp *sym.slot(%rip)`, its pointer `sym.slot` filled by `load_code`
+before anything runs, from `provided()` (Ember's GEMM kernels, through kernels.bind_jit as
+MCJIT's code gets them; numpy's OpenBLAS, found through ctypes). The GEMM library itself
+is a shared library in its cache entry too (`load_library`). Any other symbol (a
+host callback, bound by llvmlite) makes the `dlopen` fail with an OSError: `link` then
+stores no library (it tries one in the compiling process), and a process where loading
+fails anyway loads the object through MCJIT.
+Symbols the library defines bind to its own definitions (`-Bsymbolic`): a function named
+like a libc one (`exp`) calls itself, as in MCJIT. Each library is opened `RTLD_LOCAL`,
+so its symbols are seen by no other library, and closed when the last object calling
+into it goes (`SharedCode`). Where temporary files cannot be mapped executable (a
+`noexec` /tmp), loading fails with OSError and MCJIT runs the object.
+"""
+
+from __future__ import annotations
+
+import _ctypes
+import ctypes
+import functools
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+from typing import Callable, Optional
+
+from ember.backends.cpu import host_target, native
+
+LD_ENV = "EMBER_LD"  # the linker to use; "" turns shared libraries off
+
+
+def linker() -> Optional[str]:
+    """The linker's path (`$EMBER_LD`, else `ld` on PATH), or None: then code is loaded
+    through MCJIT only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    name = os.environ.get(LD_ENV, "ld")
+    return shutil.which(name) if name else None
+
+
+SLOT = ".slot"  # `<symbol>.slot`: the pointer the thunk of `<symbol>` jumps through
+
+
+def _kernel(element: str, options) -> int:
+    from ember.backends.cpu import kernels
+    return kernels.bind_jit(options.cpu, options.features, options.threads, element,
+                            fast=not options.vectorize)
+
+
+def _openblas(element: str, options) -> int:
+    from ember.backends.cpu import blas_library
+    lib = blas_library.library()
+    if lib is None:  # MCJIT's loader says so (jit.bind_gemm)
+        raise OSError("no OpenBLAS library in this process")
+    return dict(zip(("f32", "f64"), lib.addresses))[element]
+
+
+def provided() -> dict[str, Callable]:
+    """The symbols compiled code may call that Ember provides at run time, each with how
+    its address is found for a backend's (resolved) options."""
+    from ember.backends.cpu.kernels import ENTRY
+    from ember.backends.cpu.kernels.choice import OPENBLAS
+    out = {symbol: functools.partial(_kernel, e) for e, symbol in ENTRY.items()}
+    out.update({symbol: functools.partial(_openblas, e) for e, symbol in OPENBLAS.items()})
+    return out
+
+
+def pointers() -> dict[str, Callable]:
+    """The pointers compiled code reads that Ember sets at run time (no thunk: the library
+    defines each, `load_code` fills it), with how their values are found: the block
+    cache's table of malloc and free (block_cache.SLOT)."""
+    from ember.backends.cpu import block_cache
+    return {block_cache.SLOT: lambda options: block_cache.table_address()}
+
+
+def _thunks(symbols: list[str], backend, data: list[str] = ()) -> Optional[bytes]:
+    """An object defining each of `symbols` as a jump through its slot, and each of `data`
+    as a pointer (None off x86-64)."""
+    if os.uname().machine != "x86_64":
+        return None
+    lines = ['module asm ".text"']
+    for s in symbols:
+        lines += [f'module asm ".globl {s}"', f'module asm ".type {s},@function"',
+                  'module asm ".p2align 4"', f'module asm "{s}:"',
+                  f'module asm "  jmpq *{s}{SLOT}(%rip)"', f'module asm ".size {s}, .-{s}"',
+                  f'@"{s}{SLOT}" = protected global ptr null, align 8']
+    lines += [f'@"{s}" = protected global ptr null, align 8' for s in data]
+    llvm = host_target.binding()
+    return backend.target_machine(reloc="pic").emit_object(llvm.parse_assembly("\n".join(lines)))
+
+
+def link(obj: bytes, backend=None) -> Optional[bytes]:
+    """The shared library of object file `obj` (compiled by `backend`), with thunks for
+    the symbols of `provided()` it calls (none without `backend`: the GEMM library defines
+    them); None if there is no linker, linking fails or the library does not load in this
+    process (it needs a symbol nothing here provides): the object alone is cached then."""
+    ld = linker()
+    if ld is None or not obj:
+        return None
+    wanted = [s for s in provided() if s.encode() in obj] if backend is not None else []
+    data = [s for s in pointers() if s.encode() in obj] if backend is not None else []
+    thunks = _thunks(wanted, backend, data) if wanted or data else b""
+    if thunks is None:
+        return None
+    import subprocess  # only where code is compiled: a warm start runs no linker
+    try:
+        with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
+            objects = []
+            for name, data in (("code.o", obj), ("thunks.o", thunks)):
+                if data:
+                    objects.append(os.path.join(work, name))
+                    with open(objects[-1], "wb") as f:
+                        f.write(data)
+            out = os.path.join(work, "code.so")
+            command = [ld, "-shared", "-Bsymbolic", "-z", "noexecstack", "-z", "now",
+                       "--hash-style=gnu", "-o", out, *objects]
+            done = subprocess.run(command, capture_output=True, timeout=120)
+            if done.returncode != 0:
+                return None
+            with open(out, "rb") as f:
+                library = f.read()
+        SharedCode(library)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return library
+
+
+_names = itertools.count()  # a path the process never dlopens twice
+
+
+class SharedCode:
+    """A shared library loaded from its bytes (`library`, from `link`), with the lookups
+    jit.Executable makes of an execution engine. The library is closed when this object
+    goes: whoever can call into its code keeps it alive. OSError if it does not load.
+
+    The bytes are written to a temporary file, opened and unlinked at once (the mapping
+    keeps the file). Its name is new to the process (a counter), and the dynamic loader
+    only returns an already loaded library for a name it has seen, or for a file still
+    mapped: so this is always the library just written."""
+
+    def __init__(self, library: bytes):
+        fd, path = tempfile.mkstemp(prefix=f"ember-code-{next(_names)}-", suffix=".so")
+        try:
+            try:
+                view = memoryview(library)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            self._lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        finally:
+            os.unlink(path)
+        self._close = _ctypes.dlclose  # held: at exit, module globals may be gone
+
+    def _address(self, name: str) -> int:
+        try:
+            return ctypes.cast(self._lib[name], ctypes.c_void_p).value or 0
+        except AttributeError:
+            return 0
+
+    def get_function_address(self, name: str) -> int:
+        """The address of function `name`, 0 if the library does not define it."""
+        return self._address(name)
+
+    def get_global_value_address(self, name: str) -> int:
+        """The address of global variable `name`, 0 if the library does not define it."""
+        return self._address(name)
+
+    def __del__(self):
+        lib = getattr(self, "_lib", None)
+        if lib is not None:
+            self._close(lib._handle)
+
+
+def load_code(backend, obj: bytes, library: bytes | None = None):
+    """The code of a cache entry, loaded: its shared library (`library`) through the
+    dynamic loader, which needs no LLVM; else, or if the library does not load here (it
+    needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
+    with `backend`'s target)."""
+    if library:
+        try:
+            code = SharedCode(library)
+            for symbol, find in provided().items():
+                slot = code.get_global_value_address(symbol + SLOT)
+                if slot:  # before anything can call the thunk
+                    ctypes.c_void_p.from_address(slot).value = find(backend.options)
+            for symbol, find in pointers().items():
+                at = code.get_global_value_address(symbol)
+                if at:  # before anything can read it
+                    ctypes.c_void_p.from_address(at).value = find(backend.options)
+        except OSError:
+            pass
+        else:
+            native.bind(code)
+            return code
+    from ember.backends.cpu.jit import load_object
+    return load_object(backend, obj)
+
+
+def load_library(key: str) -> Optional[SharedCode]:
+    """The GEMM library cached under `key` (kernels.library_object) as a shared library,
+    linked once and kept in its cache entry; None if the cache has no such library or it
+    does not link or load here (kernels.load then loads the object through MCJIT)."""
+    from ember.backends.cpu.cache import disk_cache
+    disk = disk_cache()
+    entry = disk.load(key)
+    if entry is None or entry[1].get("library") != "gemm":
+        return None
+    obj, meta = entry
+    library = meta.pop("shared", None)
+    if library is None:
+        library = link(obj)
+        if library is None:
+            return None
+        disk.store(key, obj, meta, library)
+    try:
+        return SharedCode(library)
+    except OSError:
+        return None

@@ -1,0 +1,211 @@
+"""The caching allocator for big blocks (backends/cpu/block_cache.py): outputs and compiled
+code's own allocations reuse blocks instead of faulting fresh pages in, and a block is
+reused only once nothing refers to it any more."""
+
+import os
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.backends.cpu import block_cache
+from ember.runtime import tiers
+from ember.runtime.executor import InterpreterFallbackWarning
+
+BIG = block_cache.MIN_BYTES // 4 * 2  # float32 elements of a 2 MiB array
+
+
+def _compiled(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InterpreterFallbackWarning)
+        return fn(*args)
+
+
+def test_a_block_goes_back_to_the_cache_when_its_last_view_dies():
+    a = block_cache.empty((BIG,), np.float32)
+    address = a.ctypes.data
+    assert address % block_cache.HUGE == 0
+    live = block_cache.live_blocks()
+    a[:] = 7.0
+    view = a[10:20]
+    del a
+    assert block_cache.live_blocks() == live  # the view keeps it
+    b = block_cache.empty((BIG,), np.float32)
+    assert b.ctypes.data != address and view[0] == 7.0
+    del view
+    assert block_cache.live_blocks() == live  # b's
+    c = block_cache.empty((BIG,), np.float32)
+    assert c.ctypes.data == address  # the same size class, handed out again
+    del b, c
+
+
+def test_small_arrays_are_numpys_own():
+    a = block_cache.empty((4, 4), np.float64)
+    assert a.shape == (4, 4) and a.flags.owndata
+
+
+def test_results_kept_by_the_caller_stay_valid_and_steady_calls_reuse_blocks():
+    f = em.function(lambda x: x * 2.0 + 1.0)
+    x = em.constant(np.arange(BIG, dtype=np.float32))
+    want = np.arange(BIG, dtype=np.float32) * 2 + 1
+    kept = [f(x) for _ in range(3)]
+    assert len({k._value.ctypes.data for k in kept}) == 3
+    for k in kept:
+        np.testing.assert_array_equal(k.numpy(), want)
+    del kept
+    tiers.wait()  # the full tier swapped in: its outputs from here on
+    y = f(x)
+    addresses = set()
+    for _ in range(10):  # `y = f(x)`: the old y dies after the call, so two blocks alternate
+        y = f(x)
+        addresses.add(y._value.ctypes.data)
+    assert len(addresses) == 2
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_compiled_codes_big_intermediates_are_reused_and_freed():
+    f = em.function(lambda x: em.cumsum(x * 2.0 + 1.0, axis=0) * 3.0)
+    x = np.linspace(-1, 1, BIG).astype(np.float32)
+    want = np.cumsum(x.astype(np.float64) * 2 + 1) * 3
+    live = block_cache.live_blocks()
+    for _ in range(3):
+        block_cache.release()
+        got = _compiled(f, em.constant(x)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+        del got
+        # the output's block and at least one of the code's own (a 2 MiB intermediate)
+        assert block_cache.cached_bytes() >= 2 * block_cache.HUGE
+    assert block_cache.live_blocks() == live
+
+
+def _doubling(i, x):
+    return i + 1, em.concat([x, x], 0)
+
+
+def test_big_results_of_dynamic_shape_own_their_blocks():
+    f = em.function(lambda a, n: em.while_loop(
+        lambda i, x: i < n, _doubling, (0, a),
+        shape_invariants=(em.TensorShape([]), em.TensorShape([None])))[1])
+    a = np.arange(BIG // 8, dtype=np.float32)
+    live = block_cache.live_blocks()
+    first = _compiled(f, a, np.int32(3)).numpy()
+    view = first[5:9]
+    del first
+    second = _compiled(f, a, np.int32(3)).numpy()
+    np.testing.assert_array_equal(view, np.tile(a, 8)[5:9])
+    np.testing.assert_array_equal(second, np.tile(a, 8))
+    del view, second
+    assert block_cache.live_blocks() == live
+
+
+def test_the_cache_stays_within_its_bound():
+    block_cache.release()
+    old = block_cache.set_limit(block_cache.HUGE)
+    try:
+        arrays = [block_cache.empty((BIG,), np.float32) for _ in range(4)]
+        del arrays
+        assert block_cache.cached_bytes() <= block_cache.HUGE
+        block_cache.set_limit(0)
+        a = block_cache.empty((BIG,), np.float32)
+        block_cache.release()
+        del a
+        assert block_cache.cached_bytes() == 0
+    finally:
+        block_cache.set_limit(old)
+
+
+def test_threads_never_share_a_live_block():
+    seen, lock, errors = [], threading.Lock(), []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                a = block_cache.empty((BIG,), np.float32)
+                a[:] = k
+                with lock:
+                    seen.append(a.ctypes.data)
+                assert (a == k).all()
+        except AssertionError as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(seen) == 80
+
+
+def test_a_forked_child_allocates_from_its_own_copy():
+    a = block_cache.empty((BIG,), np.float32)
+    a[:] = 3.0
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            b = block_cache.empty((BIG,), np.float32)
+            b[:] = 1.0
+            ok = a[0] == 3.0 and b.ctypes.data != a.ctypes.data
+            os.write(write, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.close(read)
+    os.waitpid(pid, 0)
+
+
+def test_route_calls_malloc_and_free_through_the_table():
+    text = ("declare ptr @malloc(i64)\ndeclare void @free(ptr)\n"
+            "define void @g() {\n  %p = call ptr @malloc(i64 8)\n  call void @free(ptr %p)\n"
+            "  call void @free_list(ptr %p)\n  ret void\n}\ndeclare void @free_list(ptr)\n")
+    routed = block_cache.route(text)
+    assert "@malloc(" not in routed and "@free(" not in routed and "@free_list(" in routed
+    assert routed.count(f"@{block_cache.JIT_MALLOC}(") == 2  # the call and the wrapper
+    assert block_cache.uses(routed) and not block_cache.uses(text)
+    import llvmlite.binding as llvm
+    llvm.parse_assembly(routed).verify()
+    assert block_cache.route("define void @h() {\n  ret void\n}\n").count("@") == 1
+
+
+def test_bad_cache_bound_says_how_to_fix(monkeypatch):
+    monkeypatch.setenv("EMBER_BLOCK_CACHE_MB", "lots")
+    with pytest.raises(ValueError, match="EMBER_BLOCK_CACHE_MB"):
+        block_cache.default_limit()
+    monkeypatch.setenv("EMBER_BLOCK_CACHE_MB", "64")
+    assert block_cache.default_limit() == 64 << 20
+
+
+def test_more_live_blocks_than_the_table_holds_fall_back_to_libc():
+    live = block_cache.live_blocks()
+    arrays = [block_cache.empty((block_cache.MIN_BYTES // 4,), np.float32)
+              for _ in range(block_cache.SLOTS + 6)]
+    for k, a in enumerate(arrays):
+        a[:] = k
+    assert len({a.ctypes.data for a in arrays}) == len(arrays)
+    assert all(a[0] == k and a[-1] == k for k, a in enumerate(arrays))
+    assert block_cache.live_blocks() <= block_cache.SLOTS
+    del arrays
+    assert block_cache.live_blocks() == live
+
+
+def test_only_a_big_output_loads_the_allocator(tmp_path):
+    """Loading it takes milliseconds, which a warm first call would wait for: code that
+    calls malloc starts on libc's (through the table) until a big array is made."""
+    import subprocess
+    import sys
+    script = (
+        "import numpy as np, ember as em\n"
+        "from ember.backends.cpu import block_cache\n"
+        "f = em.function(lambda a, b: em.matmul(em.tanh(em.matmul(a, b)), b))\n"
+        "a = em.constant(np.ones((64, 64), np.float32))\n"
+        "f(a, a)\n"
+        "print(block_cache.loaded(), end=' ')\n"
+        "g = em.function(lambda x: x + 1.0)\n"
+        "g(em.constant(np.ones(1 << 20, np.float32)))\n"
+        "print(block_cache.loaded())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}, timeout=300)
+    assert out.stdout.split() == ["False", "True"], out.stderr[-2000:]

@@ -1,0 +1,111 @@
+"""The parts of compile-cache keys found without LLVM (backends/cpu/host_target.py): the host
+record is what LLVM says, a wrong one is corrected before anything is compiled, and the
+remembered source hash changes with the files."""
+
+import importlib.metadata
+import json
+import os
+import time
+import types
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.backends.cpu import cache, compiler, host_target
+from ember.backends.cpu.compiler import compile_function
+from ember.dialects.ember.types import TensorType
+
+F32x4 = TensorType(em.float32, (4,))
+MODULE = ('func.func @hosted(%x: tensor<?xf32>) -> tensor<?xf32> {\n'
+          '  %0 = "ember.mul"(%x, %x) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>\n'
+          '  return %0 : tensor<?xf32>\n}\n')
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("EMBER_CACHE_DISABLE", raising=False)
+    monkeypatch.setattr(cache, "memory_cache", cache.MemoryCache())
+    monkeypatch.setattr(compiler, "memory_cache", cache.memory_cache)
+    host_target.host.cache_clear()
+    yield tmp_path
+    host_target.host.cache_clear()
+
+
+def test_the_host_record_holds_what_llvm_says(cache_dir):
+    assert host_target.host() == host_target.measured()
+    (record,) = cache_dir.glob("host-*.json")
+    assert json.loads(record.read_text()) == list(host_target.measured())
+    host_target.host.cache_clear()
+    assert host_target.host() == host_target.measured()  # read back from the record
+
+
+def test_a_wrong_host_record_is_corrected_before_compiling(cache_dir):
+    """A record naming other CPU features only costs a cache miss: the compile checks it
+    against LLVM, rewrites it and generates code for what LLVM says the host is."""
+    real = host_target.measured()
+    host_target.host()
+    (record,) = cache_dir.glob("host-*.json")
+    record.write_text(json.dumps([real[0], "+not-this-machine", real[2]]))
+    host_target.host.cache_clear()
+    assert host_target.host()[1] == "+not-this-machine"
+    exe = compile_function(MODULE, "hosted", [F32x4])
+    assert host_target.host() == real
+    assert json.loads(record.read_text()) == list(real)
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(exe([x])[0], x * x)
+    assert exe is compile_function(MODULE, "hosted", [F32x4])  # keyed by the real host now
+
+
+def test_a_damaged_host_record_is_replaced(cache_dir):
+    host_target.host()
+    (record,) = cache_dir.glob("host-*.json")
+    record.write_text("{not json")
+    host_target.host.cache_clear()
+    assert host_target.host() == host_target.measured()
+    assert json.loads(record.read_text()) == list(host_target.measured())
+
+
+def _age(path, seconds: int) -> None:
+    os.utime(path, ns=(time.time_ns() - seconds * 10**9,) * 2)
+
+
+def test_the_source_hash_follows_the_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "pkg"
+    (folder / "sub").mkdir(parents=True)
+    a, b, notes = folder / "a.py", folder / "sub" / "b.py", folder / "notes.txt"
+    a.write_text("A = 1\n")
+    b.write_text("B = 2\n")
+    notes.write_text("not source\n")
+    for path in (a, b):
+        _age(path, 3600)
+    package = types.SimpleNamespace(__path__=[str(folder)])
+    first = host_target.source_hash((package,))
+    assert len(list((tmp_path / "cache").glob("source-*"))) == 1
+    assert host_target.source_hash((package,)) == first  # from the record
+    notes.write_text("still not source, longer\n")
+    assert host_target.source_hash((package,)) == first
+    b.write_text("B = 3\n")  # the same size, written just now: hashed, not remembered
+    second = host_target.source_hash((package,))
+    assert second != first
+    assert len(list((tmp_path / "cache").glob("source-*"))) == 1
+    b.write_text("B = 4\n")  # maybe within the same clock tick: still seen
+    third = host_target.source_hash((package,))
+    assert third not in (first, second)
+    _age(b, 1800)
+    assert host_target.source_hash((package,)) == third
+    assert len(list((tmp_path / "cache").glob("source-*"))) == 2
+    monkeypatch.setenv("EMBER_CACHE_DISABLE", "1")  # no record: computed from the files
+    assert host_target.source_hash((package,)) == third
+
+
+@pytest.mark.parametrize("package", ["ember", "llvmlite", "xtc-mlir-python-bindings", "numpy",
+                                     "no-such-distribution-here"])
+def test_package_versions_agree_with_importlib_metadata(package):
+    try:
+        want = importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        want = "unknown"
+    assert host_target.package_version(package) == want
