@@ -23,7 +23,7 @@ from ember.backends.base import StagedLowering
 from ember.backends.cpu import blas_library, host_target
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
-from ember.backends.cpu.interleave import interleave_long_chains
+from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.parallel import default_threads
 from ember.backends.cpu.translate import to_llvm_ir
@@ -265,18 +265,9 @@ def fold_loop_tails(module: ir.Module) -> int:
     loop's latch branches to a block that comes before it. Returns how many."""
     annotation = ir.Attribute.parse(_FOLD_TAIL)
     count = 0
-    for fn in module.body.operations:
-        fn = fn.operation
-        if fn.name != "llvm.func" or not fn.regions[0].blocks:
-            continue
-        blocks = list(fn.regions[0].blocks)
-        position = {block: i for i, block in enumerate(blocks)}
-        for i, block in enumerate(blocks):
-            term = list(block.operations)[-1].operation
-            if term.name in ("llvm.br", "llvm.cond_br") and \
-                    any(position[s] <= i for s in term.successors):
-                term.attributes["loop_annotation"] = annotation
-                count += 1
+    for _, term in loop_latches(module):
+        term.attributes["loop_annotation"] = annotation
+        count += 1
     return count
 
 

@@ -63,6 +63,24 @@ def interleave_long_chains(module: ir.Module, annotation_of_folded: str) -> int:
     alone = ir.Attribute.parse(f"#llvm.loop_annotation<{interleave}>")
     callees = _callees(module)
     count = 0
+    for block, term in loop_latches(module):
+        if _chain(block, callees) < MIN_CHAIN:
+            continue
+        current = term.attributes["loop_annotation"] \
+            if "loop_annotation" in term.attributes else None
+        if current is None:
+            term.attributes["loop_annotation"] = alone
+        elif current == folded:
+            term.attributes["loop_annotation"] = both
+        else:
+            continue  # someone else's annotation: left as it is
+        count += 1
+    return count
+
+
+def loop_latches(module: ir.Module):
+    """(block, branch) of each loop's latch in the module's LLVM functions: after scf-to-cf
+    every loop's latch branches back to a block that comes before it."""
     for fn in module.body.operations:
         fn = fn.operation
         if fn.name != "llvm.func" or not fn.regions[0].blocks:
@@ -71,18 +89,6 @@ def interleave_long_chains(module: ir.Module, annotation_of_folded: str) -> int:
         position = {block: i for i, block in enumerate(blocks)}
         for i, block in enumerate(blocks):
             term = list(block.operations)[-1].operation
-            if term.name not in ("llvm.br", "llvm.cond_br") or \
-                    not any(position[s] <= i for s in term.successors):
-                continue
-            if _chain(block, callees) < MIN_CHAIN:
-                continue
-            current = term.attributes["loop_annotation"] \
-                if "loop_annotation" in term.attributes else None
-            if current is None:
-                term.attributes["loop_annotation"] = alone
-            elif current == folded:
-                term.attributes["loop_annotation"] = both
-            else:
-                continue  # someone else's annotation: left as it is
-            count += 1
-    return count
+            if term.name in ("llvm.br", "llvm.cond_br") and \
+                    any(position[s] <= i for s in term.successors):
+                yield block, term

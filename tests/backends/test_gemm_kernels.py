@@ -17,26 +17,18 @@ import numpy as np
 import pytest
 
 from ember.backends.cpu import kernels
-from ember.backends.cpu.backend import CpuBackend
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.kernels.library import isa_params
 
-HOST = CpuBackend().options
-TARGETS = [pytest.param((HOST.cpu, HOST.features), id="host")]
-if "+avx2" in HOST.features.split(",") and "+fma" in HOST.features.split(","):
-    TARGETS.append(pytest.param(("x86-64-v3", ""), id="avx2"))
-if HOST.cpu and "x86" in CpuBackend().target_machine().triple:
-    TARGETS.append(pytest.param(("x86-64", ""), id="sse"))
+import gemm_entries
+from gemm_entries import HOST, SSE, entry
+
+TARGETS = gemm_entries.TARGETS + SSE
 
 
 def _entry(target, element):
-    addresses = kernels.load(*target)
-    scalar = ctypes.c_float if element == "f32" else ctypes.c_double
-    proto = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
-                             ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, scalar,
-                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                             scalar, ctypes.c_void_p, ctypes.c_int64)
-    return proto(addresses[kernels.ENTRY[element]]), addresses[kernels.THREADS_SYMBOL]
+    fn, addresses = entry(target, element)
+    return fn, addresses[kernels.THREADS_SYMBOL]
 
 
 def _gemm(fn, order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):

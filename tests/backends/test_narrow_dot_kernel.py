@@ -18,22 +18,13 @@ import numpy as np
 import pytest
 
 from ember.backends.cpu import kernels
-from ember.backends.cpu.backend import CpuBackend
 
-HOST = CpuBackend().options
-TARGETS = [pytest.param((HOST.cpu, HOST.features), id="host")]
-if "+avx2" in HOST.features.split(",") and "+fma" in HOST.features.split(","):
-    TARGETS.append(pytest.param(("x86-64-v3", ""), id="avx2"))
+from gemm_entries import HOST, TARGETS, entry
 
 
 def _entry(target, element):
-    addresses = kernels.load(*target)
-    scalar = ctypes.c_float if element == "f32" else ctypes.c_double
-    proto = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
-                             ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, scalar,
-                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                             scalar, ctypes.c_void_p, ctypes.c_int64)
-    return (proto(addresses[kernels.ENTRY[element]]),
+    fn, addresses = entry(target, element)
+    return (fn,
             ctypes.c_int32.from_address(addresses[kernels.THREADS_SYMBOL]))
 
 

@@ -18,24 +18,12 @@ import numpy as np
 import pytest
 
 from ember.backends.cpu import kernels
-from ember.backends.cpu.backend import CpuBackend
 
-HOST = CpuBackend().options
-TARGETS = [pytest.param((HOST.cpu, HOST.features), id="host")]
-if "+avx2" in HOST.features.split(",") and "+fma" in HOST.features.split(","):
-    TARGETS.append(pytest.param(("x86-64-v3", ""), id="avx2"))
-if HOST.cpu and "x86" in CpuBackend().target_machine().triple:
-    TARGETS.append(pytest.param(("x86-64", ""), id="sse"))
+import gemm_entries
+from gemm_entries import HOST, SSE
+from gemm_entries import entry as _library
 
-
-def _library(target, element):
-    addresses = kernels.load(*target)
-    scalar = ctypes.c_float if element == "f32" else ctypes.c_double
-    proto = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
-                             ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, scalar,
-                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                             scalar, ctypes.c_void_p, ctypes.c_int64)
-    return proto(addresses[kernels.ENTRY[element]]), addresses
+TARGETS = gemm_entries.TARGETS + SSE
 
 
 def _check(fn, dtype, m, n, k, ta, tb, pad, rng, beta=0.5):
