@@ -81,8 +81,8 @@ def _register_python_module() -> None:
 
     When IR is iterated, the bindings import `<prefix>.<dialect>` to find typed op classes;
     a miss is not remembered, so without this every visited ember op cost a failed import
-    search, tens of microseconds each. `ember.dialects.ember` is that module (it has no OpView classes;
-    ops stay generic `ir.Operation`s).
+    search, tens of microseconds each. `ember.dialects.ember` is that module (it has no
+    OpView classes; ops stay generic `ir.Operation`s).
     """
     from mlir._mlir_libs import _mlir
     if "ember.dialects" not in _mlir.globals.dialect_search_modules:

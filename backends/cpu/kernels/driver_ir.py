@@ -31,7 +31,8 @@ POOL_SLOTS = 8  # workspaces kept across calls (two per thread of a call)
 # fails), `ember_gemm_give_bytes(p)` keeps it for the next call (or frees it when all
 # POOL_SLOTS are taken). Lock-free: a slot is taken with an atomic exchange and filled with
 # a compare-and-swap. A block's first 64 bytes hold its capacity.
-POOL = """llvm.mlir.global internal @ember_gemm_pool() {addr_space = 0 : i32} : !llvm.array<8 x ptr> {
+POOL = """llvm.mlir.global internal @ember_gemm_pool() {addr_space = 0 : i32}
+    : !llvm.array<8 x ptr> {
   %z = llvm.mlir.zero : !llvm.array<8 x ptr>
   llvm.return %z : !llvm.array<8 x ptr>
 }
