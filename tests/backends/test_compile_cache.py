@@ -13,16 +13,6 @@ from ember.dialects.ember.types import TensorType
 F32x4 = TensorType(em.float32, (4,))
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("EMBER_CACHE_DISABLE", raising=False)
-    monkeypatch.setattr(cache, "memory_cache", cache.MemoryCache())
-    from ember.backends.cpu import compiler
-    monkeypatch.setattr(compiler, "memory_cache", cache.memory_cache)
-    return tmp_path
-
-
 def _module(name: str) -> str:
     return (f'func.func @{name}(%x: tensor<?xf32>) -> tensor<?xf32> {{\n'
             '  %0 = "ember.tanh"(%x) : (tensor<?xf32>) -> tensor<?xf32>\n'

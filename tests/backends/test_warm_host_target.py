@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.backends.cpu import cache, compiler, host_target
+from ember.backends.cpu import host_target
 from ember.backends.cpu.compiler import compile_function
 from ember.dialects.ember.types import TensorType
 
@@ -20,17 +20,6 @@ F32x4 = TensorType(em.float32, (4,))
 MODULE = ('func.func @hosted(%x: tensor<?xf32>) -> tensor<?xf32> {\n'
           '  %0 = "ember.mul"(%x, %x) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>\n'
           '  return %0 : tensor<?xf32>\n}\n')
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("EMBER_CACHE_DISABLE", raising=False)
-    monkeypatch.setattr(cache, "memory_cache", cache.MemoryCache())
-    monkeypatch.setattr(compiler, "memory_cache", cache.memory_cache)
-    host_target.host.cache_clear()
-    yield tmp_path
-    host_target.host.cache_clear()
 
 
 def test_the_host_record_holds_what_llvm_says(cache_dir):
