@@ -10,12 +10,15 @@ import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from ember.frontend.tensor import constant
+import numpy as np
+
+from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
-                                             combine, gather, local_results, regroup)
+                                             check_agree, combine, gather, local_results,
+                                             reduce_op_of, reduce_share, regroup)
 
 BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
 _local = threading.local()  # .scopes: entered strategies; .replica: the ReplicaContext
@@ -81,23 +84,33 @@ class _Group:
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
         self.failed_together = False
         self.merged = None  # (ok, result or error) of the last merge_call
+        self.out = []  # all_reduce's result buffers (replica 0 allocates them)
 
     def all_reduce(self, replica: int, op, arrays: list) -> list:
+        """Each replica sums its share of every value's elements into buffers replica 0
+        allocated (a reduce-scatter and all-gather in shared memory: the replicas divide the
+        work instead of each summing everything); all get the same read-only results."""
         where = f"ReplicaContext.all_reduce (replica {replica})"
         self.slots[replica] = arrays
+        if replica == 0:  # shapes as replica 0's: the check below refuses any other
+            self.out = [np.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
         self._wait(where)
         try:
             if any(len(s) != len(arrays) for s in self.slots):
                 raise ValueError(f"{where}: the replicas all-reduce different numbers of "
                                  f"values ({[len(s) for s in self.slots]})")
-            result = [combine(op, [s[k] for s in self.slots], where)
-                      for k in range(len(arrays))]
+            parts = [[s[k] for s in self.slots] for k in range(len(arrays))]
+            for values in parts:
+                check_agree(values, where)
+            for values, out in zip(parts, self.out):
+                reduce_share(reduce_op_of(op, where), values, out, replica, len(self.slots))
+            result = list(self.out)  # taken before the barrier: replica 0 then may renew it
         except BaseException:
             self.failed_together = True  # the same slots: every replica raises it
             raise
         finally:
-            self._wait(where)  # every replica has read the slots before they are reused
-        return result
+            self._wait(where)  # every share is written; the slots are read before reuse
+        return [convert_to_tensor(out) for out in result]  # no copy: never written again
 
     def merge(self, replica: int, strategy, merge_fn, args, kwargs):
         where = f"ReplicaContext.merge_call (replica {replica})"
