@@ -31,7 +31,7 @@ class Normalization(Layer):
 
     Example:
       >>> layer = em.keras.layers.Normalization()
-      >>> layer.adapt(np.array([[0.0, 7.0], [2.0, 7.0], [0.0, 7.0], [2.0, 7.0]]))
+      >>> layer.adapt([[0.0, 7.0], [2.0, 7.0], [0.0, 7.0], [2.0, 7.0]])
       >>> layer(em.constant([[1.0, 7.0], [3.0, 7.0]])).numpy().tolist()
       [[0.0, 0.0], [2.0, 0.0]]
     """
