@@ -176,7 +176,7 @@ class _IndexLookup(Layer):
         vocab = self.get_vocabulary()
         flat = [vocab[i] if 0 <= i < len(vocab) else self.oov_token
                 for i in values.ravel().tolist()]
-        return np.asarray([self._key(t) for t in flat] or [], dtype=self._np_out).reshape(
+        return np.asarray([self._key(t) for t in flat], dtype=self._np_out).reshape(
             values.shape)
 
     def _encode(self, indices: np.ndarray) -> np.ndarray:

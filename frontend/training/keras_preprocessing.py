@@ -115,13 +115,13 @@ class Normalization(Layer):
             if values.dtype.kind not in "fiub":
                 raise TypeError(f"{where}: data must be numeric, got dtype {values.dtype}")
             values = values.astype(np.float64)
+        if values.ndim == 0 or values.size == 0:
+            raise ValueError(f"{where}: data must be a non-empty batch of examples, got shape "
+                             f"{list(values.shape)}")
         if values.ndim == 1 and self.axis == (-1,):
-            values = values[:, None]
-        if values.size == 0:
-            raise ValueError(f"{where}: data is empty")
-        shape = self._stat_shape([None] + list(values.shape[1:]) if values.ndim else [],
-                                 where) if values.ndim else []
-        kept = self._kept(values.ndim, where) if values.ndim else ()
+            values = values[:, None]  # a batch of scalar features
+        kept = self._kept(values.ndim, where)
+        shape = [values.shape[a] if a in kept else 1 for a in range(values.ndim)]
         reduce = tuple(a for a in range(values.ndim) if a not in kept)
         mean = values.mean(axis=reduce, keepdims=True)
         variance = values.var(axis=reduce, keepdims=True)

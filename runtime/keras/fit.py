@@ -43,12 +43,23 @@ class Callback:
     def set_params(self, params):
         self.params = params
 
-    def on_train_begin(self, logs=None): pass
-    def on_train_end(self, logs=None): pass
-    def on_epoch_begin(self, epoch, logs=None): pass
-    def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
+    def on_train_begin(self, logs=None):
+        del logs
+
+    def on_train_end(self, logs=None):
+        del logs
+
+    def on_epoch_begin(self, epoch, logs=None):
+        del epoch, logs
+
+    def on_epoch_end(self, epoch, logs=None):
+        del epoch, logs
+
+    def on_train_batch_begin(self, batch, logs=None):
+        del batch, logs
+
+    def on_train_batch_end(self, batch, logs=None):
+        del batch, logs
 
 
 class History(Callback):

@@ -95,7 +95,22 @@ class TrainingAPI:
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_data=None, shuffle=True, initial_epoch=0, steps_per_epoch=None,
             validation_steps=None):
-        """Trains for `epochs` epochs and returns a `History`."""
+        """Trains for `epochs` epochs and returns a `History` (Keras's Model.fit).
+
+        Args:
+          x, y: numpy arrays (or tensors) of features and labels, batched by `batch_size`
+            (default 32) and shuffled each epoch when `shuffle`; or `x` an em.data.Dataset
+            of (features, labels) batches, or a `DatasetCreator` (then `steps_per_epoch`
+            is required). Under a strategy the data is distributed here.
+          epochs, initial_epoch: train epochs `initial_epoch` .. `epochs - 1`.
+          steps_per_epoch: batches per epoch; one iterator then continues across epochs
+            (default: one full pass over the data per epoch).
+          validation_data: (x, y) arrays or a Dataset, evaluated after each epoch
+            (`val_loss`, `val_<metric>`); `validation_steps` limits it.
+          callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
+            ends training after the epoch).
+          verbose: 0 is silent; otherwise one line of logs per epoch.
+        """
         c = self._need_compiled("fit")
         fit_lib.check_steps(steps_per_epoch, "Model.fit: steps_per_epoch")
         data = fit_lib.make_input(x, y, batch_size, False, "Model.fit")
@@ -209,7 +224,7 @@ class TrainingAPI:
     def predict(self, x, batch_size=None, verbose="auto", steps=None):
         """The model's outputs for `x` (an array, or a Dataset of feature batches or of
         (features, labels) pairs), concatenated in order into one numpy array."""
-        c = self._need_compiled("predict") if self._compiled is not None else None
+        c = self._compiled  # predict needs no compile (its step is kept once compiled)
         execution = c.execution if c is not None else execution_for(self._strategy)
         fit_lib.check_steps(steps, "Model.predict: steps")
         if isinstance(x, fit_lib.DatasetCreator):
