@@ -10,6 +10,8 @@
   gradients of the global mean: N replicas train exactly as 1 on the same global batch);
 - `run(step, inputs)`: call the compiled step on one step input and return its outputs as
   numpy values (the cross-replica sums, identical on every replica);
+- `distribute_predict(dataset)` / `gather(step, inputs)`: predict's inputs and the outputs
+  of one of them as one array, in order (with several workers each predicts all of it);
 - `scope()`: the context under which the model's and the optimizer's variables are made.
 
 A new strategy plugs in with one more `Execution` subclass and one more branch in
@@ -50,6 +52,10 @@ class Execution:
     def run(self, step, inputs) -> list:
         return [np.asarray(t.numpy()) for t in _as_list(step(*inputs))]
 
+    def distribute_predict(self, dataset):
+        """predict's input: the step inputs whose outputs `gather` returns in order."""
+        return dataset
+
     def gather(self, step, inputs) -> np.ndarray:
         """predict: the step's output for the whole step input, as one array."""
         return np.asarray(step(inputs).numpy())
@@ -81,7 +87,14 @@ class MirroredExecution(Execution):
         return [np.asarray(self.strategy.experimental_local_results(t)[0].numpy())
                 for t in _as_list(outputs)]
 
+    def distribute_predict(self, dataset):
+        if self.strategy._input_workers()[0] > 1:  # each worker predicts everything itself
+            return dataset                            # (with its copy of the weights)
+        return self.distribute(dataset)
+
     def gather(self, step, inputs) -> np.ndarray:
+        if self.strategy._input_workers()[0] > 1:
+            return super().gather(step, inputs)
         outputs = self.strategy.run(step, args=(inputs,))
         parts = [np.asarray(t.numpy()) for t in self.strategy.experimental_local_results(
             outputs)]

@@ -232,7 +232,7 @@ class TrainingAPI:
         data = fit_lib.make_input(x, None, batch_size, False, "Model.predict", labelled=False)
         step = c.predict if c is not None else None
         parts = []
-        for n, element in enumerate(execution.distribute(data)):
+        for n, element in enumerate(execution.distribute_predict(data)):
             if steps is not None and n >= steps:
                 break
             features = element[0] if isinstance(element, (tuple, list)) else element

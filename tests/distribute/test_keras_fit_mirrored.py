@@ -1,11 +1,17 @@
 """Model.fit under MirroredStrategy: a model made under the scope trains on 2 logical CPU
 replicas exactly as on 1 replica with the same global batches (numpy arrays, a Dataset with
 a partial last batch, a DatasetCreator), and evaluate / predict agree. The CPU split is fixed
-once per process, so the cases run in one subprocess."""
+once per process, so the cases run in one subprocess. Under MultiWorkerMirroredStrategy 2 MPI
+workers fit as 1 (mw_keras_fit_worker.py)."""
 
+import json
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+
+from mw_launch import finish, require_mpi, start
 
 CODE = """
 import numpy as np
@@ -70,3 +76,23 @@ def test_two_replicas_fit_as_one_with_the_same_global_batch():
     assert done.stdout.splitlines() == [
         "2 MirroredVariable", f"{keys} True", f"{keys} True", f"{keys} True",
         "True True True (100, 2)", "True", "True"]
+
+
+def test_two_mpi_workers_fit_as_one():
+    require_mpi()
+    jobs = {n: start(n, "mw_keras_fit_worker.py") for n in (1, 2)}  # at the same time
+    runs = {}
+    for n, job in jobs.items():
+        done = finish(job)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[n] = json.loads(done.stdout.strip().splitlines()[-1])
+    one, two = runs[1], runs[2]
+    assert two["workers"] == 2 and sorted(two["history"]) == ["accuracy", "loss"]
+    for key in ("loss", "accuracy"):
+        np.testing.assert_allclose(two["history"][key], one["history"][key], atol=1e-5)
+    np.testing.assert_allclose(two["evaluation"], one["evaluation"], atol=1e-5)
+    assert np.shape(two["predictions"]) == (96, 2)
+    np.testing.assert_allclose(two["predictions"], one["predictions"], atol=1e-5)
+    for a, b in zip(two["weights"], one["weights"]):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    assert one["history"]["accuracy"][-1] > 0.9
