@@ -113,6 +113,9 @@ class TrainingAPI:
         """
         c = self._need_compiled("fit")
         fit_lib.check_steps(steps_per_epoch, "Model.fit: steps_per_epoch")
+        for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
         data = fit_lib.make_input(x, y, batch_size, False, "Model.fit")
         arrays = not isinstance(x, (Dataset, fit_lib.DatasetCreator))
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember as em
+from ember.runtime.keras.dispatch import execution_for
 
 
 def _problem(n=256, seed=0):
@@ -205,5 +206,12 @@ def test_errors_say_what_to_do():
         model.fit(em.data.Dataset.from_tensor_slices(x).batch(4))
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         model.fit(x, y, batch_size=0)
+    with pytest.raises(ValueError, match="epochs must be an integer >= 0, got '3'"):
+        model.fit(x, y, epochs="3")
+    with pytest.raises(TypeError, match="x must be a numpy array, an em.Tensor, an "
+                                        "em.data.Dataset or a DatasetCreator, got NoneType"):
+        model.fit(None, y)
+    with pytest.raises(TypeError, match="the strategy .* is not supported"):
+        execution_for(object())
     with pytest.raises(TypeError, match="the functional API.* is not available"):
         em.keras.Model(inputs=None, outputs=None)
