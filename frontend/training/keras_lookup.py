@@ -89,8 +89,10 @@ class _IndexLookup(Layer):
                 raise ValueError(f"{where}: the vocabulary file {path!r} does not exist (pass "
                                  "a list of tokens or the path of a file with one per line)")
             with open(path, encoding="utf-8") as f:
-                tokens = [self._parse_line(line.rstrip("\r\n")) for line in f]
-            tokens = tokens[:-1] if tokens and tokens[-1] == "" else tokens
+                lines = [line.rstrip("\r\n") for line in f]
+            while lines and lines[-1] == "":  # blank lines at the end of the file
+                lines.pop()
+            tokens = [self._parse_line(line) for line in lines]
         else:
             if isinstance(vocabulary, Tensor):
                 vocabulary = vocabulary.numpy()

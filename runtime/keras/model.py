@@ -83,10 +83,7 @@ class TrainingAPI:
                 x = x_spec_source
                 if c.execution.num_replicas > 1 and hasattr(x, "values"):
                     x = x.values[0]
-                shape = [1] + [d or 1 for d in list(x.shape)[1:]]
-                zeros = np.full(shape, b"", object) if x.dtype.is_string \
-                    else np.zeros(shape, x.dtype.np_dtype)
-                self(convert_to_tensor(zeros), training=False)
+                self(x, training=False)  # an eager pass over the first batch builds it
             if training:
                 c.optimizer.build(list(self.trainable_variables))
 
