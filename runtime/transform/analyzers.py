@@ -30,8 +30,9 @@ __all__ = ["max", "mean", "min", "quantiles", "var", "vocabulary"]
 
 
 def as_input(x, api: str, *, numeric: bool) -> Tensor:
-    """`x` as a tensor of rank >= 1 (a batch); numeric or string/integer as the analyzer
-    needs, else a TransformError saying what it got."""
+    """`x` as a tensor, numeric or string/integer as the analyzer needs, else a
+    TransformError saying what it got. (Its rank is checked where it is analyzed: the
+    transform also runs on single instances, e.g. mapped before `batch`.)"""
     try:
         x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     except (TypeError, ValueError) as error:
@@ -44,9 +45,6 @@ def as_input(x, api: str, *, numeric: bool) -> Tensor:
         raise TransformError(f"{api}: x must be a string or integer tensor (categorical), "
                              f"got dtype {x.dtype.name}; bucketize floats first "
                              "(emt.bucketize)")
-    if x.shape.rank == 0:
-        raise TransformError(f"{api}: x is a scalar, but analyzers reduce over a batch: "
-                             "the preprocessing_fn sees batches (rank >= 1)")
     return x
 
 
@@ -289,7 +287,8 @@ def vocabulary(x, *, top_k=None, frequency_threshold=None, vocab_filename=None, 
 
     Written to working_dir/transform_fn/assets/<vocab_filename>, one token per line.
     Returns that file's path as a scalar string tensor, for `emt.apply_vocabulary`. The
-    default name is tf.Transform's: `vocab_<name or "vocabulary">`, `_1`, ... when reused.
+    default name is tf.Transform's: `vocab_` and the name scope (`vocab_vocabulary`,
+    `vocab_vocabulary_1`, ...; `vocab_compute_and_apply_vocabulary_vocabulary`, ...).
     """
     api = "emt.vocabulary"
     x = as_input(x, api, numeric=False)
@@ -299,8 +298,9 @@ def vocabulary(x, *, top_k=None, frequency_threshold=None, vocab_filename=None, 
             raise TransformError(f"{api}: {what} must be None or an int >= "
                                  f"{1 if what == 'top_k' else 0}, got {value!r}")
     ctx = context.require(api)
+    scope = ctx.scope(name or "vocabulary")  # taken even when vocab_filename is given
     if vocab_filename is None:
-        filename = "vocab_" + ctx.scope(name or "vocabulary")
+        filename = context.sanitized_name("vocab_" + scope)
     elif isinstance(vocab_filename, str) and context.sanitized_name(vocab_filename):
         filename = context.sanitized_name(vocab_filename)
     else:

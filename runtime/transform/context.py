@@ -27,6 +27,7 @@ import threading
 from mlir import ir
 
 from ember.dialects.ember.errors import EmberError
+from ember.frontend.tracing import current_graph
 
 
 class TransformError(EmberError, ValueError):
@@ -84,6 +85,13 @@ class Context:
 
     def number(self, spec) -> int:
         """The call index of the analyzer `spec` (recorded in call order)."""
+        graph = current_graph()
+        if graph is not None and graph.scope.parent is not None:
+            raise TransformError(
+                f"analyzer call #{len(self.records) + 1} ({spec.kind}) is inside "
+                f"{graph.scope.what}: a full pass over the dataset cannot depend on a "
+                "branch or loop of one batch (tf.Transform refuses it too); call the "
+                "analyzer before the `if`/`for`/em.cond and use its result inside")
         self.records.append(spec.record())
         return len(self.records) - 1
 
@@ -131,6 +139,11 @@ class AnalysisContext(Context):
     def analyze(self, spec) -> dict:
         """The analyzer `spec`'s outputs (name -> tensor) for this call."""
         index = self.number(spec)
+        if spec.x.shape.rank == 0:
+            raise TransformError(
+                f"analyzer call #{index + 1} ({spec.kind}) is over a scalar, but analyzers "
+                "reduce over a batch: analyze a dataset of instances (emt.analyze batches "
+                "it), or give batch_size=None only for a dataset of batches")
         self.specs[index] = spec
         if index in self.known:
             return spec.outputs(self.known[index], self)

@@ -103,9 +103,10 @@ def compute_and_apply_vocabulary(x, *, default_value=-1, top_k=None, frequency_t
                                  num_oov_buckets=0, vocab_filename=None, name=None):
     """emt.vocabulary of `x`, then emt.apply_vocabulary with it
     (tft.compute_and_apply_vocabulary): int64 indices, most frequent token 0."""
+    scope = context.require("emt.compute_and_apply_vocabulary").scope(
+        name or "compute_and_apply_vocabulary")
     path = analyzers.vocabulary(x, top_k=top_k, frequency_threshold=frequency_threshold,
-                                vocab_filename=vocab_filename,
-                                name=name or "compute_and_apply_vocabulary")
+                                vocab_filename=vocab_filename, name=f"{scope}/vocabulary")
     return apply_vocabulary(x, path, default_value=default_value,
                             num_oov_buckets=num_oov_buckets)
 
