@@ -25,6 +25,7 @@ import importlib
 import inspect
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -173,13 +174,15 @@ class Artifact:
         return obj
 
     def check_function(self, fn) -> None:
-        saved = self.manifest["preprocessing_fn"].get("source_sha256")
+        ref = self.manifest["preprocessing_fn"]
+        saved = ref.get("source_sha256")
         now = function_reference(fn)["source_sha256"]
         if saved is not None and now is not None and saved != now:
             raise TransformArtifactError(
                 f"{os.path.join(self.working_dir, MANIFEST)}: the source of the "
-                f"preprocessing_fn {getattr(fn, '__qualname__', fn)} changed since "
-                "emt.analyze ran (sha256 differs); re-run emt.analyze")
+                f"preprocessing_fn {getattr(fn, '__qualname__', fn)} differs from the one "
+                f"analyzed ({ref.get('module')}.{ref.get('qualname')}: sha256 of its source "
+                "differs); re-run emt.analyze after changing it")
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -187,6 +190,7 @@ class Artifact:
         """Writes assets, statistics, schema, then the manifest (with every file's sha256)
         last: a working_dir whose writing stopped half-way has no valid manifest."""
         root = self.working_dir
+        shutil.rmtree(os.path.join(root, ASSETS), ignore_errors=True)  # an earlier analysis'
         os.makedirs(os.path.join(root, ASSETS), exist_ok=True)
         os.makedirs(os.path.join(root, os.path.dirname(SCHEMA)), exist_ok=True)
         manifest_path = os.path.join(root, MANIFEST)
