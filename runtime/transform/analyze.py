@@ -14,6 +14,7 @@ em.data.Dataset (no Apache Beam).
 
 from __future__ import annotations
 
+import itertools
 import os
 
 from ember.frontend.autograph import convert as convert_control_flow
@@ -54,25 +55,12 @@ def analyze(preprocessing_fn, dataset, working_dir, *, batch_size=_DEFAULT_BATCH
                                    or not isinstance(batch_size, int) or batch_size < 1):
         raise TransformError(f"emt.analyze: batch_size must be a positive int or None, got "
                              f"{batch_size!r}")
+    if not isinstance(working_dir, (str, os.PathLike)):
+        raise TransformError(f"emt.analyze: working_dir must be a path (str or os.PathLike), "
+                             f"got {type(working_dir).__name__}")
     working_dir = os.path.abspath(os.fspath(working_dir))
     data = dataset.batch(batch_size) if batch_size is not None else dataset
-    known, vocabularies, records = {}, {}, None
-    while True:
-        ctx, call = _trace_pass(preprocessing_fn, data.element_spec, known, vocabularies,
-                                working_dir, fn_name)
-        if records is not None and ctx.records != records:
-            raise TransformError(f"emt.analyze: preprocessing_fn {fn_name} called different "
-                                 "analyzers on its second trace; it must call the same ones "
-                                 "in the same order every time")
-        records = ctx.records
-        if not ctx.pending:
-            break
-        for index, spec, stats in _run_pass(ctx, call, data):
-            known[index] = stats
-            if spec.kind == "vocabulary":
-                vocabularies[spec.name] = stats["tokens"]
-        if len(ctx.ready) == len(ctx.pending):
-            break
+    records, known, vocabularies = _passes(preprocessing_fn, data, working_dir, fn_name)
     artifact = _artifact(working_dir, preprocessing_fn, raw_spec, records, known, vocabularies)
     artifact.schema = _schema(preprocessing_fn, artifact, data.element_spec)
     artifact.write(vocabularies)
@@ -86,6 +74,29 @@ def analyze_and_transform(preprocessing_fn, dataset, working_dir, *,
     """
     output = analyze(preprocessing_fn, dataset, working_dir, batch_size=batch_size)
     return dataset.map(output.transform_features_layer()), output
+
+
+def _passes(fn, data, working_dir, fn_name):
+    """Analysis passes until every analyzer is known: (the analyzer calls' records, their
+    statistics by call index, the vocabularies' tokens by name)."""
+    known, vocabularies, records = {}, {}, None
+    for number in itertools.count(1):
+        ctx, call = _trace_pass(fn, data.element_spec, known, vocabularies, working_dir,
+                                fn_name)
+        if records is not None and ctx.records != records:
+            raise TransformError(f"emt.analyze: preprocessing_fn {fn_name} called other "
+                                 f"analyzers in pass {number} than in pass 1; it must call "
+                                 "the same ones in the same order every time")
+        records = ctx.records
+        if not ctx.pending:
+            break
+        for index, spec, stats in _run_pass(ctx, call, data):
+            known[index] = stats
+            if spec.kind == "vocabulary":
+                vocabularies[spec.name] = stats["tokens"]
+        if len(ctx.ready) == len(ctx.pending):
+            break
+    return records, known, vocabularies
 
 
 def _check_function(fn) -> str:

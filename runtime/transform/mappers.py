@@ -74,8 +74,7 @@ def apply_buckets(x, bucket_boundaries, name=None):
     [0, len(boundaries)] (tft.apply_buckets). `bucket_boundaries`: sorted, of shape [n] or
     [1, n]."""
     del name
-    x = analyzers.as_input(x, "emt.apply_buckets", numeric=True) if isinstance(x, Tensor) \
-        else convert_to_tensor(x)
+    x = analyzers.as_input(x, "emt.apply_buckets", numeric=True)
     bounds = bucket_boundaries if isinstance(bucket_boundaries, Tensor) else \
         convert_to_tensor(np.asarray(bucket_boundaries, np.float32))
     if bounds.shape.rank == 2 and bounds.shape[0] == 1:
@@ -92,9 +91,9 @@ def apply_buckets(x, bucket_boundaries, name=None):
 def bucketize(x, num_buckets, *, name=None):
     """`x` split into `num_buckets` buckets at the dataset's quantiles (tft.bucketize):
     int64 in [0, num_buckets - 1]."""
+    ctx = context.require("emt.bucketize")
     boundaries = analyzers.quantiles(x, num_buckets, name=name)
     result = apply_buckets(x, boundaries)
-    ctx = context.require("emt.bucketize")
     ctx.set_domain(result, 0, int(num_buckets) - 1)
     return result
 
@@ -119,8 +118,7 @@ def apply_vocabulary(x, deferred_vocab_filename_tensor, *, default_value=-1,
     """
     del name
     api = "emt.apply_vocabulary"
-    x = analyzers.as_input(x, api, numeric=False) if isinstance(x, Tensor) else \
-        analyzers.as_input(convert_to_tensor(x), api, numeric=False)
+    x = analyzers.as_input(x, api, numeric=False)
     if isinstance(num_oov_buckets, bool) or not isinstance(num_oov_buckets, int) \
             or num_oov_buckets < 0:
         raise TransformError(f"{api}: num_oov_buckets must be an int >= 0, got "

@@ -161,16 +161,24 @@ def nested_fn(inputs):
     x = inputs["x"]
     centred = x - emt.mean(x)
     z = emt.scale_to_z_score(x)
+    ids = emt.compute_and_apply_vocabulary(inputs["s"])
     return {"centred_mean": emt.mean(centred), "z_var": emt.var(z),
-            "z_max": emt.max(emt.scale_to_0_1(z) * 2.0)}
+            "z_max": emt.max(emt.scale_to_0_1(z) * 2.0), "id_mean": emt.mean(ids),
+            "bucket_max": emt.max(emt.bucketize(x, 3) + ids)}
 
 
 def test_an_analyzer_of_an_analyzers_result_gets_a_later_pass(tmp_path):
     r = emt.analyze(nested_fn, _dataset(), tmp_path, batch_size=6)
-    r = {k: v.numpy() for k, v in r.transform_features_layer()({"x": X}).items()}
+    r = {k: v.numpy() for k, v in r.transform_features_layer()(
+        {"x": X, "s": np.array(TOKENS[:len(X)], dtype=object)}).items()}
     assert abs(r["centred_mean"]) < 1e-5
     np.testing.assert_allclose(r["z_var"], 1.0, rtol=1e-5)
     np.testing.assert_allclose(r["z_max"], 2.0, rtol=1e-6)
+    vocab = [b"b", b"a", b"c", b"e", b"d", b"z"]
+    ids = np.array([vocab.index(t) if t in vocab else -1 for t in TOKENS])
+    np.testing.assert_allclose(r["id_mean"], ids.mean(), rtol=1e-6)
+    bounds = np.quantile(X, [1 / 3, 2 / 3], method="inverted_cdf")
+    assert r["bucket_max"] == (np.searchsorted(bounds, X, side="right") + ids).max()
 
 
 def branchy_fn(inputs):
@@ -209,3 +217,30 @@ def test_analyze_and_transform_maps_the_dataset(tmp_path):
     got = [float(e["u"].numpy()) for e in data]
     np.testing.assert_allclose(got, (N - N.min()) / (N.max() - N.min()), rtol=1e-6)
     assert isinstance(out, emt.TFTransformOutput)
+
+
+def scalers_fn(inputs):
+    x = inputs["x"]
+    return {"z": emt.scale_to_z_score(x), "u": emt.scale_to_0_1(x), "lo": emt.min(x),
+            "id": emt.compute_and_apply_vocabulary(inputs["s"], num_oov_buckets=1)}
+
+
+def test_an_empty_dataset_gives_tf_transforms_fallbacks(tmp_path):
+    out = emt.analyze(scalers_fn, _dataset().take(0), tmp_path)
+    r = _numpy(out.transform_features_layer()({"x": X[:3], "s": np.array([b"a"] * 3)}))
+    np.testing.assert_allclose(r["z"], X[:3])                   # unscaled
+    np.testing.assert_allclose(r["u"], 1 / (1 + np.exp(-X[:3])), rtol=1e-6)  # sigmoid
+    assert r["lo"] == np.inf and r["id"].tolist() == [0, 0, 0]  # all in the OOV bucket
+    assert out.vocabulary_by_name("vocab_compute_and_apply_vocabulary_vocabulary") == []
+
+
+def test_a_dataset_of_batches_is_analyzed_with_batch_size_none(tmp_path):
+    out = emt.analyze(scalers_fn, _dataset().batch(10), tmp_path, batch_size=None)
+    assert _numpy(out.transform_features_layer()({"x": X, "s": TOKENS[:37]}))["lo"] == X.min()
+    with pytest.raises(emt.TransformError, match=r"analyzer call #1 \(moments\) is over a "
+                       "scalar.*batch_size=None only for a dataset of batches"):
+        emt.analyze(scalers_fn, _dataset(), tmp_path, batch_size=None)
+
+
+def _numpy(result):
+    return {k: v.numpy() for k, v in result.items()}
