@@ -85,13 +85,6 @@ class Context:
 
     def number(self, spec) -> int:
         """The call index of the analyzer `spec` (recorded in call order)."""
-        graph = current_graph()
-        if graph is not None and graph.scope.parent is not None:
-            raise TransformError(
-                f"analyzer call #{len(self.records) + 1} ({spec.kind}) is inside "
-                f"{graph.scope.what}: a full pass over the dataset cannot depend on a "
-                "branch or loop of one batch (tf.Transform refuses it too); call the "
-                "analyzer before the `if`/`for`/em.cond and use its result inside")
         self.records.append(spec.record())
         return len(self.records) - 1
 
@@ -138,6 +131,13 @@ class AnalysisContext(Context):
 
     def analyze(self, spec) -> dict:
         """The analyzer `spec`'s outputs (name -> tensor) for this call."""
+        graph = current_graph()  # the analysis function's (the transform may be anywhere)
+        if graph is not None and graph.scope.parent is not None:
+            raise TransformError(
+                f"analyzer call #{len(self.records) + 1} ({spec.kind}) is inside "
+                f"{graph.scope.what}: a full pass over the dataset cannot depend on a "
+                "branch or loop of one batch (tf.Transform refuses it too); call the "
+                "analyzer before the `if`/`for`/em.cond and use its result inside")
         index = self.number(spec)
         if spec.x.shape.rank == 0:
             raise TransformError(

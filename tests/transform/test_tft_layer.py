@@ -156,6 +156,24 @@ def test_a_numeric_transform_compiles_in_an_em_function_and_agrees_with_eager(tm
     np.testing.assert_allclose(eager["e"], (m - m.mean(0)) / m.std(0), rtol=1e-5, atol=1e-6)
 
 
+def test_the_layer_runs_in_a_loop_over_a_dataset_inside_an_em_function(tmp_path):
+    data = em.data.Dataset.from_tensor_slices({"x": X, "m": np.stack([X, X], axis=1)})
+    layer = emt.analyze(numeric_fn, data, tmp_path).transform_features_layer()
+
+    @em.function
+    def total_of_buckets():
+        total = em.constant(0, em.int64)
+        for batch in data.batch(4):  # one loop in the IR; the layer traced in its body
+            total += em.reduce_sum(layer(batch)["b"])
+        return total
+
+    assert int(total_of_buckets()) == int(layer({"x": X, "m": data_m(X)})["b"].numpy().sum())
+
+
+def data_m(x):
+    return np.stack([x, x], axis=1)
+
+
 def other_fn(inputs):
     return {"z": emt.scale_to_0_1(inputs["x"]), "b": emt.bucketize(inputs["x"], 3)}
 
