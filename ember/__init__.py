@@ -79,6 +79,7 @@ __version__ = "0.1.0"
 # they are ~10% of `import ember`.
 _LAZY_SUBMODULES = ("data", "debug", "distribute")
 _LAZY_SUBMODULES += ("keras",)  # em.keras: Keras's training API (imports em.data, em.distribute)
+_LAZY_SUBMODULES += ("transform",)  # em.transform (tf.Transform), also imported on first use
 
 
 def __getattr__(name: str):
