@@ -23,3 +23,25 @@ __all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "Valu
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
            "MultiWorkerMirroredStrategy", "DistributedDataset", "DistributedIterator",
            "InputContext", "MirroredVariable", "PerReplicaSpec"]
+
+# Parameter-server training (tf.distribute.experimental.ParameterServerStrategy)
+from ember.runtime.distribute.cluster import (SimpleClusterResolver,
+                                              create_in_process_cluster)
+from ember.runtime.distribute.coordinator import (CancelledError, ClusterCoordinator,
+                                                  PerWorkerValues, RemoteValue)
+from ember.runtime.distribute.partitioners import (FixedShardsPartitioner,
+                                                   MaxSizePartitioner, MinSizePartitioner,
+                                                   Partitioner)
+from ember.runtime.distribute.ps_strategy import ParameterServerStrategy
+from ember.runtime.distribute.sharded import ShardedVariable
+
+cluster_resolver = _types.SimpleNamespace(SimpleClusterResolver=SimpleClusterResolver)
+experimental.ParameterServerStrategy = ParameterServerStrategy
+experimental.create_in_process_cluster = create_in_process_cluster
+experimental.coordinator = _types.SimpleNamespace(
+    ClusterCoordinator=ClusterCoordinator, RemoteValue=RemoteValue,
+    PerWorkerValues=PerWorkerValues, CancelledError=CancelledError)
+experimental.partitioners = _types.SimpleNamespace(
+    Partitioner=Partitioner, FixedShardsPartitioner=FixedShardsPartitioner,
+    MinSizePartitioner=MinSizePartitioner, MaxSizePartitioner=MaxSizePartitioner)
+__all__ += ["ShardedVariable", "cluster_resolver"]
