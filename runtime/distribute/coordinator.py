@@ -78,9 +78,6 @@ class PerWorkerValues:
     def __init__(self, values):
         self._values = tuple(values)
 
-    def __iter__(self):  # iter() of a PerWorkerValues of iterables: the per-worker iterators
-        return PerWorkerValues(iter(v) for v in self._values)
-
     def __len__(self) -> int:
         return len(self._values)
 
@@ -94,6 +91,25 @@ class PerWorkerDataset(PerWorkerValues):
 
     def __repr__(self) -> str:
         return f"<PerWorkerDataset of {len(self._values)} workers>"
+
+    def __iter__(self) -> "PerWorkerIterator":
+        return PerWorkerIterator(iter(v) for v in self._values)
+
+
+class PerWorkerIterator(PerWorkerValues):
+    """One iterator per worker (iter() of a PerWorkerDataset): pass it to `schedule`; the
+    scheduled function calls `next()` on the iterator of the worker running it."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        raise TypeError("a per-worker iterator is read by scheduled functions: pass it to "
+                        "coordinator.schedule(step_fn, args=(iterator,)) and call "
+                        "next(iterator) inside step_fn")
+
+    def __repr__(self) -> str:
+        return f"<PerWorkerIterator of {len(self._values)} workers>"
 
 
 class _Closure:
