@@ -25,7 +25,6 @@ import weakref
 
 from ember.dialects.ember.errors import EmberError
 from ember.frontend.tensor import Tensor
-from ember.runtime.data import structure
 from ember.runtime.devices import device
 from ember.runtime.distribute import strategy as _strategy
 from ember.runtime.distribute.ps_strategy import ParameterServerStrategy
@@ -59,16 +58,25 @@ class RemoteValue:
 
     def fetch(self):
         """The function's result with each tensor as a numpy value, once it has run."""
-        return structure.map_structure(_to_numpy, self.get())
+        return _fetched(self.get())
 
     def __repr__(self) -> str:
         state = "ready" if self._done.is_set() else "pending"
         return f"<em.distribute.experimental.coordinator.RemoteValue {state}>"
 
 
-def _to_numpy(value):
-    return value.numpy() if isinstance(value, Tensor) or hasattr(value, "_as_tensor") \
-        else value
+def _fetched(val):
+    """`val` with RemoteValues fetched, PerWorkerValues as tuples and tensors as numpy."""
+    if isinstance(val, RemoteValue):
+        return val.fetch()
+    if isinstance(val, PerWorkerValues):
+        return tuple(_fetched(v) for v in val._values)
+    if isinstance(val, dict):
+        return {k: _fetched(v) for k, v in val.items()}
+    if isinstance(val, (list, tuple)):
+        items = [_fetched(v) for v in val]
+        return type(val)(*items) if hasattr(val, "_fields") else type(val)(items)
+    return val.numpy() if isinstance(val, Tensor) or hasattr(val, "_as_tensor") else val
 
 
 class PerWorkerValues:
@@ -195,10 +203,10 @@ class _Cluster:
         except BaseException as error:  # noqa: BLE001 - raised by join()/fetch()
             error.add_note(f"(raised in a function scheduled on worker {worker}, "
                            f"{strategy.worker_devices[worker]})")
-            closure.result._set(error=error)
-            with self.cond:
+            with self.cond:  # first: a caller woken by the RemoteValue sees the error
                 if self.error is None:
                     self.error = error
+            closure.result._set(error=error)
             return
         finally:
             scopes.pop()
@@ -287,14 +295,7 @@ class ClusterCoordinator:
     def fetch(self, val):
         """`val` with each RemoteValue's result (waiting for it) and each tensor as numpy
         values; a PerWorkerValues gives a tuple of its workers' values."""
-        def one(v):
-            if isinstance(v, RemoteValue):
-                return v.fetch()
-            if isinstance(v, PerWorkerValues):
-                return tuple(one(x) for x in v._values)
-            return _to_numpy(v)
-        return structure.map_structure(one, val) if not isinstance(
-            val, (RemoteValue, PerWorkerValues)) else one(val)
+        return _fetched(val)
 
     def create_per_worker_dataset(self, dataset_fn) -> PerWorkerDataset:
         """One dataset per worker from `dataset_fn()` (a function of no arguments, e.g. an
