@@ -28,6 +28,18 @@ from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext,
                                              combine, local_results, reduce_op_of)
 
 
+class _WorkerReplicaContext(_strategy.ReplicaContext):
+    """The replica context of `ParameterServerStrategy.run`: the worker's one replica, so
+    `all_reduce` gives the value itself (reduced over one replica), traced or not."""
+
+    def all_reduce(self, reduce_op, value):
+        reduce_op_of(reduce_op, "ReplicaContext.all_reduce")
+        if isinstance(value, SymbolicTensor) or current_graph() is not None:
+            return identity(value)
+        return combine(reduce_op, [as_array(value, "ReplicaContext.all_reduce")],
+                       "ReplicaContext.all_reduce")
+
+
 class ParameterServerStrategy:
     """tf.distribute.experimental.ParameterServerStrategy (see the module).
 
@@ -130,7 +142,7 @@ class ParameterServerStrategy:
         if not callable(fn):
             raise TypeError(f"ParameterServerStrategy.run: fn must be callable, got {fn!r}")
         outer = getattr(_strategy._local, "replica", None)
-        _strategy._local.replica = _strategy.ReplicaContext(self, 0)
+        _strategy._local.replica = _WorkerReplicaContext(self, 0)
         try:
             return fn(*_strategy._select(args, 0, 1), **_strategy._select(kwargs or {}, 0, 1))
         finally:

@@ -6,7 +6,8 @@ Reading it (`read_value`, `numpy`, any operator, em ops taking it as a tensor) c
 the shards, also inside an em.function (each shard is captured as a variable). `assign`,
 `assign_add` and `assign_sub` split the value into the shards' rows. Gradients and
 optimizers work on the shards: `tape.gradient(loss, sharded.variables)` and
-`optimizer.apply_gradients(zip(grads, sharded.variables))`. The first `rows % shards` shards
+`optimizer.apply_gradients(zip(grads, sharded.variables))`; an em.Module holding one
+lists its shards in `variables` / `trainable_variables`. The first `rows % shards` shards
 hold one row more than the others (as TF and `numpy.array_split`).
 """
 
@@ -56,6 +57,10 @@ class ShardedVariable:
     @property
     def variables(self) -> list:
         """The shards, in order (each a variable on one parameter server)."""
+        return list(self._variables)
+
+    @property
+    def _ember_shards(self) -> list:  # em.Module's walk finds the shards (module.py)
         return list(self._variables)
 
     @property

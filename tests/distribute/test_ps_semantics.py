@@ -240,3 +240,14 @@ def test_strategy_run_reduce_and_coordinator_singleton():
     per_worker = iter(coordinator.create_per_worker_dataset(em.data.Dataset.range(3)))
     with pytest.raises(TypeError, match="pass it to coordinator.schedule"):
         next(per_worker)
+
+
+@pytest.mark.parametrize("name", ["cluster", "coordinator", "partitioners", "ps_strategy",
+                                  "sharded"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+    module = importlib.import_module(f"ember.runtime.distribute.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+                             extraglobs={"em": em})
+    assert result.failed == 0 and result.attempted > 0

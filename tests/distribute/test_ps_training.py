@@ -20,26 +20,34 @@ def _cluster(num_workers=2, num_ps=2, partitioner=None):
     return strategy, PS.coordinator.ClusterCoordinator(strategy)
 
 
-def _shards(variables):
-    return [s for v in variables for s in getattr(v, "variables", [v])]
-
-
 @pytest.mark.parametrize("make_optimizer", [lambda: em.optimizers.SGD(learning_rate=0.5),
                                             lambda: em.optimizers.RMSprop(learning_rate=0.05)],
                          ids=["sgd", "rmsprop"])
 def test_tutorial_training_loop_converges_on_two_workers(make_optimizer):
     strategy, coordinator = _cluster(partitioner=PS.partitioners.FixedShardsPartitioner(2))
     rng = np.random.default_rng(0)
+
+    class Model(em.Module):  # an embedding-like table and a logistic layer
+        def __init__(self):
+            super().__init__()
+            self.embedding = em.Variable(rng.normal(0, 0.1, (VOCAB, DIM)).astype(np.float32),
+                                         name="embedding")
+            self.w = em.Variable(rng.normal(0, 0.1, (DIM, 1)).astype(np.float32), name="w")
+            self.b = em.Variable(np.zeros(1, np.float32), name="b")
+
+        def __call__(self, ids):
+            return em.gather(self.embedding, ids) @ self.w + self.b
+
     with strategy.scope():
-        embedding = em.Variable(rng.normal(0, 0.1, (VOCAB, DIM)).astype(np.float32),
-                                name="embedding")
-        w = em.Variable(rng.normal(0, 0.1, (DIM, 1)).astype(np.float32), name="w")
-        b = em.Variable(np.zeros(1, np.float32), name="b")
+        model = Model()
         optimizer = make_optimizer()
         correct = em.Variable(np.int64(0), trainable=False, name="correct")
+    embedding, w, b = model.embedding, model.w, model.b
     assert isinstance(embedding, em.distribute.ShardedVariable)
     assert [s.shape.as_list() for s in embedding.variables] == [[10, DIM], [10, DIM]]
-    trainable = _shards([embedding, w, b])
+    trainable = model.trainable_variables  # the shards of each sharded variable
+    assert [v.name for v in trainable] == ["b:0", "embedding/part_0:0", "embedding/part_1:0",
+                                           "w/part_0:0", "w/part_1:0"]
 
     def dataset_fn(input_context):
         ids = np.arange(VOCAB, dtype=np.int32)
@@ -55,7 +63,7 @@ def test_tutorial_training_loop_converges_on_two_workers(make_optimizer):
     def step_fn(iterator):
         def replica_fn(ids, labels):
             with em.GradientTape() as tape:
-                logits = em.gather(embedding, ids) @ w + b
+                logits = model(ids)
                 loss = em.reduce_mean(em.nn.sigmoid_cross_entropy_with_logits(
                     labels=labels, logits=logits))
             grads = tape.gradient(loss, trainable)
