@@ -9,6 +9,14 @@ the function once, in a replica context; `reduce` reduces within that replica's 
 `distribute_datasets_from_function` calls the input function with
 `InputContext(num_input_pipelines=1, input_pipeline_id=0)`: each worker builds its own whole
 pipeline (ClusterCoordinator.create_per_worker_dataset calls it once per worker).
+
+A training loop such as Keras's Model.fit drives it as TF's does: it tells the strategy by
+`_should_use_with_coordinator` (True), takes `ClusterCoordinator(strategy)` (one per strategy,
+also `strategy._cluster_coordinator`), builds the model and optimizer under `scope()`, makes
+the input with `coordinator.create_per_worker_dataset(lambda:
+strategy.distribute_datasets_from_function(dataset_fn))`, schedules its em.function step
+`coordinator.schedule(train_function, args=(per_worker_iterator,))` per step and calls
+`coordinator.join()` at the end of each epoch (the RemoteValues give the logs).
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ class ParameterServerStrategy:
     """
 
     _places_variables_on_ps = True  # ps_variables' creator makes PSVariables under it
+    _should_use_with_coordinator = True  # TF's flag: steps go through a ClusterCoordinator
     _first_replica = 0
 
     def __init__(self, cluster_resolver, variable_partitioner=None):
