@@ -168,6 +168,28 @@ def test_workers_run_at_the_same_time_on_their_own_copies():
     assert float(v.numpy()) == 12.0  # both updates applied as deltas
 
 
+def test_optimizer_slots_made_by_a_scheduled_function_live_on_the_ps():
+    strategy, coordinator = _cluster(num_workers=2, num_ps=2)
+    with strategy.scope():
+        v = em.Variable(10.0)
+        optimizer = em.optimizers.RMSprop(0.1)
+
+    @em.function
+    def step():
+        return optimizer.minimize(lambda: v * v / 2.0, [v])
+
+    coordinator.schedule(step)
+    coordinator.join()
+    assert float(v.numpy()) == pytest.approx(9.683772)  # Keras's RMSprop example, one step
+    velocity = optimizer.get_slot(v, "velocity")
+    assert velocity.device in strategy.parameter_devices
+    assert float(velocity.numpy()) == pytest.approx(10.0)  # (1 - rho) * grad**2
+    for _ in range(3):
+        coordinator.schedule(step)
+    coordinator.join()
+    assert optimizer.iterations.numpy() == 4 and float(v.numpy()) < 9.6
+
+
 def test_errors_of_scheduled_functions_raise_in_join_and_cancel_the_rest():
     strategy, coordinator = _cluster(num_workers=1, num_ps=1)
     with strategy.scope():
