@@ -28,7 +28,7 @@ from ember.frontend.tensor import Tensor
 from ember.runtime.devices import device
 from ember.runtime.distribute import strategy as _strategy
 from ember.runtime.distribute.ps_strategy import ParameterServerStrategy
-from ember.runtime.distribute.ps_variables import WorkerBinding, bound
+from ember.runtime.distribute.ps_variables import WorkerBinding, bound, current_binding
 
 
 class CancelledError(EmberError, RuntimeError):
@@ -155,11 +155,13 @@ class _Cluster:
             raise error
 
     def wait(self) -> None:
+        _not_in_a_worker("join")
         with self.cond:
             self.cond.wait_for(lambda: self.inflight == 0)
             self._raise_if_error()
 
     def done(self) -> bool:
+        _not_in_a_worker("done")
         with self.cond:
             self._raise_if_error()
             return self.inflight == 0
@@ -211,6 +213,12 @@ class _Cluster:
         finally:
             scopes.pop()
         closure.result._set(value=value)
+
+
+def _not_in_a_worker(what: str) -> None:
+    if current_binding() is not None:  # it would wait for the function calling it
+        raise RuntimeError(f"ClusterCoordinator.{what}: called inside a scheduled function; "
+                           "call it on the coordinator (the code that schedules)")
 
 
 def _resolve(structure_, worker: int):

@@ -236,6 +236,11 @@ def test_schedule_raises_an_earlier_error_once():
         coordinator.schedule(lambda: None)
     coordinator.join()  # reported once already
     assert coordinator.done()
+    inner = coordinator.schedule(coordinator.join)  # would wait for itself
+    with pytest.raises(RuntimeError, match="join: called inside a scheduled function"):
+        inner.fetch()
+    with pytest.raises(RuntimeError, match="join: called inside a scheduled function"):
+        coordinator.join()  # the error is reported once more, by join
     with pytest.raises(TypeError, match="fn must be callable"):
         coordinator.schedule(3)
 
