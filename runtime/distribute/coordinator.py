@@ -124,6 +124,7 @@ class _Closure:
     def __init__(self, fn, args, kwargs):
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.result = RemoteValue()
+        self.number = 0
 
 
 class _Cluster:
@@ -137,6 +138,8 @@ class _Cluster:
         self.cond = threading.Condition()
         self.inflight = 0
         self.error = None
+        self.scheduled = 0  # closures put so far (each takes the next number)
+        self.cancel_upto = 0  # closures numbered up to this, not started yet, are cancelled
         self.threads = [threading.Thread(target=self._work, args=(i,), daemon=True,
                                          name=f"ember-ps-worker-{i}")
                         for i in range(self.workers)]
@@ -147,6 +150,8 @@ class _Cluster:
         with self.cond:
             self._raise_if_error()
             self.inflight += 1
+            self.scheduled += 1
+            closure.number = self.scheduled
         self.queue.put(closure)
 
     def _raise_if_error(self) -> None:
@@ -176,8 +181,8 @@ class _Cluster:
             if closure is None:
                 return
             with self.cond:
-                failed = self.error is not None
-            if failed:
+                cancelled = closure.number <= self.cancel_upto
+            if cancelled:
                 closure.result._set(error=CancelledError(
                     "this scheduled function was cancelled: an earlier one raised (join() "
                     "raises its error)"))
@@ -208,6 +213,7 @@ class _Cluster:
             with self.cond:  # first: a caller woken by the RemoteValue sees the error
                 if self.error is None:
                     self.error = error
+                self.cancel_upto = self.scheduled  # those queued now will not run
             closure.result._set(error=error)
             return
         finally:

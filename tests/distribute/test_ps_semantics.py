@@ -229,11 +229,16 @@ def test_schedule_raises_an_earlier_error_once():
     def fails():
         raise ValueError("bad batch")
 
-    failed = coordinator.schedule(fails)
+    release = threading.Event()
+    failed = coordinator.schedule(lambda: release.wait(20) and fails())
+    queued = coordinator.schedule(lambda: None)
+    release.set()
     with pytest.raises(ValueError, match="bad batch"):
         failed.get()
     with pytest.raises(ValueError, match="bad batch"):
         coordinator.schedule(lambda: None)
+    with pytest.raises(em.errors.CancelledError):  # queued when the error came: not run
+        queued.fetch()
     coordinator.join()  # reported once already
     assert coordinator.done()
     inner = coordinator.schedule(coordinator.join)  # would wait for itself
