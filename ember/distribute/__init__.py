@@ -1,5 +1,7 @@
 """`em.distribute`: tf.distribute's names (the code is in `ember.runtime`); `python -m
-ember.distribute.launch -n N script.py` starts N MPI workers (`launch.py`)."""
+ember.distribute.launch -n N script.py` starts N MPI workers (`launch.py`). Parameter-server
+training (`experimental.ParameterServerStrategy`, `experimental.coordinator`,
+`experimental.partitioners`, `cluster_resolver`) runs on an in-process cluster."""
 
 import types as _types
 
