@@ -227,6 +227,20 @@ def _not_in_a_worker(what: str) -> None:
                            "call it on the coordinator (the code that schedules)")
 
 
+def _check_per_worker(structure_, workers: int) -> None:
+    if isinstance(structure_, PerWorkerValues):
+        if len(structure_) != workers:
+            raise ValueError(f"ClusterCoordinator.schedule: a {type(structure_).__name__} of "
+                             f"{len(structure_)} values for a cluster of {workers} workers "
+                             "(made by another coordinator?)")
+    elif isinstance(structure_, dict):
+        for v in structure_.values():
+            _check_per_worker(v, workers)
+    elif isinstance(structure_, (list, tuple)):
+        for v in structure_:
+            _check_per_worker(v, workers)
+
+
 def _resolve(structure_, worker: int):
     """`structure_` with each PerWorkerValues replaced by worker `worker`'s value."""
     if isinstance(structure_, PerWorkerValues):
@@ -294,6 +308,7 @@ class ClusterCoordinator:
             raise TypeError("ClusterCoordinator.schedule: args must be a tuple of arguments, "
                             f"got {type(args).__name__} {args!r}")
         closure = _Closure(fn, tuple(args), dict(kwargs or {}))
+        _check_per_worker((closure.args, closure.kwargs), self._strategy._num_workers)
         self._cluster.put(closure)
         return closure.result
 

@@ -270,6 +270,9 @@ def test_strategy_run_reduce_and_coordinator_singleton():
     with pytest.raises(TypeError, match="dataset_fn must return an em.data.Dataset"):
         coordinator.create_per_worker_dataset(lambda: [1, 2])
     per_worker = iter(coordinator.create_per_worker_dataset(em.data.Dataset.range(3)))
+    three = PS.coordinator.PerWorkerValues([1, 2, 3])
+    with pytest.raises(ValueError, match="PerWorkerValues of 3 values for a cluster of 2"):
+        coordinator.schedule(lambda x: x, args=([three],))
     with pytest.raises(TypeError, match="pass it to coordinator.schedule"):
         next(per_worker)
 
