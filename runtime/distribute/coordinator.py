@@ -188,6 +188,7 @@ class _Cluster:
                     "raises its error)"))
             else:
                 self._run(worker, closure)
+            closure = None  # while idle, keep no function (nor its strategy) alive
             with self.cond:
                 self.inflight -= 1
                 self.cond.notify_all()

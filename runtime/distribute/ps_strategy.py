@@ -1,8 +1,9 @@
 """`ParameterServerStrategy` (tf.distribute.experimental.ParameterServerStrategy) on an
 in-process cluster: the variables created under `scope()` live on the parameter-server tasks
-(ps_variables.py; round-robin, large ones sharded by the `variable_partitioner`), and a
-`ClusterCoordinator` (coordinator.py) runs the training steps on the workers, each a thread
-of this process on its own logical device.
+(ps_variables.py; round-robin, large ones sharded by the `variable_partitioner`; each task a
+thread applying the workers' updates, ps_server.py), and a `ClusterCoordinator`
+(coordinator.py) runs the training steps on the workers, each a thread of this process on
+its own logical device.
 
 Each worker is one replica (`num_replicas_in_sync` is 1, as TF's CPU workers): `run` calls
 the function once, in a replica context; `reduce` reduces within that replica's value;
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 
 from ember.frontend import ops
 from ember.frontend.math_ops import identity
@@ -32,6 +34,7 @@ from ember.runtime.devices import full_name
 from ember.runtime.distribute import ps_variables  # noqa: F401 - the variable creator
 from ember.runtime.distribute import strategy as _strategy
 from ember.runtime.distribute.cluster import check_in_process
+from ember.runtime.distribute.ps_server import ParameterServer, stop_all
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
                                              combine, local_results, reduce_op_of)
 
@@ -97,6 +100,8 @@ class ParameterServerStrategy:
         self._next_ps = 0
         self._lock = threading.Lock()
         self._cluster_coordinator = None  # set by the ClusterCoordinator made for it
+        self._ps_servers = [ParameterServer(task) for task in range(self._num_ps)]
+        weakref.finalize(self, stop_all, list(self._ps_servers))
         cpus = logical_devices.cpu_count()
         self._worker_cpus = tuple(full_name("CPU", i % cpus) for i in range(self._num_workers))
 

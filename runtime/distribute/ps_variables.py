@@ -11,8 +11,9 @@ call binding its handle) the worker copies the ps value under the variable's loc
 "remote read", as TF's workers read the parameter servers); the function then reads and
 writes the worker's copy, compiled code with the GIL released, workers in parallel. When the
 function returns, each variable's update (the worker's copy minus the value it read) is added
-to the ps copy under the lock: concurrent workers' updates all land (none overwrites
-another's), each computed from the values its worker read — asynchronous training, as TF's
+to the ps copy under the lock, by the thread of the variable's parameter-server task
+(ps_server.py): concurrent workers' updates all land (none overwrites another's), each
+computed from the values its worker read — asynchronous training, as TF's
 workers apply `assign_sub`s on the parameter servers. A function that raises updates nothing.
 
 Elsewhere (the coordinator: eager code, or an em.function it calls) reads and writes go to
@@ -54,10 +55,15 @@ class WorkerBinding:
         return entry[1]
 
     def push(self) -> None:
-        """Adds each variable's update to its ps copy (under its lock)."""
+        """Sends each variable's update to its parameter-server task (ps_server.py), all
+        tasks at once, and waits until they have added them to the ps copies."""
+        by_task: dict = {}
         for var, handle, read in self._copies.values():
-            var._apply_update(read, handle.value)
+            by_task.setdefault(var._task, []).append((var, read, handle.value))
         self._copies.clear()
+        servers = self.strategy._ps_servers
+        for request in [servers[task].send(updates) for task, updates in by_task.items()]:
+            request.wait()
 
 
 def current_binding():

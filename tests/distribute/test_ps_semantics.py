@@ -286,3 +286,23 @@ def test_docstring_examples(name):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
                              extraglobs={"em": em})
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_threads_stop_when_the_strategy_is_collected():
+    import gc
+
+    def train_and_drop():
+        strategy, coordinator = _cluster(num_workers=2, num_ps=2)
+        with strategy.scope():
+            v = em.Variable(1.0)
+        coordinator.schedule(lambda: v.assign_add(1.0))
+        coordinator.join()
+        assert float(v.numpy()) == 2.0
+        return ([s._thread for s in strategy._ps_servers] + coordinator._cluster.threads)
+
+    threads = train_and_drop()
+    assert len(threads) == 4 and all(t.is_alive() for t in threads)
+    gc.collect()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads)
