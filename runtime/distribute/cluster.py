@@ -5,7 +5,7 @@
 Ember runs parameter-server clusters inside one process: `create_in_process_cluster` names
 `num_workers` worker tasks and `num_ps` parameter-server tasks with addresses of the form
 `inprocess://cluster<N>/<job>:<task>` and registers them; `ParameterServerStrategy` starts
-their threads. A ClusterSpec naming other addresses (remote `host:port` servers) is valid as
+a thread per parameter server (ps_server.py) and `ClusterCoordinator` one per worker. A ClusterSpec naming other addresses (remote `host:port` servers) is valid as
 a description, but a strategy refuses it: Ember has no RPC layer.
 """
 
