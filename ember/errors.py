@@ -29,6 +29,7 @@ iterators raise `OutOfRangeError` from `get_next()` after the last element; its 
 `MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer.
 `em.transform` raises `TransformError` for a preprocessing_fn it cannot analyze and
 `TransformArtifactError` (naming the file) for a missing or damaged working_dir.
+A `ClusterCoordinator`'s functions queued after one that raised give `CancelledError`.
 (The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
@@ -85,6 +86,8 @@ _LAZY = {
     # em.transform's (loaded on first use too)
     "TransformError": "ember.runtime.transform.context",
     "TransformArtifactError": "ember.runtime.transform.context",
+    # em.distribute's parameter-server coordinator
+    "CancelledError": "ember.runtime.distribute.coordinator",
 }
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
@@ -99,6 +102,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "AllocationError", "OutOfRangeError", "TierWarning", "HostBindingError",
            "UnavailableError"]
 __all__ += ["TransformError", "TransformArtifactError"]
+__all__ += ["CancelledError"]
 
 
 def __getattr__(name: str):
