@@ -90,6 +90,11 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     among them. The driver's own JIT cache keeps the PTX compiled for the device."""
     device = device or require_device()
     options = chip_for(device.info, options or CudaOptions())
+    from ember.backends.cuda import emulated_device
+    if emulated_device.is_emulated(device):  # runs no PTX: the mapped nests on the CPU
+        return emulated_device.compile_function(module_text, symbol, arg_types, options,
+                                                source_key=source_key, pipeline=pipeline,
+                                                device=device)
     if source_key is None and callable(module_text):
         module_text = module_text()
     disk_key = cache_key(module_text if source_key is None else ("source", source_key),

@@ -1,4 +1,5 @@
-"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs: `run` calls the
+"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs or GPUs
+(gpu_replicas.py): `run` calls the
 function once per replica, each on its own thread (compiled functions release the GIL in
 native code, so replicas compute at the same time), and `ReplicaContext.all_reduce` meets
 the replicas at a barrier. A replica that raises aborts the barrier (the others do not hang)
@@ -14,6 +15,7 @@ from ember.frontend.tensor import constant
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
+from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
                                              combine, gather, local_results, regroup)
 
@@ -131,8 +133,9 @@ class _Group:
 
 
 def _device_names(devices, where: str) -> list[str]:
-    if devices is None:
-        return [d.name for d in logical_devices.list_logical_devices("CPU")]
+    if devices is None:  # every GPU if there is one (as TF), else every logical CPU
+        return gpu_replicas.default_devices() or \
+            [d.name for d in logical_devices.list_logical_devices("CPU")]
     if isinstance(devices, str) or not devices:
         raise ValueError(f"{where}: devices must be a non-empty list of device names, got "
                          f"{devices!r}")
@@ -140,17 +143,14 @@ def _device_names(devices, where: str) -> list[str]:
     cpus = logical_devices.cpu_count()
     for name in devices:
         kind, index = parse(name)
-        if kind == "GPU":
-            raise ValueError(f"{where}: {name!r}: Ember's MirroredStrategy runs replicas on "
-                             "logical CPUs only (split the CPU with em.config."
-                             "set_logical_device_configuration)")
-        if index >= cpus:
+        if kind == "CPU" and index >= cpus:
             raise ValueError(f"{where}: there is no CPU:{index}: this process has {cpus} "
                              "logical CPU(s); em.config.set_logical_device_configuration "
                              "adds more")
         names.append(full_name(kind, index))
     if len(set(names)) != len(names):
         raise ValueError(f"{where}: devices {list(devices)} name a device twice")
+    gpu_replicas.check_devices(names, where)  # GPU replicas: gpu_replicas.py
     return names
 
 
