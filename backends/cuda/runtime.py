@@ -280,7 +280,9 @@ def device_array(device: driver.Device, shape, dtype, pointer: int | None = None
 
 def to_device(array: np.ndarray, device: driver.Device) -> np.ndarray:
     """A device array holding a copy of the host array `array`."""
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array)
+    if not array.flags.c_contiguous:  # (ascontiguousarray would make a scalar 1-D)
+        array = np.ascontiguousarray(array)
     out = device_array(device, array.shape, array.dtype)
     device.to_device(out.ctypes.data, array.ctypes.data, array.nbytes)
     device.synchronize()  # the host array may change or go once this returns
