@@ -257,6 +257,8 @@ class EmulatedExecutable:
             else:
                 inputs.append(runtime.to_device(a, device))
         outputs = self._exe(inputs)
-        if not keep:
-            return list(outputs)
-        return [runtime.to_device(np.asarray(o), device) for o in outputs]
+        if keep:  # fresh device arrays, as the GPU's results
+            return [runtime.to_device(np.asarray(o), device) for o in outputs]
+        # host arrays (an output may be an input itself: the CPU code returns it as is)
+        return [o if runtime.buffer_of(o) is None else runtime.buffer_of(o).host_copy(o)
+                for o in outputs]

@@ -14,7 +14,9 @@ How replicas use their GPU (strategy.py runs replica i on its thread inside
   a `backend="cpu"` function still runs on the host, reading the device arrays (managed
   memory) in place;
 - input: `experimental_distribute_dataset` and `distribute_datasets_from_function` copy each
-  replica's batch to its GPU (`place_pieces`), so `strategy.run` gets device tensors;
+  replica's batch to its GPU (`place_pieces`), and so does
+  `experimental_distribute_values_from_function` with the tensors of each replica's value,
+  so `strategy.run` gets device tensors;
 - mirrored variables made under `scope()` hold one copy on each replica's GPU, and stay
   there when written eagerly (`keep_on_devices`);
 - all-reduce (`ReplicaContext.all_reduce`, the gradients summed by `apply_gradients`):
@@ -116,25 +118,28 @@ def place_tensor(value, ordinal: int):
 
 
 def place_pieces(strategy, pieces: list) -> list:
-    """Each local replica's input element (a structure of tensors) on its device: the GPU
-    replicas' tensors copied to their GPUs, the CPU replicas' as they are."""
-    if not has_gpus(strategy):
+    """Each local replica's value (a nested structure: its em.Tensors) on its device: the
+    GPU replicas' tensors copied to their GPUs, the rest as they are."""
+    if not has_gpus(strategy) or len(pieces) != len(strategy._devices):
         return pieces
+    from ember.frontend import nest
     from ember.frontend.tensor import Tensor
-    from ember.runtime.data import structure
     placed = []
     for name, piece in zip(strategy._devices, pieces):
         ordinal = gpu_ordinal(name)
-        placed.append(piece if ordinal is None else structure.map_structure(
+        placed.append(piece if ordinal is None else nest.map_structure(
             lambda t, o=ordinal: place_tensor(t, o) if isinstance(t, Tensor) else t, piece))
     return placed
 
 
-def keep_on_devices(variable) -> None:
-    """Puts each copy of a MirroredVariable (mirrored.py) back on its replica's GPU after an
-    eager write left its new value on the host (or places the copies first)."""
+def keep_on_devices(variable, replica: int | None = None) -> None:
+    """Puts each copy of a MirroredVariable (mirrored.py), or only replica `replica`'s (the
+    other replicas' threads write theirs), back on its replica's GPU after an eager write
+    left its new value on the host (or places the copies first)."""
     strategy = variable._strategy
-    for name, copy in zip(strategy._devices, variable.values):
+    for i, (name, copy) in enumerate(zip(strategy._devices, variable.values)):
+        if replica is not None and i != replica:
+            continue
         ordinal = gpu_ordinal(name)
         value = copy._handle.value
         if ordinal is not None and value is not None and _placeable(value):

@@ -104,7 +104,7 @@ class MirroredVariable(Variable):
             return self
         if replica_index() is not None:
             super()._write(spec, value)  # this replica's copy
-            gpu_replicas.keep_on_devices(self)
+            gpu_replicas.keep_on_devices(self, replica_index())
             return self
         if tracing.current_graph() is not None and len(self._values) > 1:
             raise ValueError(

@@ -155,7 +155,8 @@ def _device_names(devices, where: str) -> list[str]:
 
 
 class MirroredStrategy:
-    """tf.distribute.MirroredStrategy: one replica per device (default: every logical CPU).
+    """tf.distribute.MirroredStrategy: one replica per device (default: every GPU, else every
+    logical CPU).
 
     Example:
       >>> import ember as em
@@ -299,8 +300,9 @@ class MirroredStrategy:
     def experimental_distribute_values_from_function(self, value_fn):
         """PerReplica of `value_fn(ValueContext(i, n))` for each replica i."""
         n = self.num_replicas_in_sync
-        return regroup([value_fn(ValueContext(i, n)) for i in range(n)]) if n > 1 \
-            else value_fn(ValueContext(0, 1))
+        values = gpu_replicas.place_pieces(self, [value_fn(ValueContext(i, n))
+                                                  for i in range(n)])  # GPU replicas
+        return regroup(values) if n > 1 else values[0]
 
     def __repr__(self) -> str:
         return f"MirroredStrategy(devices={list(self._devices)})"

@@ -59,9 +59,12 @@ def test_run_computes_on_each_replica_gpu_and_all_reduces_through_the_host(two_g
     inputs = strategy.experimental_distribute_values_from_function(
         lambda ctx: em.constant([1.0, 2.0]) * (ctx.replica_id_in_sync_group + 1))
     ys, sums = strategy.run(step, args=(inputs,))
-    assert sorted(calls) == [(GPU.format(0), [None]), (GPU.format(1), [None])]
-    assert sorted(seen) == [(0, "/job:localhost/replica:0/task:0/device:CPU:0", GPU.format(0)),
-                            (1, "/job:localhost/replica:0/task:0/device:CPU:0", GPU.format(1))]
+    # each replica's value was placed on its GPU: the compiled code reads it there
+    assert sorted(calls) == [(GPU.format(0), [GPU.format(0)]), (GPU.format(1), [GPU.format(1)])]
+    assert sorted(seen) == [(0, GPU.format(0), GPU.format(0)), (1, GPU.format(1), GPU.format(1))]
+    host_inputs = strategy.run(lambda x: double(x), args=(em.constant([1.0, 2.0]),))
+    assert [t.device for t in _local(strategy, host_inputs)] == [GPU.format(0), GPU.format(1)]
+    assert sorted(calls[2:]) == [(GPU.format(0), [None]), (GPU.format(1), [None])]  # copied in
     for i, (y, total) in enumerate(zip(_local(strategy, ys), _local(strategy, sums))):
         assert y.device == total.device == GPU.format(i)
         host = y.numpy()
