@@ -17,6 +17,7 @@ What runs differently: a call runs the function compiled by the `cuda-emulated` 
 arrays, and copies its results into fresh device arrays; no PTX is loaded (the emulated
 driver refuses modules). So the emulation checks placement, copies and the index
 arithmetic of the kernels, not the PTX nor timing (emulated.py says what else it cannot).
+DLPack exports an emulated GPU's tensors as CUDA memory (kDLCUDA), as a real GPU's.
 """
 
 from __future__ import annotations
@@ -201,9 +202,6 @@ class EmulatedApi:
         return (_OK,)
 
     cuMemcpyHtoDAsync = cuMemcpyDtoHAsync = cuMemcpyDtoDAsync = cuMemcpyAsync = _copy
-
-    def cuMemcpyPeerAsync(self, dst, dst_context, src, src_context, nbytes, stream):
-        return self._copy(dst, src, nbytes, stream)
 
     def cuMemsetD32Async(self, dst, value, count, stream):
         np.frombuffer((ctypes.c_uint32 * count).from_address(int(dst)),
