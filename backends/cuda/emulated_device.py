@@ -12,10 +12,12 @@ compiles for them, and everything above the driver is Ember's real code: `driver
 `.device` is GPU:N and whose `.numpy()` copies to the host), the copies in and out of a
 call, results kept on the device of their inputs or of the `em.device` scope.
 
-What runs differently: a call runs the function compiled by the `cuda-emulated` backend
-(the same mapped nests as the PTX, sequential on the calling CPU thread) on the device
-arrays, and copies its results into fresh device arrays; no PTX is loaded (the emulated
-driver refuses modules). So the emulation checks placement, copies and the index
+What runs differently: the function is built for CUDA as for a GPU (PTX and host code, in
+the compile cache: what a GPU's backend refuses, such as host calls or results of dynamic
+shape, is refused here too), but a call runs the function compiled by the `cuda-emulated`
+backend (the same mapped nests as the PTX, sequential on the calling CPU thread) on the
+device arrays, and copies its results into fresh device arrays; no PTX is loaded (the
+emulated driver refuses modules). So the emulation checks placement, copies and the index
 arithmetic of the kernels, not the PTX nor timing (emulated.py says what else it cannot).
 DLPack exports an emulated GPU's tensors as CUDA memory (kDLCUDA), as a real GPU's.
 """
@@ -214,15 +216,23 @@ class EmulatedApi:
 
 # -- calls on an emulated GPU ----------------------------------------------------------------
 
-def compile_function(module_text, symbol: str, arg_types, options, *, source_key, pipeline,
-                     device) -> "EmulatedExecutable":
-    """The executable of `@symbol` on the emulated `device`: the cuda-emulated backend's code
-    for `options` (the CUDA options: chip and tiles shape the mapped nests)."""
-    from ember.backends.cuda.emulated import EmulatedCompiler, EmulatedOptions
-    compiler = EmulatedCompiler(EmulatedOptions(cuda=options))
-    exe = compiler.compile(module_text, symbol, arg_types, source_key=source_key,
-                           pipeline=pipeline)
-    return EmulatedExecutable(exe, device, arg_types)
+def loader(module_text, source_key, pipeline, options):
+    """runtime.compile_function's loader of a compile-cache entry for an emulated GPU: the
+    entry is the CUDA build of the function (made and checked as for a GPU, so what the
+    CUDA backend refuses is refused here too), and the executable runs the cuda-emulated
+    backend's code of the same function for the same CUDA `options` (chip and tiles shape
+    the mapped nests)."""
+    def load(entry, symbol: str, arg_types, device) -> "EmulatedExecutable":
+        from ember.backends.cuda.emulated import EmulatedCompiler, EmulatedOptions
+        from ember.backends.cuda.runtime import _BadEntry
+        meta = entry[1]
+        if not isinstance(meta, dict) or meta.get("symbol") != symbol:
+            raise _BadEntry(f"it is not the CUDA build of @{symbol}")
+        compiler = EmulatedCompiler(EmulatedOptions(cuda=options))
+        exe = compiler.compile(module_text, symbol, arg_types, source_key=source_key,
+                               pipeline=pipeline)
+        return EmulatedExecutable(exe, device, arg_types)
+    return load
 
 
 class EmulatedExecutable:

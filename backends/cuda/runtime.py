@@ -30,7 +30,7 @@ from ember.backends.cpu.cache import cache_key, disk_cache
 from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, specialize, specialize_pipeline
 from ember.backends.cpu.translate import TranslationError
-from ember.backends.cuda import driver, runtime_mgpu
+from ember.backends.cuda import driver, emulated_device, runtime_mgpu
 from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions, kernel_ptx
 from ember.dialects.ember.types import TensorType, parse_type
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
@@ -90,13 +90,11 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     among them. The driver's own JIT cache keeps the PTX compiled for the device."""
     device = device or require_device()
     options = chip_for(device.info, options or CudaOptions())
-    from ember.backends.cuda import emulated_device
-    if emulated_device.is_emulated(device):  # runs no PTX: the mapped nests on the CPU
-        return emulated_device.compile_function(module_text, symbol, arg_types, options,
-                                                source_key=source_key, pipeline=pipeline,
-                                                device=device)
     if source_key is None and callable(module_text):
         module_text = module_text()
+    load = _load
+    if emulated_device.is_emulated(device):  # built and checked as for a GPU, run on the CPU
+        load = emulated_device.loader(module_text, source_key, pipeline, options)
     disk_key = cache_key(module_text if source_key is None else ("source", source_key),
                          symbol, tuple(str(t) for t in arg_types),
                          specialize_pipeline(pipeline), options.key(), "cuda-host-ir")
@@ -109,7 +107,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     entry = disk.load(disk_key)
     if entry is not None:
         try:
-            exe = _load(entry, symbol, arg_types, device)
+            exe = load(entry, symbol, arg_types, device)
         except _BadEntry as e:  # checksummed but unusable: rebuilt below
             disk.discard(disk_key, str(e))
     if exe is None:
@@ -119,7 +117,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
             meta = {"symbol": symbol, "results": [str(t) for t in results],
                     "variables": variables}
             disk.store(disk_key, host_ir.encode(), meta)
-            exe = _load((host_ir.encode(), meta), symbol, arg_types, device)
+            exe = load((host_ir.encode(), meta), symbol, arg_types, device)
     with _cache_lock:
         return _cache.setdefault(key, exe)
 

@@ -102,3 +102,28 @@ def test_variables_on_an_emulated_gpu(gpus):
         result = step(em.constant([1.0, 1.0, 1.0]))
     assert result.device == GPU.format(0) and v.read_value().device == GPU.format(0)
     np.testing.assert_array_equal(v.numpy(), [3.0, 4.0, 5.0])
+
+
+def test_emulated_gpus_refuse_what_the_cuda_backend_refuses(gpus, cache_dir):
+    dynamic = em.function(lambda a: em.boolean_mask(a, a > 0), backend="cuda")
+    with pytest.raises(em.errors.InterpreterFallbackError,
+                       match="not supported by the CUDA backend"):
+        dynamic(np.array([1, -2, 3], np.int32))
+    em.config.set_fallback("warn")
+    seen = []
+
+    def f(a):
+        em.py_function(lambda x: seen.append(x.numpy().tolist()), [a], [])
+        return a * 2.0
+    host = em.function(f, backend="cuda")
+    np.testing.assert_array_equal(host(np.ones(2, np.float32)).numpy(), [2.0, 2.0])
+    assert seen == [[1.0, 1.0]]  # a host call: on the interpreter, as on a GPU
+    reason = host._traces[0][1]._executor.fallback_reason
+    assert "runs on the host" in reason
+    # what compiles is built for CUDA (PTX in the compile cache) and runs emulated
+    double = em.function(lambda a: a * 2.0, backend="cuda")
+    with em.device("gpu:1"):
+        out = double(np.ones(3, np.float32))
+    assert out.device == GPU.format(1) and out.numpy().tolist() == [2.0, 2.0, 2.0]
+    assert double._traces[0][1]._executor.fallback_reason is None
+    assert any(b".target sm_80" in p.read_bytes() for p in cache_dir.rglob("*.obj"))
