@@ -28,8 +28,14 @@ How replicas use their GPU (strategy.py runs replica i on its thread inside
   cross-replica context gives a host tensor, as TF's reduce to the current device (the CPU
   unless inside `em.device("gpu:N")`).
 
-`strategy.run` inside an em.function compiles one function for every replica (traced_run.py):
-it runs where that function's backend runs, not on the replicas' GPUs.
+Compiled code and the all-reduce: inside an em.function, `all_reduce` and `apply_gradients`
+meet the other replicas through a host call, which the CUDA backend does not compile: such
+a function runs on the interpreter (on the host). On GPUs, compute the loss and gradients
+in a `backend="cuda"` function and call `optimizer.apply_gradients` in the replica function
+itself (eagerly: a merge_call summing the gradients once). `strategy.run` inside an
+em.function compiles one function for every replica (traced_run.py): it runs where that
+function's backend runs, not on the replicas' GPUs; the mirrored variable copies it
+writes go back to their GPUs when the next `strategy.run` starts (`restore`).
 
 Without a GPU, `EMBER_CUDA_EMULATED_GPUS=2` (backends/cuda/emulated_device.py) gives the
 process two emulated GPUs, on which all of the above runs (the tests use it).
@@ -37,7 +43,11 @@ process two emulated GPUs, on which all of the above runs (the tests use it).
 
 from __future__ import annotations
 
+import weakref
+
 from ember.runtime.devices import full_name, parse
+
+_tracked = weakref.WeakKeyDictionary()  # strategy -> its MirroredVariables (on GPUs)
 
 
 def _gpus() -> list:
@@ -144,3 +154,20 @@ def keep_on_devices(variable, replica: int | None = None) -> None:
         value = copy._handle.value
         if ordinal is not None and value is not None and _placeable(value):
             copy._handle.value = _to_gpu(value, ordinal)
+
+
+def place_copies(variable) -> None:
+    """A new MirroredVariable's copies on their replicas' GPUs, the variable remembered for
+    `restore` (nothing for a strategy on CPUs)."""
+    if has_gpus(variable._strategy):
+        _tracked.setdefault(variable._strategy, weakref.WeakSet()).add(variable)
+        keep_on_devices(variable)
+
+
+def restore(strategy) -> None:
+    """Before the replicas of an eager `strategy.run` start: the copies of the strategy's
+    mirrored variables that compiled code left elsewhere (a function running `strategy.run`
+    inside, on its backend's device) back on their GPUs."""
+    tracked = _tracked.get(strategy)
+    for variable in list(tracked or ()):
+        keep_on_devices(variable)

@@ -140,7 +140,7 @@ def _mirror(strategy, args, kwargs):
                                shape=first.shape)
                         for _ in range(_local_replicas(strategy) - 1)]
     mirrored = MirroredVariable(strategy, copies)
-    gpu_replicas.keep_on_devices(mirrored)  # GPU replicas: a copy on each replica's GPU
+    gpu_replicas.place_copies(mirrored)  # GPU replicas: a copy on each replica's GPU
     return mirrored
 
 

@@ -201,6 +201,7 @@ class MirroredStrategy:
         if current_graph() is not None:  # one trace calling fn once per replica
             from ember.runtime.distribute.traced_run import traced_run
             return traced_run(self, fn, args, kwargs)
+        gpu_replicas.restore(self)  # GPU replicas: variable copies back on their GPUs
         n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
         group = self._new_group(n)
 

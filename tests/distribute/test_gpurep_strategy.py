@@ -210,3 +210,24 @@ def test_real_gpus_train_as_one_cpu_replica():
     np.testing.assert_allclose(losses2, losses1, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(copies2[0][1].numpy(), copies1[0][0].numpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_a_traced_run_leaves_copies_that_the_next_run_puts_back(two_gpus):
+    strategy = em.distribute.MirroredStrategy()
+    with strategy.scope():
+        v = em.Variable([1.0, 2.0])
+
+    @em.function  # strategy.run inside: one CPU function for both replicas
+    def traced(x):
+        def replica(x):
+            v.assign_add(x)
+            return em.distribute.get_replica_context().all_reduce("SUM", x * 2.0)
+        return strategy.reduce("SUM", strategy.run(replica, args=(x,)), axis=None)
+
+    np.testing.assert_array_equal(traced(em.constant([1.0, 1.0])).numpy(), [8.0, 8.0])
+    assert [c.numpy().tolist() for c in v.values] == [[2.0, 3.0]] * 2
+    assert {c.read_value().device for c in v.values} == {
+        "/job:localhost/replica:0/task:0/device:CPU:0"}  # where the CPU function ran
+    devices = strategy.run(lambda: v.read_value().device)
+    assert _local(strategy, devices) == (GPU.format(0), GPU.format(1))
+    assert [c.numpy().tolist() for c in v.values] == [[2.0, 3.0]] * 2
