@@ -200,18 +200,6 @@ def test_missing_gpus_and_mixed_devices_are_refused(two_gpus, monkeypatch):
         driver.probe.cache_clear()
 
 
-@pytest.mark.gpu
-def test_real_gpus_train_as_one_cpu_replica():
-    strategy = em.distribute.MirroredStrategy()  # every GPU of the machine
-    losses2, copies2, placed = _train(strategy, em.optimizers.SGD, "cuda")
-    losses1, copies1, _ = _train(em.distribute.MirroredStrategy(["cpu:0"]),
-                                 em.optimizers.SGD, "cpu")
-    assert placed == set(strategy._devices)
-    np.testing.assert_allclose(losses2, losses1, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(copies2[0][1].numpy(), copies1[0][0].numpy(), rtol=1e-4,
-                               atol=1e-5)
-
-
 def test_a_traced_run_leaves_copies_that_the_next_run_puts_back(two_gpus):
     strategy = em.distribute.MirroredStrategy()
     with strategy.scope():
@@ -231,3 +219,34 @@ def test_a_traced_run_leaves_copies_that_the_next_run_puts_back(two_gpus):
     devices = strategy.run(lambda: v.read_value().device)
     assert _local(strategy, devices) == (GPU.format(0), GPU.format(1))
     assert [c.numpy().tolist() for c in v.values] == [[2.0, 3.0]] * 2
+
+
+def test_gather_and_errors_on_gpu_replicas(two_gpus):
+    strategy = em.distribute.MirroredStrategy()
+    values = strategy.experimental_distribute_values_from_function(
+        lambda ctx: em.constant([[float(ctx.replica_id_in_sync_group)]] * 2))
+    assert [v.device for v in _local(strategy, values)] == [GPU.format(0), GPU.format(1)]
+    gathered = strategy.gather(values, axis=0)  # device to host, concatenated there
+    assert gathered.device.endswith("CPU:0")
+    assert gathered.numpy().tolist() == [[0.0], [0.0], [1.0], [1.0]]
+
+    def failing(x):
+        if em.distribute.get_replica_context().replica_id_in_sync_group.numpy() == 1:
+            raise ValueError("replica one fails")
+        return em.distribute.get_replica_context().all_reduce("SUM", x)
+    with pytest.raises(ValueError, match="replica one fails") as info:
+        strategy.run(failing, args=(values,))
+    assert "(raised in replica 1 of 2, on /job:localhost/replica:0/task:0/device:GPU:1)" in \
+        info.value.__notes__
+
+
+@pytest.mark.gpu
+def test_real_gpus_train_as_one_cpu_replica():
+    strategy = em.distribute.MirroredStrategy()  # every GPU of the machine
+    losses2, copies2, placed = _train(strategy, em.optimizers.SGD, "cuda")
+    losses1, copies1, _ = _train(em.distribute.MirroredStrategy(["cpu:0"]),
+                                 em.optimizers.SGD, "cpu")
+    assert placed == set(strategy._devices)
+    np.testing.assert_allclose(losses2, losses1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(copies2[0][-1].numpy(), copies1[0][0].numpy(), rtol=1e-4,
+                               atol=1e-5)
