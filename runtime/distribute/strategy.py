@@ -1,4 +1,5 @@
-"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs: `run` calls the
+"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs or GPUs
+(gpu_replicas.py): `run` calls the
 function once per replica, each on its own thread (compiled functions release the GIL in
 native code, so replicas compute at the same time), and `ReplicaContext.all_reduce` meets
 the replicas at a barrier. A replica that raises aborts the barrier (the others do not hang)
@@ -16,6 +17,7 @@ from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
+from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
                                              check_agree, combine, gather, local_results,
                                              reduce_op_of, reduce_share, regroup)
@@ -144,8 +146,9 @@ class _Group:
 
 
 def _device_names(devices, where: str) -> list[str]:
-    if devices is None:
-        return [d.name for d in logical_devices.list_logical_devices("CPU")]
+    if devices is None:  # every GPU if there is one (as TF), else every logical CPU
+        return gpu_replicas.default_devices() or \
+            [d.name for d in logical_devices.list_logical_devices("CPU")]
     if isinstance(devices, str) or not devices:
         raise ValueError(f"{where}: devices must be a non-empty list of device names, got "
                          f"{devices!r}")
@@ -153,22 +156,20 @@ def _device_names(devices, where: str) -> list[str]:
     cpus = logical_devices.cpu_count()
     for name in devices:
         kind, index = parse(name)
-        if kind == "GPU":
-            raise ValueError(f"{where}: {name!r}: Ember's MirroredStrategy runs replicas on "
-                             "logical CPUs only (split the CPU with em.config."
-                             "set_logical_device_configuration)")
-        if index >= cpus:
+        if kind == "CPU" and index >= cpus:
             raise ValueError(f"{where}: there is no CPU:{index}: this process has {cpus} "
                              "logical CPU(s); em.config.set_logical_device_configuration "
                              "adds more")
         names.append(full_name(kind, index))
     if len(set(names)) != len(names):
         raise ValueError(f"{where}: devices {list(devices)} name a device twice")
+    gpu_replicas.check_devices(names, where)  # GPU replicas: gpu_replicas.py
     return names
 
 
 class MirroredStrategy:
-    """tf.distribute.MirroredStrategy: one replica per device (default: every logical CPU).
+    """tf.distribute.MirroredStrategy: one replica per device (default: every GPU, else every
+    logical CPU).
 
     Example:
       >>> import ember as em
@@ -213,6 +214,7 @@ class MirroredStrategy:
         if current_graph() is not None:  # one trace calling fn once per replica
             from ember.runtime.distribute.traced_run import traced_run
             return traced_run(self, fn, args, kwargs)
+        gpu_replicas.restore(self)  # GPU replicas: variable copies back on their GPUs
         n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
         group = self._new_group(n)
 
@@ -312,8 +314,9 @@ class MirroredStrategy:
     def experimental_distribute_values_from_function(self, value_fn):
         """PerReplica of `value_fn(ValueContext(i, n))` for each replica i."""
         n = self.num_replicas_in_sync
-        return regroup([value_fn(ValueContext(i, n)) for i in range(n)]) if n > 1 \
-            else value_fn(ValueContext(0, 1))
+        values = gpu_replicas.place_pieces(self, [value_fn(ValueContext(i, n))
+                                                  for i in range(n)])  # GPU replicas
+        return regroup(values) if n > 1 else values[0]
 
     def __repr__(self) -> str:
         return f"MirroredStrategy(devices={list(self._devices)})"

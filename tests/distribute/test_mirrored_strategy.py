@@ -186,7 +186,7 @@ def test_single_replica_strategy_and_default_context():
 
 
 @pytest.mark.parametrize("devices, message", [
-    (["gpu:0"], "logical CPUs only"), (["cpu:4"], "there is no CPU:4"),
+    (["cpu:0", "gpu:0"], "mix CPUs and GPUs"), (["cpu:4"], "there is no CPU:4"),
     (["cpu:0", "/cpu:0"], "name a device twice"), ("cpu:0", "non-empty list"),
     (["tpu:0"], "is not a device name")])
 def test_bad_devices_are_refused(devices, message):
