@@ -99,7 +99,9 @@ def gpu_ordinal(name: str) -> int | None:
 
 
 def has_gpus(strategy) -> bool:
-    return any(gpu_ordinal(name) is not None for name in strategy._devices)
+    """Whether `strategy`'s replicas are GPUs (strategies without `_devices`, as
+    ParameterServerStrategy's CPU workers, have none)."""
+    return any(gpu_ordinal(name) is not None for name in getattr(strategy, "_devices", ()))
 
 
 def _to_gpu(array, ordinal: int):

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ember.frontend.device_memory import placed
 from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
@@ -78,6 +79,11 @@ class ReplicaContext:
                                  merge_fn, args, kwargs or {})
 
 
+@placed  # a GPU replica's result goes to its GPU (gpu_replicas.py)
+def _shared(array):
+    return convert_to_tensor(array)
+
+
 class _Group:
     """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
 
@@ -112,7 +118,7 @@ class _Group:
             raise
         finally:
             self._wait(where)  # every share is written; the slots are read before reuse
-        return [convert_to_tensor(out) for out in result]  # no copy: never written again
+        return [_shared(out) for out in result]  # on the CPU no copy: never written again
 
     def merge(self, replica: int, strategy, merge_fn, args, kwargs):
         where = f"ReplicaContext.merge_call (replica {replica})"
