@@ -33,6 +33,7 @@ class Execution:
     """Single-replica execution: the step runs on the calling thread."""
 
     num_replicas = 1
+    coordinated = False  # True: Model.fit / evaluate schedule steps (ParameterServerExecution)
 
     def __init__(self, strategy=None):
         self.strategy = strategy
@@ -107,6 +108,9 @@ def execution_for(strategy) -> Execution:
         return Execution()
     if isinstance(strategy, MirroredStrategy):  # MultiWorkerMirroredStrategy subclasses it
         return MirroredExecution(strategy)
+    if getattr(strategy, "_should_use_with_coordinator", False):  # ParameterServerStrategy
+        from ember.runtime.keras.ps_execution import ParameterServerExecution
+        return ParameterServerExecution(strategy)
     raise TypeError(f"Model.fit: the strategy {strategy!r} is not supported (use "
                     "em.distribute.MirroredStrategy or MultiWorkerMirroredStrategy)")
 

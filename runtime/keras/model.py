@@ -113,6 +113,10 @@ class TrainingAPI:
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
+        if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
+            return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
+                                   validation_data, initial_epoch, steps_per_epoch,
+                                   validation_steps)
         data = fit_lib.make_input(x, y, batch_size, False, "Model.fit")
         arrays = not isinstance(x, (Dataset, fit_lib.DatasetCreator))
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
@@ -210,6 +214,9 @@ class TrainingAPI:
         """The mean loss (and metrics) over the data: a float, or [loss, metrics...]."""
         self._need_compiled("evaluate")
         fit_lib.check_steps(steps, "Model.evaluate: steps")
+        if self._compiled.execution.coordinated:  # ParameterServerStrategy (ps_execution.py)
+            return self._compiled.execution.evaluate(self, x, y, batch_size, verbose, steps,
+                                                     return_dict)
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.evaluate: pass an em.data.Dataset or arrays (a "
                             "DatasetCreator is for fit)")
