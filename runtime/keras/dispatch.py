@@ -15,7 +15,8 @@
 - `scope()`: the context under which the model's and the optimizer's variables are made.
 
 A new strategy plugs in with one more `Execution` subclass and one more branch in
-`execution_for`.
+`execution_for`. ParameterServerStrategy's (ps_execution.py) is `coordinated`: Model.fit and
+evaluate hand it their whole loop, which schedules the steps on the workers.
 """
 
 from __future__ import annotations

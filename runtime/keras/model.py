@@ -107,6 +107,10 @@ class TrainingAPI:
           callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
             ends training after the epoch).
           verbose: 0 is silent; otherwise one line of logs per epoch.
+
+        Under ParameterServerStrategy, x must be a DatasetCreator (or a callable
+        dataset_fn(input_context)) and steps_per_epoch is required; the steps are scheduled
+        on the workers (ps_execution.py).
         """
         c = self._need_compiled("fit")
         fit_lib.check_steps(steps_per_epoch, "Model.fit: steps_per_epoch")

@@ -97,7 +97,7 @@ class ParameterServerExecution(Execution):
         names = [name for name, _ in c.metrics]
         dataset = self.per_worker_dataset(creator)
         if c.train is None:
-            self._build(model, dataset, training=True)
+            self._build(model, dataset, True, "Model.fit")
             c.train = compile_lib.train_step(model, c.loss_fn, c.metrics, c.optimizer, self)
         iterator = iter(dataset)
         train_function = self._function(c.train, "Model.fit", steps_per_epoch)
@@ -135,7 +135,7 @@ class ParameterServerExecution(Execution):
     def evaluate_logs(self, model, dataset, steps: int) -> dict:
         c = model._compiled
         if c.test is None:
-            self._build(model, dataset, training=False)
+            self._build(model, dataset, False, "Model.evaluate")
             c.test = compile_lib.test_step(model, c.loss_fn, c.metrics, self)
         test_function = self._function(c.test, "Model.evaluate", steps)
         return self._steps(test_function, iter(dataset), steps, [n for n, _ in c.metrics])
@@ -170,12 +170,12 @@ class ParameterServerExecution(Execution):
         function.__name__ = f"{where.split('.')[-1]}_function"
         return function
 
-    def _build(self, model, dataset, training: bool) -> None:
+    def _build(self, model, dataset, training: bool, where: str) -> None:
         """Builds the model's weights (and the optimizer's slots) on the coordinator under
         the strategy's scope, from the input's element_spec: zeros of one batch."""
         spec = dataset._values[0].element_spec  # every worker's pipeline has the same spec
         if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
-            raise ValueError(f"Model.fit: each element of the DatasetCreator's dataset must be "
+            raise ValueError(f"{where}: each element of the DatasetCreator's dataset must be "
                              f"a (features, labels) pair, its element_spec is {spec!r}")
         model._ready(structure.map_structure(_example, spec[0]), training=training)
 
