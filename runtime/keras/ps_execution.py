@@ -54,7 +54,7 @@ class ParameterServerExecution(Execution):
         return self.strategy.scope()
 
     def distribute(self, dataset):
-        raise ValueError(_need_creator("Model.fit", dataset))
+        raise ValueError(_need_creator("Model.fit", dataset, "steps_per_epoch"))
 
     def distribute_creator(self, creator):
         """The per-worker iterators of `creator` (pass them to `coordinator.schedule`)."""
@@ -75,7 +75,7 @@ class ParameterServerExecution(Execution):
             initial_epoch, steps_per_epoch, validation_steps):
         """Model.fit's loop (its arguments already checked by Model.fit)."""
         c = model._compiled
-        creator = as_creator(x, y, batch_size, "Model.fit")
+        creator = as_creator(x, y, batch_size, "Model.fit", "steps_per_epoch")
         if steps_per_epoch is None:
             raise ValueError("Model.fit: steps_per_epoch is required with "
                              "ParameterServerStrategy (each worker's dataset is usually "
@@ -83,7 +83,8 @@ class ParameterServerExecution(Execution):
                              "steps_per_epoch=20))")
         validation = None
         if validation_data is not None:
-            validation = as_creator(validation_data, None, None, "Model.fit: validation_data")
+            validation = as_creator(validation_data, None, None, "Model.fit: validation_data",
+                                    "validation_steps")
             _need_steps(validation_steps, "Model.fit: validation_steps",
                         "model.fit(..., validation_data=creator, validation_steps=10)")
         history = fit_lib.History()
@@ -123,7 +124,7 @@ class ParameterServerExecution(Execution):
     def evaluate(self, model, x, y, batch_size, verbose, steps, return_dict):
         """Model.evaluate: `steps` steps of `x` (a DatasetCreator) scheduled on the
         workers; the loss and metrics over all their batches."""
-        creator = as_creator(x, y, batch_size, "Model.evaluate")
+        creator = as_creator(x, y, batch_size, "Model.evaluate", "steps")
         _need_steps(steps, "Model.evaluate: steps", "model.evaluate(dataset_creator, steps=10)")
         logs = self.evaluate_logs(model, self.per_worker_dataset(creator), steps)
         if verbose not in (0, False):
@@ -188,23 +189,24 @@ def _example(spec):
     return constant(np.zeros(dims, dtype=spec.dtype.np_dtype), dtype=spec.dtype)
 
 
-def _need_creator(where: str, x) -> str:
-    return (f"{where}: with ParameterServerStrategy, x must be an "
+def _need_creator(where: str, x, steps: str) -> str:
+    got = "an em.data.Dataset" if isinstance(x, Dataset) else type(x).__name__
+    return (f"{where}: with ParameterServerStrategy, the input must be an "
             "em.keras.utils.experimental.DatasetCreator (or a callable dataset_fn("
-            f"input_context) returning an em.data.Dataset), got {type(x).__name__}: each "
+            f"input_context) returning an em.data.Dataset), got {got}: each "
             "worker builds its own input pipeline from it. Wrap the pipeline, e.g. "
             "em.keras.utils.experimental.DatasetCreator(lambda input_context: dataset), "
-            "and give steps_per_epoch")
+            f"and give {steps}")
 
 
-def as_creator(x, y, batch_size, where: str) -> fit_lib.DatasetCreator:
+def as_creator(x, y, batch_size, where: str, steps: str) -> fit_lib.DatasetCreator:
     """x as a DatasetCreator (a callable is wrapped in one); anything else a ValueError."""
     if isinstance(x, fit_lib.DatasetCreator):
         creator = x
     elif callable(x) and not isinstance(x, Dataset):
         creator = fit_lib.DatasetCreator(x)
     else:
-        raise ValueError(_need_creator(where, x))
+        raise ValueError(_need_creator(where, x, steps))
     for name, value in (("y", y), ("batch_size", batch_size)):
         if value is not None:
             raise ValueError(f"{where}: {name} must not be given with a DatasetCreator (its "

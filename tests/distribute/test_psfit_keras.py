@@ -160,12 +160,17 @@ def test_fit_needs_a_dataset_creator_and_steps_per_epoch(trained):
     ids = np.arange(len(VOCAB) + 1)
     dataset = em.data.Dataset.from_tensor_slices((ids, ids % 2)).batch(4)
     for x in (dataset, ids):
-        with pytest.raises(ValueError, match=r"ParameterServerStrategy, x must be an "
-                           r"em\.keras\.utils\.experimental\.DatasetCreator"):
+        with pytest.raises(ValueError, match=r"Model\.fit: with ParameterServerStrategy, "
+                           r"the input must be an em\.keras\.utils\.experimental\."
+                           r"DatasetCreator .*got (an em\.data\.Dataset|ndarray):"):
             model.fit(x, ids % 2 if x is ids else None, epochs=1, steps_per_epoch=2)
     with pytest.raises(ValueError, match="steps_per_epoch is required with "
                        "ParameterServerStrategy"):
         model.fit(creator, epochs=1)
+    with pytest.raises(ValueError, match="validation_data: with ParameterServerStrategy, "
+                       "the input must be an em.keras.utils.experimental.DatasetCreator"):
+        model.fit(creator, epochs=1, steps_per_epoch=2, validation_data=dataset,
+                  validation_steps=2)
     with pytest.raises(ValueError, match="validation_steps is required"):
         model.fit(creator, epochs=1, steps_per_epoch=2, validation_data=creator)
     with pytest.raises(ValueError, match="DatasetCreator"):
