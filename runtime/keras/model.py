@@ -250,6 +250,9 @@ class TrainingAPI:
             if step is None:
                 if c is not None:
                     self._ready(features, training=False)
+                elif execution.coordinated and not self.variables:
+                    with execution.scope():  # the weights on the parameter servers, not
+                        self(features, training=False)  # made (local) by the step's trace
                 step = compile_lib.predict_step(self)
                 if c is not None:
                     c.predict = step

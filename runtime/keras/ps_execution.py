@@ -97,8 +97,9 @@ class ParameterServerExecution(Execution):
                 cb.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose})
         names = [name for name, _ in c.metrics]
         dataset = self.per_worker_dataset(creator)
+        spec = _pair_spec(dataset, "Model.fit")
         if c.train is None:
-            self._build(model, dataset, True, "Model.fit")
+            _build(model, spec, training=True)
             c.train = compile_lib.train_step(model, c.loss_fn, c.metrics, c.optimizer, self)
         iterator = iter(dataset)
         train_function = self._function(c.train, "Model.fit", steps_per_epoch)
@@ -135,8 +136,9 @@ class ParameterServerExecution(Execution):
 
     def evaluate_logs(self, model, dataset, steps: int) -> dict:
         c = model._compiled
+        spec = _pair_spec(dataset, "Model.evaluate")
         if c.test is None:
-            self._build(model, dataset, False, "Model.evaluate")
+            _build(model, spec, training=False)
             c.test = compile_lib.test_step(model, c.loss_fn, c.metrics, self)
         test_function = self._function(c.test, "Model.evaluate", steps)
         return self._steps(test_function, iter(dataset), steps, [n for n, _ in c.metrics])
@@ -171,14 +173,21 @@ class ParameterServerExecution(Execution):
         function.__name__ = f"{where.split('.')[-1]}_function"
         return function
 
-    def _build(self, model, dataset, training: bool, where: str) -> None:
-        """Builds the model's weights (and the optimizer's slots) on the coordinator under
-        the strategy's scope, from the input's element_spec: zeros of one batch."""
-        spec = dataset._values[0].element_spec  # every worker's pipeline has the same spec
-        if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
-            raise ValueError(f"{where}: each element of the DatasetCreator's dataset must be "
-                             f"a (features, labels) pair, its element_spec is {spec!r}")
-        model._ready(structure.map_structure(_example, spec[0]), training=training)
+
+def _pair_spec(dataset, where: str):
+    """The element_spec of the per-worker datasets (all alike): a (features, labels) pair,
+    checked here rather than by every worker."""
+    spec = dataset._values[0].element_spec
+    if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
+        raise ValueError(f"{where}: each element of the DatasetCreator's dataset must be a "
+                         f"(features, labels) pair, its element_spec is {spec!r}")
+    return spec
+
+
+def _build(model, spec, training: bool) -> None:
+    """Builds the model's weights (and the optimizer's slots) on the coordinator under the
+    strategy's scope, from zeros of one batch of the features' spec."""
+    model._ready(structure.map_structure(_example, spec[0]), training=training)
 
 
 def _example(spec):

@@ -126,6 +126,13 @@ def test_predict_runs_on_the_coordinator_with_the_ps_weights(trained):
     assert (got.argmax(-1) == ids % 2).all()
 
 
+def test_predict_before_compile_builds_the_weights_on_the_parameter_servers(trained):
+    with trained["strategy"].scope():
+        model = em.keras.Sequential([em.keras.layers.Dense(1)])
+    assert model.predict(np.ones([3, 4], np.float32), verbose=0).shape == (3, 1)
+    assert model.layers[0].kernel.device.startswith("/job:ps/")
+
+
 def test_evaluate_schedules_a_dataset_creator_on_the_workers(trained):
     model = trained["model"]
     logits = model.predict(np.arange(len(VOCAB) + 1), batch_size=4, verbose=0)
@@ -148,9 +155,13 @@ def test_fit_takes_a_callable_dataset_fn_and_validation_data(trained):
         dataset = dataset.batch(input_context.get_per_replica_batch_size(BATCH))
         return dataset.map(lambda words: (layer(words), layer(words) % 2))
 
-    history = model.fit(dataset_fn, epochs=2, steps_per_epoch=4, validation_data=dataset_fn,
-                        validation_steps=2, verbose=0)
-    assert history.epoch == [0, 1]
+    class StopAfterTwo(em.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            self.model.stop_training = epoch == 1
+
+    history = model.fit(dataset_fn, epochs=4, steps_per_epoch=4, validation_data=dataset_fn,
+                        validation_steps=2, callbacks=[StopAfterTwo()], verbose=0)
+    assert history.epoch == [0, 1]  # stopped by the callback
     assert sorted(history.history) == ["accuracy", "loss", "val_accuracy", "val_loss"]
     assert history.history["val_accuracy"] == [1.0, 1.0]
 
@@ -175,6 +186,11 @@ def test_fit_needs_a_dataset_creator_and_steps_per_epoch(trained):
         model.fit(creator, epochs=1, steps_per_epoch=2, validation_data=creator)
     with pytest.raises(ValueError, match="DatasetCreator"):
         model.evaluate(dataset, steps=2)
+    features_only = em.keras.utils.experimental.DatasetCreator(
+        lambda input_context: em.data.Dataset.from_tensor_slices(ids).repeat().batch(4))
+    with pytest.raises(ValueError, match=r"Model\.fit: each element of the DatasetCreator's "
+                       r"dataset must be a \(features, labels\) pair"):
+        model.fit(features_only, epochs=1, steps_per_epoch=2)
     with pytest.raises(ValueError, match="steps is required"):
         model.evaluate(creator)
 
