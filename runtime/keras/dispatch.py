@@ -15,7 +15,8 @@
 - `scope()`: the context under which the model's and the optimizer's variables are made.
 
 A new strategy plugs in with one more `Execution` subclass and one more branch in
-`execution_for`.
+`execution_for`. ParameterServerStrategy's (ps_execution.py) is `coordinated`: Model.fit and
+evaluate hand it their whole loop, which schedules the steps on the workers.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Execution:
     """Single-replica execution: the step runs on the calling thread."""
 
     num_replicas = 1
+    coordinated = False  # True: Model.fit / evaluate schedule steps (ParameterServerExecution)
 
     def __init__(self, strategy=None):
         self.strategy = strategy
@@ -107,6 +109,9 @@ def execution_for(strategy) -> Execution:
         return Execution()
     if isinstance(strategy, MirroredStrategy):  # MultiWorkerMirroredStrategy subclasses it
         return MirroredExecution(strategy)
+    if getattr(strategy, "_should_use_with_coordinator", False):  # ParameterServerStrategy
+        from ember.runtime.keras.ps_execution import ParameterServerExecution
+        return ParameterServerExecution(strategy)
     raise TypeError(f"Model.fit: the strategy {strategy!r} is not supported (use "
                     "em.distribute.MirroredStrategy or MultiWorkerMirroredStrategy)")
 

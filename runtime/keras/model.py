@@ -107,12 +107,20 @@ class TrainingAPI:
           callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
             ends training after the epoch).
           verbose: 0 is silent; otherwise one line of logs per epoch.
+
+        Under ParameterServerStrategy, x must be a DatasetCreator (or a callable
+        dataset_fn(input_context)) and steps_per_epoch is required; the steps are scheduled
+        on the workers (ps_execution.py).
         """
         c = self._need_compiled("fit")
         fit_lib.check_steps(steps_per_epoch, "Model.fit: steps_per_epoch")
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
+        if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
+            return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
+                                   validation_data, initial_epoch, steps_per_epoch,
+                                   validation_steps)
         data = fit_lib.make_input(x, y, batch_size, False, "Model.fit")
         arrays = not isinstance(x, (Dataset, fit_lib.DatasetCreator))
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
@@ -210,6 +218,9 @@ class TrainingAPI:
         """The mean loss (and metrics) over the data: a float, or [loss, metrics...]."""
         self._need_compiled("evaluate")
         fit_lib.check_steps(steps, "Model.evaluate: steps")
+        if self._compiled.execution.coordinated:  # ParameterServerStrategy (ps_execution.py)
+            return self._compiled.execution.evaluate(self, x, y, batch_size, verbose, steps,
+                                                     return_dict)
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.evaluate: pass an em.data.Dataset or arrays (a "
                             "DatasetCreator is for fit)")
@@ -239,6 +250,9 @@ class TrainingAPI:
             if step is None:
                 if c is not None:
                     self._ready(features, training=False)
+                elif execution.coordinated and not self.variables:
+                    with execution.scope():  # the weights on the parameter servers, not
+                        self(features, training=False)  # made (local) by the step's trace
                 step = compile_lib.predict_step(self)
                 if c is not None:
                     c.predict = step

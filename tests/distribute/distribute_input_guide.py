@@ -376,3 +376,36 @@ dataset_creator = em.keras.utils.experimental.DatasetCreator(creator_dataset_fn)
 history = model.fit(dataset_creator, epochs=5, steps_per_epoch=20, callbacks=callbacks,
                     verbose=0)
 report("kpl_fit_creator", (seen, history.history["loss"][-1] < history.history["loss"][0]))
+
+# -- the same snippet with ParameterServerStrategy, as the guide shows it: an in-process
+# cluster of 2 workers and 1 parameter server; fit schedules the steps on the workers
+seen.clear()
+cluster_resolver = em.distribute.experimental.create_in_process_cluster(num_workers=2,
+                                                                        num_ps=1)
+variable_partitioner = em.distribute.experimental.partitioners.MinSizePartitioner(
+    min_shard_bytes=32, max_shards=2)  # the 5 x 4 embedding table: 2 shards
+strategy = em.distribute.experimental.ParameterServerStrategy(
+    cluster_resolver,
+    variable_partitioner=variable_partitioner)
+with strategy.scope():
+    preprocessing_layer = em.keras.layers.StringLookup(vocabulary=WORDS_PATH)
+    em.random.set_seed(0)
+    model = em.keras.Sequential([em.keras.layers.Embedding(5, 4), em.keras.layers.Dense(2)])
+    model.compile(optimizer=em.optimizers.Adam(0.05),
+                  loss=em.losses.SparseCategoricalCrossentropy(True))
+
+
+def dataset_fn(input_context):
+    words = em.data.Dataset.from_tensor_slices(["a", "b", "c", "d", "e"] * 4).repeat()
+    word_labels = em.data.Dataset.from_tensor_slices([0, 0, 1, 1, 0] * 4).repeat()
+    dataset = words.map(preprocessing_layer)
+    dataset = em.data.Dataset.zip((dataset, word_labels))
+    return dataset.batch(input_context.get_per_replica_batch_size(10))
+
+
+dataset_creator = em.keras.utils.experimental.DatasetCreator(dataset_fn)
+history = model.fit(dataset_creator, epochs=5, steps_per_epoch=20, callbacks=callbacks,
+                    verbose=0)
+report("kpl_fit_ps", (seen, history.history["loss"][-1] < history.history["loss"][0] / 4,
+                      type(model.layers[0].embeddings).__name__,
+                      int(model.optimizer.iterations.numpy())))

@@ -282,3 +282,9 @@ def test_dict_elements_keep_their_dtypes_when_split():
     assert [p["ok"].numpy().tolist() for p in pieces] == [[True, False], [True],
                                                          [False, True], [False]]
     assert {p["x"].dtype for p in pieces} == {em.float64}
+
+
+def test_preprocessing_with_model_fit_under_parameter_server_strategy(guide):
+    # the guide's ParameterServerStrategy snippet: 5 epochs of 20 steps on 2 workers, the
+    # embedding table sharded on the parameter server
+    assert guide["kpl_fit_ps"] == ([0, 1, 2, 3, 4], True, "ShardedVariable", 100)
