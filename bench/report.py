@@ -292,12 +292,19 @@ def tier_lines(first: dict, res: dict) -> list[str]:
             continue
         tier = "/".join(cold["first_tier"])
         t = first.get(("ember", "cold", case), {}).get("median")
-        parts = [f"cold first call {fmt_t(t)} at the {tier} tier"]
+        name = "tier 0 (interpreter)" if tier == "interp" else f"the {tier} tier"
+        parts = [f"cold first call {fmt_t(t)} at {name}"]
+        if cold.get("tier0_call") is not None:
+            parts.append(f"tier-0 calls {fmt_t(cold['tier0_call'])}")
+        if cold.get("compiled_ready_after") is not None:
+            parts.append(f"fast tier compiled in the background and swapped in "
+                         f"{fmt_t(cold['compiled_ready_after'])} after the first call")
         if cold.get("fast_tier_call") is not None:
             parts.append(f"fast-tier calls {fmt_t(cold['fast_tier_call'])}")
         if cold.get("full_tier_ready_after") is not None:
+            since = "the first call" if tier == "interp" else "being queued"
             parts.append(f"full tier compiled in the background and swapped in "
-                         f"{fmt_t(cold['full_tier_ready_after'])} after being queued")
+                         f"{fmt_t(cold['full_tier_ready_after'])} after {since}")
         after = cold.get("steady_after_swap")
         if after is not None:
             jax = median_of(res, "jax", case)

@@ -105,9 +105,9 @@ def get_fallback() -> str:
     return _fallback
 
 
-# Tiered compilation (runtime/tiers.py): which tier a first call compiles, and after how
-# many calls at the fast tier a specialisation is recompiled at the full tier.
-TIERS = ("auto", "fast", "full")
+# Tiered compilation (runtime/tiers.py; tier 0: tier0.py): which tier a first call runs,
+# and after how many calls at the fast tier a specialisation is recompiled at the full tier.
+TIERS = ("auto", "fast", "full", "interp")
 TIER_ENV = "EMBER_TIER"
 TIER_THRESHOLD = 10
 _tier: str | None = None  # None: EMBER_TIER (default "auto"), read at each compile
@@ -118,9 +118,13 @@ def set_tier(tier: str | None) -> None:
     """Chooses the compilation tier of functions compiled from now on (runtime/tiers.py).
 
     Args:
-      tier: "auto" (the default: compile the fast tier first, and recompile a shape
-        specialisation called `tier_threshold()` times at the full tier in the background),
-        "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once), or
+      tier: "auto" (the default: run a shape specialisation's first calls on the
+        interpreter where tier 0 may run it, else compile the fast tier first; tier 0's
+        first call queues the fast tier's compile in the background, and a specialisation
+        called `tier_threshold()` times is recompiled at the full tier in the background),
+        "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once),
+        "interp" (tier 0 only: functions tier 0 may run, tiers.py, run on the interpreter
+        at every call, compiled only for a call that raises there; others as "auto"), or
         None to follow the environment variable EMBER_TIER again.
 
     Raises:
