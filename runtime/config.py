@@ -149,6 +149,20 @@ def get_tier() -> str:
     return value
 
 
+TIER0_ENV = "EMBER_TIER0"
+
+
+def tier0_enabled() -> bool:
+    """Whether "auto" runs first calls on tier 0 (runtime/tier0.py): unless the environment
+    variable EMBER_TIER0 is "off" (or "0"); the test suite turns it off to test compiled
+    code. ValueError naming EMBER_TIER0 if it holds anything but on/off/1/0."""
+    value = os.environ.get(TIER0_ENV, "on").strip().lower() or "on"
+    if value not in ("on", "off", "1", "0"):
+        raise ValueError(f"{TIER0_ENV}={os.environ[TIER0_ENV]!r}: set it to on or off (or "
+                         f"unset it for on)")
+    return value in ("on", "1")
+
+
 def set_tier_threshold(calls: int) -> None:
     """After how many calls at the fast tier a shape specialisation is recompiled at the
     full tier in the background (default 10; 1 recompiles after the first call).

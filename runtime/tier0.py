@@ -115,9 +115,9 @@ def plan(module: ir.Module, symbol: str, callbacks: dict) -> Callable | None:
 
 class Interpreted:
     """Tier-0 code of one shape specialisation: runs as an executable (`exe(arrays)` ->
-    arrays) on the interpreter (`run`, from `plan`). After its first call it calls `start(self)` once (which
-    queues the compile); a call that raises runs again on `recover(self)`'s compiled code
-    (None: the interpreter's error stands)."""
+    arrays) on the interpreter (`run`, from `plan`). After its first call it calls
+    `start(self)` once, which queues `compile_in_background(self)`; a call that raises
+    runs again on `recover(self)`'s compiled code (None: the interpreter's error stands)."""
 
     tier = "interp"
     fast_path = False  # the Function's fast path needs compiled code: it is not kept
@@ -125,10 +125,12 @@ class Interpreted:
 
     def __init__(self, run: Callable[[list], tuple],
                  start: Callable[["Interpreted"], None] | None,
-                 recover: Callable[["Interpreted"], object]):
+                 recover: Callable[["Interpreted"], object],
+                 compile_in_background: Callable[["Interpreted"], None]):
         self._run = run
         self._start = start
         self._recover = recover
+        self.compile_in_background = compile_in_background  # the job `start` queues
         self._lock = threading.Lock()
         self.calls = 0
         self.replaced = False  # set once compiled code took its place (`successor`)

@@ -57,6 +57,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from typing import Callable
 
 from ember.backends import compile_log
@@ -127,16 +128,17 @@ def first_executable(name: str, compile: Callable, swap: Callable, failed: Calla
     if tier != "fast":
         def promote(fast: FastTier) -> None:
             _background.submit(lambda: _recompile(name, fast, compile, swap, failed))
+        tier0 = interpret is not None and (tier == "interp" or config.tier0_enabled())
         # no record of this host: nothing compiled for it can be cached (host_target.py),
         # and looking would load LLVM first
-        if interpret is None or host_target.remembered():
+        if not tier0 or host_target.remembered():
             full = compile("full", True)
             if full is not None:
                 return full
             fast = compile("fast", True)
             if fast is not None:
                 return FastTier(fast, promote)
-        interpreter = interpret() if interpret is not None else None
+        interpreter = interpret() if tier0 else None
         if interpreter is not None:
             return _interpreted(name, interpreter, tier == "auto", compile, swap, failed,
                                 promote)
@@ -160,8 +162,6 @@ def _interpreted(name, interpreter, background: bool, compile, swap, failed, pro
         return fast
 
     def job(old: Interpreted) -> None:
-        if old.replaced:
-            return
         try:
             with compile_log.stage(f"fast tier {name} (background)", stream=io.StringIO()):
                 fast = compiled(old)
@@ -181,8 +181,18 @@ def _interpreted(name, interpreter, background: bool, compile, swap, failed, pro
         except Exception:  # noqa: BLE001 - the interpreter's error stands
             return None
 
-    start = (lambda old: _background.submit(lambda: job(old))) if background else None
-    return Interpreted(interpreter, start, recover)
+    def start(old: Interpreted) -> None:
+        # the queue holds the code weakly: a trace dropped before its turn is not compiled
+        ref = weakref.ref(old)
+        _background.submit(lambda: _background_job(ref))
+
+    return Interpreted(interpreter, start if background else None, recover, job)
+
+
+def _background_job(ref) -> None:
+    old = ref()
+    if old is not None and not old.replaced:
+        old.compile_in_background(old)
 
 
 _swap_lock = threading.Lock()
