@@ -120,7 +120,7 @@ def set_tier(tier: str | None) -> None:
     Args:
       tier: "auto" (the default: run a shape specialisation's first calls on the
         interpreter where tier 0 may run it, else compile the fast tier first; tier 0's
-        first call queues the fast tier's compile in the background, and a specialisation
+        second call queues the fast tier's compile in the background, and a specialisation
         called `tier_threshold()` times is recompiled at the full tier in the background),
         "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once),
         "interp" (tier 0 only: functions tier 0 may run, tiers.py, run on the interpreter

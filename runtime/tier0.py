@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from typing import Callable
 
 import numpy as np
@@ -113,11 +112,18 @@ def plan(module: ir.Module, symbol: str, callbacks: dict) -> Callable | None:
     return functools.partial(interpreter.call, symbol)
 
 
+# The call of a tier-0 specialisation whose end queues its compile: the second. A function
+# called once (a script's, a test's) never compiles, nor keeps its trace alive compiling,
+# nor makes the process wait at exit for a compile; the first call never competes with one.
+COMPILE_AT_CALL = 2
+
+
 class Interpreted:
     """Tier-0 code of one shape specialisation: runs as an executable (`exe(arrays)` ->
-    arrays) on the interpreter (`run`, from `plan`). After its first call it calls
-    `start(self)` once, which queues `compile_in_background(self)`; a call that raises
-    runs again on `recover(self)`'s compiled code (None: the interpreter's error stands)."""
+    arrays) on the interpreter (`run`, from `plan`). At the end of call COMPILE_AT_CALL it
+    calls `start(self)` once, which queues `compile_in_background(self)`; a call that
+    raises runs again on `recover(self)`'s compiled code (None: the interpreter's error
+    stands)."""
 
     tier = "interp"
     fast_path = False  # the Function's fast path needs compiled code: it is not kept
@@ -135,7 +141,6 @@ class Interpreted:
         self.calls = 0
         self.replaced = False  # set once compiled code took its place (`successor`)
         self.successor = None
-        self.first_returned: float | None = None  # perf_counter() at the first call's end
 
     def __call__(self, arrays: list) -> list:
         self.calls += 1
@@ -147,15 +152,13 @@ class Interpreted:
                 raise
             return exe(arrays)
         finally:
-            if self._start is not None:
+            if self._start is not None and self.calls >= COMPILE_AT_CALL:
                 self._started()
         return _own_buffers(outs, arrays)
 
     def _started(self) -> None:
         with self._lock:
             start, self._start = self._start, None
-            if start is not None:
-                self.first_returned = time.perf_counter()
         if start is not None:
             start(self)
 

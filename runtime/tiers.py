@@ -9,9 +9,9 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
      record in the cache directory, backends/cpu/host_target.remembered: no process
      compiled for it there, and looking would load LLVM.) Else, if tier 0 may run the
      function (tier0.py: pure float ops without loops or callbacks, Ember's pipeline),
-     the calls run the trace on the reference interpreter, and the end of the first one
-     queues the fast tier's compile on the background thread; when it is done it is
-     swapped in (the tier-0 calls made so far counted, step 2). A tier-0 call that
+     the calls run the trace on the reference interpreter, and the end of the second one
+     (tier0.COMPILE_AT_CALL) queues the fast tier's compile on the background thread; when
+     it is done it is swapped in (the tier-0 calls made so far counted, step 2). A tier-0 call that
      raises is run again on the fast tier, compiled then and there, so errors are the
      compiled code's. If that background compile fails, tier 0 stays (a TierWarning).
   1. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
@@ -45,7 +45,8 @@ function called once or a few times (a script, a test) never pays the full compi
 Tier 0 instead of the fast tier on a cold first call: case B's trace interprets in a few
 ms (~250 numpy calls on 1,000 floats) and D's is its three products on OpenBLAS, while
 the fast tier's compile costs ~150-300 ms (LLVM loaded, passes, codegen); the compile
-starts after the first call returns, so it never competes with it.
+starts after the second call returns: it never competes with the first, and a function
+called once never compiles.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ def first_executable(name: str, compile: Callable, swap: Callable, failed: Calla
 
 
 def _interpreted(name, interpreter, background: bool, compile, swap, failed, promote):
-    """Tier 0 (tier0.py): the interpreter, and after its first call the fast tier compiled
+    """Tier 0 (tier0.py): the interpreter, and after its second call the fast tier compiled
     in the background (`background`), swapped in with the calls made so far counted."""
     from ember.runtime.tier0 import Interpreted
 

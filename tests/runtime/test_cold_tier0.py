@@ -84,7 +84,10 @@ def test_auto_runs_tier_0_first_and_swaps_the_fast_tier_in():
     x = _rng(50)
     before = len(tiers.swaps())
     first = f(x).numpy()
+    assert tiers.wait(120)  # called once: nothing queued
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "interp"}
+    assert len(tiers.swaps()) == before
+    np.testing.assert_array_equal(f(x).numpy(), first)  # the second call queues the compile
     assert tiers.wait(120)
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "fast"}
     assert [s[:3] for s in tiers.swaps()[before:]] == [(f.get_concrete_function(x).name,
@@ -202,6 +205,7 @@ def test_a_failed_background_compile_keeps_tier_0_and_warns(monkeypatch):
     with pytest.warns(tiers.TierWarning, match="keeps running on the interpreter.*"
                                                "no compiler today"):
         f(x)
+        f(x)
         assert tiers.wait(120)
         np.testing.assert_array_equal(f(x).numpy(), x * np.float32(0.25))
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "interp"}
@@ -238,6 +242,7 @@ def test_a_trace_dropped_before_its_compile_starts_is_not_compiled():
     assert tiers._background.submit(gate.wait)  # holds the compile thread meanwhile
     f = em.function(lambda x: x * 5.0)
     x = _rng(3)
+    f(x)
     f(x)  # queues its compile behind the gate
     trace = weakref.ref(f.get_concrete_function(x))
     del f
