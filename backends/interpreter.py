@@ -57,7 +57,17 @@ class Interpreter:
             name: op for name, op in symbol_table(module).items() if op.name == "func.func"}
         self._plans: dict[str, tuple[list, list[Step]] | None] = {}
         self._types: dict = {}  # MLIR type -> ember type (printing a type is the slow part)
+        self._attrs: dict = {}  # (op, name, MLIR attribute) -> its decoded value
         self._lock = threading.RLock()
+
+    def _attr(self, op_name: str, key: str, slot, attr: ir.Attribute):
+        """The attribute's Python value, decoded once per distinct attribute (attributes
+        are uniqued: a trace repeating a constant has one)."""
+        cache_key = (op_name, key, attr)
+        found = self._attrs.get(cache_key)
+        if found is None:
+            found = self._attrs[cache_key] = attr_from_mlir(op_name, key, slot, attr)
+        return found
 
     def _type(self, t: ir.Type):
         found = self._types.get(t)
@@ -125,9 +135,8 @@ class Interpreter:
 
     def _compile_spec(self, op: ir.Operation) -> Step:
         spec = REGISTRY[op.name]
-        attrs = {k: attr_from_mlir(spec.name, k, slot, op.attributes[k])
-                 for k, slot in spec.attrs.items() if k in op.attributes}
-        attrs = spec.normalize_attrs(attrs)
+        attrs = spec.normalize_attrs({k: self._attr(spec.name, k, slot, op.attributes[k])
+                                      for k, slot in spec.attrs.items() if k in op.attributes})
         operands = list(op.operands)
         results = list(op.results)
         dtypes = [self._type(r.type).dtype for r in results]
