@@ -139,7 +139,10 @@ def first_executable(name: str, compile: Callable, swap: Callable, failed: Calla
             fast = compile("fast", True)
             if fast is not None:
                 return FastTier(fast, promote)
-        interpreter = interpret() if tier0 else None
+        interpreter = None
+        if tier0:
+            with compile_log.stage(f"tier 0 {name} (interpreter plan)"):  # EMBER_LOG=compile
+                interpreter = interpret()
         if interpreter is not None:
             return _interpreted(name, interpreter, tier == "auto", compile, swap, failed,
                                 promote)
