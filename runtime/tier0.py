@@ -96,7 +96,10 @@ def ineligible(module: ir.Module, callbacks: dict) -> str | None:
 def builtin_pipeline(pipeline: str) -> bool:
     """Whether `pipeline` (its text; "" for none) has only Ember's own and upstream passes."""
     from ember.passes.pipeline import Pipeline
-    return not pipeline or Pipeline.parse(pipeline).is_builtin()
+    try:
+        return not pipeline or Pipeline.parse(pipeline).is_builtin()
+    except Exception:  # noqa: BLE001 - a pipeline it cannot read: not Ember's own, surely
+        return False
 
 
 def plan(module: ir.Module, symbol: str, callbacks: dict) -> Callable | None:
