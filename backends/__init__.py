@@ -22,9 +22,37 @@ class _Interpreter:
                             NotCompilable.Reason.HOST_ONLY)
 
 
+class _Cpu:
+    """The CPU backend (backends/cpu/compiler.py CpuCompiler), its modules imported on the
+    first compile (~20-40 ms, llvmlite later still): a first call that runs on tier 0
+    (runtime/tier0.py) and finds nothing to look up in the caches never imports them."""
+    name = "cpu"
+    compiles = True
+    tiers = ("fast", "full")
+
+    def __init__(self):
+        self._compiler = None
+
+    def _real(self) -> Backend:
+        if self._compiler is None:
+            from ember.backends.cpu.compiler import CpuCompiler
+            self._compiler = CpuCompiler()
+        return self._compiler
+
+    def compile(self, *args, **kwargs):
+        return self._real().compile(*args, **kwargs)
+
+    def stages(self, *args, **kwargs):
+        return self._real().stages(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name == "_compiler":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self._real(), name)
+
+
 def _cpu() -> Backend:
-    from ember.backends.cpu.compiler import CpuCompiler  # loads llvmlite: on first use
-    return CpuCompiler()
+    return _Cpu()
 
 
 def _cuda() -> Backend:
