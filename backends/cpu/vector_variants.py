@@ -16,10 +16,10 @@ on which path a vector took. The mechanism is LLVM's vector function ABI:
 
 1. `add` (before the LLVM stage, on func.func): each `@__ember_{sin,cos}_f32` of the module
    (fastmath.call's) loses `alwaysinline`, gets `noinline` and the attribute
-   `vector-function-abi-variant` naming `@__ember_sin_f32_v<N>` (and `_m<N>`, masked, for
-   loops with masked tails) for the vector widths of the target; these variants are built
-   next to it, public (external linkage), so that LLVM keeps them until the vectoriser has
-   used them.
+   `vector-function-abi-variant` naming `@__ember_sin_f32_v<N>` (`_m<N>`, masked, where
+   loops have masked tails: AVX-512) for the target's vector width; the variant is built
+   next to it, public (external linkage), so that LLVM keeps it until the vectoriser has
+   used it.
 2. LLVM's O3 vectorises each loop calling the scalar function with calls of a variant.
 3. `finish` (after O3, on the llvmlite module): the variants are inlined into the loops
    (always-inline), made internal and deleted; a scalar remainder, or a loop LLVM left
@@ -47,12 +47,15 @@ _MARK = "_ZGV_LLVM_"
 
 
 def lanes_for(features: str | None) -> list[int]:
-    """Vector widths (f32 lanes) LLVM may pick for a loop on a target with `features`."""
+    """Vector widths (f32 lanes) of the variants for a target with `features`: its widest
+    vector of f32, which LLVM picks for loops of f32 (a loop it vectorises narrower calls
+    the scalar function per lane; each width would be another copy of the kernel for LLVM
+    to optimise)."""
     flags = set((features or "").split(","))
     if "+avx512f" in flags:
-        return [8, 16]
+        return [16]
     if "+avx" in flags:
-        return [4, 8]
+        return [8]
     return [4]
 
 
@@ -73,12 +76,11 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
         mappings = []
         with ir.InsertionPoint(module.body):
             for lanes in lanes_for(features):
-                unmasked = f"{name}_v{lanes}"
-                _build(unmasked, lanes, cosine)
-                mappings.append(f"{_MARK}N{lanes}v_{name}({unmasked})")
-                if masked:
-                    _build_masked(f"{name}_m{lanes}", unmasked, lanes)
-                    mappings.append(f"{_MARK}M{lanes}v_{name}({name}_m{lanes})")
+                # with masked tails, LLVM calls the masked variant for every vector (an
+                # all-true mask where no tail is left): one variant, one copy to optimise
+                variant = f"{name}_{'m' if masked else 'v'}{lanes}"
+                _build(variant, lanes, cosine, masked)
+                mappings.append(f"{_MARK}{'M' if masked else 'N'}{lanes}v_{name}({variant})")
         op.attributes["passthrough"] = ir.ArrayAttr.get([
             ir.StringAttr.get("noinline"),
             ir.ArrayAttr.get([ir.StringAttr.get("vector-function-abi-variant"),
@@ -87,17 +89,21 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
     return count
 
 
-def _always_inline(fn) -> None:
-    fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("alwaysinline")])
-
-
-def _build(name: str, lanes: int, cosine: bool) -> None:
+def _build(name: str, lanes: int, cosine: bool, masked: bool) -> None:
+    """The variant `name`: of (x) or, `masked`, of (x, mask), whose inactive lanes (a
+    loop's masked tail) are computed as 0, so that what they hold never takes the slow
+    path."""
     vt = ir.VectorType.get([lanes], ir.F32Type.get())
-    fn = func.FuncOp(name, ([vt], [vt]))
-    _always_inline(fn)
+    mt = ir.VectorType.get([lanes], ir.IntegerType.get_signless(1))
+    fn = func.FuncOp(name, ([vt, mt] if masked else [vt], [vt]))
+    fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("alwaysinline")])
     entry = fn.add_entry_block()
     with ir.InsertionPoint(entry):
         x = entry.arguments[0]
+        if masked:
+            zero = arith.ConstantOp(vt, ir.DenseElementsAttr.get_splat(
+                vt, ir.FloatAttr.get(ir.F32Type.get(), 0.0))).result
+            x = arith.SelectOp(entry.arguments[1], x, zero).result
         large = fastmath_sincos.large_arguments(x)
         lanes_int = ir.IntegerType.get_signless(lanes)
         bits = llvm.BitcastOp(lanes_int, large).result
@@ -110,23 +116,6 @@ def _build(name: str, lanes: int, cosine: bool) -> None:
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([fastmath_sincos.sincos_moderate(x, cosine)])
         func.ReturnOp([branch.results[0]])
-
-
-def _build_masked(name: str, unmasked: str, lanes: int) -> None:
-    """The masked variant: inactive lanes (a loop's masked tail) computed as 0, so that
-    whatever they hold never takes the slow path."""
-    vt = ir.VectorType.get([lanes], ir.F32Type.get())
-    mt = ir.VectorType.get([lanes], ir.IntegerType.get_signless(1))
-    fn = func.FuncOp(name, ([vt, mt], [vt]))
-    _always_inline(fn)
-    entry = fn.add_entry_block()
-    with ir.InsertionPoint(entry):
-        x, mask = entry.arguments
-        zero = arith.ConstantOp(vt, ir.DenseElementsAttr.get_splat(
-            vt, ir.FloatAttr.get(ir.F32Type.get(), 0.0))).result
-        active = arith.SelectOp(mask, x, zero).result
-        call = func.CallOp([vt], ir.FlatSymbolRefAttr.get(unmasked), [active])
-        func.ReturnOp([call.result])
 
 
 def present(llvm_ir: str) -> bool:
