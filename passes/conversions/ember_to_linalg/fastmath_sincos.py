@@ -110,9 +110,9 @@ def sin(x):
     carries one f64 rounding. From |x| >= 2**28 on, Payne-Hanek's reduction in 64-bit
     integers takes over (sincos_reduction.py), as numpy's libm does: both are computed
     and selected, so the loop stays vectorised (the CPU backend's vector variants skip
-    Payne-Hanek's for vectors without such a lane: same bits). r is rounded to f32; sin r = r + r z S(z)
-    and cos r = 1 - z/2 + z^2 C(z) (z = r^2, degree 2 in z, fits 2^-28 and 2^-33), chosen
-    and negated by the quadrant j mod 4 (bit ops). Max error 2 ulp. +-inf and NaN give
+    Payne-Hanek's for vectors without such a lane: same bits). r is rounded to f32;
+    sin r = r + r z S(z) and cos r = 1 - z/2 + z^2 C(z) (z = r^2, degree 2 in z, fits
+    2^-28 and 2^-33), chosen and negated by the quadrant j mod 4 (bit ops). Max error 2 ulp. +-inf and NaN give
     NaN; sin(-0) = -0.
     """
     return _sincos(x, cosine=False)
