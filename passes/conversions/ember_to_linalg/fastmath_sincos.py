@@ -112,8 +112,8 @@ def sin(x):
     and selected, so the loop stays vectorised (the CPU backend's vector variants skip
     Payne-Hanek's for vectors without such a lane: same bits). r is rounded to f32;
     sin r = r + r z S(z) and cos r = 1 - z/2 + z^2 C(z) (z = r^2, degree 2 in z, fits
-    2^-28 and 2^-33), chosen and negated by the quadrant j mod 4 (bit ops). Max error 2 ulp. +-inf and NaN give
-    NaN; sin(-0) = -0.
+    2^-28 and 2^-33), chosen and negated by the quadrant j mod 4 (bit ops). Max error
+    2 ulp. +-inf and NaN give NaN; sin(-0) = -0.
     """
     return _sincos(x, cosine=False)
 
