@@ -2,7 +2,7 @@
 
 fastmath's f32 `sin`/`cos` are exact for every float: lanes with |x| >= 2**28 need
 Payne-Hanek's argument reduction (sincos_reduction.py), and a branchless loop body computes
-it for every element, about half of the kernel's instructions (bench case C: 4x slower than
+it for every element, about half of the kernel's instructions (bench case C: 2.5x slower than
 without). A scalar branch cannot help: LLVM's vectoriser turns it into a select again.
 So the full tier hands the vectoriser whole-vector versions of the two functions, in which
 a branch looks at all lanes at once:
