@@ -196,3 +196,56 @@ def _case_d_line(results: dict) -> str:
         target = "NOT MET (runs on the interpreter)"
     return (f"case D under the machine's environment as it is ({what}): ember {fmt_t(t)} "
             f"({', '.join(parts)}); target {target}")
+
+
+def main() -> int:
+    """Case G alone, for some shapes and variants: `python bench/gemm.py --shapes 256x1024x10
+    --variants ember-own,numpy-pinned,ember-openblas-pinned --rounds 5` (`make bench` runs
+    it all through run.py). Prints the same tables, with the load average before and after."""
+    import argparse
+    import shutil
+    import tempfile
+
+    import run  # bench/run.py: the processes, their environments and rounds
+    from report import load
+    keys = [v.key for v in variants(list(SYSTEMS))]
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("--shapes", default=",".join(c[1:] for c in GEMM_CASES),
+                   help="comma-separated m x k x n of " + ", ".join(c[1:] for c in GEMM_CASES)
+                   + ", and D (the case-D MLP)")
+    p.add_argument("--variants", default=",".join(keys), help="comma-separated, of "
+                   + ",".join(keys))
+    p.add_argument("--rounds", type=int, default=3, help="processes per variant, round-robin")
+    a = p.parse_args()
+    cases = [s if s == "D" else f"G{s}" for s in a.shapes.split(",") if s]
+    wanted = [k for k in a.variants.split(",") if k]
+    bad = [c for c in cases if c not in CASES] + [k for k in wanted if k not in keys]
+    if bad:
+        p.error(f"unknown shape or variant {', '.join(bad)}: shapes are "
+                f"{', '.join(c[1:] for c in GEMM_CASES)} or D; variants {', '.join(keys)}")
+    chosen = [v for v in variants(list(SYSTEMS)) if v.key in wanted]
+    start = load()
+    cache_dir = tempfile.mkdtemp(prefix="bench-gemm-cache-")
+    runs: dict = {}
+    try:
+        for r in range(max(1, a.rounds)):
+            for v in chosen:
+                cache = {"EMBER_CACHE_DIR": os.path.join(cache_dir, v.key)}
+                env = dict(v.env, **(cache if v.system == "ember" else {}))
+                runs.setdefault(v.key, []).append(
+                    run.run_system(v.system, "steady", cases, env, v.keep_openblas))
+                run.log(f"{v.label}: round {r + 1} done")
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    results = {k: run.merge_rounds(rs) for k, rs in runs.items()}
+    print(f"load average at start {start}, at end {load()}")
+    print(report_gemm(results, start))
+    for key, res in results.items():  # each round's median, to see the spread
+        for case in cases:
+            rounds = res.get("cases", {}).get(case, {}).get("rounds") or []
+            print(f"{key} {case}: rounds {' '.join(fmt_t(t) for t in rounds)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
