@@ -3,7 +3,9 @@ JIT's library), one per MIN_MACS_PER_POOLED_THREAD of work, so case D's 10-wide 
 (256x1024x10, 2.6M multiply-adds) runs on two; without them (an AOT library, a thread
 started per call) one per MIN_MACS_PER_THREAD, and the same product on the caller alone.
 Whatever the split, the results are the same bits (dot_ir sums in an order set by the
-shape alone) and match float64 numpy.
+shape alone) and match float64 numpy, also when calls follow each other faster than the
+workers answer (pool_ir: the caller runs a share no worker claimed, and a job alone when a
+worker has yet to answer the last one).
 """
 
 import os
@@ -58,6 +60,10 @@ CHILD = textwrap.dedent("""
         rng.bit_generator.state = state
         two, ok2 = product(m, k, n, tb)
         print(m, k, n, tb, ok1 and ok2, np.array_equal(one, two))
+    # back to back on more threads than CPUs: workers late to answer a job (the next one
+    # then runs on the caller alone) or to claim a share (the caller runs it)
+    threads.value = 5
+    print("back to back", all(product(256 + i % 7, 2000, 10 + i % 3)[1] for i in range(60)))
 """)
 
 
@@ -71,4 +77,4 @@ def test_narrow_products_split_over_kept_workers_with_the_same_bits():
         "pool off right True True", "small product alone True True",
         "narrow product split True True", "same bits True",
         "255 1031 9 False True True", "257 1024 10 True True True",
-        "1024 300 7 False True True"], out.stdout
+        "1024 300 7 False True True", "back to back True"], out.stdout

@@ -18,13 +18,16 @@ running code of a library that may be unloaded) or busy with another caller's jo
 job at a time; the other caller starts threads of its own). After a `fork` the child has
 no workers: the pool notices (`getpid`) and starts new ones.
 
-One job at a time, in globals: `fn`, `arg`, `threads`, the next share to claim (1), then
-the generation counter is bumped under the mutex and the workers woken; every started
-worker answers every job (after claiming shares until none is left) by decrementing
-`pending`, so the next job is written only once no worker still reads this one. Memory
-order: the job's fields are published by the release of the generation (and the mutex),
-and each worker's shares of C by its acq_rel decrement of `pending`, which the caller
-reads with acquire.
+One job at a time, in globals: `fn`, `arg`, `threads`, the next share to claim (1), the
+shares left to finish (`left`: threads), then the generation counter is bumped under the
+mutex and the workers woken. The caller returns once `left` is 0: it never waits for a
+worker that got no share (one not yet running when the caller had claimed them all, on a
+machine busier than its cores). Every started worker still answers every job (after
+claiming shares until none is left) by decrementing `pending`, and the next job is written
+only once none still reads this one: a call that finds a worker yet to answer runs all its
+shares on the calling thread instead. Memory order: the job's fields are published by the
+release of the generation (and the mutex), and each share of C by the acq_rel decrement
+of `left` after it, which the caller reads with acquire.
 
 pthread mutex and condition variables are zero-initialised storage (PTHREAD_*_INITIALIZER
 is all zeros on glibc and musl), reserved larger than any libc's type.
@@ -35,6 +38,9 @@ from __future__ import annotations
 KEEP_SYMBOL = "ember_gemm_keep_threads"
 MAX_WORKERS = 63
 SPIN = 2000  # sched_yield rounds a waiting thread watches for its condition before sleeping
+# looks at `pending` a call takes before running alone when a worker has yet to answer the
+# last job (a few us: one just done with it answers at once, one preempted may take ms)
+ANSWER_SPIN = 4096
 _SYNC_BYTES = 128
 
 
@@ -90,11 +96,12 @@ _ADDRESSES = """  %zero = llvm.mlir.constant(0 : i64) : i64
   %arg_at = llvm.mlir.addressof @ember_pool_arg : !llvm.ptr
   %nt_at = llvm.mlir.addressof @ember_pool_threads : !llvm.ptr
   %next_at = llvm.mlir.addressof @ember_pool_next : !llvm.ptr
+  %left_at = llvm.mlir.addressof @ember_pool_left : !llvm.ptr
 """
 
 _NEW_GEN = """  %{p}_g = llvm.load %gen_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
   %{p}_ok = llvm.icmp "ne" %{p}_g, %seen : i64"""
-_NONE_PENDING = """  %{p}_n = llvm.load %pending_at atomic acquire {{alignment = 8 : i64}}
+_NONE_LEFT = """  %{p}_n = llvm.load %left_at atomic acquire {{alignment = 8 : i64}}
       : !llvm.ptr -> i64
   %{p}_ok = llvm.icmp "eq" %{p}_n, %zero : i64"""
 
@@ -115,15 +122,19 @@ WORKER = f"""llvm.func internal @ember_pool_worker(%p: !llvm.ptr) -> !llvm.ptr {
   llvm.cond_br %mine, ^run, ^answer
 ^run:
   llvm.call %fn(%arg, %share) : !llvm.ptr, (!llvm.ptr, i64) -> ()
-  llvm.br ^take
-^answer:
-  %left = llvm.atomicrmw sub %pending_at, %one acq_rel : !llvm.ptr, i64
-  %last = llvm.icmp "eq" %left, %one : i64
-  llvm.cond_br %last, ^signal, ^wait(%gen : i64)
+  %unfinished = llvm.atomicrmw sub %left_at, %one acq_rel : !llvm.ptr, i64
+  %last = llvm.icmp "eq" %unfinished, %one : i64
+  llvm.cond_br %last, ^signal, ^take
 ^signal:
+  // the last share finished: none left to claim, so answer at once (the caller's next
+  // job may follow right away), then wake the caller if it sleeps
+  %answered_last = llvm.atomicrmw sub %pending_at, %one acq_rel : !llvm.ptr, i64
   %l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
   %b = llvm.call @pthread_cond_broadcast(%done_cv) : (!llvm.ptr) -> i32
   %u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
+  llvm.br ^wait(%gen : i64)
+^answer:
+  %answered = llvm.atomicrmw sub %pending_at, %one acq_rel : !llvm.ptr, i64
   llvm.br ^wait(%gen : i64)
 }}
 """
@@ -150,7 +161,24 @@ RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.pt
   %pid = llvm.call @getpid() : () -> i32
   %owner = llvm.load %pid_at : !llvm.ptr -> i32
   %same = llvm.icmp "eq" %pid, %owner : i32
-  llvm.cond_br %same, ^grow, ^reset
+  llvm.cond_br %same, ^answered(%zero : i64), ^reset
+^answered(%tries: i64):
+  // a worker answering the last job is given ANSWER_SPIN looks before this job runs alone
+  %late = llvm.load %pending_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+  %all_answered = llvm.icmp "eq" %late, %zero : i64
+  %tries1 = llvm.add %tries, %one : i64
+  %patience = llvm.mlir.constant({ANSWER_SPIN} : i64) : i64
+  %again = llvm.icmp "slt" %tries1, %patience : i64
+  llvm.cond_br %all_answered, ^grow, ^late(%again : i1)
+^late(%wait_more: i1):
+  llvm.cond_br %wait_more, ^answered(%tries1 : i64), ^alone(%zero : i64)
+^alone(%t: i64):
+  %alone_more = llvm.icmp "slt" %t, %nt : i64
+  llvm.cond_br %alone_more, ^alone_run, ^all_done
+^alone_run:
+  llvm.call %fn(%arg, %t) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  %t1 = llvm.add %t, %one : i64
+  llvm.br ^alone(%t1 : i64)
 ^reset:
   %started_at0 = llvm.mlir.addressof @ember_pool_started : !llvm.ptr
   llvm.store %zero, %started_at0 : i64, !llvm.ptr
@@ -205,22 +233,25 @@ RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.pt
   llvm.store %arg, %arg_at : !llvm.ptr, !llvm.ptr
   llvm.store %nt, %nt_at : i64, !llvm.ptr
   llvm.store %one, %next_at : i64, !llvm.ptr
+  llvm.store %nt, %left_at : i64, !llvm.ptr
   llvm.store %workers, %pending_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
   %l = llvm.call @pthread_mutex_lock(%mutex) : (!llvm.ptr) -> i32
   %g = llvm.atomicrmw add %gen_at, %one release : !llvm.ptr, i64
   %bc = llvm.call @pthread_cond_broadcast(%wake) : (!llvm.ptr) -> i32
   %u = llvm.call @pthread_mutex_unlock(%mutex) : (!llvm.ptr) -> i32
   llvm.call %fn(%arg, %zero) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  %first_done = llvm.atomicrmw sub %left_at, %one acq_rel : !llvm.ptr, i64
   llvm.br ^take
 ^take:
   %share = llvm.atomicrmw add %next_at, %one acq_rel : !llvm.ptr, i64
-  %left = llvm.icmp "slt" %share, %nt : i64
-  llvm.cond_br %left, ^inline, ^await
+  %unclaimed = llvm.icmp "slt" %share, %nt : i64
+  llvm.cond_br %unclaimed, ^inline, ^await
 ^inline:
   llvm.call %fn(%arg, %share) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+  %done_one = llvm.atomicrmw sub %left_at, %one acq_rel : !llvm.ptr, i64
   llvm.br ^take
 ^await:
-{_wait_until("all", "%done_cv", _NONE_PENDING)}^all_done:
+{_wait_until("all", "%done_cv", _NONE_LEFT)}^all_done:
   %busy_at3 = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
   llvm.store %zero32, %busy_at3 atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
   llvm.return %true : i1
@@ -233,6 +264,7 @@ POOL_RUNTIME = (
     + _global("ember_pool_started", "i64") + _global("ember_pool_base", "i64")
     + _global("ember_pool_gen", "i64") + _global("ember_pool_pending", "i64")
     + _global("ember_pool_threads", "i64") + _global("ember_pool_next", "i64")
+    + _global("ember_pool_left", "i64")
     + "".join(f"llvm.mlir.global internal @ember_pool_{n}() {{addr_space = 0 : i32}} : "
               f"!llvm.ptr {{\n  %z = llvm.mlir.zero : !llvm.ptr\n  llvm.return %z : !llvm.ptr\n}}\n"
               for n in ("fn", "arg"))
