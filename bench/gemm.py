@@ -210,7 +210,7 @@ def main() -> int:
     from report import load
     keys = [v.key for v in variants(list(SYSTEMS))]
     p = argparse.ArgumentParser(description=main.__doc__)
-    p.add_argument("--shapes", default=",".join(c[1:] for c in GEMM_CASES),
+    p.add_argument("--shapes", default=",".join([*(c[1:] for c in GEMM_CASES), "D"]),
                    help="comma-separated m x k x n of " + ", ".join(c[1:] for c in GEMM_CASES)
                    + ", and D (the case-D MLP)")
     p.add_argument("--variants", default=",".join(keys), help="comma-separated, of "
