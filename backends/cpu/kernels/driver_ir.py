@@ -10,7 +10,8 @@ library after the rest is lowered (library.py), like native.py's error runtime. 
      MIN_MACS_PER_POOLED_THREAD with the pool's kept workers on);
   2. threads 1.. run `@<p>_slice` on their share (gemm_ir.split), thread 0 on the caller's:
      the workers kept across calls (pool_ir.py) when the pool is on and free, else
-     threads started for this call;
+     threads started for this call; or the caller alone when the pool says its workers
+     are not running (ALONE);
   3. the caller waits for the workers, or joins its threads; a share whose thread could
      not be started is run by the caller instead, so a call never fails for want of
      threads.
@@ -19,7 +20,7 @@ library after the rest is lowered (library.py), like native.py's error runtime. 
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.gemm_ir import Params
-from ember.backends.cpu.kernels.pool_ir import KEEP_SYMBOL, POOL_RUNTIME
+from ember.backends.cpu.kernels.pool_ir import ALONE, DONE, KEEP_SYMBOL, POOL_RUNTIME
 
 THREADS_SYMBOL = "ember_gemm_threads"
 ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
@@ -247,8 +248,11 @@ llvm.func @{ENTRY[t]}({params}) {{
   llvm.store %shared, %slots : {struct}, !llvm.ptr
   %task = llvm.mlir.addressof @{pre}_task : !llvm.ptr
   %pooled = llvm.call @ember_gemm_pool_run(%task, %slots, %nt)
-      : (!llvm.ptr, !llvm.ptr, i64) -> i1
-  llvm.cond_br %pooled, ^done, ^create(%one : i64)
+      : (!llvm.ptr, !llvm.ptr, i64) -> i32
+  llvm.switch %pooled : i32, ^create(%one : i64) [
+    {DONE}: ^done,
+    {ALONE}: ^alone
+  ]
 ^create(%i: i64):
   %more = llvm.icmp "slt" %i, %nt : i64
   llvm.cond_br %more, ^make, ^work
