@@ -46,6 +46,10 @@ SPIN = 2000  # sched_yield rounds a waiting thread watches for its condition bef
 # looks at `pending` a call takes before running alone when a worker has yet to answer the
 # last job (a few us: one just done with it answers at once, one preempted may take ms)
 ANSWER_SPIN = 256
+# looks at the shares left a caller done with its own takes before it yields the CPU (about
+# 20 us: a worker running its share is done about then; sched_yield on a busy machine
+# gives the CPU away for another process's whole time slice, ms)
+CALLER_LOOKS = 1 << 16
 # jobs run alone, at most, after one the workers were absent from (doubling from 1)
 BACKOFF_MAX = 63
 # what `ember_gemm_pool_run` returns
@@ -63,11 +67,23 @@ def _storage(name: str) -> str:
             f" : {ty} {{\n  %z = llvm.mlir.zero : {ty}\n  llvm.return %z : {ty}\n}}\n")
 
 
-def _wait_until(label: str, cond_ptr: str, test: str) -> str:
+def _wait_until(label: str, cond_ptr: str, test: str, busy: int = 0) -> str:
     """Blocks of a loop that waits until `test` (blocks computing %<label>_ok from nothing;
-    true to stop) holds: SPIN rounds of sched_yield, then asleep on `cond_ptr` under the
-    pool mutex. Enters at ^<label>, leaves to ^<label>_done."""
-    return f"""  llvm.br ^{label}_spin(%zero : i64)
+    true to stop) holds: `busy` looks without giving up the CPU, then SPIN rounds of
+    sched_yield, then asleep on `cond_ptr` under the pool mutex. Enters at ^<label>, leaves
+    to ^<label>_done."""
+    looks = f"""  llvm.br ^{label}_busy(%zero : i64)
+^{label}_busy(%{label}_k: i64):
+{test.format(p=label + "_c")}
+  llvm.cond_br %{label}_c_ok, ^{label}_done, ^{label}_busier
+^{label}_busier:
+  %{label}_k1 = llvm.add %{label}_k, %one : i64
+  %{label}_klimit = llvm.mlir.constant({busy} : i64) : i64
+  %{label}_kgo = llvm.icmp "slt" %{label}_k1, %{label}_klimit : i64
+  llvm.cond_br %{label}_kgo, ^{label}_busy(%{label}_k1 : i64), ^{label}_yields
+^{label}_yields:
+""" if busy else ""
+    return looks + f"""  llvm.br ^{label}_spin(%zero : i64)
 ^{label}_spin(%{label}_i: i64):
 {test.format(p=label + "_a")}
   llvm.cond_br %{label}_a_ok, ^{label}_done, ^{label}_more
@@ -283,7 +299,7 @@ RUN = f"""llvm.func internal @ember_gemm_pool_run(%fn: !llvm.ptr, %arg: !llvm.pt
   llvm.store %next_backoff, %skip_at : i64, !llvm.ptr
   llvm.br ^await
 ^await:
-{_wait_until("all", "%done_cv", _NONE_LEFT)}^all_done:
+{_wait_until("all", "%done_cv", _NONE_LEFT, CALLER_LOOKS)}^all_done:
   %busy_at3 = llvm.mlir.addressof @ember_pool_busy : !llvm.ptr
   llvm.store %zero32, %busy_at3 atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
   llvm.return %true : i32
