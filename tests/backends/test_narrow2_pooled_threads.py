@@ -8,11 +8,16 @@ workers answer (pool_ir: the caller runs a share no worker claimed, and a job al
 worker has yet to answer the last one).
 """
 
+import ctypes
 import os
 import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pytest
+
+from ember.backends.cpu import kernels
 from ember.backends.cpu.kernels import split_ir
 
 CHILD = textwrap.dedent("""
@@ -78,3 +83,31 @@ def test_narrow_products_split_over_kept_workers_with_the_same_bits():
         "narrow product split True True", "same bits True",
         "255 1031 9 False True True", "257 1024 10 True True True",
         "1024 300 7 False True True", "back to back True"], out.stdout
+
+
+@pytest.mark.parametrize("element", ["f32", "f64"])
+@pytest.mark.parametrize("m, n, k", [(203, 10, 2048), (77, 9, 4100), (13, 5, 70001),
+                                     (256, 15, 1024)])
+def test_narrow_products_over_several_panels_of_rows_match_the_reference(element, m, n, k):
+    """dot_ir sweeps A in panels of rows (DOT_PANEL_BYTES, at least DR rows): several
+    panels, a last one shorter and not a whole number of DR rows, a k so long that a panel
+    is DR rows; one thread and two (the same bits)."""
+    from gemm_entries import HOST, entry
+    fn, addresses = entry((HOST.cpu, HOST.features), element)
+    threads = ctypes.c_int32.from_address(addresses[kernels.THREADS_SYMBOL])
+    dtype = np.float32 if element == "f32" else np.float64
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    got = []
+    for count in (1, 2):
+        threads.value = count
+        c = np.full((m, n), 7, dtype)
+        fn(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k, b.ctypes.data, n, 0.5, c.ctypes.data,
+           n)
+        got.append(c)
+    want = a.astype(np.float64) @ b.astype(np.float64) + 3.5
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=(1e-5 if element == "f32" else 1e-12)
+                               * scale)
+    assert np.array_equal(got[0], got[1])
