@@ -7,7 +7,10 @@ both contiguous along k once B is read transposed (in place if B is stored trans
 else copied: n x k is small). `@<p>_dot` computes DR x DC blocks of C at a time, DR * DC
 vector accumulators running along k (DR loads of A and DC of B^T per DR * DC FMAs), then
 sums each accumulator's lanes (4 x 5: a 10-wide layer in two blocks; 4 x 5 measured 10%
-faster than 4 x 4 and 6 x 4 on 256 x 1024 by 1024 x 10). Rows and columns past the matrix
+faster than 4 x 4 and 6 x 4 on 256 x 1024 by 1024 x 10), over panels of rows of A of
+about DOT_PANEL_BYTES, each swept once per block of DC columns: the panel stays in L2 and
+those columns of B^T in L1 (5% faster than every column block per DR rows, which read all
+of B^T from L2 each time). Rows and columns past the matrix
 repeat the last one (valid reads) and are not stored; the last steps of k load under a
 mask. On 256 x 1024 x 10 (Zen 4, one thread) the loop along k runs at the FMA units'
 peak; what is around it was a third of the time and is now a tenth:
