@@ -108,9 +108,10 @@ def best(results: dict, keys: tuple[str, ...], case: str):
     return min(ts) if ts else (None, None)
 
 
-def _ratio_rows(results: dict, own_kernels: bool | None) -> tuple[list[list[str]], list[str]]:
+def _ratio_rows(results: dict, own_kernels: bool | None,
+                cases: tuple = CASES) -> tuple[list[list[str]], list[str]]:
     rows, notes = [], []
-    for case in GEMM_CASES:
+    for case in (c for c in GEMM_CASES if c in cases):
         own = median_of(results, "ember-own", case)
         interpreted = is_interpreted(results.get("ember-own", {}).get("cases", {}).get(case, {}))
         cells = [case[1:]]
@@ -136,18 +137,19 @@ def _ratio_rows(results: dict, own_kernels: bool | None) -> tuple[list[list[str]
     return rows, notes
 
 
-def report_gemm(results: dict, load_at_start: str = "") -> str:
+def report_gemm(results: dict, load_at_start: str = "", cases: tuple = CASES) -> str:
     """Case G's tables: every variant's time and GFLOP/s per shape (and case D), then the
     own kernel's speed relative to OpenBLAS's best and pinned kernels, with the targets;
-    a caution when the machine was busier than its cores at the start."""
+    a caution when the machine was busier than its cores at the start. `cases`: the
+    columns shown (those run)."""
     pin, source = pinned_coretype()
     shown = [v for v in variants(list(SYSTEMS)) if v.key in results]
     header = ["variant", *[f"{c[1:]} ms GF/s" if c != "D" else "case D ms GF/s"
-                           for c in CASES], "notes"]
+                           for c in cases], "notes"]
     rows = []
     for v in shown:
         res = results[v.key]
-        cells, notes = zip(*(_cell(res, c) for c in CASES))
+        cells, notes = zip(*(_cell(res, c) for c in cases))
         env = f"env: {_env(res)}" if v.key == "ember-machine-env" else ""
         extra = [n for n in (_kernel(v, res), env, *notes) if n]
         if res.get("crash"):
@@ -163,14 +165,15 @@ def report_gemm(results: dict, load_at_start: str = "") -> str:
            f"OpenBLAS own choice: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; pinned: "
            f"OPENBLAS_CORETYPE={pin} ({source}). Cells: median time, GFLOP/s.",
            table(rows, header)]
-    ratio_rows, notes = _ratio_rows(results, own_kernels)
+    ratio_rows, notes = _ratio_rows(results, own_kernels, cases)
     out += ["",
             "Ember's own kernel, speed relative to OpenBLAS (its time / ember-own's time; "
             "reference = the faster of numpy and ember calling OpenBLAS):",
             table(ratio_rows, ["shape", "vs OpenBLAS best", "target", f"vs OpenBLAS {pin}",
                                "target"]),
             *notes]
-    out.append(_case_d_line(results))
+    if "D" in cases:
+        out.append(_case_d_line(results))
     busy = float(load_at_start.split()[0]) if load_at_start else 0.0
     if busy > (os.cpu_count() or 1):
         out.append(f"CAUTION: load average {busy:.2f} at the start, above the "
@@ -239,7 +242,7 @@ def main() -> int:
         shutil.rmtree(cache_dir, ignore_errors=True)
     results = {k: run.merge_rounds(rs) for k, rs in runs.items()}
     print(f"load average at start {start}, at end {load()}")
-    print(report_gemm(results, start))
+    print(report_gemm(results, start, tuple(c for c in CASES if c in cases)))
     for key, res in results.items():  # each round's median, to see the spread
         for case in cases:
             rounds = res.get("cases", {}).get(case, {}).get("rounds") or []

@@ -2,8 +2,9 @@
 
 Starting a thread per product and joining it costs 20-40 us per call, more on a loaded
 machine, and a training step makes eight products. Here the threads started by the first
-call stay: between calls they wait (first `SPIN` rounds of `sched_yield` watching for the
-next job, then asleep on a condition variable), and the next call only hands them a job.
+call stay: between calls they wait (first WORKER_LOOKS looks at the job counter, then a few
+rounds of `sched_yield`, then asleep on a condition variable), and the next call only hands
+them a job.
 
 `@ember_gemm_pool_run(fn, arg, threads) -> i32` runs `fn(arg, t)` for every t in
 [0, threads) and returns DONE once all are done: share 0 on the calling thread, the others
@@ -42,7 +43,13 @@ from __future__ import annotations
 
 KEEP_SYMBOL = "ember_gemm_keep_threads"
 MAX_WORKERS = 63
-SPIN = 2000  # sched_yield rounds a waiting thread watches for its condition before sleeping
+SPIN = 2000  # sched_yield rounds a waiting caller watches for its condition before sleeping
+# A worker waiting for the next job looks at the generation this many times (about 150 us:
+# back-to-back products find it running), then yields WORKER_YIELDS times and sleeps: one
+# watching by sched_yield stayed runnable for as long as 2000 yields took on a busy machine
+# (each gives the CPU to another process for a time slice), taking CPU time from the caller
+WORKER_LOOKS = 1 << 19
+WORKER_YIELDS = 8
 # looks at `pending` a call takes before running alone when a worker has yet to answer the
 # last job (a few us: one just done with it answers at once, one preempted may take ms)
 ANSWER_SPIN = 256
@@ -67,9 +74,9 @@ def _storage(name: str) -> str:
             f" : {ty} {{\n  %z = llvm.mlir.zero : {ty}\n  llvm.return %z : {ty}\n}}\n")
 
 
-def _wait_until(label: str, cond_ptr: str, test: str, busy: int = 0) -> str:
+def _wait_until(label: str, cond_ptr: str, test: str, busy: int = 0, yields: int = SPIN) -> str:
     """Blocks of a loop that waits until `test` (blocks computing %<label>_ok from nothing;
-    true to stop) holds: `busy` looks without giving up the CPU, then SPIN rounds of
+    true to stop) holds: `busy` looks without giving up the CPU, then `yields` rounds of
     sched_yield, then asleep on `cond_ptr` under the pool mutex. Enters at ^<label>, leaves
     to ^<label>_done."""
     looks = f"""  llvm.br ^{label}_busy(%zero : i64)
@@ -88,7 +95,7 @@ def _wait_until(label: str, cond_ptr: str, test: str, busy: int = 0) -> str:
 {test.format(p=label + "_a")}
   llvm.cond_br %{label}_a_ok, ^{label}_done, ^{label}_more
 ^{label}_more:
-  %{label}_limit = llvm.mlir.constant({SPIN} : i64) : i64
+  %{label}_limit = llvm.mlir.constant({yields} : i64) : i64
   %{label}_go = llvm.icmp "slt" %{label}_i, %{label}_limit : i64
   llvm.cond_br %{label}_go, ^{label}_yield, ^{label}_lock
 ^{label}_yield:
@@ -135,7 +142,7 @@ WORKER = f"""llvm.func internal @ember_pool_worker(%p: !llvm.ptr) -> !llvm.ptr {
   %start = llvm.load %base_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
   llvm.br ^wait(%start : i64)
 ^wait(%seen: i64):
-{_wait_until("job", "%wake", _NEW_GEN)}^job_done:
+{_wait_until("job", "%wake", _NEW_GEN, WORKER_LOOKS, WORKER_YIELDS)}^job_done:
   %fn = llvm.load %fn_at : !llvm.ptr -> !llvm.ptr
   %arg = llvm.load %arg_at : !llvm.ptr -> !llvm.ptr
   %nt = llvm.load %nt_at : !llvm.ptr -> i64
