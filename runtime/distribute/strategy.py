@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ember.dialects.ember.dtypes import int32
 from ember.frontend.device_memory import placed
 from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
@@ -37,7 +38,24 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        return constant(self._id)
+        """This replica's index (an int32 scalar). Traced by an em.function that the
+        replicas of an eager `strategy.run` call, it is read at each call for the calling
+        replica (one trace serves them all, as each binds its own copies of mirrored
+        variables): a constant would give every replica the tracing one's id."""
+        graph = current_graph()
+        if graph is None or getattr(self._group, "traced", False):  # traced_run: per replica
+            return constant(self._id)
+        from ember.frontend.effects import emit_host_call
+
+        def calling_replica():
+            context = get_replica_context()
+            if context is None:
+                raise RuntimeError("replica_id_in_sync_group: the em.function reading it was "
+                                   "called in the cross-replica context (inside "
+                                   "strategy.scope(), outside strategy.run); call it in the "
+                                   "function strategy.run runs")
+            return (np.asarray(context._id, np.int32),)
+        return emit_host_call(graph, calling_replica, [], [int32], "replica_id", [()])[0]
 
     @property
     def num_replicas_in_sync(self) -> int:

@@ -248,3 +248,25 @@ def test_a_replica_step_that_all_reduces_is_compiled_not_interpreted():
     assert lines[0] == f"[{total}, {total}]"
     np.testing.assert_array_equal(np.array(eval(lines[1])), [w, w])
     assert lines[2] == "None True"
+
+
+def test_an_em_function_run_by_the_replicas_reads_each_replicas_id():
+    # one trace serves both replicas (as TF's per-replica traces give): the id is read at
+    # each call, so replica 1 does not get the tracing replica's 0 baked in
+    out = _run("""
+        strategy = em.distribute.MirroredStrategy()
+
+        @em.function
+        def f(x):
+            ctx = em.distribute.get_replica_context()
+            rid = em.cast(ctx.replica_id_in_sync_group, em.float32)
+            return x + rid, ctx.all_reduce("SUM", x + rid)
+
+        for _ in range(2):
+            ys, sums = strategy.run(f, args=(em.constant(10.0),))
+        local = strategy.experimental_local_results
+        print([float(v) for v in local(ys)], [float(v) for v in local(sums)])
+        concrete = f.get_concrete_function(em.constant(10.0))
+        print(concrete._executor.fallback_reason)
+        """)
+    assert out.splitlines() == ["[10.0, 11.0] [21.0, 21.0]", "None"]
