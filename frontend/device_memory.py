@@ -57,3 +57,9 @@ def placed(make):
             return tensor
         return type(tensor)(place(tensor._value), tensor.dtype)
     return wrapper
+
+
+def scope_device() -> str | None:
+    """The GPU of the calling thread's `em.device` scope (its full name), None outside one
+    (its placer says `ember_device`: runtime/devices.py)."""
+    return getattr(_placement.placer, "ember_device", None)

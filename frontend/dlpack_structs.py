@@ -71,7 +71,10 @@ _raw.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _VERSIONED, _LEGACY = b"dltensor_versioned", b"dltensor"
 _USED = {_VERSIONED: b"used_dltensor_versioned", _LEGACY: b"used_dltensor"}
 _exports: dict[int, tuple] = {}  # struct address -> (owner, struct, shape array)
-_lock = threading.Lock()
+# re-entrant: _release runs from finalizers (a capsule's destructor, a DeviceBuffer's
+# release), possibly on a thread inside `with _lock` here; each holder does one dict
+# setitem or pop, which a nested pop of another key leaves consistent
+_lock = threading.RLock()
 
 
 def dl_dtype(dtype: np.dtype, name: str) -> DLDataType:

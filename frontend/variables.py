@@ -22,6 +22,7 @@ from ember.dialects.ember.types import TensorType
 from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
 from ember.frontend.autodiff import recording
+from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, scope_device
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.user_code import user_location
@@ -96,6 +97,7 @@ class Variable(metaclass=_VariableMeta):
             _initialize_in_graph(self, init)
             return
         value = convert_to_tensor(initial_value, dtype=want)._value
+        self._device = scope_device()  # TF's: the device it was created under (None: CPU)
         self._type = TensorType(dtypes.as_dtype(value.dtype), _shape(value.shape, shape))
         self._handle = VariableHandle(np.array(value, copy=True))
         self._initialized = None
@@ -119,6 +121,17 @@ class Variable(metaclass=_VariableMeta):
     @property
     def handle(self) -> VariableHandle:
         return self._handle
+
+    @property
+    def device(self) -> str:
+        """The device of the variable, as TensorFlow names it:
+        '/job:localhost/replica:0/task:0/device:CPU:0', or GPU:N for a value on a GPU (made
+        inside `with em.device("gpu:N")`); a MirroredVariable's copy names its replica's."""
+        placed = getattr(self, "_device", None)
+        if placed is not None:
+            return placed
+        value = self._handle.value
+        return (_device_of(value) if value is not None else None) or _CPU
 
     def _ember_trace_type(self):
         return VariableTraceType(self._handle.id, self.dtype, self._type.shape)

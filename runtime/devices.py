@@ -71,6 +71,7 @@ class device:  # noqa: N801 -- tf.device's name
         if self.kind == "GPU":
             gpu = runtime.require_device(self.index)  # GpuUnavailableError / no such GPU
             placer = functools.partial(runtime.to_device, device=gpu)
+            placer.ember_device = gpu.name  # device_memory.scope_device()
         self._previous.append((runtime.set_scope_device(
             self.index if self.kind == "GPU" else None), device_memory.set_placer(placer)))
         return self

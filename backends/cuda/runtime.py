@@ -254,12 +254,14 @@ class DeviceBuffer:
         return out
 
     def __del__(self):
+        # A finalizer may run inside the allocator or the driver on this thread: the
+        # allocator's block is only queued for freeing (free_deferred takes no lock).
         try:
             if self.release is not None:
                 self.device.synchronize()  # Ember's queued work may still read it
                 self.release()
             else:
-                self.device.allocator.free(self.pointer, from_host=True)
+                self.device.allocator.free_deferred(self.pointer)
         except Exception:  # noqa: BLE001 -- interpreter shutdown: the driver may be gone
             pass
 

@@ -134,7 +134,9 @@ class _Cluster:
     def __init__(self, strategy: ParameterServerStrategy):
         self._strategy_ref = weakref.ref(strategy)  # the threads keep no strategy alive
         self.workers = strategy._num_workers
-        self.queue: queue.Queue = queue.Queue()
+        # SimpleQueue: its put is re-entrant, and `stop` runs from a finalizer (the
+        # coordinator's weakref.finalize), maybe on a thread inside `put`'s put
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.cond = threading.Condition()
         self.inflight = 0
         self.error = None

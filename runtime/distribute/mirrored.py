@@ -66,6 +66,12 @@ class MirroredVariable(Variable):
         return self._values
 
     @property
+    def device(self) -> str:
+        """The device of the copy of the replica running on this thread (the first copy's
+        outside a replica), as TF's."""
+        return self._copy().device
+
+    @property
     def _handle(self):
         return self._copy()._handle
 
@@ -139,6 +145,8 @@ def _mirror(strategy, args, kwargs):
                                trainable=first.trainable, name=first._name, dtype=first.dtype,
                                shape=first.shape)
                         for _ in range(_local_replicas(strategy) - 1)]
+    for copy, device in zip(copies, strategy._devices):
+        copy._device = device  # `.device`: its replica's device (full name)
     mirrored = MirroredVariable(strategy, copies)
     gpu_replicas.place_copies(mirrored)  # GPU replicas: a copy on each replica's GPU
     return mirrored

@@ -19,7 +19,9 @@ class ParameterServer:
 
     def __init__(self, task: int):
         self.task = task
-        self._requests: queue.Queue = queue.Queue()
+        # SimpleQueue: its put is re-entrant, and `stop` runs from a finalizer (the
+        # strategy's weakref.finalize), maybe on a thread inside `send`'s put
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=_serve, args=(self._requests,), daemon=True,
                                         name=f"ember-ps-{task}")
         self._thread.start()
@@ -47,7 +49,7 @@ class _Request:
             raise self.error
 
 
-def _serve(requests: queue.Queue) -> None:
+def _serve(requests: queue.SimpleQueue) -> None:
     while True:
         request = requests.get()
         if request is None:

@@ -85,7 +85,7 @@ def test_variables_are_placed_round_robin_and_large_ones_sharded():
         table = em.Variable(np.arange(20, dtype=np.float32).reshape(10, 2), name="table")
         scalar = em.Variable(1.0)
     plain = em.Variable(1.0)  # outside the scope: an ordinary variable
-    assert not hasattr(plain, "device")
+    assert plain.device == "/job:localhost/replica:0/task:0/device:CPU:0"  # not on a ps
     assert small.device == strategy.parameter_devices[0]
     assert isinstance(table, em.distribute.ShardedVariable)
     assert [v.name for v in table.variables] == ["table/part_0:0", "table/part_1:0",
