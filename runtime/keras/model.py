@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from ember.frontend import nest
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training import layers_core
 from ember.frontend.training.layers_core import Layer
@@ -282,7 +283,12 @@ class TrainingAPI:
             v.assign(np.asarray(w, v.dtype.np_dtype))
 
     def summary(self, print_fn=print) -> None:
-        """Prints each layer with its number of parameters, and the totals."""
+        """Prints each layer with its number of parameters, and the totals (Keras's
+        ValueError when the model is not built yet: its weights do not exist)."""
+        if not self.built and not self.variables:
+            raise ValueError(f"Model '{self.name}': this model has not yet been built. Build "
+                             "the model first by calling `build()` or by calling the model "
+                             "on a batch of data.")
         layers = getattr(self, "layers", None)
         if layers is None:
             layers = [m for m in vars(self).values() if isinstance(m, Layer)]
@@ -301,6 +307,21 @@ class TrainingAPI:
                 f"Non-trainable params: {total - trainable:,}", line]
         for text in out:
             print_fn(text)
+
+
+def _to_tensors(inputs, name: str):
+    """The model's inputs as em.Tensors: one, or a nested structure (dict / tuple / list)
+    of them, which call() receives as it is (Keras's several inputs)."""
+    leaves = nest.flatten(inputs)
+    if len(leaves) == 1 and leaves[0] is inputs:
+        return convert_to_tensor(inputs)
+    try:
+        return nest.map_structure(convert_to_tensor, inputs)
+    except (TypeError, ValueError) as e:
+        kinds = sorted({type(v).__name__ for v in leaves})
+        raise TypeError(f"Model '{name}': the inputs must be tensors or arrays, or a dict / "
+                        f"tuple / list of them; got a {type(inputs).__name__} holding "
+                        f"{kinds}") from e
 
 
 def _call(callbacks, hook: str, *args) -> None:
@@ -334,10 +355,13 @@ class Model(TrainingAPI, Layer):
         self._init_training()
 
     def __call__(self, inputs, training=None):
-        inputs = convert_to_tensor(inputs)
+        inputs = _to_tensors(inputs, self.name)
         if "training" in inspect.signature(self.call).parameters:
-            return self.call(inputs, training=training)
-        return self.call(inputs)
+            out = self.call(inputs, training=training)
+        else:
+            out = self.call(inputs)
+        self.built = True
+        return out
 
 
 class Sequential(TrainingAPI, layers_core.Sequential):
@@ -353,3 +377,8 @@ class Sequential(TrainingAPI, layers_core.Sequential):
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__(layers, name=name, trainable=trainable)
         self._init_training()
+
+    def __call__(self, inputs, training=None):
+        out = super().__call__(inputs, training=training)
+        self.built = True
+        return out

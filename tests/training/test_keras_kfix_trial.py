@@ -41,3 +41,71 @@ def test_dense_called_on_a_vector_names_the_layer():
     layer = em.keras.layers.Dense(3, name="d0")
     with pytest.raises(ValueError, match=r'"d0".*min_ndim=2, found ndim=1'):
         layer(em.ones([4]))
+
+
+class _Two(em.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = em.keras.layers.Dense(1)
+
+    def call(self, inputs):
+        if isinstance(inputs, dict):
+            return self.d(em.concat([inputs["a"], inputs["b"]], axis=1))
+        return self.d(em.concat(list(inputs), axis=1))
+
+
+def _two_inputs(n=32):
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(n, 2)).astype(np.float32)
+    b = rng.normal(size=(n, 1)).astype(np.float32)
+    return a, b, a[:, :1] + b
+
+
+def test_dict_and_tuple_inputs_in_fit_evaluate_predict():
+    a, b, y = _two_inputs()
+    em.random.set_seed(0)
+    t = _Two()
+    t.compile(optimizer="sgd", loss="mse")
+    h = t.fit({"a": a, "b": b}, y, batch_size=8, epochs=2, verbose=0,
+              validation_data=({"a": a, "b": b}, y))
+    assert len(h.history["loss"]) == 2 and "val_loss" in h.history
+    ds = em.data.Dataset.from_tensor_slices(({"a": a, "b": b}, y)).batch(8)
+    t.fit(ds, epochs=1, verbose=0)
+    by_arrays = t.evaluate({"a": a, "b": b}, y, verbose=0)
+    assert np.isclose(by_arrays, t.evaluate(ds, verbose=0), rtol=1e-5)
+    out = t.predict({"a": a[:5], "b": b[:5]}, verbose=0)
+    assert out.shape == (5, 1)
+    np.testing.assert_allclose(out, t.predict((a[:5], b[:5]), verbose=0), rtol=1e-6)
+    np.testing.assert_allclose(
+        out, t.predict(em.data.Dataset.from_tensor_slices({"a": a[:5], "b": b[:5]}).batch(2),
+                       verbose=0), rtol=1e-6)
+    t.fit([a, b], y, batch_size=8, epochs=1, verbose=0)  # a list of arrays: two inputs
+
+
+def test_nested_inputs_errors_are_short():
+    a, b, y = _two_inputs()
+    t = _Two()
+    t.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match=r"same number of examples, got lengths \[16, 32\]"):
+        t.fit({"a": a[:16], "b": b}, y, verbose=0)
+    with pytest.raises(TypeError, match="every input of a nested x must be an array") as e:
+        t.fit({"a": a, "b": object()}, y, verbose=0)
+    assert len(str(e.value)) < 200
+    with pytest.raises(TypeError, match=r"Model '.*': the inputs must be tensors") as e:
+        t({"a": a, "b": object()})
+    assert len(str(e.value)) < 300
+
+
+def test_summary_of_an_unbuilt_model_raises_like_keras(capsys):
+    m = em.keras.Sequential([em.keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match="has not yet been built. Build the model first"):
+        m.summary()
+    m.build((None, 3))
+    m.summary()
+    assert "Total params: 8" in capsys.readouterr().out
+    t = _Two()
+    with pytest.raises(ValueError, match="not yet been built"):
+        t.summary()
+    t({"a": np.ones((1, 2), np.float32), "b": np.ones((1, 1), np.float32)})
+    t.summary()
+    assert "Total params: 4" in capsys.readouterr().out
