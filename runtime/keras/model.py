@@ -21,6 +21,7 @@ from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
+from ember.runtime.keras import weights as weights_lib
 from ember.runtime.keras.dispatch import execution_for
 
 
@@ -266,21 +267,12 @@ class TrainingAPI:
     # -- weights and summary -----------------------------------------------------------------
 
     def get_weights(self) -> list:
-        return [np.array(v.numpy()) for v in self.variables]
+        """One numpy array per weight (a ShardedVariable's shards concatenated)."""
+        return weights_lib.get_weights(self)
 
     def set_weights(self, weights) -> None:
-        variables = list(self.variables)
-        weights = list(weights)
-        if len(weights) != len(variables):
-            raise ValueError(f"{type(self).__name__}.set_weights: the model has "
-                             f"{len(variables)} weights, got {len(weights)} arrays")
-        for v, w in zip(variables, weights):
-            w = np.asarray(w)
-            if list(w.shape) != list(v.shape):
-                raise ValueError(f"{type(self).__name__}.set_weights: {v.name} has shape "
-                                 f"{list(v.shape)}, got an array of shape {list(w.shape)}")
-        for v, w in zip(variables, weights):
-            v.assign(np.asarray(w, v.dtype.np_dtype))
+        """Assigns `weights`, in get_weights's order and shapes."""
+        weights_lib.set_weights(self, weights)
 
     def summary(self, print_fn=print) -> None:
         """Prints each layer with its number of parameters, and the totals (Keras's

@@ -219,3 +219,38 @@ def test_a_worker_whose_input_runs_out_raises_out_of_range(trained):
     # the coordinator reported the error once: fit runs again afterwards (2 steps: at most
     # 2 batches of a worker's fresh pipeline)
     assert model.fit(creator, epochs=1, steps_per_epoch=2, verbose=0).epoch == [0]
+
+
+def test_get_set_weights_and_checkpoint_of_sharded_weights(tmp_path):
+    """get_weights gives one array per logical weight (a ShardedVariable's shards
+    concatenated), set_weights splits them back; a Checkpoint saves each shard under
+    `<path>/<shard>` and restores into a model sharded the same way."""
+    strategy = _strategy(num_workers=1, num_ps=2)
+    with strategy.scope():
+        model = _model()
+        model(np.zeros((1, 1), np.int32))
+    shards = model.variables
+    weights = model.get_weights()
+    assert len(shards) == 5 and [w.shape for w in weights] == [(8, 8), (8, 2), (2,)]
+    np.testing.assert_array_equal(weights[0], np.concatenate(
+        [s.numpy() for s in model.layers[0].embeddings.variables]))
+    new = [np.arange(w.size, dtype=np.float32).reshape(w.shape) for w in weights]
+    model.set_weights(new)
+    for got, want in zip(model.get_weights(), new):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="has 3 weights, got 5 arrays"):
+        model.set_weights([s.numpy() for s in shards])
+    plain = _model()
+    plain(np.zeros((1, 1), np.int32))
+    plain.set_weights(model.get_weights())  # sharded -> unsharded through the logical weights
+    np.testing.assert_array_equal(plain.predict(np.arange(8, dtype=np.int32)[:, None], verbose=0),
+                                  model.predict(np.arange(8, dtype=np.int32)[:, None], verbose=0))
+    ckpt = em.train.Checkpoint(model=model)
+    path = ckpt.save(str(tmp_path / "m"))
+    model.set_weights([np.zeros_like(w) for w in new])
+    ckpt.restore(path).assert_consumed()
+    for got, want in zip(model.get_weights(), new):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match=r"in the file but not in the checkpoint: "
+                                         r"\['model/layers/0/embeddings/0'"):
+        em.train.Checkpoint(model=plain).restore(path)
