@@ -159,6 +159,30 @@ def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
     return Dataset.from_tensor_slices((x, y)).batch(batch_size)
 
 
+def split_validation(x, y, fraction, where: str):
+    """((x, y) to train on, (x, y) to validate on): the last `fraction` of the examples,
+    taken before any shuffling (Keras's validation_split)."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
+            not 0 <= fraction < 1:
+        raise ValueError(f"{where}: validation_split must be a float in [0, 1), got "
+                         f"{fraction!r}")
+    if isinstance(x, (Dataset, DatasetCreator)) or callable(x):
+        raise ValueError(f"{where}: validation_split is only supported for numpy arrays or "
+                         "tensors; with a dataset pass validation_data (a second dataset)")
+    x, n = _arrays(x, f"{where}: x")
+    if y is None:
+        raise ValueError(f"{where}: y (the labels) is required when x is an array")
+    y = _array(y, f"{where}: y")
+    at = int(np.floor(n * (1.0 - fraction)))
+    if at == 0 or at == n:
+        raise ValueError(f"{where}: validation_split={fraction} of {n} examples leaves "
+                         f"{at} to train on and {n - at} to validate on; both need at "
+                         "least one")
+    head = nest.map_structure(lambda a: a[:at], x)
+    tail = nest.map_structure(lambda a: a[at:], x)
+    return (head, y[:at]), (tail, y[at:])
+
+
 def check_steps(steps, what: str):
     if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool)
                               or steps <= 0):

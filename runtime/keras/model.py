@@ -92,8 +92,8 @@ class TrainingAPI:
     # -- the loops ---------------------------------------------------------------------------
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_data=None, shuffle=True, initial_epoch=0, steps_per_epoch=None,
-            validation_steps=None):
+            validation_split=0.0, validation_data=None, shuffle=True, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None):
         """Trains for `epochs` epochs and returns a `History` (Keras's Model.fit).
 
         Args:
@@ -106,6 +106,8 @@ class TrainingAPI:
             (default: one full pass over the data per epoch).
           validation_data: (x, y) arrays or a Dataset, evaluated after each epoch
             (`val_loss`, `val_<metric>`); `validation_steps` limits it.
+          validation_split: with array inputs and no validation_data, the last fraction
+            of the examples (before shuffling) is held out for validation instead.
           callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
             ends training after the epoch).
           verbose: 0 is silent; otherwise one line of logs per epoch.
@@ -119,6 +121,9 @@ class TrainingAPI:
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
+        if validation_split and validation_data is None:
+            (x, y), validation_data = fit_lib.split_validation(x, y, validation_split,
+                                                               "Model.fit")
         if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
             return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
                                    validation_data, initial_epoch, steps_per_epoch,
@@ -129,7 +134,8 @@ class TrainingAPI:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
                              "(its dataset is usually infinite)")
         history = fit_lib.History()
-        callbacks = [history] + list(callbacks or [])
+        callbacks = list(callbacks or []) + [history]  # last, as Keras: it logs what
+        # the others add (LearningRateScheduler's learning_rate)
         for cb in callbacks:
             if hasattr(cb, "set_model"):
                 cb.set_model(self)

@@ -109,3 +109,89 @@ def test_summary_of_an_unbuilt_model_raises_like_keras(capsys):
     t({"a": np.ones((1, 2), np.float32), "b": np.ones((1, 1), np.float32)})
     t.summary()
     assert "Total params: 4" in capsys.readouterr().out
+
+
+def test_mae_and_huber_by_name_and_class_agree_with_keras_formulas():
+    y_true = np.array([[0.0, 1.0], [2.0, -1.0]], np.float32)
+    y_pred = np.array([[0.5, 3.0], [2.0, 0.5]], np.float32)
+    np.testing.assert_allclose(em.losses.mean_absolute_error(y_true, y_pred).numpy(),
+                               np.abs(y_true - y_pred).mean(-1), rtol=1e-6)
+    e = np.abs(y_pred - y_true)
+    want = np.where(e <= 1.0, 0.5 * e ** 2, e - 0.5).mean(-1)
+    np.testing.assert_allclose(em.losses.huber(y_true, y_pred).numpy(), want, rtol=1e-6)
+    assert np.isclose(float(em.losses.Huber()(y_true, y_pred)), want.mean())
+    assert np.isclose(float(em.losses.MeanAbsoluteError()(y_true, y_pred)), e.mean())
+    x, _ = _data(16)
+    for loss in ("mae", "mean_absolute_error", "huber", em.losses.Huber(delta=0.5)):
+        m = em.keras.Sequential([em.keras.layers.Dense(1)])
+        m.compile(optimizer="sgd", loss=loss, metrics=["mae", "mean_absolute_error"])
+        h = m.fit(x, x[:, :1], epochs=1, verbose=0)
+        assert set(h.history) == {"loss", "mae", "mean_absolute_error"}
+
+
+def test_early_stopping_stops_and_restores_best_weights():
+    x, _ = _data(16)
+    y = x[:, :1]
+    m = em.keras.Sequential([em.keras.layers.Dense(1)])
+    m.compile(optimizer=em.optimizers.SGD(5.0), loss="mse")  # diverges: loss grows
+    m.build((None, 5))
+    first = m.get_weights()
+    stop = em.keras.callbacks.EarlyStopping(monitor="loss", patience=2,
+                                            restore_best_weights=True)
+    h = m.fit(x, y, epochs=20, batch_size=16, shuffle=False, verbose=0, callbacks=[stop])
+    losses = h.history["loss"]
+    best = int(np.argmin(losses))
+    assert len(losses) == best + 3 and stop.stopped_epoch == best + 2
+    assert stop.best_epoch == best
+    # the restored weights are those after the best epoch, which the next epoch's (one
+    # full batch) loss was computed with
+    assert np.isclose(m.evaluate(x, y, verbose=0), losses[best + 1], rtol=1e-5)
+    assert losses[best + 1] < losses[-1]
+    assert not all(np.array_equal(a, b) for a, b in zip(first, m.get_weights()))
+    with pytest.raises(ValueError, match="mode must be 'auto', 'min' or 'max'"):
+        em.keras.callbacks.EarlyStopping(mode="up")
+    assert em.keras.callbacks.EarlyStopping(monitor="val_accuracy").mode == "max"
+
+
+def test_early_stopping_min_delta_counts_small_gains_as_none():
+    x, _ = _data(16)
+    m = em.keras.Sequential([em.keras.layers.Dense(1)])
+    m.compile(optimizer=em.optimizers.SGD(1e-6), loss="mse")  # barely moves
+    stop = em.keras.callbacks.EarlyStopping(monitor="loss", min_delta=1.0, patience=1)
+    h = m.fit(x, x[:, :1], epochs=10, verbose=0, callbacks=[stop])
+    assert len(h.history["loss"]) == 2
+
+
+def test_learning_rate_scheduler_sets_the_rate_each_epoch():
+    x, _ = _data(16)
+    m = em.keras.Sequential([em.keras.layers.Dense(1)])
+    m.compile(optimizer=em.optimizers.SGD(0.1), loss="mse")
+    seen = []
+    sched = em.keras.callbacks.LearningRateScheduler(
+        lambda epoch, lr: seen.append(lr) or 0.1 / (epoch + 1))
+    h = m.fit(x, x[:, :1], epochs=3, verbose=0, callbacks=[sched])
+    np.testing.assert_allclose(h.history["learning_rate"], [0.1, 0.05, 0.1 / 3], rtol=1e-6)
+    np.testing.assert_allclose(seen, [0.1, 0.1, 0.05], rtol=1e-6)
+    m.fit(x, x[:, :1], epochs=1, verbose=0,
+          callbacks=[em.keras.callbacks.LearningRateScheduler(lambda epoch: 0.25)])
+    assert np.isclose(float(m.optimizer.learning_rate.numpy()), 0.25)
+    with pytest.raises(ValueError, match="must return a float"):
+        m.fit(x, x[:, :1], epochs=1, verbose=0,
+              callbacks=[em.keras.callbacks.LearningRateScheduler(lambda e, lr: "x")])
+
+
+def test_validation_split_holds_out_the_last_fraction():
+    x, y = _data(20)
+    m = _model()
+    h = m.fit(x, y, epochs=2, batch_size=4, validation_split=0.25, verbose=0)
+    assert "val_loss" in h.history
+    assert np.isclose(h.history["val_loss"][-1], m.evaluate(x[15:], y[15:], verbose=0),
+                      rtol=1e-5)
+    t = _Two()
+    t.compile(optimizer="sgd", loss="mse")
+    a, b, yy = _two_inputs()
+    assert "val_loss" in t.fit({"a": a, "b": b}, yy, validation_split=0.5, verbose=0).history
+    with pytest.raises(ValueError, match="validation_split is only supported for numpy"):
+        m.fit(em.data.Dataset.from_tensor_slices((x, y)).batch(4), validation_split=0.2)
+    with pytest.raises(ValueError, match=r"validation_split must be a float in \[0, 1\)"):
+        m.fit(x, y, validation_split=1.0)
