@@ -154,7 +154,8 @@ def check_min_ndim(layer, inputs, min_ndim: int) -> None:
     if rank < min_ndim:
         raise ValueError(f'Input 0 of layer "{layer.name}" is incompatible with the layer: '
                          f"expected min_ndim={min_ndim}, found ndim={rank}. Full shape "
-                         f"received: {inputs.shape}. Inputs need a batch dimension: batch "
+                         f"received: {inputs.shape}. Inputs need a batch dimension (rank >= "
+                         f"{min_ndim}): batch "
                          "the dataset (dataset.batch(n)) or add one (x[None])")
 
 
