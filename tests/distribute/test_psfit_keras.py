@@ -254,3 +254,17 @@ def test_get_set_weights_and_checkpoint_of_sharded_weights(tmp_path):
     with pytest.raises(ValueError, match=r"in the file but not in the checkpoint: "
                                          r"\['model/layers/0/embeddings/0'"):
         em.train.Checkpoint(model=plain).restore(path)
+
+
+def test_early_stopping_and_learning_rate_scheduler_under_fit(trained):
+    """Both are epoch-level callbacks, so they run under ParameterServerStrategy; the
+    learning rate they set is logged in the History (which runs last, as Keras's)."""
+    model = trained["model"]
+    stop = em.keras.callbacks.EarlyStopping(monitor="loss", patience=0, min_delta=10.0,
+                                            restore_best_weights=True)
+    sched = em.keras.callbacks.LearningRateScheduler(lambda epoch, lr: 0.01 * (epoch + 1))
+    history = model.fit(trained["creator"], epochs=5, steps_per_epoch=2, verbose=0,
+                        callbacks=[sched, stop])
+    assert history.epoch == [0, 1] and stop.stopped_epoch == 1
+    np.testing.assert_allclose(history.history["learning_rate"], [0.01, 0.02], rtol=1e-6)
+    assert all(w.shape == v.shape for w, v in zip(stop.best_weights, model.get_weights()))
