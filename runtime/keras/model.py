@@ -19,6 +19,7 @@ from ember.frontend.training import layers_core
 from ember.frontend.training.layers_core import Layer
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
+from ember.runtime.distribute.values import PerReplica
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
 from ember.runtime.keras import weights as weights_lib
@@ -83,8 +84,8 @@ class TrainingAPI:
         with c.execution.scope():
             if not self.variables or not getattr(self, "built", True):
                 x = x_spec_source
-                if c.execution.num_replicas > 1 and hasattr(x, "values"):
-                    x = x.values[0]
+                if c.execution.num_replicas > 1:  # the first replica's (PerReplica) values
+                    x = _first_replica(x)
                 self(x, training=False)  # an eager pass over the first batch builds it
             if training:
                 c.optimizer.build(list(self.trainable_variables))
@@ -305,6 +306,18 @@ class TrainingAPI:
                 f"Non-trainable params: {total - trainable:,}", line]
         for text in out:
             print_fn(text)
+
+
+def _first_replica(value):
+    """`value` with each PerReplica (a leaf here, a container to em.nest) replaced by its
+    first replica's value."""
+    if isinstance(value, PerReplica):
+        return value.values[0]
+    if isinstance(value, dict):
+        return {k: _first_replica(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_first_replica(v) for v in value)
+    return value
 
 
 def _to_tensors(inputs, name: str):
