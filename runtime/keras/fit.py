@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ember.frontend import nest
-from ember.frontend.tensor import Tensor
+from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.runtime.data import Dataset
+from ember.runtime.distribute.values import PerReplica
 
 
 class DatasetCreator:
@@ -210,3 +211,30 @@ def logs_of(names: list, sums: np.ndarray) -> dict:
 def print_epoch(epoch: int, epochs: int, steps: int, logs: dict) -> None:
     shown = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
     print(f"Epoch {epoch + 1}/{epochs}\n{steps}/{steps} - {shown}", flush=True)
+
+
+def first_replica(value):
+    """`value` with each PerReplica (a leaf here, a container to em.nest) replaced by its
+    first replica's value."""
+    if isinstance(value, PerReplica):
+        return value.values[0]
+    if isinstance(value, dict):
+        return {k: first_replica(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(first_replica(v) for v in value)
+    return value
+
+
+def to_tensors(inputs, name: str):
+    """The model's inputs as em.Tensors: one, or a nested structure (dict / tuple / list)
+    of them, which call() receives as it is (Keras's several inputs)."""
+    leaves = nest.flatten(inputs)
+    if len(leaves) == 1 and leaves[0] is inputs:
+        return convert_to_tensor(inputs)
+    try:
+        return nest.map_structure(convert_to_tensor, inputs)
+    except (TypeError, ValueError) as e:
+        kinds = sorted({type(v).__name__ for v in leaves})
+        raise TypeError(f"Model '{name}': the inputs must be tensors or arrays, or a dict / "
+                        f"tuple / list of them; got a {type(inputs).__name__} holding "
+                        f"{kinds}") from e

@@ -13,13 +13,10 @@ import inspect
 
 import numpy as np
 
-from ember.frontend import nest
-from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training import layers_core
 from ember.frontend.training.layers_core import Layer
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
-from ember.runtime.distribute.values import PerReplica
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
 from ember.runtime.keras import weights as weights_lib
@@ -85,7 +82,7 @@ class TrainingAPI:
             if not self.variables or not getattr(self, "built", True):
                 x = x_spec_source
                 if c.execution.num_replicas > 1:  # the first replica's (PerReplica) values
-                    x = _first_replica(x)
+                    x = fit_lib.first_replica(x)
                 self(x, training=False)  # an eager pass over the first batch builds it
             if training:
                 c.optimizer.build(list(self.trainable_variables))
@@ -308,33 +305,6 @@ class TrainingAPI:
             print_fn(text)
 
 
-def _first_replica(value):
-    """`value` with each PerReplica (a leaf here, a container to em.nest) replaced by its
-    first replica's value."""
-    if isinstance(value, PerReplica):
-        return value.values[0]
-    if isinstance(value, dict):
-        return {k: _first_replica(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
-        return type(value)(_first_replica(v) for v in value)
-    return value
-
-
-def _to_tensors(inputs, name: str):
-    """The model's inputs as em.Tensors: one, or a nested structure (dict / tuple / list)
-    of them, which call() receives as it is (Keras's several inputs)."""
-    leaves = nest.flatten(inputs)
-    if len(leaves) == 1 and leaves[0] is inputs:
-        return convert_to_tensor(inputs)
-    try:
-        return nest.map_structure(convert_to_tensor, inputs)
-    except (TypeError, ValueError) as e:
-        kinds = sorted({type(v).__name__ for v in leaves})
-        raise TypeError(f"Model '{name}': the inputs must be tensors or arrays, or a dict / "
-                        f"tuple / list of them; got a {type(inputs).__name__} holding "
-                        f"{kinds}") from e
-
-
 def _call(callbacks, hook: str, *args) -> None:
     for cb in callbacks:
         method = getattr(cb, hook, None)
@@ -366,7 +336,7 @@ class Model(TrainingAPI, Layer):
         self._init_training()
 
     def __call__(self, inputs, training=None):
-        inputs = _to_tensors(inputs, self.name)
+        inputs = fit_lib.to_tensors(inputs, self.name)
         if "training" in inspect.signature(self.call).parameters:
             out = self.call(inputs, training=training)
         else:
