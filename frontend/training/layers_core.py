@@ -230,10 +230,8 @@ class Flatten(Layer):
     """
 
     def call(self, inputs):
+        check_min_ndim(self, inputs, 1)
         dims = inputs.shape.as_list()
-        if dims is None or len(dims) == 0:
-            raise ValueError(f"Flatten '{self.name}': inputs need a batch dimension (rank "
-                             f">= 1), got shape {inputs.shape}")
         if len(dims) == 1:
             return ops.expand_dims(inputs, 1)
         if None not in dims[1:]:

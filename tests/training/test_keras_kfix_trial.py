@@ -195,3 +195,8 @@ def test_validation_split_holds_out_the_last_fraction():
         m.fit(em.data.Dataset.from_tensor_slices((x, y)).batch(4), validation_split=0.2)
     with pytest.raises(ValueError, match=r"validation_split must be a float in \[0, 1\)"):
         m.fit(x, y, validation_split=1.0)
+
+
+def test_flatten_of_a_scalar_names_the_layer():
+    with pytest.raises(ValueError, match=r'"flat".*expected min_ndim=1, found ndim=0'):
+        em.keras.layers.Flatten(name="flat")(em.constant(1.0))
