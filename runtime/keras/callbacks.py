@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ember.frontend.variables import Variable
 from ember.runtime.keras.fit import Callback
 
 _MAX_METRICS = ("acc", "accuracy", "auc", "precision", "recall")
@@ -125,6 +126,10 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_begin(self, epoch, logs=None):
         optimizer = self._optimizer()
+        if not isinstance(optimizer.learning_rate, Variable):  # as Keras: not settable
+            raise TypeError("LearningRateScheduler: the optimizer was made with a "
+                            "LearningRateSchedule (or a callable) as its learning_rate, so "
+                            "its learning rate is not settable; give it a float instead")
         lr = float(np.asarray(optimizer.learning_rate.numpy()))
         try:
             new = self.schedule(epoch, lr)

@@ -200,3 +200,13 @@ def test_validation_split_holds_out_the_last_fraction():
 def test_flatten_of_a_scalar_names_the_layer():
     with pytest.raises(ValueError, match=r'"flat".*expected min_ndim=1, found ndim=0'):
         em.keras.layers.Flatten(name="flat")(em.constant(1.0))
+
+
+def test_learning_rate_scheduler_refuses_an_optimizer_with_a_schedule():
+    x, _ = _data(8)
+    m = em.keras.Sequential([em.keras.layers.Dense(1)])
+    decay = em.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    m.compile(optimizer=em.optimizers.SGD(decay), loss="mse")
+    with pytest.raises(TypeError, match="learning rate is not settable"):
+        m.fit(x, x[:, :1], verbose=0,
+              callbacks=[em.keras.callbacks.LearningRateScheduler(lambda e, lr: lr)])
