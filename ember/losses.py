@@ -12,3 +12,7 @@ __all__ = ["CategoricalCrossentropy", "Loss", "MeanSquaredError",
 from ember.frontend.training.losses import BinaryCrossentropy, binary_crossentropy  # noqa: E402
 
 __all__ += ["BinaryCrossentropy", "binary_crossentropy"]
+from ember.frontend.training.losses import (Huber, MeanAbsoluteError, huber,  # noqa: E402
+                                            mean_absolute_error)
+
+__all__ += ["Huber", "MeanAbsoluteError", "huber", "mean_absolute_error"]

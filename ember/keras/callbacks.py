@@ -1,5 +1,7 @@
-"""`em.keras.callbacks`: `Callback` (the hooks fit calls) and `History` (what fit returns)."""
+"""`em.keras.callbacks`: `Callback` (the hooks fit calls), `History` (what fit returns),
+`EarlyStopping` and `LearningRateScheduler`."""
 
+from ember.runtime.keras.callbacks import EarlyStopping, LearningRateScheduler
 from ember.runtime.keras.fit import Callback, History
 
-__all__ = ["Callback", "History"]
+__all__ = ["Callback", "EarlyStopping", "History", "LearningRateScheduler"]

@@ -141,6 +141,24 @@ def last_dim(input_shape: TensorShape, where: str, min_rank: int = 2) -> int:
     return dims[-1]
 
 
+def check_min_ndim(layer, inputs, min_ndim: int) -> None:
+    """Keras's InputSpec(min_ndim=...) check: a clear error for inputs of too low a rank
+    (an unbatched dataset given to fit, say) or of a rank unknown when traced."""
+    rank = inputs.shape.rank
+    if rank is None:
+        raise ValueError(f'Input 0 of layer "{layer.name}" has an unknown rank at trace '
+                         f"time, expected min_ndim={min_ndim}: the function was traced "
+                         "with inputs of different ranks (e.g. fit on a batched dataset, "
+                         "then on an unbatched one); batch the dataset (dataset.batch(n)) "
+                         "so every input has a batch dimension")
+    if rank < min_ndim:
+        raise ValueError(f'Input 0 of layer "{layer.name}" is incompatible with the layer: '
+                         f"expected min_ndim={min_ndim}, found ndim={rank}. Full shape "
+                         f"received: {inputs.shape}. Inputs need a batch dimension (rank >= "
+                         f"{min_ndim}): batch "
+                         "the dataset (dataset.batch(n)) or add one (x[None])")
+
+
 def activation_fn(activation, where: str):
     """None (linear), a callable, or the name of an em.nn / em activation."""
     if activation is None or callable(activation):
@@ -182,12 +200,16 @@ class Dense(Layer):
         self.kernel = self.bias = None
 
     def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        if input_shape.rank is None or input_shape.rank < 2:
+            check_min_ndim(self, _Shaped(input_shape), 2)
         n_in = last_dim(input_shape, f"Dense '{self.name}'")
         self.kernel = self.add_weight("kernel", [n_in, self.units], self.kernel_initializer)
         if self.use_bias:
             self.bias = self.add_weight("bias", [self.units], self.bias_initializer)
 
     def call(self, inputs):
+        check_min_ndim(self, inputs, 2)
         inputs = _as(inputs, self.dtype)
         if inputs.shape.rank == 2:
             out = ops.matmul(inputs, self.kernel.read_value())
@@ -208,10 +230,8 @@ class Flatten(Layer):
     """
 
     def call(self, inputs):
+        check_min_ndim(self, inputs, 1)
         dims = inputs.shape.as_list()
-        if dims is None or len(dims) == 0:
-            raise ValueError(f"Flatten '{self.name}': inputs need a batch dimension (rank "
-                             f">= 1), got shape {inputs.shape}")
         if len(dims) == 1:
             return ops.expand_dims(inputs, 1)
         if None not in dims[1:]:
@@ -286,6 +306,13 @@ def _check_training(training, where: str):
         raise TypeError(f"{where}: `training` must be a Python bool (or None), got "
                         f"{training!r}; choose the branch in Python, e.g. call the model "
                         "with training=True inside the train step")
+
+
+class _Shaped:
+    """A stand-in with a `.shape`, for check_min_ndim on a shape given to build."""
+
+    def __init__(self, shape):
+        self.shape = shape
 
 
 def _as(x, dtype):

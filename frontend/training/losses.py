@@ -99,6 +99,35 @@ def mean_squared_error(y_true, y_pred):
     return ops.reduce_mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
 
 
+def mean_absolute_error(y_true, y_pred):
+    """mean(|y_true - y_pred|) over the last axis (keras.losses.mean_absolute_error).
+
+    Example:
+      >>> em.losses.mean_absolute_error([[0.0, 1.0]], [[1.0, 3.0]]).numpy()
+      array([1.5], dtype=float32)
+    """
+    y_pred = _prediction(y_pred, "em.losses.mean_absolute_error")
+    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    return ops.reduce_mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """The Huber loss over the last axis: 0.5 * e**2 where |e| <= delta, else
+    delta * (|e| - 0.5 * delta), e = y_pred - y_true (keras.losses.huber).
+
+    Example:
+      >>> em.losses.huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
+      array([1.3125], dtype=float32)
+    """
+    y_pred = _prediction(y_pred, "em.losses.huber")
+    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    abs_error = ops.abs(ops.subtract(y_pred, y_true))
+    quadratic = ops.minimum(abs_error, delta)
+    linear = ops.subtract(abs_error, quadratic)
+    return ops.reduce_mean(ops.add(ops.multiply(0.5, ops.square(quadratic)),
+                                   ops.multiply(delta, linear)), axis=-1)
+
+
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """The binary cross-entropy of labels in [0, 1] and predictions (probabilities or
     logits), averaged over the last axis: one value per example
@@ -210,6 +239,33 @@ class BinaryCrossentropy(Loss):
                          label_smoothing=float(label_smoothing), axis=axis)
 
 
+class MeanAbsoluteError(Loss):
+    """The mean `mean_absolute_error` (keras.losses.MeanAbsoluteError).
+
+    Example:
+      >>> float(em.losses.MeanAbsoluteError()([0.0, 1.0], [1.0, 3.0]))
+      1.5
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction, name)
+
+
+class Huber(Loss):
+    """The mean `huber` loss (keras.losses.Huber).
+
+    Example:
+      >>> float(em.losses.Huber(delta=1.0)([[0.0, 0.0]], [[0.5, 3.0]]))
+      1.3125
+    """
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        if not isinstance(delta, (int, float)) or isinstance(delta, bool) or delta <= 0:
+            raise ValueError(f"Huber: delta must be a positive number, got {delta!r}")
+        super().__init__(huber, reduction, name, delta=float(delta))
+
+
 __all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "MeanSquaredError",
            "SparseCategoricalCrossentropy", "categorical_crossentropy", "mean_squared_error",
-           "sparse_categorical_crossentropy", "binary_crossentropy"]
+           "sparse_categorical_crossentropy", "binary_crossentropy", "Huber", "MeanAbsoluteError",
+           "huber", "mean_absolute_error"]

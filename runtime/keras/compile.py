@@ -23,6 +23,9 @@ _LOSSES = {
     "binary_crossentropy": losses_lib.binary_crossentropy,
     "mean_squared_error": losses_lib.mean_squared_error,
     "mse": losses_lib.mean_squared_error,
+    "mean_absolute_error": losses_lib.mean_absolute_error,
+    "mae": losses_lib.mean_absolute_error,
+    "huber": losses_lib.huber,
 }
 _OPTIMIZERS = {"sgd": optimizers_lib.SGD, "adam": optimizers_lib.Adam,
                "adamw": optimizers_lib.AdamW, "rmsprop": optimizers_lib.RMSprop,
@@ -83,7 +86,9 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
 _METRICS = {"sparse_categorical_accuracy": sparse_categorical_accuracy,
             "categorical_accuracy": categorical_accuracy, "binary_accuracy": binary_accuracy,
             "mse": losses_lib.mean_squared_error,
-            "mean_squared_error": losses_lib.mean_squared_error}
+            "mean_squared_error": losses_lib.mean_squared_error,
+            "mae": losses_lib.mean_absolute_error,
+            "mean_absolute_error": losses_lib.mean_absolute_error}
 
 
 def _accuracy_for(loss_kind: str):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.frontend.tensor import Tensor
+from ember.frontend import nest
+from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.runtime.data import Dataset
+from ember.runtime.distribute.values import PerReplica
 
 
 class DatasetCreator:
@@ -80,6 +82,43 @@ def _is_array(x) -> bool:
     return isinstance(x, (np.ndarray, Tensor, list)) or np.isscalar(x)
 
 
+def _is_structure(x) -> bool:
+    """Several inputs, as Keras takes them: a dict, a tuple, or a list of arrays."""
+    if isinstance(x, dict):
+        return True
+    if isinstance(x, tuple):
+        return len(x) > 0
+    return isinstance(x, list) and len(x) > 0 and all(
+        isinstance(v, (np.ndarray, Tensor, dict, tuple)) for v in x)
+
+
+def _arrays(x, what: str):
+    """x as numpy arrays (a nested structure of them for several inputs), and its length."""
+    if not _is_structure(x):
+        arr = _array(x, what)
+        return arr, len(arr)
+    leaves = nest.flatten(x)
+    for leaf in leaves:
+        if not _is_array(leaf):
+            raise TypeError(f"{what}: every input of a nested x must be an array or an "
+                            f"em.Tensor, got {type(leaf).__name__}")
+    arrays = [_array(leaf, what) for leaf in leaves]
+    lengths = sorted({len(a) for a in arrays})
+    if len(lengths) > 1:
+        raise ValueError(f"{what}: the inputs must have the same number of examples, got "
+                         f"lengths {lengths}")
+    return nest.pack_sequence_as(_tuples(x), arrays), lengths[0]
+
+
+def _tuples(x):
+    """Lists of inputs as tuples (em.data takes a list for one tensor, as tf.data)."""
+    if isinstance(x, dict):
+        return {k: _tuples(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) and _is_structure(x):
+        return tuple(_tuples(v) for v in x)
+    return x
+
+
 def _array(x, what: str) -> np.ndarray:
     arr = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
     if arr.ndim == 0:
@@ -99,25 +138,50 @@ def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
             raise ValueError(f"{where}: batch_size must not be given when x is a dataset "
                              "(batch the dataset itself)")
         return x
-    if not _is_array(x):
-        raise TypeError(f"{where}: x must be a numpy array, an em.Tensor, an em.data.Dataset "
-                        f"or a DatasetCreator, got {type(x).__name__}")
+    if not _is_array(x) and not _is_structure(x):
+        raise TypeError(f"{where}: x must be a numpy array, an em.Tensor, a dict / tuple / "
+                        f"list of them (several inputs), an em.data.Dataset or a "
+                        f"DatasetCreator, got {type(x).__name__}")
     batch_size = 32 if batch_size is None else batch_size
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
         raise ValueError(f"{where}: batch_size must be a positive integer, got {batch_size!r}")
-    x = _array(x, f"{where}: x")
-    if not labelled:
-        return Dataset.from_tensor_slices(x).batch(batch_size)
+    x, n = _arrays(x, f"{where}: x")
+    if not labelled:  # (x,): predict takes element[0], x itself when x is a structure
+        return Dataset.from_tensor_slices((x,)).batch(batch_size)
     if y is None:
         raise ValueError(f"{where}: y (the labels) is required when x is an array")
     y = _array(y, f"{where}: y")
-    if len(x) != len(y):
+    if n != len(y):
         raise ValueError(f"{where}: x and y must have the same number of examples, got "
-                         f"{len(x)} and {len(y)}")
+                         f"{n} and {len(y)}")
     if shuffle:
-        order = np.random.permutation(len(x))
-        x, y = x[order], y[order]
+        order = np.random.permutation(n)
+        x, y = nest.map_structure(lambda a: a[order], x), y[order]
     return Dataset.from_tensor_slices((x, y)).batch(batch_size)
+
+
+def split_validation(x, y, fraction, where: str):
+    """((x, y) to train on, (x, y) to validate on): the last `fraction` of the examples,
+    taken before any shuffling (Keras's validation_split)."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
+            not 0 <= fraction < 1:
+        raise ValueError(f"{where}: validation_split must be a float in [0, 1), got "
+                         f"{fraction!r}")
+    if isinstance(x, (Dataset, DatasetCreator)) or callable(x):
+        raise ValueError(f"{where}: validation_split is only supported for numpy arrays or "
+                         "tensors; with a dataset pass validation_data (a second dataset)")
+    x, n = _arrays(x, f"{where}: x")
+    if y is None:
+        raise ValueError(f"{where}: y (the labels) is required when x is an array")
+    y = _array(y, f"{where}: y")
+    at = int(np.floor(n * (1.0 - fraction)))
+    if at == 0 or at == n:
+        raise ValueError(f"{where}: validation_split={fraction} of {n} examples leaves "
+                         f"{at} to train on and {n - at} to validate on; both need at "
+                         "least one")
+    head = nest.map_structure(lambda a: a[:at], x)
+    tail = nest.map_structure(lambda a: a[at:], x)
+    return (head, y[:at]), (tail, y[at:])
 
 
 def check_steps(steps, what: str):
@@ -147,3 +211,30 @@ def logs_of(names: list, sums: np.ndarray) -> dict:
 def print_epoch(epoch: int, epochs: int, steps: int, logs: dict) -> None:
     shown = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
     print(f"Epoch {epoch + 1}/{epochs}\n{steps}/{steps} - {shown}", flush=True)
+
+
+def first_replica(value):
+    """`value` with each PerReplica (a leaf here, a container to em.nest) replaced by its
+    first replica's value."""
+    if isinstance(value, PerReplica):
+        return value.values[0]
+    if isinstance(value, dict):
+        return {k: first_replica(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(first_replica(v) for v in value)
+    return value
+
+
+def to_tensors(inputs, name: str):
+    """The model's inputs as em.Tensors: one, or a nested structure (dict / tuple / list)
+    of them, which call() receives as it is (Keras's several inputs)."""
+    leaves = nest.flatten(inputs)
+    if len(leaves) == 1 and leaves[0] is inputs:
+        return convert_to_tensor(inputs)
+    try:
+        return nest.map_structure(convert_to_tensor, inputs)
+    except (TypeError, ValueError) as e:
+        kinds = sorted({type(v).__name__ for v in leaves})
+        raise TypeError(f"Model '{name}': the inputs must be tensors or arrays, or a dict / "
+                        f"tuple / list of them; got a {type(inputs).__name__} holding "
+                        f"{kinds}") from e

@@ -13,13 +13,13 @@ import inspect
 
 import numpy as np
 
-from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training import layers_core
 from ember.frontend.training.layers_core import Layer
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
+from ember.runtime.keras import weights as weights_lib
 from ember.runtime.keras.dispatch import execution_for
 
 
@@ -81,8 +81,8 @@ class TrainingAPI:
         with c.execution.scope():
             if not self.variables or not getattr(self, "built", True):
                 x = x_spec_source
-                if c.execution.num_replicas > 1 and hasattr(x, "values"):
-                    x = x.values[0]
+                if c.execution.num_replicas > 1:  # the first replica's (PerReplica) values
+                    x = fit_lib.first_replica(x)
                 self(x, training=False)  # an eager pass over the first batch builds it
             if training:
                 c.optimizer.build(list(self.trainable_variables))
@@ -90,8 +90,8 @@ class TrainingAPI:
     # -- the loops ---------------------------------------------------------------------------
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_data=None, shuffle=True, initial_epoch=0, steps_per_epoch=None,
-            validation_steps=None):
+            validation_split=0.0, validation_data=None, shuffle=True, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None):
         """Trains for `epochs` epochs and returns a `History` (Keras's Model.fit).
 
         Args:
@@ -104,6 +104,8 @@ class TrainingAPI:
             (default: one full pass over the data per epoch).
           validation_data: (x, y) arrays or a Dataset, evaluated after each epoch
             (`val_loss`, `val_<metric>`); `validation_steps` limits it.
+          validation_split: with array inputs and no validation_data, the last fraction
+            of the examples (before shuffling) is held out for validation instead.
           callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
             ends training after the epoch).
           verbose: 0 is silent; otherwise one line of logs per epoch.
@@ -117,6 +119,9 @@ class TrainingAPI:
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
+        if validation_split and validation_data is None:
+            (x, y), validation_data = fit_lib.split_validation(x, y, validation_split,
+                                                               "Model.fit")
         if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
             return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
                                    validation_data, initial_epoch, steps_per_epoch,
@@ -127,7 +132,8 @@ class TrainingAPI:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
                              "(its dataset is usually infinite)")
         history = fit_lib.History()
-        callbacks = [history] + list(callbacks or [])
+        callbacks = list(callbacks or []) + [history]  # last, as Keras: it logs what
+        # the others add (LearningRateScheduler's learning_rate)
         for cb in callbacks:
             if hasattr(cb, "set_model"):
                 cb.set_model(self)
@@ -265,24 +271,20 @@ class TrainingAPI:
     # -- weights and summary -----------------------------------------------------------------
 
     def get_weights(self) -> list:
-        return [np.array(v.numpy()) for v in self.variables]
+        """One numpy array per weight (a ShardedVariable's shards concatenated)."""
+        return weights_lib.get_weights(self)
 
     def set_weights(self, weights) -> None:
-        variables = list(self.variables)
-        weights = list(weights)
-        if len(weights) != len(variables):
-            raise ValueError(f"{type(self).__name__}.set_weights: the model has "
-                             f"{len(variables)} weights, got {len(weights)} arrays")
-        for v, w in zip(variables, weights):
-            w = np.asarray(w)
-            if list(w.shape) != list(v.shape):
-                raise ValueError(f"{type(self).__name__}.set_weights: {v.name} has shape "
-                                 f"{list(v.shape)}, got an array of shape {list(w.shape)}")
-        for v, w in zip(variables, weights):
-            v.assign(np.asarray(w, v.dtype.np_dtype))
+        """Assigns `weights`, in get_weights's order and shapes."""
+        weights_lib.set_weights(self, weights)
 
     def summary(self, print_fn=print) -> None:
-        """Prints each layer with its number of parameters, and the totals."""
+        """Prints each layer with its number of parameters, and the totals (Keras's
+        ValueError when the model is not built yet: its weights do not exist)."""
+        if not self.built and not self.variables:
+            raise ValueError(f"Model '{self.name}': this model has not yet been built. Build "
+                             "the model first by calling `build()` or by calling the model "
+                             "on a batch of data.")
         layers = getattr(self, "layers", None)
         if layers is None:
             layers = [m for m in vars(self).values() if isinstance(m, Layer)]
@@ -334,10 +336,13 @@ class Model(TrainingAPI, Layer):
         self._init_training()
 
     def __call__(self, inputs, training=None):
-        inputs = convert_to_tensor(inputs)
+        inputs = fit_lib.to_tensors(inputs, self.name)
         if "training" in inspect.signature(self.call).parameters:
-            return self.call(inputs, training=training)
-        return self.call(inputs)
+            out = self.call(inputs, training=training)
+        else:
+            out = self.call(inputs)
+        self.built = True
+        return out
 
 
 class Sequential(TrainingAPI, layers_core.Sequential):
@@ -353,3 +358,8 @@ class Sequential(TrainingAPI, layers_core.Sequential):
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__(layers, name=name, trainable=trainable)
         self._init_training()
+
+    def __call__(self, inputs, training=None):
+        out = super().__call__(inputs, training=training)
+        self.built = True
+        return out

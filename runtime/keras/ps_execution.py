@@ -88,7 +88,7 @@ class ParameterServerExecution(Execution):
             _need_steps(validation_steps, "Model.fit: validation_steps",
                         "model.fit(..., validation_data=creator, validation_steps=10)")
         history = fit_lib.History()
-        callbacks = [history] + list(callbacks or [])
+        callbacks = list(callbacks or []) + [history]  # last, as Keras (and Model.fit)
         check_callbacks(callbacks)
         for cb in callbacks:
             if hasattr(cb, "set_model"):

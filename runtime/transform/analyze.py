@@ -58,6 +58,8 @@ def analyze(preprocessing_fn, dataset, working_dir, *, batch_size=_DEFAULT_BATCH
     if not isinstance(working_dir, (str, os.PathLike)):
         raise TransformError(f"emt.analyze: working_dir must be a path (str or os.PathLike), "
                              f"got {type(working_dir).__name__}")
+    if batch_size is not None:
+        _check_unbatched(raw_spec)
     working_dir = os.path.abspath(os.fspath(working_dir))
     data = dataset.batch(batch_size) if batch_size is not None else dataset
     records, known, vocabularies = _passes(preprocessing_fn, data, working_dir, fn_name)
@@ -116,6 +118,19 @@ def _check_dataset(dataset) -> dict:
         raise TransformError(f"emt.analyze: the dataset's elements must be dicts of feature "
                              f"name -> tensor (tf.Transform's instances), got {spec}")
     return spec
+
+
+def _check_unbatched(spec: dict) -> None:
+    """analyze batches the dataset itself: refuse one already batched (its features' first
+    dimension unknown, as `Dataset.batch` leaves it), which re-batching cannot stack."""
+    batched = sorted(name for name, s in spec.items()
+                     if s.shape.rank and s.shape.as_list()[0] is None)
+    if batched:
+        raise TransformError(
+            f"emt.analyze: the dataset looks batched (features {batched} have an unknown "
+            f"first dimension: {[str(spec[n].shape) for n in batched]}); analyze batches "
+            "the dataset itself, so it must hold one instance per element (drop the "
+            ".batch(...)), or pass batch_size=None to analyze a batched dataset as it is")
 
 
 def _trace_pass(fn, spec, known, vocabularies, working_dir, fn_name):

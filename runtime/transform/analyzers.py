@@ -269,10 +269,13 @@ def max(x, reduce_instance_dims=True, name=None):  # noqa: A001 - tft.max
     return context.require("emt.max").analyze(spec)["max"]
 
 
-def quantiles(x, num_buckets, name=None):
+def quantiles(x, num_buckets, epsilon=None, name=None):
     """The `num_buckets - 1` boundaries that split `x` into equally populated buckets, as a
-    float32 tensor of shape [1, num_buckets - 1] (tft.quantiles; exact here)."""
+    float32 tensor of shape [1, num_buckets - 1] (tft.quantiles). `epsilon` is
+    tf.Transform's error tolerance of its approximate quantiles: emt's are exact (computed
+    from every value), so any epsilon is met; it is checked and otherwise unused."""
     del name
+    check_epsilon(epsilon, "emt.quantiles")
     x = as_input(x, "emt.quantiles", numeric=True)
     if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) \
             or num_buckets < 1:
@@ -280,6 +283,13 @@ def quantiles(x, num_buckets, name=None):
                              f"{num_buckets!r}")
     spec = Quantiles(x, int(num_buckets))
     return context.require("emt.quantiles").analyze(spec)["boundaries"]
+
+
+def check_epsilon(epsilon, api: str) -> None:
+    if epsilon is not None and (isinstance(epsilon, bool) or not isinstance(
+            epsilon, (int, float, np.floating)) or not 0 <= epsilon < 1):
+        raise TransformError(f"{api}: epsilon must be None or a float in [0, 1), got "
+                             f"{epsilon!r}")
 
 
 def vocabulary(x, *, top_k=None, frequency_threshold=None, vocab_filename=None, name=None):

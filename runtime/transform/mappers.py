@@ -88,11 +88,13 @@ def apply_buckets(x, bucket_boundaries, name=None):
     return ensure_shape(ops.reshape(index, ops.shape(x)), x.shape)
 
 
-def bucketize(x, num_buckets, *, name=None):
+def bucketize(x, num_buckets, epsilon=None, *, name=None):
     """`x` split into `num_buckets` buckets at the dataset's quantiles (tft.bucketize):
-    int64 in [0, num_buckets - 1]."""
+    int64 in [0, num_buckets - 1]. The quantiles are exact, so any `epsilon` (tf.Transform's
+    approximation tolerance) is met."""
     ctx = context.require("emt.bucketize")
-    boundaries = analyzers.quantiles(x, num_buckets, name=name)
+    analyzers.check_epsilon(epsilon, "emt.bucketize")
+    boundaries = analyzers.quantiles(x, num_buckets, epsilon, name=name)
     result = apply_buckets(x, boundaries)
     ctx.set_domain(result, 0, int(num_buckets) - 1)
     return result

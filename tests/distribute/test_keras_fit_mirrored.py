@@ -96,3 +96,45 @@ def test_two_mpi_workers_fit_as_one():
     for a, b in zip(two["weights"], one["weights"]):
         np.testing.assert_allclose(a, b, atol=1e-5)
     assert one["history"]["accuracy"][-1] > 0.9
+
+
+DICT_CODE = """
+import numpy as np
+import ember as em
+cpu = em.config.list_physical_devices("CPU")[0]
+em.config.set_logical_device_configuration(cpu, [em.config.LogicalDeviceConfiguration()] * 2)
+rng = np.random.default_rng(0)
+a = rng.normal(size=(40, 2)).astype(np.float32)
+b = rng.normal(size=(40, 1)).astype(np.float32)
+y = a[:, :1] - b
+
+
+class Two(em.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = em.keras.layers.Dense(1)
+
+    def call(self, inputs):
+        return self.d(em.concat([inputs["a"], inputs["b"]], axis=1))
+
+
+def train(strategy):
+    with strategy.scope():
+        em.random.set_seed(0)
+        model = Two()
+        model.compile(optimizer="sgd", loss="mse")
+    h = model.fit({"a": a, "b": b}, y, batch_size=10, epochs=2, shuffle=False, verbose=0)
+    return h.history["loss"], model.predict({"a": a, "b": b}, batch_size=10, verbose=0)
+
+
+(l2, p2), (l1, p1) = train(em.distribute.MirroredStrategy()), train(
+    em.distribute.MirroredStrategy(["cpu:0"]))
+print(np.allclose(l1, l2, rtol=1e-5), np.allclose(p1, p2, rtol=1e-5, atol=1e-6), p2.shape)
+"""
+
+
+def test_dict_inputs_fit_on_two_replicas_as_on_one():
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(DICT_CODE)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["True True (40, 1)"]

@@ -219,3 +219,52 @@ def test_a_worker_whose_input_runs_out_raises_out_of_range(trained):
     # the coordinator reported the error once: fit runs again afterwards (2 steps: at most
     # 2 batches of a worker's fresh pipeline)
     assert model.fit(creator, epochs=1, steps_per_epoch=2, verbose=0).epoch == [0]
+
+
+def test_get_set_weights_and_checkpoint_of_sharded_weights(tmp_path):
+    """get_weights gives one array per logical weight (a ShardedVariable's shards
+    concatenated), set_weights splits them back; a Checkpoint saves each shard under
+    `<path>/<shard>` and restores into a model sharded the same way."""
+    strategy = _strategy(num_workers=1, num_ps=2)
+    with strategy.scope():
+        model = _model()
+        model(np.zeros((1, 1), np.int32))
+    shards = model.variables
+    weights = model.get_weights()
+    assert len(shards) == 5 and [w.shape for w in weights] == [(8, 8), (8, 2), (2,)]
+    np.testing.assert_array_equal(weights[0], np.concatenate(
+        [s.numpy() for s in model.layers[0].embeddings.variables]))
+    new = [np.arange(w.size, dtype=np.float32).reshape(w.shape) for w in weights]
+    model.set_weights(new)
+    for got, want in zip(model.get_weights(), new):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="has 3 weights, got 5 arrays"):
+        model.set_weights([s.numpy() for s in shards])
+    plain = _model()
+    plain(np.zeros((1, 1), np.int32))
+    plain.set_weights(model.get_weights())  # sharded -> unsharded through the logical weights
+    np.testing.assert_array_equal(plain.predict(np.arange(8, dtype=np.int32)[:, None], verbose=0),
+                                  model.predict(np.arange(8, dtype=np.int32)[:, None], verbose=0))
+    ckpt = em.train.Checkpoint(model=model)
+    path = ckpt.save(str(tmp_path / "m"))
+    model.set_weights([np.zeros_like(w) for w in new])
+    ckpt.restore(path).assert_consumed()
+    for got, want in zip(model.get_weights(), new):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match=r"in the file but not in the checkpoint: "
+                                         r"\['model/layers/0/embeddings/0'"):
+        em.train.Checkpoint(model=plain).restore(path)
+
+
+def test_early_stopping_and_learning_rate_scheduler_under_fit(trained):
+    """Both are epoch-level callbacks, so they run under ParameterServerStrategy; the
+    learning rate they set is logged in the History (which runs last, as Keras's)."""
+    model = trained["model"]
+    stop = em.keras.callbacks.EarlyStopping(monitor="loss", patience=0, min_delta=10.0,
+                                            restore_best_weights=True)
+    sched = em.keras.callbacks.LearningRateScheduler(lambda epoch, lr: 0.01 * (epoch + 1))
+    history = model.fit(trained["creator"], epochs=5, steps_per_epoch=2, verbose=0,
+                        callbacks=[sched, stop])
+    assert history.epoch == [0, 1] and stop.stopped_epoch == 1
+    np.testing.assert_allclose(history.history["learning_rate"], [0.01, 0.02], rtol=1e-6)
+    assert all(w.shape == v.shape for w, v in zip(stop.best_weights, model.get_weights()))

@@ -208,7 +208,8 @@ def test_errors_say_what_to_do():
         model.fit(x, y, batch_size=0)
     with pytest.raises(ValueError, match="epochs must be an integer >= 0, got '3'"):
         model.fit(x, y, epochs="3")
-    with pytest.raises(TypeError, match="x must be a numpy array, an em.Tensor, an "
+    with pytest.raises(TypeError, match="x must be a numpy array, an em.Tensor, a dict "
+                                        r"/ tuple / list of them \(several inputs\), an "
                                         "em.data.Dataset or a DatasetCreator, got NoneType"):
         model.fit(None, y)
     with pytest.raises(TypeError, match="the strategy .* is not supported"):
