@@ -23,7 +23,7 @@ class _Interpreter:
 
 
 def _cpu() -> Backend:
-    from ember.backends.cpu.compiler import CpuCompiler  # loads llvmlite: on first use
+    from ember.backends.cpu.warm import CpuCompiler  # the compiler is imported on a miss
     return CpuCompiler()
 
 

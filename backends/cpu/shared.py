@@ -71,8 +71,7 @@ def _openblas(element: str, options) -> int:
 def provided() -> dict[str, Callable]:
     """The symbols compiled code may call that Ember provides at run time, each with how
     its address is found for a backend's (resolved) options."""
-    from ember.backends.cpu.kernels import ENTRY
-    from ember.backends.cpu.kernels.choice import OPENBLAS
+    from ember.backends.cpu.options import ENTRY, OPENBLAS  # not the kernels' IR generators
     out = {symbol: functools.partial(_kernel, e) for e, symbol in ENTRY.items()}
     out.update({symbol: functools.partial(_openblas, e) for e, symbol in OPENBLAS.items()})
     return out
@@ -189,25 +188,28 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
     """The code of a cache entry, loaded: its shared library (`library`) through the
     dynamic loader, which needs no LLVM; else, or if the library does not load here (it
     needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
-    with `backend`'s target)."""
+    with `backend`'s target). `backend`: a CpuBackend, or the resolved CpuOptions the code
+    was compiled with (a cache hit: warm.py)."""
+    options = getattr(backend, "options", backend)
     if library:
         try:
             code = SharedCode(library)
             for symbol, find in provided().items():
                 slot = code.get_global_value_address(symbol + SLOT)
                 if slot:  # before anything can call the thunk
-                    ctypes.c_void_p.from_address(slot).value = find(backend.options)
+                    ctypes.c_void_p.from_address(slot).value = find(options)
             for symbol, find in pointers().items():
                 at = code.get_global_value_address(symbol)
                 if at:  # before anything can read it
-                    ctypes.c_void_p.from_address(at).value = find(backend.options)
+                    ctypes.c_void_p.from_address(at).value = find(options)
         except OSError:
             pass
         else:
             native.bind(code)
             return code
+    from ember.backends.cpu.backend import CpuBackend
     from ember.backends.cpu.jit import load_object
-    return load_object(backend, obj)
+    return load_object(backend if isinstance(backend, CpuBackend) else CpuBackend(options), obj)
 
 
 def load_library(key: str) -> Optional[SharedCode]:
