@@ -43,6 +43,10 @@ from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
+# Eager tensors of at most this many bytes used in a trace share one constant op per value
+# (dtype, shape, bytes), placed where the first use put it (CSE would merge them later; a
+# trace that emits one per use spends ~25 us on each: bench case B's 100 of 250 ops).
+SHARED_CONSTANT_BYTES = 64
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
 
 class OutOfScopeError(EmberError, TypeError):
@@ -226,6 +230,7 @@ class FuncGraph:
         self._extra_index: dict[int, ir.Value] = {}
         self._keep_alive: list = []
         self._constants: dict[int, SymbolicTensor] = {}
+        self._constant_values: dict[tuple, SymbolicTensor] = {}  # small ones, by value
         self.names: collections.Counter = collections.Counter()
         self.callbacks: dict[str, Callable] = {}
         self.callees: set[str] = {self.symbol}
@@ -295,6 +300,13 @@ class FuncGraph:
         if key not in self._constants:
             self._keep_alive.append(t)
             value = t._value
+            small = value.nbytes <= SHARED_CONSTANT_BYTES and value.dtype.kind in "biufc"
+            if small:  # `x * 0.5` in a loop: one constant op, not one per iteration
+                by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes())
+                found = self._constant_values.get(by_value)
+                if found is not None:
+                    self._constants[key] = found
+                    return found._ir
             if value.nbytes > LARGE_CONSTANT_BYTES and value.dtype.kind in _LIFTABLE_KINDS:
                 snapshot = Tensor(_frozen(value), t._dtype)
                 ttype = TensorType(t._dtype, value.shape)
@@ -306,6 +318,8 @@ class FuncGraph:
                 (value,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": t._value},
                                                 loc=loc)
             self._constants[key] = self.wrap(value, "Const", ttype, origin)
+            if small:
+                self._constant_values[by_value] = self._constants[key]
         return self._constants[key]._ir
 
     # -- ops --------------------------------------------------------------------------------
