@@ -43,10 +43,11 @@ from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
-# Eager tensors of at most this many bytes used in a trace share one constant op per value
-# (dtype, shape, bytes), placed where the first use put it (CSE would merge them later; a
-# trace that emits one per use spends ~25 us on each: bench case B's 100 of 250 ops).
-SHARED_CONSTANT_BYTES = 64
+# An eager tensor of at most this many bytes used in a trace becomes a constant op like any
+# other (one per tensor, as TensorFlow's graphs have), built from the attributes of the first
+# op of the same value (dtype, shape, bytes) instead of converting the value again: bench
+# case B's `* 0.5 + 0.1` in a loop makes 100 of its 250 ops.
+SMALL_CONSTANT_BYTES = 64
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
 
 class OutOfScopeError(EmberError, TypeError):
@@ -223,6 +224,8 @@ class FuncGraph:
             self.block = self.func.add_entry_block()
         self.scope = Scope(None, f"the trace of '{name}'")
         self._blocks = [self.block]
+        self._insertion = [ir.InsertionPoint(self.block)]  # at the end of each of _blocks
+        self._locations: dict[tuple[str, int], ir.Location] = {}
         self.inputs: list[SymbolicTensor] = []
         # ("variable", Variable) | ("tensor", SymbolicTensor of an enclosing trace) |
         # ("constant", a large eager Tensor, snapshotted: see LARGE_CONSTANT_BYTES)
@@ -230,7 +233,8 @@ class FuncGraph:
         self._extra_index: dict[int, ir.Value] = {}
         self._keep_alive: list = []
         self._constants: dict[int, SymbolicTensor] = {}
-        self._constant_values: dict[tuple, SymbolicTensor] = {}  # small ones, by value
+        # small constants by value: (attributes, MLIR type, ember type) of their first op
+        self._constant_ops: dict[tuple, tuple] = {}
         self.names: collections.Counter = collections.Counter()
         self.callbacks: dict[str, Callable] = {}
         self.callees: set[str] = {self.symbol}
@@ -241,9 +245,13 @@ class FuncGraph:
 
     def location(self, origin: tuple[str, int] | None = None) -> ir.Location:
         """The MLIR location of the user's code being traced (`origin`, if the caller has
-        already looked it up: one stack walk per op instead of four)."""
-        filename, line = origin or user_location()
-        return ir.Location.file(filename, line, 0, context=self.context)
+        already looked it up: one stack walk per op instead of four); one per line."""
+        origin = origin or user_location()
+        loc = self._locations.get(origin)
+        if loc is None:
+            loc = self._locations[origin] = ir.Location.file(origin[0], origin[1], 0,
+                                                             context=self.context)
+        return loc
 
     def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None,
              origin: tuple[str, int] | None = None) -> SymbolicTensor:
@@ -300,26 +308,30 @@ class FuncGraph:
         if key not in self._constants:
             self._keep_alive.append(t)
             value = t._value
-            small = value.nbytes <= SHARED_CONSTANT_BYTES and value.dtype.kind in "biufc"
-            if small:  # `x * 0.5` in a loop: one constant op, not one per iteration
-                by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes())
-                found = self._constant_values.get(by_value)
-                if found is not None:
-                    self._constants[key] = found
-                    return found._ir
             if value.nbytes > LARGE_CONSTANT_BYTES and value.dtype.kind in _LIFTABLE_KINDS:
                 snapshot = Tensor(_frozen(value), t._dtype)
                 ttype = TensorType(t._dtype, value.shape)
                 arg = self._capture("constant", snapshot, ttype, origin)
                 self._constants[key] = self.wrap(arg, "Const", ttype, origin)
                 return arg
-            with self.context, self.location(origin) as loc, \
-                    ir.InsertionPoint.at_block_begin(self.block):
-                (value,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": t._value},
-                                                loc=loc)
-            self._constants[key] = self.wrap(value, "Const", ttype, origin)
-            if small:
-                self._constant_values[by_value] = self._constants[key]
+            by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes()) \
+                if value.nbytes <= SMALL_CONSTANT_BYTES and value.dtype.kind in "biufc" else None
+            made = self._constant_ops.get(by_value) if by_value is not None else None
+            ip = ir.InsertionPoint.at_block_begin(self.block)
+            with self.context, self.location(origin) as loc:
+                if made is not None:  # `x * 0.5` in a loop: the first 0.5's attributes
+                    attributes, mlir_type, ttype = made
+                    result = ir.Operation.create(creation.ConstantOp.name, results=[mlir_type],
+                                                 attributes=dict(attributes), loc=loc,
+                                                 ip=ip).result
+                else:
+                    (result,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": value},
+                                                     loc=loc, ip=ip)
+                    if by_value is not None:
+                        op = result.owner
+                        self._constant_ops[by_value] = (
+                            {n: op.attributes[n] for n in op.attributes}, result.type, ttype)
+            self._constants[key] = self.wrap(result, "Const", ttype, origin)
         return self._constants[key]._ir
 
     # -- ops --------------------------------------------------------------------------------
@@ -338,8 +350,9 @@ class FuncGraph:
         """Like `apply`, for operands that are already SSA values of this graph (`types`:
         their ember types, and `origin`, the user's file and line, if known)."""
         origin = origin or user_location()
-        with self.context, self.location(origin) as loc, ir.InsertionPoint(self._blocks[-1]):
-            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types)
+        with self.context, self.location(origin) as loc:  # (types' builders need a location)
+            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types,
+                                        ip=self._insertion[-1])
         base = spec.name.split(".", 1)[1]
         if not out:
             return None
@@ -352,11 +365,13 @@ class FuncGraph:
         """Traces into `block` (a branch or loop body) for the duration of the block;
         yields its scope, which a later `region(block, what, scope)` enters again."""
         self._blocks.append(block)
+        self._insertion.append(ir.InsertionPoint(block))
         outer, self.scope = self.scope, scope or Scope(self.scope, what)
         try:
             yield self.scope
         finally:
             self._blocks.pop()
+            self._insertion.pop()
             self.scope = outer
 
     def insertion_point(self) -> ir.InsertionPoint:

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 from typing import Optional
@@ -148,6 +147,7 @@ def _write(path: Optional[str], text: str) -> None:
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        import tempfile  # (and its `random`: ~1 ms) only where a record is written
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

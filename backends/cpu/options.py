@@ -18,6 +18,9 @@ from ember.backends.cpu import blas_library, host_target
 # under Ember's names (blas_library.bind, kernels/choice.py retargets calls to them).
 ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
 OPENBLAS = {"f32": "ember_openblas_sgemm", "f64": "ember_openblas_dgemm"}
+GEMM_ELEMENTS = ("f32", "f64")  # the GEMM library's element types (kernels/library.py)
+GEMM_THREADS_SYMBOL = "ember_gemm_threads"  # its globals (kernels/driver_ir.py, pool_ir.py)
+GEMM_KEEP_SYMBOL = "ember_gemm_keep_threads"
 
 BLAS_ENV = "EMBER_BLAS"
 GEMM_MODES = ("auto", "ember", "openblas", "loops")

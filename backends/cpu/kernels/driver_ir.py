@@ -20,8 +20,8 @@ from __future__ import annotations
 from ember.backends.cpu.kernels.gemm_ir import Params
 from ember.backends.cpu.kernels.pool_ir import POOL_RUNTIME
 from ember.backends.cpu.options import ENTRY  # noqa: F401 (defined there for cache hits)
+from ember.backends.cpu.options import GEMM_THREADS_SYMBOL as THREADS_SYMBOL
 
-THREADS_SYMBOL = "ember_gemm_threads"
 
 # `ember_gemm_cpus()`: the CPUs online, asked of sysconf once (it reads a file in /sys:
 # about 10 us, more than a small product takes) and kept; a race only asks twice.
