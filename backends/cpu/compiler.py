@@ -46,7 +46,7 @@ from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, run_pipeline
-from ember.backends.cpu.warm import (DEFAULT_PIPELINE, BadEntry, CpuCompiler,  # noqa: F401
+from ember.backends.cpu.warm import (DEFAULT_PIPELINE, _BadEntry, CpuCompiler,  # noqa: F401
                                      EntryMeta, block_types, cached, entry_key, load_entry,
                                      object_is_whole, specialize_pipeline)
 
@@ -166,7 +166,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
         try:
             exe = load_entry((obj, {**meta, "shared": library}), module_text, symbol,
                              arg_types, backend, block, source_key, pipeline)
-        except BadEntry as e:
+        except _BadEntry as e:
             raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
                                 NotCompilable.Reason.FAILED) from None
     memory_cache.put(key, exe)

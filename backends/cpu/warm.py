@@ -50,7 +50,7 @@ def entry_key(module_text, symbol: str, arg_types: Sequence[TensorType], pipelin
                            specialize_pipeline(pipeline), options.key(), block)
 
 
-class BadEntry(Exception):
+class _BadEntry(Exception):
     """A compile-cache entry that passed its checksum but cannot be used as this entry."""
 
 
@@ -69,7 +69,7 @@ def cached(key: str, module_text, symbol: str, arg_types: Sequence[TensorType], 
     try:
         exe = load_entry(entry, module_text, symbol, arg_types, backend, block, source_key,
                          pipeline)
-    except BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
+    except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
         disk.discard(key, str(e))
         return None
     cache.memory_cache.put(key, exe)
@@ -145,23 +145,23 @@ def load_entry(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, b
                block, source_key, pipeline: str = DEFAULT_PIPELINE):
     """The executable of a cache entry (object code + metadata). Everything that could
     make it unusable is checked before native code sees it (a truncated object crashes
-    the loader): raises BadEntry naming the problem."""
+    the loader): raises _BadEntry naming the problem."""
     from ember.backends.cpu.jit import Executable, JitError
     from ember.backends.cpu.shared import load_code
     obj, record = entry
     try:
         meta = EntryMeta.from_json(record)
         if meta.symbol != symbol:
-            raise BadEntry(f"it holds @{meta.symbol}, not @{symbol}")
+            raise _BadEntry(f"it holds @{meta.symbol}, not @{symbol}")
         results = [parse_type(t) for t in meta.results]
         if meta.split:
             return _split(meta, results, module_text, symbol, arg_types, backend, source_key,
                           pipeline)
         variables = list(meta.variables)
         if any(not 0 <= i < len(arg_types) for i in variables):
-            raise BadEntry(f"variable indices {variables} out of range")
+            raise _BadEntry(f"variable indices {variables} out of range")
         if not object_is_whole(obj):
-            raise BadEntry("the object file is truncated or not an object file")
+            raise _BadEntry("the object file is truncated or not an object file")
         errors = dict(meta.errors)
         prints = [bind_print(p) for p in meta.prints]
         prints += [host_calls.bind(site) for site in meta.hosts]
@@ -170,7 +170,7 @@ def load_entry(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, b
             exe = Executable(load_code(backend, obj, record.get("shared")), symbol,
                              own_types, results)
     except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
-        raise BadEntry(f"{type(e).__name__}: {e}") from None
+        raise _BadEntry(f"{type(e).__name__}: {e}") from None
     exe.variables = variables
     exe.errors = errors
     exe.keep_alive = prints
