@@ -2,8 +2,9 @@
 
 While a `FuncGraph` is active on a thread, every op call (`em.add`, operators, ...) emits an
 op into it instead of computing (see `dispatch.execute`). Eager tensors used inside become
-`ember.constant`s, variables become `!ember.resource` arguments, and tensors of an enclosing
-trace become extra arguments (closure captures). Every op carries the user's `file:line`.
+`ember.constant`s (trace_constants.py), variables become `!ember.resource` arguments, and
+tensors of an enclosing trace become extra arguments (closure captures). Every op carries
+the user's `file:line`.
 
 A captured eager tensor (or numpy array) larger than `LARGE_CONSTANT_BYTES` becomes an extra
 argument instead, as TensorFlow captures tensors: printing 40 MB into the IR, and hashing
@@ -28,7 +29,6 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import builtin, func  # noqa: F401 (builtin: Module.create would import it)
 
-from ember.dialects.ember import creation
 from ember.dialects.ember.base import Op
 from ember.dialects.ember.builder import emit_typed
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
@@ -38,16 +38,12 @@ from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.autodiff import recording
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
+from ember.frontend.trace_constants import ConstantOps
 from ember.frontend.trace_types import TensorTraceType
 from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
-# An eager tensor of at most this many bytes used in a trace becomes a constant op like any
-# other (one per tensor, as TensorFlow's graphs have), built from the attributes of the first
-# op of the same value (dtype, shape, bytes) instead of converting the value again: bench
-# case B's `* 0.5 + 0.1` in a loop makes 100 of its 250 ops.
-SMALL_CONSTANT_BYTES = 64
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
 
 class OutOfScopeError(EmberError, TypeError):
@@ -233,8 +229,7 @@ class FuncGraph:
         self._extra_index: dict[int, ir.Value] = {}
         self._keep_alive: list = []
         self._constants: dict[int, SymbolicTensor] = {}
-        # small constants by value: (attributes, MLIR type, ember type) of their first op
-        self._constant_ops: dict[tuple, tuple] = {}
+        self._constant_ops = ConstantOps(self.block)  # (trace_constants.py)
         self.names: collections.Counter = collections.Counter()
         self.callbacks: dict[str, Callable] = {}
         self.callees: set[str] = {self.symbol}
@@ -314,23 +309,8 @@ class FuncGraph:
                 arg = self._capture("constant", snapshot, ttype, origin)
                 self._constants[key] = self.wrap(arg, "Const", ttype, origin)
                 return arg
-            by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes()) \
-                if value.nbytes <= SMALL_CONSTANT_BYTES and value.dtype.kind in "biufc" else None
-            made = self._constant_ops.get(by_value) if by_value is not None else None
-            ip = ir.InsertionPoint.at_block_begin(self.block)
             with self.context, self.location(origin) as loc:
-                if made is not None:  # `x * 0.5` in a loop: the first 0.5's attributes
-                    attributes, mlir_type, ttype = made
-                    result = ir.Operation.create(creation.ConstantOp.name, results=[mlir_type],
-                                                 attributes=dict(attributes), loc=loc,
-                                                 ip=ip).result
-                else:
-                    (result,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": value},
-                                                     loc=loc, ip=ip)
-                    if by_value is not None:
-                        op = result.owner
-                        self._constant_ops[by_value] = (
-                            {n: op.attributes[n] for n in op.attributes}, result.type, ttype)
+                result, ttype = self._constant_ops.emit(t, loc)
             self._constants[key] = self.wrap(result, "Const", ttype, origin)
         return self._constants[key]._ir
 
