@@ -22,9 +22,38 @@ class _Interpreter:
                             NotCompilable.Reason.HOST_ONLY)
 
 
+class _Cpu:
+    """The CPU backend (backends/cpu/warm.py CpuCompiler: the caches' hit path, the compiler
+    imported on a miss), its modules imported on the first compile: a first call that runs
+    on tier 0 (runtime/tier0.py) and finds nothing to look up in the caches never imports
+    them."""
+    name = "cpu"
+    compiles = True
+    tiers = ("fast", "full")
+
+    def __init__(self):
+        self._compiler = None
+
+    def _real(self) -> Backend:
+        if self._compiler is None:
+            from ember.backends.cpu.warm import CpuCompiler  # compiler.py: on a miss
+            self._compiler = CpuCompiler()
+        return self._compiler
+
+    def compile(self, *args, **kwargs):
+        return self._real().compile(*args, **kwargs)
+
+    def stages(self, *args, **kwargs):
+        return self._real().stages(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name == "_compiler":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self._real(), name)
+
+
 def _cpu() -> Backend:
-    from ember.backends.cpu.warm import CpuCompiler  # the compiler is imported on a miss
-    return CpuCompiler()
+    return _Cpu()
 
 
 def _cuda() -> Backend:

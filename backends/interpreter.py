@@ -56,7 +56,24 @@ class Interpreter:
         self._funcs: dict[str, ir.Operation] = {
             name: op for name, op in symbol_table(module).items() if op.name == "func.func"}
         self._plans: dict[str, tuple[list, list[Step]] | None] = {}
+        self._types: dict = {}  # MLIR type -> ember type (printing a type is the slow part)
+        self._attrs: dict = {}  # (op, name, MLIR attribute) -> its decoded value
         self._lock = threading.RLock()
+
+    def _attr(self, op_name: str, key: str, slot, attr: ir.Attribute):
+        """The attribute's Python value, decoded once per distinct attribute (attributes
+        are uniqued: a trace repeating a constant has one)."""
+        cache_key = (op_name, key, attr)
+        found = self._attrs.get(cache_key)
+        if found is None:
+            found = self._attrs[cache_key] = attr_from_mlir(op_name, key, slot, attr)
+        return found
+
+    def _type(self, t: ir.Type):
+        found = self._types.get(t)
+        if found is None:
+            found = self._types[t] = type_from_mlir(t)
+        return found
 
     def call(self, name: str, args: Sequence) -> tuple:
         """Runs function `name` on `args`; returns its results as a tuple."""
@@ -118,27 +135,32 @@ class Interpreter:
 
     def _compile_spec(self, op: ir.Operation) -> Step:
         spec = REGISTRY[op.name]
-        attrs = {k: attr_from_mlir(spec.name, k, slot, op.attributes[k])
-                 for k, slot in spec.attrs.items() if k in op.attributes}
-        attrs = spec.normalize_attrs(attrs)
+        attrs = spec.normalize_attrs({k: self._attr(spec.name, k, slot, op.attributes[k])
+                                      for k, slot in spec.attrs.items() if k in op.attributes})
         operands = list(op.operands)
         results = list(op.results)
-        dtypes = [type_from_mlir(r.type).dtype for r in results]
+        dtypes = [self._type(r.type).dtype for r in results]
         kernel = spec.reference
         if spec.has(Trait.SIDE_EFFECTING):
             return self._compile_effect(spec, op, operands, results, dtypes, attrs)
 
-        operand_dtypes = [getattr(type_from_mlir(v.type), "dtype", None) for v in operands]
+        operand_types = [self._type(v.type) for v in operands]
+        operand_dtypes = [getattr(t, "dtype", None) for t in operand_types]
+        # static operand types were checked when the op was built (the verifier): the
+        # arrays have exactly those shapes, so only `?` dims need checking when it runs
+        check = spec.uses_values or not all(isinstance(t, TensorType) and t.is_static
+                                            for t in operand_types)
 
         def step(env):
             arrays = [env[v] for v in operands]
             # as eager dispatch does: the concrete shapes may break what `?` allowed
-            try:
-                spec.infer_types(tuple(TensorType(d, a.shape) for d, a in
-                                       zip(operand_dtypes, arrays)),
-                                 attrs, arrays if spec.uses_values else None)
-            except OpError as e:
-                raise type(e)(spec.name, f"{e.detail} (at {_where(op)})") from None
+            if check:
+                try:
+                    spec.infer_types(tuple(TensorType(d, a.shape) for d, a in
+                                           zip(operand_dtypes, arrays)),
+                                     attrs, arrays if spec.uses_values else None)
+                except OpError as e:
+                    raise type(e)(spec.name, f"{e.detail} (at {_where(op)})") from None
             try:
                 with np.errstate(all="ignore"):
                     out = kernel(*arrays, **attrs)
@@ -167,7 +189,7 @@ class Interpreter:
                 stream = self.streams.get(attrs["stream"]) or getattr(sys, attrs["stream"])
                 stream.write(kernel(env[operands[0]], **attrs))
             return show
-        held = type_from_mlir(operands[0].type).value.dtype
+        held = self._type(operands[0].type).value.dtype
 
         def assign(env):
             resource = env[operands[0]]

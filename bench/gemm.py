@@ -108,9 +108,10 @@ def best(results: dict, keys: tuple[str, ...], case: str):
     return min(ts) if ts else (None, None)
 
 
-def _ratio_rows(results: dict, own_kernels: bool | None) -> tuple[list[list[str]], list[str]]:
+def _ratio_rows(results: dict, own_kernels: bool | None,
+                cases: tuple = CASES) -> tuple[list[list[str]], list[str]]:
     rows, notes = [], []
-    for case in GEMM_CASES:
+    for case in (c for c in GEMM_CASES if c in cases):
         own = median_of(results, "ember-own", case)
         interpreted = is_interpreted(results.get("ember-own", {}).get("cases", {}).get(case, {}))
         cells = [case[1:]]
@@ -136,18 +137,19 @@ def _ratio_rows(results: dict, own_kernels: bool | None) -> tuple[list[list[str]
     return rows, notes
 
 
-def report_gemm(results: dict, load_at_start: str = "") -> str:
+def report_gemm(results: dict, load_at_start: str = "", cases: tuple = CASES) -> str:
     """Case G's tables: every variant's time and GFLOP/s per shape (and case D), then the
     own kernel's speed relative to OpenBLAS's best and pinned kernels, with the targets;
-    a caution when the machine was busier than its cores at the start."""
+    a caution when the machine was busier than its cores at the start. `cases`: the
+    columns shown (those run)."""
     pin, source = pinned_coretype()
     shown = [v for v in variants(list(SYSTEMS)) if v.key in results]
     header = ["variant", *[f"{c[1:]} ms GF/s" if c != "D" else "case D ms GF/s"
-                           for c in CASES], "notes"]
+                           for c in cases], "notes"]
     rows = []
     for v in shown:
         res = results[v.key]
-        cells, notes = zip(*(_cell(res, c) for c in CASES))
+        cells, notes = zip(*(_cell(res, c) for c in cases))
         env = f"env: {_env(res)}" if v.key == "ember-machine-env" else ""
         extra = [n for n in (_kernel(v, res), env, *notes) if n]
         if res.get("crash"):
@@ -163,14 +165,15 @@ def report_gemm(results: dict, load_at_start: str = "") -> str:
            f"OpenBLAS own choice: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; pinned: "
            f"OPENBLAS_CORETYPE={pin} ({source}). Cells: median time, GFLOP/s.",
            table(rows, header)]
-    ratio_rows, notes = _ratio_rows(results, own_kernels)
+    ratio_rows, notes = _ratio_rows(results, own_kernels, cases)
     out += ["",
             "Ember's own kernel, speed relative to OpenBLAS (its time / ember-own's time; "
             "reference = the faster of numpy and ember calling OpenBLAS):",
             table(ratio_rows, ["shape", "vs OpenBLAS best", "target", f"vs OpenBLAS {pin}",
                                "target"]),
             *notes]
-    out.append(_case_d_line(results))
+    if "D" in cases:
+        out.append(_case_d_line(results))
     busy = float(load_at_start.split()[0]) if load_at_start else 0.0
     if busy > (os.cpu_count() or 1):
         out.append(f"CAUTION: load average {busy:.2f} at the start, above the "
@@ -196,3 +199,56 @@ def _case_d_line(results: dict) -> str:
         target = "NOT MET (runs on the interpreter)"
     return (f"case D under the machine's environment as it is ({what}): ember {fmt_t(t)} "
             f"({', '.join(parts)}); target {target}")
+
+
+def main() -> int:
+    """Case G alone, for some shapes and variants: `python bench/gemm.py --shapes 256x1024x10
+    --variants ember-own,numpy-pinned,ember-openblas-pinned --rounds 5` (`make bench` runs
+    it all through run.py). Prints the same tables, with the load average before and after."""
+    import argparse
+    import shutil
+    import tempfile
+
+    import run  # bench/run.py: the processes, their environments and rounds
+    from report import load
+    keys = [v.key for v in variants(list(SYSTEMS))]
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("--shapes", default=",".join([*(c[1:] for c in GEMM_CASES), "D"]),
+                   help="comma-separated m x k x n of " + ", ".join(c[1:] for c in GEMM_CASES)
+                   + ", and D (the case-D MLP)")
+    p.add_argument("--variants", default=",".join(keys), help="comma-separated, of "
+                   + ",".join(keys))
+    p.add_argument("--rounds", type=int, default=3, help="processes per variant, round-robin")
+    a = p.parse_args()
+    cases = [s if s == "D" else f"G{s}" for s in a.shapes.split(",") if s]
+    wanted = [k for k in a.variants.split(",") if k]
+    bad = [c for c in cases if c not in CASES] + [k for k in wanted if k not in keys]
+    if bad:
+        p.error(f"unknown shape or variant {', '.join(bad)}: shapes are "
+                f"{', '.join(c[1:] for c in GEMM_CASES)} or D; variants {', '.join(keys)}")
+    chosen = [v for v in variants(list(SYSTEMS)) if v.key in wanted]
+    start = load()
+    cache_dir = tempfile.mkdtemp(prefix="bench-gemm-cache-")
+    runs: dict = {}
+    try:
+        for r in range(max(1, a.rounds)):
+            for v in chosen:
+                cache = {"EMBER_CACHE_DIR": os.path.join(cache_dir, v.key)}
+                env = dict(v.env, **(cache if v.system == "ember" else {}))
+                runs.setdefault(v.key, []).append(
+                    run.run_system(v.system, "steady", cases, env, v.keep_openblas))
+                run.log(f"{v.label}: round {r + 1} done")
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    results = {k: run.merge_rounds(rs) for k, rs in runs.items()}
+    print(f"load average at start {start}, at end {load()}")
+    print(report_gemm(results, start, tuple(c for c in CASES if c in cases)))
+    for key, res in results.items():  # each round's median, to see the spread
+        for case in cases:
+            rounds = res.get("cases", {}).get(case, {}).get("rounds") or []
+            print(f"{key} {case}: rounds {' '.join(fmt_t(t) for t in rounds)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

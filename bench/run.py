@@ -163,7 +163,8 @@ def count_files(path: str) -> int:
     return sum(len(files) for _, _, files in os.walk(path))
 
 
-TIER_FIGURES = ("fast_tier_call", "full_tier_ready_after", "steady_after_swap")
+TIER_FIGURES = ("fast_tier_call", "full_tier_ready_after", "steady_after_swap", "tier0_call",
+                "compiled_ready_after")
 
 
 def tier_figures(cases: list[dict]) -> dict:

@@ -78,6 +78,8 @@ __version__ = "0.1.0"
 # (miscompile bisection) are imported on first use: nothing else in ember needs them, and
 # they are ~10% of `import ember`.
 _LAZY_SUBMODULES = ("data", "debug", "distribute")
+_LAZY_SUBMODULES += ("keras",)  # em.keras: Keras's training API (imports em.data, em.distribute)
+_LAZY_SUBMODULES += ("transform",)  # em.transform (tf.Transform), also imported on first use
 
 
 def __getattr__(name: str):

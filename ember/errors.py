@@ -27,6 +27,9 @@ CUDA driver call) and `AllocationError` (the GPU's memory is exhausted).
 iterators raise `OutOfRangeError` from `get_next()` after the last element; its file readers
 `DataLossError` for a damaged record file and `NotFoundError` for a missing file;
 `MultiWorkerMirroredStrategy`'s collectives `UnavailableError` for a dead or frozen peer.
+`em.transform` raises `TransformError` for a preprocessing_fn it cannot analyze and
+`TransformArtifactError` (naming the file) for a missing or damaged working_dir.
+A `ClusterCoordinator`'s functions queued after one that raised give `CancelledError`.
 (The command-line tools' `ToolError` is theirs: it sets an exit status.)
 
 Example:
@@ -80,6 +83,11 @@ _LAZY = {
     "NotFoundError": "ember.runtime.data.errors",
     "OutOfRangeError": "ember.runtime.data.iterator",
     "UnavailableError": "ember.runtime.distribute.watchdog",
+    # em.transform's (loaded on first use too)
+    "TransformError": "ember.runtime.transform.context",
+    "TransformArtifactError": "ember.runtime.transform.context",
+    # em.distribute's parameter-server coordinator
+    "CancelledError": "ember.runtime.distribute.coordinator",
 }
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
@@ -93,6 +101,8 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "RewriteError", "GpuUnavailableError", "CudaError", "DataLossError", "NotFoundError",
            "AllocationError", "OutOfRangeError", "TierWarning", "HostBindingError",
            "UnavailableError"]
+__all__ += ["TransformError", "TransformArtifactError"]
+__all__ += ["CancelledError"]
 
 
 def __getattr__(name: str):

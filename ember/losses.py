@@ -9,3 +9,6 @@ from ember.frontend.training.losses import (CategoricalCrossentropy, Loss, MeanS
 __all__ = ["CategoricalCrossentropy", "Loss", "MeanSquaredError",
            "SparseCategoricalCrossentropy", "categorical_crossentropy", "mean_squared_error",
            "sparse_categorical_crossentropy"]
+from ember.frontend.training.losses import BinaryCrossentropy, binary_crossentropy  # noqa: E402
+
+__all__ += ["BinaryCrossentropy", "binary_crossentropy"]

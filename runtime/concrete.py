@@ -88,7 +88,7 @@ class ConcreteFunction:
                 source = f"optimized\n{self._optimized_text()}{constants}"
         self._executor = Executor(name, self._optimized_text, graph.symbol,
                                   self._get_interpreter, compile_enabled, source_key=source,
-                                  pipeline=str(pipeline) if pipeline else "",
+                                  pipeline=str(pipeline) if pipeline else "", tier0=graph,
                                   backend=host_calls.bound(backends.get(backend), graph))
 
     @property

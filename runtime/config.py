@@ -105,9 +105,9 @@ def get_fallback() -> str:
     return _fallback
 
 
-# Tiered compilation (runtime/tiers.py): which tier a first call compiles, and after how
-# many calls at the fast tier a specialisation is recompiled at the full tier.
-TIERS = ("auto", "fast", "full")
+# Tiered compilation (runtime/tiers.py; tier 0: tier0.py): which tier a first call runs,
+# and after how many calls at the fast tier a specialisation is recompiled at the full tier.
+TIERS = ("auto", "fast", "full", "interp")
 TIER_ENV = "EMBER_TIER"
 TIER_THRESHOLD = 10
 _tier: str | None = None  # None: EMBER_TIER (default "auto"), read at each compile
@@ -118,9 +118,13 @@ def set_tier(tier: str | None) -> None:
     """Chooses the compilation tier of functions compiled from now on (runtime/tiers.py).
 
     Args:
-      tier: "auto" (the default: compile the fast tier first, and recompile a shape
-        specialisation called `tier_threshold()` times at the full tier in the background),
-        "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once), or
+      tier: "auto" (the default: run a shape specialisation's first calls on the
+        interpreter where tier 0 may run it, else compile the fast tier first; tier 0's
+        second call queues the fast tier's compile in the background, and a specialisation
+        called `tier_threshold()` times is recompiled at the full tier in the background),
+        "fast" (LLVM O1 without vectorisation, never recompiled), "full" (O3 at once),
+        "interp" (tier 0 only: functions tier 0 may run, tiers.py, run on the interpreter
+        at every call, compiled only for a call that raises there; others as "auto"), or
         None to follow the environment variable EMBER_TIER again.
 
     Raises:
@@ -143,6 +147,20 @@ def get_tier() -> str:
         raise ValueError(f"{TIER_ENV}={os.environ[TIER_ENV]!r} is not a compilation tier: "
                          f"set it to one of {', '.join(TIERS)} (or unset it for auto)")
     return value
+
+
+TIER0_ENV = "EMBER_TIER0"
+
+
+def tier0_enabled() -> bool:
+    """Whether "auto" runs first calls on tier 0 (runtime/tier0.py): unless the environment
+    variable EMBER_TIER0 is "off" (or "0"); the test suite turns it off to test compiled
+    code. ValueError naming EMBER_TIER0 if it holds anything but on/off/1/0."""
+    value = os.environ.get(TIER0_ENV, "on").strip().lower() or "on"
+    if value not in ("on", "off", "1", "0"):
+        raise ValueError(f"{TIER0_ENV}={os.environ[TIER0_ENV]!r}: set it to on or off (or "
+                         f"unset it for on)")
+    return value in ("on", "1")
 
 
 def set_tier_threshold(calls: int) -> None:

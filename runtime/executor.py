@@ -38,7 +38,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.types import TensorType
 from ember.frontend.user_code import user_location
-from ember.runtime import config, tiers
+from ember.runtime import config, tier0, tiers
 
 class InterpreterFallbackWarning(EmberWarning, RuntimeWarning):
     """A traced function runs on the interpreter because it cannot be compiled."""
@@ -55,12 +55,13 @@ class Executor:
     def __init__(self, name: str, module_text: Callable[[], str], symbol: str,
                  interpreter: Callable[[], Interpreter], compile_enabled: bool,
                  source_key: str | None = None, pipeline: str = "ember-optimize",
-                 backend: Backend | None = None):
+                 backend: Backend | None = None, tier0=None):
         """`module_text()` gives the optimised module and `interpreter()` its interpreter,
         both on first need; `source_key` (the traced module and pipeline) keys the compile
         cache in place of the optimised text when given (see Backend.compile); `pipeline`
         (the Function's, "" for none) is the only optimisation specialisation runs;
-        `backend` compiles (the CPU's by default)."""
+        `backend` compiles (the CPU's by default); `tier0`, the FuncGraph traced, may run
+        on tier 0 (tier0.py) with Ember's own pipeline."""
         self.name = name
         self._text = module_text
         self._source_key = source_key
@@ -73,6 +74,7 @@ class Executor:
         self._lock = threading.Lock()
         self._tiered = "fast" in getattr(self._backend, "tiers", ())
         self._tier_failure_reported = False
+        self._traced = tier0  # the FuncGraph, for tier 0
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
@@ -111,7 +113,7 @@ class Executor:
                 if self._tiered:
                     exe = tiers.first_executable(self.name, functools.partial(
                         self._compile_tier, types), functools.partial(self.swap, key),
-                        self._report_tier_failure)
+                        self._report_tier_failure, self._tier0_plan)
                 else:
                     exe = self._backend.compile(self._text, self._symbol, types,
                                                 source_key=self._source_key,
@@ -135,6 +137,13 @@ class Executor:
         for callback in evicted:  # outside the lock: they may take other locks
             callback()
         return exe
+
+    def _tier0_plan(self):
+        """The trace's tier-0 interpreter (tier0.plan), or None where it may not run it."""
+        graph = self._traced
+        if graph is None or not tier0.builtin_pipeline(self._pipeline):
+            return None
+        return tier0.plan(graph.module, graph.symbol, graph.callbacks)
 
     def _compile_tier(self, types: list, tier: str, cached_only: bool):
         return self._backend.compile(self._text, self._symbol, types,

@@ -1,10 +1,20 @@
-"""Tiered compilation: a first call compiles fast, a hot specialisation is recompiled at the
-full tier in the background and swapped in, as JavaScript engines and the JVM do.
+"""Tiered compilation: a first call runs on the interpreter (tier 0) or compiles fast, a hot
+specialisation is recompiled at the full tier in the background and swapped in, as
+JavaScript engines and the JVM do.
 
 Per shape specialisation of a trace (the executor's key), under `em.config.get_tier()`:
 
-  1. "auto" (the default): if a cache (memory or disk) has the full tier's code, run it at
-     once. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
+  0. "auto" (the default): if a cache (memory or disk) has the full tier's code, run it at
+     once; else the fast tier's, if cached. (No cache is looked at when this host has no
+     record in the cache directory, backends/cpu/host_target.remembered: no process
+     compiled for it there, and looking would load LLVM.) Else, if tier 0 may run the
+     function (tier0.py: pure float ops without loops or callbacks, Ember's pipeline),
+     the calls run the trace on the reference interpreter, and the end of the second one
+     (tier0.COMPILE_AT_CALL) queues the fast tier's compile on the background thread; when
+     it is done it is swapped in (the tier-0 calls made so far counted, step 2). A tier-0 call that
+     raises is run again on the fast tier, compiled then and there, so errors are the
+     compiled code's. If that background compile fails, tier 0 stays (a TierWarning).
+  1. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
      without vectorisation or unrolling, instructions selected at -O0; products on numpy's
      OpenBLAS, which needs no compiling, or where there is none on Ember's own GEMM at the
      library's fast tier while its full tier is not built yet, kernels.bind_jit) and run it.
@@ -18,9 +28,11 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
   4. If the full-tier compile fails, the fast tier stays, and a `TierWarning` naming the
      function says why (once per trace).
   "fast" compiles the fast tier and never recompiles; "full" compiles the full tier at once
-  (what Ember did before tiers). Both tiers are cached on disk under their own keys (the
-  options are part of the compile key): a process that finds the full tier never compiles
-  the fast one.
+  (what Ember did before tiers); "interp" is "auto" whose tier 0 never queues a compile
+  (every call interpreted, but for a call that raises there). Both compiled tiers are
+  cached on disk under their own keys (the options are part of the compile key): a process
+  that finds the full tier never compiles the fast one. `swaps()` lists the latest swaps.
+  em.aot compiles ahead of time and has no tiers.
 
 At exit, queued compiles are cancelled and a running one is joined (it cannot be stopped
 inside LLVM, and a thread left in LLVM while the process tears LLVM down could crash).
@@ -30,6 +42,11 @@ The threshold: bench case B at the fast tier runs ~1 ms per call instead of ~75 
 full tier, whose compile costs ~150-200 ms of CPU on the other core; case D runs 1.4x
 slower. 10 calls lose ~10 ms on B, a few percent of the compile they trigger, while a
 function called once or a few times (a script, a test) never pays the full compile.
+Tier 0 instead of the fast tier on a cold first call: case B's trace interprets in a few
+ms (~250 numpy calls on 1,000 floats) and D's is its three products on OpenBLAS, while
+the fast tier's compile costs ~150-300 ms (LLVM loaded, passes, codegen); the compile
+starts after the second call returns: it never competes with the first, and a function
+called once never compiles.
 """
 
 from __future__ import annotations
@@ -39,10 +56,13 @@ import collections
 import io
 import os
 import threading
+import time
 import warnings
+import weakref
 from typing import Callable
 
 from ember.backends import compile_log
+from ember.backends.cpu import host_target
 from ember.dialects.ember.errors import EmberWarning
 from ember.runtime import config
 
@@ -95,23 +115,98 @@ class FastTier:
         return getattr(self.exe, name)
 
 
-def first_executable(name: str, compile: Callable, swap: Callable, failed: Callable):
-    """The code a specialisation's first call runs, by `config.get_tier()` (steps 1-2 of
+def first_executable(name: str, compile: Callable, swap: Callable, failed: Callable,
+                     interpret: Callable | None = None):
+    """The code a specialisation's first call runs, by `config.get_tier()` (steps 0-2 of
     the module docstring). `compile(tier, cached_only)` compiles through the backend's
-    caches (None when `cached_only` and no cache has it); `swap(fast, full)` puts the
-    full tier in place of `fast`; `failed(message)` reports a failed recompile."""
+    caches (None when `cached_only` and no cache has it); `swap(old, new)` puts `new` in
+    place of `old`; `failed(message)` reports a failed recompile; `interpret()` gives the
+    trace's tier-0 interpreter, or None where tier 0 may not run it (tier0.py)."""
     tier = config.get_tier()
     if tier == "full":
         return compile("full", False)
-    if tier == "auto":
-        full = compile("full", True)
-        if full is not None:
-            return full
     promote = None
-    if tier == "auto":
+    if tier != "fast":
         def promote(fast: FastTier) -> None:
             _background.submit(lambda: _recompile(name, fast, compile, swap, failed))
+        tier0 = interpret is not None and (tier == "interp" or config.tier0_enabled())
+        # no record of this host: nothing compiled for it can be cached (host_target.py),
+        # and looking would load LLVM first
+        if not tier0 or host_target.remembered():
+            full = compile("full", True)
+            if full is not None:
+                return full
+            fast = compile("fast", True)
+            if fast is not None:
+                return FastTier(fast, promote)
+        interpreter = None
+        if tier0:
+            with compile_log.stage(f"tier 0 {name} (interpreter plan)"):  # EMBER_LOG=compile
+                interpreter = interpret()
+        if interpreter is not None:
+            return _interpreted(name, interpreter, tier == "auto", compile, swap, failed,
+                                promote)
     return FastTier(compile("fast", False), promote)
+
+
+def _interpreted(name, interpreter, background: bool, compile, swap, failed, promote):
+    """Tier 0 (tier0.py): the interpreter, and after its second call the fast tier compiled
+    in the background (`background`), swapped in with the calls made so far counted."""
+    from ember.runtime.tier0 import Interpreted
+
+    def compiled(old: Interpreted) -> FastTier:
+        fast = FastTier(compile("fast", False), promote)
+        fast.calls = old.calls
+        with _swap_lock:
+            if old.replaced:  # by a call that raised, or by the background compile
+                return old.successor
+            old.replaced, old.successor = True, fast
+            swap(old, fast)
+        _swaps.append((name, "interp", "fast", time.perf_counter()))
+        return fast
+
+    def job(old: Interpreted) -> None:
+        try:
+            with compile_log.stage(f"fast tier {name} (background)", stream=io.StringIO()):
+                fast = compiled(old)
+        except Exception as e:  # noqa: BLE001 - any failure keeps tier 0, reported
+            failed(f"em.function '{name}': compiling its code in the background failed, "
+                   f"so it keeps running on the interpreter (correct, slower): "
+                   f"{type(e).__name__}: {e}")
+            return
+        if fast._waiting and fast.calls >= config.tier_threshold():
+            fast._ask()  # hot already: the full tier next, on this thread's queue
+
+    def recover(old: Interpreted):
+        """A call that raised on the interpreter: compiled code now (its error is the one
+        the caller gets), or None if it cannot be had."""
+        try:
+            return compiled(old)
+        except Exception:  # noqa: BLE001 - the interpreter's error stands
+            return None
+
+    def start(old: Interpreted) -> None:
+        # the queue holds the code weakly: a trace dropped before its turn is not compiled
+        ref = weakref.ref(old)
+        _background.submit(lambda: _background_job(ref))
+
+    return Interpreted(interpreter, start if background else None, recover, job)
+
+
+def _background_job(ref) -> None:
+    old = ref()
+    if old is not None and not old.replaced:
+        old.compile_in_background(old)
+
+
+_swap_lock = threading.Lock()
+_swaps: collections.deque = collections.deque(maxlen=256)
+
+
+def swaps() -> list[tuple[str, str, str, float]]:
+    """The latest tier changes, oldest first: (function, from tier, to tier,
+    time.perf_counter() when the new code was swapped in)."""
+    return list(_swaps)
 
 
 def _recompile(name: str, fast: FastTier, compile: Callable, swap: Callable,
@@ -129,6 +224,7 @@ def _recompile(name: str, fast: FastTier, compile: Callable, swap: Callable,
                f"{fast.failure}")
         return
     swap(fast, full)
+    _swaps.append((name, "fast", "full", time.perf_counter()))
 
 
 def warn_failure(message: str) -> None:

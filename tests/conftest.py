@@ -7,6 +7,9 @@ import pytest
 
 # Compiled code of test runs goes to a fresh cache, not the user's ~/.cache/ember.
 os.environ.setdefault("EMBER_CACHE_DIR", tempfile.mkdtemp(prefix="ember-test-cache-"))
+# Tier 0 (runtime/tier0.py) would run most first calls on the interpreter, the reference the
+# compiled code is tested against: the tests compile first calls (its own tests turn it on).
+os.environ.setdefault("EMBER_TIER0", "off")
 
 import ember  # noqa: E402
 

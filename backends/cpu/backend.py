@@ -25,6 +25,7 @@ from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.options import (FAST_TIER, FULL_TIER, CpuOptions,  # noqa: F401
                                         tier_options)
+from ember.backends.cpu import vector_variants
 from ember.backends.cpu.translate import to_llvm_ir
 
 STAGES = ("linalg", "bufferized", "llvm", "llvmir", "asm", "obj")
@@ -128,6 +129,10 @@ class CpuBackend(StagedLowering):
     def make_llvm(self, module: ir.Module) -> ir.Module:
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
         runtime by which native code raises errors (native.py)."""
+        avx512 = "+avx512f" in (self.options.features or "").split(",")
+        if self.options.vectorize:  # sin/cos branch on huge arguments per vector
+            with module.context, ir.Location.unknown():
+                vector_variants.add(module, self.options.features, masked=avx512)
         self._run(module, "llvm", LLVM)
         with module.context, ir.Location.unknown():
             native.install(module)  # checked malloc, error sites, what the entry needs
@@ -165,6 +170,8 @@ class CpuBackend(StagedLowering):
             tuning.loop_unrolling = tuning.loop_interleaving = False
         builder = llvm.create_pass_builder(machine, tuning)
         builder.getModulePassManager().run(mod, builder)
+        if vector_variants.present(llvm_ir):
+            vector_variants.finish(mod, llvm, builder)
         return mod
 
     def make_asm(self, llvm_ir: str) -> str:

@@ -238,3 +238,13 @@ def _distributions(folder: str) -> dict:
             dist, _, version = name[:-len(".dist-info")].partition("-")
             found.setdefault(re.sub(r"[-_.]+", "_", dist).lower(), version)
     return found
+
+
+def remembered() -> bool:
+    """Whether this process or the disk cache already knows `host()` without asking LLVM.
+    If not, no process compiled for this host with this cache directory, so neither cache
+    can hold code for it (tiered compilation's tier 0 then skips looking, runtime/tiers.py)."""
+    if host.cache_info().currsize:
+        return True
+    record = _record_path()
+    return record is not None and os.path.exists(record)

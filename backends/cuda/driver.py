@@ -211,7 +211,12 @@ class Device:
 @functools.lru_cache(maxsize=1)
 def probe() -> tuple:
     """(Driver, [DeviceInfo...]) for this process's GPUs; GpuUnavailableError if there are
-    none, saying why (cached: the answer does not change while the process runs)."""
+    none, saying why (cached: the answer does not change while the process runs).
+    Emulated GPUs, when asked for (emulated_device.py), take the real driver's place."""
+    from ember.backends.cuda import emulated_device
+    emulated = emulated_device.probe()
+    if emulated is not None:
+        return emulated
     api = load_bindings()
     driver = Driver(api)
     try:

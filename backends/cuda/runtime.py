@@ -30,7 +30,7 @@ from ember.backends.cpu.cache import cache_key, disk_cache
 from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, specialize, specialize_pipeline
 from ember.backends.cpu.translate import TranslationError
-from ember.backends.cuda import driver, runtime_mgpu
+from ember.backends.cuda import driver, emulated_device, runtime_mgpu
 from ember.backends.cuda.backend import CHIPS, CudaBackend, CudaOptions, kernel_ptx
 from ember.dialects.ember.types import TensorType, parse_type
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
@@ -92,6 +92,9 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     options = chip_for(device.info, options or CudaOptions())
     if source_key is None and callable(module_text):
         module_text = module_text()
+    load = _load
+    if emulated_device.is_emulated(device):  # built and checked as for a GPU, run on the CPU
+        load = emulated_device.loader(module_text, source_key, pipeline, options)
     disk_key = cache_key(module_text if source_key is None else ("source", source_key),
                          symbol, tuple(str(t) for t in arg_types),
                          specialize_pipeline(pipeline), options.key(), "cuda-host-ir")
@@ -104,7 +107,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     entry = disk.load(disk_key)
     if entry is not None:
         try:
-            exe = _load(entry, symbol, arg_types, device)
+            exe = load(entry, symbol, arg_types, device)
         except _BadEntry as e:  # checksummed but unusable: rebuilt below
             disk.discard(disk_key, str(e))
     if exe is None:
@@ -114,7 +117,7 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
             meta = {"symbol": symbol, "results": [str(t) for t in results],
                     "variables": variables}
             disk.store(disk_key, host_ir.encode(), meta)
-            exe = _load((host_ir.encode(), meta), symbol, arg_types, device)
+            exe = load((host_ir.encode(), meta), symbol, arg_types, device)
     with _cache_lock:
         return _cache.setdefault(key, exe)
 
@@ -275,7 +278,9 @@ def device_array(device: driver.Device, shape, dtype, pointer: int | None = None
 
 def to_device(array: np.ndarray, device: driver.Device) -> np.ndarray:
     """A device array holding a copy of the host array `array`."""
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array)
+    if not array.flags.c_contiguous:  # (ascontiguousarray would make a scalar 1-D)
+        array = np.ascontiguousarray(array)
     out = device_array(device, array.shape, array.dtype)
     device.to_device(out.ctypes.data, array.ctypes.data, array.nbytes)
     device.synchronize()  # the host array may change or go once this returns

@@ -49,27 +49,40 @@ def train_step(arrays):
 
 
 def settle(call, mode, fn=None, args=None):
-    """Tiered compilation (runtime/tiers.py): the first call ran the fast tier (unless a
-    cache had the full one); the calls up to the threshold run it too, the last of them
-    queues the full tier, and this waits until it is swapped in, so that steady-state
-    figures are the full tier's. Reports the first call's tier, the fast tier's per-call
-    time, how long the background compile took from being queued, and (mode "first") the
-    per-call time after the swap."""
+    """Tiered compilation (runtime/tiers.py): the first call ran tier 0 (the interpreter,
+    runtime/tier0.py) or the fast tier (unless a cache had the full one); the calls up to
+    the threshold run on, the fast tier's last one queues the full tier, and this waits
+    until it is swapped in, so that steady-state figures are the full tier's. Reports the
+    first call's tier, the per-call time of tier 0 and of the fast tier, when compiled code
+    replaced tier 0 and when the full tier was swapped in (from the first call's check,
+    just after it returned; for a fast first call from the full tier's queueing), and
+    (mode "first") the per-call time after the swap."""
     from ember.runtime import tiers
     out = {}
+    start = time.perf_counter()
     if fn is not None:
         out["first_tier"] = sorted(set(fn.get_concrete_function(*args)
                                        .compiled_tiers.values()))
-    times = []
+    before = len(tiers.swaps())
+    tier0, times = [], []
     for _ in range(em.config.tier_threshold() - 1):  # the first call counted as one
+        swapped = len(tiers.swaps()) != before
         t = time.perf_counter()
         call()
-        times.append(time.perf_counter() - t)
+        (times if swapped or out.get("first_tier") != ["interp"] else tier0).append(
+            time.perf_counter() - t)
     queued = time.perf_counter()
     tiers.wait()
     if out.get("first_tier") == ["fast"]:
         out["fast_tier_call"] = statistics.median(times) if times else None
         out["full_tier_ready_after"] = time.perf_counter() - queued
+    if out.get("first_tier") == ["interp"]:
+        out["tier0_call"] = statistics.median(tier0) if tier0 else None
+        done = {(old, new): at for _, old, new, at in tiers.swaps()[before:]}
+        if ("interp", "fast") in done:
+            out["compiled_ready_after"] = done["interp", "fast"] - start
+        if ("fast", "full") in done:
+            out["full_tier_ready_after"] = done["fast", "full"] - start
     if fn is not None:
         out["tier_after_settle"] = sorted(set(fn.get_concrete_function(*args)
                                               .compiled_tiers.values()))

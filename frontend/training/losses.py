@@ -99,6 +99,32 @@ def mean_squared_error(y_true, y_pred):
     return ops.reduce_mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
 
 
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """The binary cross-entropy of labels in [0, 1] and predictions (probabilities or
+    logits), averaged over the last axis: one value per example
+    (keras.losses.binary_crossentropy).
+
+    Example:
+      >>> em.losses.binary_crossentropy([[0.0, 1.0]], [[0.4, 0.6]]).numpy().round(4)
+      array([0.5108], dtype=float32)
+    """
+    where = "em.losses.binary_crossentropy"
+    y_pred = _prediction(y_pred, where)
+    y_true = convert_to_tensor(y_true)
+    y_true = y_true if y_true.dtype is y_pred.dtype else cast(y_true, y_pred.dtype)
+    if label_smoothing:
+        y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
+    if from_logits:  # max(x, 0) - x * z + log(1 + exp(-|x|)), as TF's stable form
+        values = ops.add(ops.subtract(ops.maximum(y_pred, 0.0), ops.multiply(y_pred, y_true)),
+                         ops.log1p(ops.exp(ops.negative(ops.abs(y_pred)))))
+    else:
+        p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        values = ops.negative(ops.add(
+            ops.multiply(y_true, ops.log(p)),
+            ops.multiply(ops.subtract(1.0, y_true), ops.log(ops.subtract(1.0, p)))))
+    return ops.reduce_mean(values, axis=axis)
+
+
 class Loss:
     """A loss object: `loss(y_true, y_pred, sample_weight=None)` is the mean of the
     per-example values (weighted by `sample_weight`, divided by the number of values, as
@@ -169,6 +195,21 @@ class MeanSquaredError(Loss):
         super().__init__(mean_squared_error, reduction, name)
 
 
-__all__ = ["CategoricalCrossentropy", "Loss", "MeanSquaredError",
+class BinaryCrossentropy(Loss):
+    """The mean `binary_crossentropy` (keras.losses.BinaryCrossentropy).
+
+    Example:
+      >>> loss = em.losses.BinaryCrossentropy()
+      >>> round(float(loss([[0.0, 1.0]], [[0.4, 0.6]])), 4)
+      0.5108
+    """
+
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction, name, from_logits=bool(from_logits),
+                         label_smoothing=float(label_smoothing), axis=axis)
+
+
+__all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "MeanSquaredError",
            "SparseCategoricalCrossentropy", "categorical_crossentropy", "mean_squared_error",
-           "sparse_categorical_crossentropy"]
+           "sparse_categorical_crossentropy", "binary_crossentropy"]

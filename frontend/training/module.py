@@ -32,6 +32,9 @@ def _children(value):
         return [(k, value[k]) for k in keys]
     if isinstance(value, (list, tuple)):
         return list(enumerate(value))
+    shards = getattr(value, "_ember_shards", None)  # em.distribute's ShardedVariable
+    if shards is not None:
+        return list(enumerate(shards))
     return None
 
 

@@ -26,6 +26,7 @@ from ember.frontend.tensor import constant
 from ember.runtime.data import Dataset, Optional, OutOfRangeError
 from ember.runtime.data import structure
 from ember.runtime.data.autoshard import rebatch_for_replicas
+from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.values import PerReplica, PerReplicaSpec
 
 
@@ -202,6 +203,7 @@ class DistributedIterator:
             raise StopIteration
         empty = _empty_like(self._dataset._piece_spec, pieces) if None in pieces else None
         pieces = [empty if p is None else p for p in pieces]
+        pieces = gpu_replicas.place_pieces(self._dataset._strategy, pieces)  # GPU replicas
         if len(pieces) == 1:
             return pieces[0]
         return _per_replica(pieces)

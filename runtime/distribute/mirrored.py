@@ -34,6 +34,7 @@ from ember.frontend.training import optimizer_base
 from ember.frontend import variables
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.variables import Variable
+from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
                                                get_strategy, has_strategy, replica_index)
 from ember.runtime.distribute.values import PerReplica, ReduceOp
@@ -102,7 +103,9 @@ class MirroredVariable(Variable):
             self._copy()._write(spec, value)
             return self
         if replica_index() is not None:
-            return super()._write(spec, value)  # this replica's copy
+            super()._write(spec, value)  # this replica's copy
+            gpu_replicas.keep_on_devices(self, replica_index())
+            return self
         if tracing.current_graph() is not None and len(self._values) > 1:
             raise ValueError(
                 f"{self.name} is a MirroredVariable: an em.function called outside "
@@ -110,6 +113,7 @@ class MirroredVariable(Variable):
                 "context, or write it inside the function strategy.run runs")
         for copy in self._values:
             copy._write(spec, value)
+        gpu_replicas.keep_on_devices(self)  # GPU replicas: the copies back on their GPUs
         return self
 
     def __repr__(self) -> str:
@@ -135,7 +139,9 @@ def _mirror(strategy, args, kwargs):
                                trainable=first.trainable, name=first._name, dtype=first.dtype,
                                shape=first.shape)
                         for _ in range(_local_replicas(strategy) - 1)]
-    return MirroredVariable(strategy, copies)
+    mirrored = MirroredVariable(strategy, copies)
+    gpu_replicas.place_copies(mirrored)  # GPU replicas: a copy on each replica's GPU
+    return mirrored
 
 
 def _from_chief(strategy, variable: Variable) -> Variable:

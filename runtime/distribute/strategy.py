@@ -1,4 +1,5 @@
-"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs: `run` calls the
+"""`MirroredStrategy` (tf.distribute.MirroredStrategy) on logical CPUs or GPUs
+(gpu_replicas.py): `run` calls the
 function once per replica, each on its own thread (compiled functions release the GIL in
 native code, so replicas compute at the same time), and `ReplicaContext.all_reduce` meets
 the replicas at a barrier. A replica that raises aborts the barrier (the others do not hang)
@@ -10,12 +11,17 @@ import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from ember.frontend.tensor import constant
+import numpy as np
+
+from ember.frontend.device_memory import placed
+from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
+from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
-                                             combine, gather, local_results, regroup)
+                                             check_agree, combine, gather, local_results,
+                                             reduce_op_of, reduce_share, regroup)
 
 BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
 _local = threading.local()  # .scopes: entered strategies; .replica: the ReplicaContext
@@ -73,6 +79,11 @@ class ReplicaContext:
                                  merge_fn, args, kwargs or {})
 
 
+@placed  # a GPU replica's result goes to its GPU (gpu_replicas.py)
+def _shared(array):
+    return convert_to_tensor(array)
+
+
 class _Group:
     """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
 
@@ -81,23 +92,33 @@ class _Group:
         self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
         self.failed_together = False
         self.merged = None  # (ok, result or error) of the last merge_call
+        self.out = []  # all_reduce's result buffers (replica 0 allocates them)
 
     def all_reduce(self, replica: int, op, arrays: list) -> list:
+        """Each replica sums its share of every value's elements into buffers replica 0
+        allocated (a reduce-scatter and all-gather in shared memory: the replicas divide the
+        work instead of each summing everything); all get the same read-only results."""
         where = f"ReplicaContext.all_reduce (replica {replica})"
         self.slots[replica] = arrays
+        if replica == 0:  # shapes as replica 0's: the check below refuses any other
+            self.out = [np.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
         self._wait(where)
         try:
             if any(len(s) != len(arrays) for s in self.slots):
                 raise ValueError(f"{where}: the replicas all-reduce different numbers of "
                                  f"values ({[len(s) for s in self.slots]})")
-            result = [combine(op, [s[k] for s in self.slots], where)
-                      for k in range(len(arrays))]
+            parts = [[s[k] for s in self.slots] for k in range(len(arrays))]
+            for values in parts:
+                check_agree(values, where)
+            for values, out in zip(parts, self.out):
+                reduce_share(reduce_op_of(op, where), values, out, replica, len(self.slots))
+            result = list(self.out)  # taken before the barrier: replica 0 then may renew it
         except BaseException:
             self.failed_together = True  # the same slots: every replica raises it
             raise
         finally:
-            self._wait(where)  # every replica has read the slots before they are reused
-        return result
+            self._wait(where)  # every share is written; the slots are read before reuse
+        return [_shared(out) for out in result]  # on the CPU no copy: never written again
 
     def merge(self, replica: int, strategy, merge_fn, args, kwargs):
         where = f"ReplicaContext.merge_call (replica {replica})"
@@ -131,8 +152,9 @@ class _Group:
 
 
 def _device_names(devices, where: str) -> list[str]:
-    if devices is None:
-        return [d.name for d in logical_devices.list_logical_devices("CPU")]
+    if devices is None:  # every GPU if there is one (as TF), else every logical CPU
+        return gpu_replicas.default_devices() or \
+            [d.name for d in logical_devices.list_logical_devices("CPU")]
     if isinstance(devices, str) or not devices:
         raise ValueError(f"{where}: devices must be a non-empty list of device names, got "
                          f"{devices!r}")
@@ -140,22 +162,20 @@ def _device_names(devices, where: str) -> list[str]:
     cpus = logical_devices.cpu_count()
     for name in devices:
         kind, index = parse(name)
-        if kind == "GPU":
-            raise ValueError(f"{where}: {name!r}: Ember's MirroredStrategy runs replicas on "
-                             "logical CPUs only (split the CPU with em.config."
-                             "set_logical_device_configuration)")
-        if index >= cpus:
+        if kind == "CPU" and index >= cpus:
             raise ValueError(f"{where}: there is no CPU:{index}: this process has {cpus} "
                              "logical CPU(s); em.config.set_logical_device_configuration "
                              "adds more")
         names.append(full_name(kind, index))
     if len(set(names)) != len(names):
         raise ValueError(f"{where}: devices {list(devices)} name a device twice")
+    gpu_replicas.check_devices(names, where)  # GPU replicas: gpu_replicas.py
     return names
 
 
 class MirroredStrategy:
-    """tf.distribute.MirroredStrategy: one replica per device (default: every logical CPU).
+    """tf.distribute.MirroredStrategy: one replica per device (default: every GPU, else every
+    logical CPU).
 
     Example:
       >>> import ember as em
@@ -200,6 +220,7 @@ class MirroredStrategy:
         if current_graph() is not None:  # one trace calling fn once per replica
             from ember.runtime.distribute.traced_run import traced_run
             return traced_run(self, fn, args, kwargs)
+        gpu_replicas.restore(self)  # GPU replicas: variable copies back on their GPUs
         n, kwargs = len(self._devices), dict(kwargs or {})  # this process's replicas
         group = self._new_group(n)
 
@@ -299,8 +320,9 @@ class MirroredStrategy:
     def experimental_distribute_values_from_function(self, value_fn):
         """PerReplica of `value_fn(ValueContext(i, n))` for each replica i."""
         n = self.num_replicas_in_sync
-        return regroup([value_fn(ValueContext(i, n)) for i in range(n)]) if n > 1 \
-            else value_fn(ValueContext(0, 1))
+        values = gpu_replicas.place_pieces(self, [value_fn(ValueContext(i, n))
+                                                  for i in range(n)])  # GPU replicas
+        return regroup(values) if n > 1 else values[0]
 
     def __repr__(self) -> str:
         return f"MirroredStrategy(devices={list(self._devices)})"

@@ -95,11 +95,7 @@ def combine(op, arrays: list, where: str, axis=None):
     first (MEAN then divides by the total count, as TF). Returns an em.Tensor."""
     op = reduce_op_of(op, where)
     dtype = arrays[0].dtype
-    for i, a in enumerate(arrays):
-        if a.dtype != dtype or (axis is None and a.shape != arrays[0].shape):
-            raise ValueError(f"{where}: replica {i} has a {a.dtype} value of shape "
-                             f"{list(a.shape)}, replica 0 a {dtype} one of shape "
-                             f"{list(arrays[0].shape)}: they must agree")
+    check_agree(arrays, where, same_shape=axis is None)
     count = len(arrays)
     if axis is not None:
         try:
@@ -112,6 +108,39 @@ def combine(op, arrays: list, where: str, axis=None):
     if op is ReduceOp.MEAN:
         total = (total / count) if dtype.kind in "fc" else (total // count)
     return constant(np.asarray(total, dtype=dtype))
+
+
+def check_agree(arrays: list, where: str, same_shape: bool = True) -> None:
+    """ValueError unless the replicas' arrays have one dtype (and one shape)."""
+    first = arrays[0]
+    for i, a in enumerate(arrays):
+        if a.dtype != first.dtype or (same_shape and a.shape != first.shape):
+            raise ValueError(f"{where}: replica {i} has a {a.dtype} value of shape "
+                             f"{list(a.shape)}, replica 0 a {first.dtype} one of shape "
+                             f"{list(first.shape)}: they must agree")
+
+
+def reduce_share(op: ReduceOp, arrays: list, out: np.ndarray, share: int, shares: int) -> None:
+    """Writes share `share` of `shares` (a contiguous range of elements) of `op` over the
+    replicas' `arrays` into `out`: the replicas in order, as `combine` sums them."""
+    flat = out.reshape(-1)
+    size = flat.size
+    lo, hi = size * share // shares, size * (share + 1) // shares
+    if lo == hi:
+        return
+    parts = [np.asarray(a).reshape(-1)[lo:hi] for a in arrays]
+    target = flat[lo:hi]
+    if len(parts) == 1:
+        target[...] = parts[0]
+    else:
+        np.add(parts[0], parts[1], out=target, dtype=out.dtype)
+        for part in parts[2:]:
+            np.add(target, part, out=target, dtype=out.dtype)
+    if op is ReduceOp.MEAN:
+        if out.dtype.kind in "fc":
+            np.divide(target, len(parts), out=target)
+        else:  # as combine: integer division, cast back (bools too)
+            target[...] = target // len(parts)
 
 
 class PerReplicaSpec:

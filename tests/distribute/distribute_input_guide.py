@@ -224,14 +224,14 @@ report("element_spec_traces", spec_train_step.experimental_get_tracing_count())
 # -- preprocessing under strategy.scope() with distribute_datasets_from_function -------------
 vocab = ["a", "b", "c", "d", "f"]
 with strategy.scope():
-    # a lookup "layer": the index of a token in the vocabulary (0 for unknown ones, 1 + i
-    # for vocab[i]), its table a (mirrored) variable created under the scope
-    table = em.Variable(np.array([1, 0, 3, 0, 0], dtype=np.int64), trainable=False)
-tokens = {"a": 0, "c": 2, "e": 4}
+    # Create the layer(s) under scope.
+    layer = em.keras.layers.StringLookup(vocabulary=vocab)
 
 
 def kpl_dataset_fn(input_context):
-    dataset = em.data.Dataset.from_tensor_slices([tokens[t] for t in ["a", "c", "e"]]).repeat()
+    # a em.data.Dataset
+    dataset = em.data.Dataset.from_tensor_slices(["a", "c", "e"]).repeat()
+    # Custom your batching, sharding, prefetching, etc.
     global_batch_size = 4
     batch_size = input_context.get_per_replica_batch_size(global_batch_size)
     dataset = dataset.batch(batch_size)
@@ -239,15 +239,25 @@ def kpl_dataset_fn(input_context):
         input_context.num_input_pipelines,
         input_context.input_pipeline_id)
 
+    # Apply the preprocessing layer(s) to the em.data.Dataset
     def preprocess_with_kpl(input):
-        return em.gather(table, input)
-    return dataset.map(preprocess_with_kpl)
+        return layer(input)
+    processed_ds = dataset.map(preprocess_with_kpl)
+    return processed_ds
 
 
 distributed_dataset = strategy.distribute_datasets_from_function(kpl_dataset_fn)
+# Print out a few example batches.
 distributed_dataset_iterator = iter(distributed_dataset)
-report("kpl", [local(strategy, next(distributed_dataset_iterator)) for _ in range(3)])
-report("kpl_table", type(table).__name__)
+printed = io.StringIO()
+batches = []
+for _ in range(3):
+    batch = next(distributed_dataset_iterator)
+    print(batch, file=printed)
+    batches.append(batch)
+report("kpl", [local(strategy, b) for b in batches])
+report("kpl_dtypes", sorted({v.dtype.name for b in batches for v in b.values}))
+report("kpl_printed", " ".join(printed.getvalue().split()))
 
 # -- reordering outputs by index ------------------------------------------------------------
 dataset_size = 24
@@ -306,3 +316,96 @@ for _ in range(4):
     results.append([(tuple(v.shape), str(v.dtype), 0.0 <= float(v.numpy()[0]) < 1.0)
                     for v in mirrored_strategy.experimental_local_results(result)])
 report("from_generator", results)
+
+# -- preprocessing with Model.fit: the layers made under the scope, fit distributes the data --
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+FILE_PATH = os.path.join(tempfile.mkdtemp(prefix="ember-guide-"), "vocabulary.txt")
+with open(FILE_PATH, "w") as f:  # one token per line
+    f.write("\n".join(str(token) for token in [10, 20, 30, 40, 50, 60]) + "\n")
+tokens = np.array([10, 20, 30, 40, 50, 60, 70, 10] * 12, dtype=np.int64)[:, None]
+labels = (tokens[:, 0] >= 40).astype(np.int64)  # 70 is out of the vocabulary (OOV index 0)
+dataset = em.data.Dataset.from_tensor_slices((tokens, labels)).batch(16)
+
+strategy = em.distribute.MirroredStrategy()
+with strategy.scope():
+    # Create the layer(s) under scope.
+    integer_preprocessing_layer = em.keras.layers.IntegerLookup(vocabulary=FILE_PATH)
+    em.random.set_seed(0)
+    model = em.keras.Sequential([em.keras.layers.Embedding(7, 4), em.keras.layers.Flatten(),
+                                 em.keras.layers.Dense(2)])
+    model.compile(optimizer=em.optimizers.Adam(0.05),
+                  loss=em.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+dataset = dataset.map(lambda x, y: (integer_preprocessing_layer(x), y))
+history = model.fit(dataset, epochs=5, verbose=0)
+report("kpl_fit", (strategy.num_replicas_in_sync, history.epoch,
+                   history.history["loss"][-1] < history.history["loss"][0] / 4,
+                   history.history["accuracy"][-1], type(model.variables[0]).__name__))
+
+# the DatasetCreator form (the guide shows it with ParameterServerStrategy)
+WORDS_PATH = os.path.join(os.path.dirname(FILE_PATH), "words.txt")
+with open(WORDS_PATH, "w") as f:
+    f.write("a\nb\nc\nd\n")
+with strategy.scope():
+    preprocessing_layer = em.keras.layers.StringLookup(vocabulary=WORDS_PATH)
+    em.random.set_seed(0)
+    model = em.keras.Sequential([em.keras.layers.Embedding(5, 4), em.keras.layers.Dense(2)])
+    model.compile(optimizer="adam", loss=em.losses.SparseCategoricalCrossentropy(True))
+
+
+def creator_dataset_fn(input_context):
+    words = em.data.Dataset.from_tensor_slices(["a", "b", "c", "d", "e"] * 4).repeat()
+    word_labels = em.data.Dataset.from_tensor_slices([0, 0, 1, 1, 0] * 4).repeat()
+    dataset = words.map(preprocessing_layer)
+    dataset = em.data.Dataset.zip((dataset, word_labels))
+    return dataset.batch(input_context.get_per_replica_batch_size(10))
+
+
+seen = []
+
+
+class Steps(em.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        seen.append(epoch)
+
+
+callbacks = [Steps()]
+dataset_creator = em.keras.utils.experimental.DatasetCreator(creator_dataset_fn)
+history = model.fit(dataset_creator, epochs=5, steps_per_epoch=20, callbacks=callbacks,
+                    verbose=0)
+report("kpl_fit_creator", (seen, history.history["loss"][-1] < history.history["loss"][0]))
+
+# -- the same snippet with ParameterServerStrategy, as the guide shows it: an in-process
+# cluster of 2 workers and 1 parameter server; fit schedules the steps on the workers
+seen.clear()
+cluster_resolver = em.distribute.experimental.create_in_process_cluster(num_workers=2,
+                                                                        num_ps=1)
+variable_partitioner = em.distribute.experimental.partitioners.MinSizePartitioner(
+    min_shard_bytes=32, max_shards=2)  # the 5 x 4 embedding table: 2 shards
+strategy = em.distribute.experimental.ParameterServerStrategy(
+    cluster_resolver,
+    variable_partitioner=variable_partitioner)
+with strategy.scope():
+    preprocessing_layer = em.keras.layers.StringLookup(vocabulary=WORDS_PATH)
+    em.random.set_seed(0)
+    model = em.keras.Sequential([em.keras.layers.Embedding(5, 4), em.keras.layers.Dense(2)])
+    model.compile(optimizer=em.optimizers.Adam(0.05),
+                  loss=em.losses.SparseCategoricalCrossentropy(True))
+
+
+def dataset_fn(input_context):
+    words = em.data.Dataset.from_tensor_slices(["a", "b", "c", "d", "e"] * 4).repeat()
+    word_labels = em.data.Dataset.from_tensor_slices([0, 0, 1, 1, 0] * 4).repeat()
+    dataset = words.map(preprocessing_layer)
+    dataset = em.data.Dataset.zip((dataset, word_labels))
+    return dataset.batch(input_context.get_per_replica_batch_size(10))
+
+
+dataset_creator = em.keras.utils.experimental.DatasetCreator(dataset_fn)
+history = model.fit(dataset_creator, epochs=5, steps_per_epoch=20, callbacks=callbacks,
+                    verbose=0)
+report("kpl_fit_ps", (seen, history.history["loss"][-1] < history.history["loss"][0] / 4,
+                      type(model.layers[0].embeddings).__name__,
+                      int(model.optimizer.iterations.numpy())))

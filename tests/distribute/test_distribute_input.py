@@ -101,8 +101,24 @@ def test_element_spec(guide):
 
 
 def test_preprocessing_under_the_scope(guide):
+    # em.keras.layers.StringLookup made under the scope, applied by Dataset.map in dataset_fn
     assert guide["kpl"] == [[[1], [3], [0], [1]], [[3], [0], [1], [3]], [[0], [1], [3], [0]]]
-    assert guide["kpl_table"] == "MirroredVariable"
+    assert guide["kpl_dtypes"] == ["int64"]
+    first = guide["kpl_printed"].split(" } ")[0]
+    assert first == "PerReplica:{ " + ", ".join(
+        f"{i}: <ember.Tensor: shape=(1,), dtype=int64, numpy=array([{v}])>"
+        for i, v in enumerate([1, 3, 0, 1]))
+
+
+def test_preprocessing_with_model_fit(guide):
+    # IntegerLookup(vocabulary=FILE_PATH) under MirroredStrategy's scope (5 logical CPUs), the
+    # dataset mapped by it and given to fit as is: fit distributes it
+    replicas, epochs, learnt, accuracy, variable = guide["kpl_fit"]
+    assert (replicas, epochs, learnt, variable) == (5, [0, 1, 2, 3, 4], True,
+                                                    "MirroredVariable")
+    assert accuracy == 1.0
+    # StringLookup in a DatasetCreator's dataset_fn, fit(epochs=5, steps_per_epoch=20)
+    assert guide["kpl_fit_creator"] == ([0, 1, 2, 3, 4], True)
 
 
 def test_reordering_outputs_by_index(guide):
@@ -266,3 +282,9 @@ def test_dict_elements_keep_their_dtypes_when_split():
     assert [p["ok"].numpy().tolist() for p in pieces] == [[True, False], [True],
                                                          [False, True], [False]]
     assert {p["x"].dtype for p in pieces} == {em.float64}
+
+
+def test_preprocessing_with_model_fit_under_parameter_server_strategy(guide):
+    # the guide's ParameterServerStrategy snippet: 5 epochs of 20 steps on 2 workers, the
+    # embedding table sharded on the parameter server
+    assert guide["kpl_fit_ps"] == ([0, 1, 2, 3, 4], True, "ShardedVariable", 100)

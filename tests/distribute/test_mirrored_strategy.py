@@ -186,7 +186,7 @@ def test_single_replica_strategy_and_default_context():
 
 
 @pytest.mark.parametrize("devices, message", [
-    (["gpu:0"], "logical CPUs only"), (["cpu:4"], "there is no CPU:4"),
+    (["cpu:0", "gpu:0"], "mix CPUs and GPUs"), (["cpu:4"], "there is no CPU:4"),
     (["cpu:0", "/cpu:0"], "name a device twice"), ("cpu:0", "non-empty list"),
     (["tpu:0"], "is not a device name")])
 def test_bad_devices_are_refused(devices, message):
@@ -207,3 +207,44 @@ def test_bad_reductions_are_refused():
         strategy.run(lambda: strategy.run(lambda: 1))  # would wait for its own thread
     assert caught.value.__notes__ == [
         "(raised in replica 0 of 1, on /job:localhost/replica:0/task:0/device:CPU:0)"]
+
+
+def test_a_replica_step_that_all_reduces_is_compiled_not_interpreted():
+    # the all-reduce inside the em.function is a host call of known shapes: it compiles, so
+    # the whole training step runs as native code (an unknown-rank result kept the step on
+    # the interpreter, quietly, at a fraction of the speed)
+    out = _run("""
+        strategy = em.distribute.MirroredStrategy()
+        with strategy.scope():
+            w = em.Variable(np.ones((3, 2), np.float32))
+            opt = em.optimizers.SGD(0.5)
+
+        @em.function
+        def step(x):
+            with em.GradientTape() as tape:
+                loss = em.reduce_sum(em.matmul(x, w) ** 2)
+            grads = tape.gradient(loss, [w])
+            total = em.distribute.get_replica_context().all_reduce("SUM", loss)
+            opt.apply_gradients(zip(grads, [w]))
+            return total
+
+        values = strategy.experimental_distribute_values_from_function(
+            lambda c: em.constant([[1.0, 2.0, float(c.replica_id_in_sync_group)]]))
+        for _ in range(2):
+            totals = strategy.run(step, args=(values,))
+        print([float(t) for t in strategy.experimental_local_results(totals)])
+        print([c.numpy().tolist() for c in strategy.experimental_local_results(w)])
+        concrete = step.get_concrete_function(values.values[0])
+        print(concrete._executor.fallback_reason, bool(concrete._executor.compiled_shapes))
+        """)
+    # the same two steps in numpy: each replica's loss sum((x w)^2) and gradient
+    # 2 x^T (x w), summed over the replicas; the totals are the losses before each update
+    w = np.ones((3, 2))
+    xs = [np.array([[1.0, 2.0, 0.0]]), np.array([[1.0, 2.0, 1.0]])]
+    for _ in range(2):
+        total = sum(float(np.sum((x @ w) ** 2)) for x in xs)
+        w = w - 0.5 * sum(2 * x.T @ (x @ w) for x in xs)
+    lines = out.splitlines()
+    assert lines[0] == f"[{total}, {total}]"
+    np.testing.assert_array_equal(np.array(eval(lines[1])), [w, w])
+    assert lines[2] == "None True"

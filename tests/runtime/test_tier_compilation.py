@@ -1,5 +1,6 @@
-"""Tiered compilation (runtime/tiers.py): the fast tier first, the full tier swapped in after
-the threshold, equal values and errors at both tiers, EMBER_TIER and em.config.set_tier,
+"""Tiered compilation (runtime/tiers.py): the fast tier first (tier 0 is off in the tests,
+tests/conftest.py; its own tests: test_cold_tier0.py), the full tier swapped in after the
+threshold, equal values and errors at both tiers, EMBER_TIER and em.config.set_tier,
 both tiers in the disk cache."""
 
 import os
@@ -174,15 +175,15 @@ def test_ember_tier_environment_variable_forces_a_tier(fresh_caches, monkeypatch
         assert f.get_concrete_function(x).compiled_tiers == {_key(x): tier}  # never swapped
     monkeypatch.setenv("EMBER_TIER", "quick")
     with pytest.raises(ValueError, match="EMBER_TIER='quick' is not a compilation tier: "
-                                         "set it to one of auto, fast, full"):
+                                         "set it to one of auto, fast, full, interp"):
         em.config.get_tier()
     monkeypatch.delenv("EMBER_TIER")
     assert em.config.get_tier() == "auto"
 
 
 def test_set_tier_and_threshold_check_their_arguments():
-    with pytest.raises(ValueError, match="tier must be one of 'auto', 'fast', 'full' or None, "
-                                         "got 'O3'"):
+    with pytest.raises(ValueError, match="tier must be one of 'auto', 'fast', 'full', 'interp' "
+                                         "or None, got 'O3'"):
         em.config.set_tier("O3")
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="calls must be an int >= 1"):

@@ -6,10 +6,12 @@ Written in the LLVM dialect because they take raw pointers and a function's addr
 library after the rest is lowered (library.py), like native.py's error runtime. Each call:
 
   1. `@<p>_plan` says how many threads (1 for a small product; `@ember_gemm_threads` if
-     set (> 0), else the CPUs online, at most one per MIN_MACS_PER_THREAD of work);
+     set (> 0), else the CPUs online, at most one per MIN_MACS_PER_THREAD of work, or per
+     MIN_MACS_PER_POOLED_THREAD with the pool's kept workers on);
   2. threads 1.. run `@<p>_slice` on their share (gemm_ir.split), thread 0 on the caller's:
      the workers kept across calls (pool_ir.py) when the pool is on and free, else
-     threads started for this call;
+     threads started for this call; or the caller alone when the pool says its workers
+     are not running (ALONE);
   3. the caller waits for the workers, or joins its threads; a share whose thread could
      not be started is run by the caller instead, so a call never fails for want of
      threads.
@@ -18,7 +20,7 @@ library after the rest is lowered (library.py), like native.py's error runtime. 
 from __future__ import annotations
 
 from ember.backends.cpu.kernels.gemm_ir import Params
-from ember.backends.cpu.kernels.pool_ir import POOL_RUNTIME
+from ember.backends.cpu.kernels.pool_ir import ALONE, DONE, KEEP_SYMBOL, POOL_RUNTIME
 from ember.backends.cpu.options import ENTRY  # noqa: F401 (defined there for cache hits)
 from ember.backends.cpu.options import GEMM_THREADS_SYMBOL as THREADS_SYMBOL
 
@@ -223,7 +225,11 @@ llvm.func @{ENTRY[t]}({params}) {{
   %at = llvm.mlir.addressof @{THREADS_SYMBOL} : !llvm.ptr
   %want32 = llvm.load %at : !llvm.ptr -> i32
   %want = llvm.sext %want32 : i32 to i64
-  %nt = llvm.call @{pre}_plan(%m, %n, %k, %want) : (i64, i64, i64, i64) -> i64
+  // with the pool's kept workers on (pool_ir), threads for less work each
+  %keep_at = llvm.mlir.addressof @{KEEP_SYMBOL} : !llvm.ptr
+  %keep = llvm.load %keep_at atomic monotonic {{alignment = 4 : i64}} : !llvm.ptr -> i32
+  %pool_on = llvm.icmp "ne" %keep, %zero32 : i32
+  %nt = llvm.call @{pre}_plan(%m, %n, %k, %want, %pool_on) : (i64, i64, i64, i64, i1) -> i64
   %single = llvm.icmp "sle" %nt, %one : i64
   llvm.cond_br %single, ^alone, ^spawn
 ^alone:
@@ -242,8 +248,11 @@ llvm.func @{ENTRY[t]}({params}) {{
   llvm.store %shared, %slots : {struct}, !llvm.ptr
   %task = llvm.mlir.addressof @{pre}_task : !llvm.ptr
   %pooled = llvm.call @ember_gemm_pool_run(%task, %slots, %nt)
-      : (!llvm.ptr, !llvm.ptr, i64) -> i1
-  llvm.cond_br %pooled, ^done, ^create(%one : i64)
+      : (!llvm.ptr, !llvm.ptr, i64) -> i32
+  llvm.switch %pooled : i32, ^create(%one : i64) [
+    {DONE}: ^done,
+    {ALONE}: ^alone
+  ]
 ^create(%i: i64):
   %more = llvm.icmp "slt" %i, %nt : i64
   llvm.cond_br %more, ^make, ^work

@@ -11,11 +11,15 @@ from ember.backends.cpu.kernels.gemm_ir import Params
 # GEMMs of fewer multiply-adds than this run on the calling thread alone; a thread is
 # started per call (about 20-40 us), so each must get at least this much work.
 MIN_MACS_PER_THREAD = 1 << 21
+# The same with the pool's kept workers (pool_ir.py, the JIT's library): waking one costs a
+# few us, so half as much work per thread pays (case D's 256x1024x10: 2.6M multiply-adds, on
+# two threads 34-38 us against 56-64 us on one, the machine otherwise quiet).
+MIN_MACS_PER_POOLED_THREAD = 1 << 20
 MAX_THREADS = 64
 
 
 def split(p: Params) -> str:
-    """`@<p>_plan(m, n, k, want) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
+    """`@<p>_plan(m, n, k, want, pooled) -> threads` and `@<p>_slice(order, transa, transb, m, n, k,
     alpha, a, lda, b, ldb, beta, c, ldc, t, threads)`: the CBLAS call's share of thread `t` of
     `threads`. Column-major calls become row-major ones (C^T = B^T A^T); a product narrower than
     a register tile (n < NR) runs as dot products along k if A is stored by rows (dot_ir.py), as
@@ -34,10 +38,12 @@ def split(p: Params) -> str:
   func.func private @{pre}_take(index) -> {mem}
   func.func private @{pre}_give({mem})
 
-  func.func @{pre}_plan(%m: i64, %n: i64, %k: i64, %want: i64) -> i64
+  func.func @{pre}_plan(%m: i64, %n: i64, %k: i64, %want: i64, %pooled: i1) -> i64
       attributes {{llvm.linkage = #llvm.linkage<internal>}} {{
     %c1 = arith.constant 1 : i64
-    %cmin = arith.constant {MIN_MACS_PER_THREAD} : i64
+    %cmin_own = arith.constant {MIN_MACS_PER_THREAD} : i64
+    %cmin_pooled = arith.constant {MIN_MACS_PER_POOLED_THREAD} : i64
+    %cmin = arith.select %pooled, %cmin_pooled, %cmin_own : i64
     %cmax = arith.constant {MAX_THREADS} : i64
     %cmr = arith.constant {p.mr} : i64
     %cnr = arith.constant {p.nr} : i64

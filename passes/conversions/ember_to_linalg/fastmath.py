@@ -48,13 +48,13 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, func
 
-from ember.passes.conversions.ember_to_linalg import sincos_reduction
 from ember.passes.conversions.ember_to_linalg.fastmath_f64 import (exp_f64, expm1_f64, log1p_f64,
                                                                    log_f64, small_int_to_float,
                                                                    tanh_f64)
 from ember.passes.conversions.ember_to_linalg.fastmath_kit import (INF, LN2, LOG2E,
                                                                    SQRT_HALF_BITS64, Kit,
                                                                    log_special)
+from ember.passes.conversions.ember_to_linalg.fastmath_sincos import cos, sin
 from ember.passes.ir_utils import as_operation
 
 __all__ = ["FUNCTIONS", "supports", "build", "call", "exp", "expm1", "log", "log1p", "tanh",
@@ -261,74 +261,6 @@ def sigmoid(x):
     return arith.TruncFOp(k.ft, s).result
 
 
-# ---- sin and cos --------------------------------------------------------------------------
-
-# pi/2 = _PIO2[0] + _PIO2[1] + _PIO2[2]: 24 + 24 + 53 significant bits, so j * _PIO2[i] is
-# exact in f64 for the first two parts while |j| < 2**29.
-_PIO2 = [1.5707963705062866, -4.371138828673793e-08, -1.7151244994428829e-15]
-_2_OVER_PI = 0.6366197723675814
-# sin(r) = r + r z S(z), cos(r) = 1 - z/2 + z^2 C(z), z = r^2, |r| <= pi/4 (+1e-3):
-# fitted relative errors 2^-28.0 and 2^-33.0.
-_SIN_S = [-0.16666655242443085, 0.008332154713571072, -0.00019514454470481724]
-_COS_C = [0.04166664555668831, -0.0013887308305129409, 2.4432209102087654e-05]
-
-
-def _sincos(x, cosine: bool):
-    k = Kit(x.type)
-    if k.wide:
-        raise TypeError("sin and cos are built for f32 only")
-    kd = Kit(ir.F64Type.get())
-    xd = arith.ExtFOp(kd.ft, x).result
-    j, ji = kd.round_int(kd.mul(xd, kd.c(_2_OVER_PI)))
-    r = xd
-    for part in _PIO2:
-        r = kd.sub(r, kd.mul(j, kd.c(part)))
-    # Finite |x| >= 2**28 take Payne-Hanek's reduction of |x| (negated for x < 0); NaN and
-    # +-inf keep Cody-Waite's, which gives NaN (inf - inf).
-    ax = k.abs(x)
-    large = arith.AndIOp(k.cmp("OGE", ax, k.c(sincos_reduction.LARGE)),
-                         k.cmp("OLT", ax, k.c(INF))).result
-    r_big, n_big = sincos_reduction.reduce_large(x)
-    negative = k.cmp("OLT", x, k.c(0.0))
-    r_big = kd.select(negative, kd.neg(r_big), r_big)
-    n_big = kd.select(negative, arith.SubIOp(kd.i(0), n_big).result, n_big)
-    r, ji = kd.select(large, r_big, r), kd.select(large, n_big, ji)
-    # |r| <= pi/4 + tiny; the clamp only guards the polynomials' range.
-    rf = k.clamp(arith.TruncFOp(k.ft, r).result, -0.79, 0.79)
-    q = arith.TruncIOp(k.it, ji).result
-    if cosine:
-        q = arith.AddIOp(q, k.i(1)).result
-    z = k.mul(rf, rf)
-    s = k.add(rf, k.mul(k.mul(rf, z), k.poly(z, _SIN_S)))
-    c = k.add(k.sub(k.c(1.0), k.mul(z, k.c(0.5))), k.mul(k.mul(z, z), k.poly(z, _COS_C)))
-    odd = arith.TruncIOp(ir.IntegerType.get_signless(1), q).result
-    y = k.select(odd, c, s)
-    flip = arith.ShLIOp(arith.AndIOp(q, k.i(2)).result, k.i(30)).result
-    y = k.from_bits(arith.XOrIOp(k.bits(y), flip).result)
-    if not cosine:  # sin(-0) = -0
-        y = k.select(k.cmp("OEQ", x, k.c(0.0)), x, y)
-    return y
-
-
-def sin(x):
-    """Sine.
-
-    f32, argument reduction in f64: j = round(x * 2/pi) (shifter), r = x - j*pi/2 with
-    pi/2 in three parts of 24, 24 and 53 significant bits (Cody-Waite). While |j| < 2**29
-    (|x| < 8.4e8) the products j*P1, j*P2 and the first two subtractions are exact, so r
-    carries one f64 rounding. From |x| >= 2**28 on, Payne-Hanek's reduction in 64-bit
-    integers takes over (sincos_reduction.py), as numpy's libm does: both are computed
-    and selected, so the loop stays vectorised. r is rounded to f32; sin r = r + r z S(z)
-    and cos r = 1 - z/2 + z^2 C(z) (z = r^2, degree 2 in z, fits 2^-28 and 2^-33), chosen
-    and negated by the quadrant j mod 4 (bit ops). Max error 2 ulp. +-inf and NaN give
-    NaN; sin(-0) = -0.
-    """
-    return _sincos(x, cosine=False)
-
-
-def cos(x):
-    """Cosine: `sin`'s reduction with the quadrant advanced by one (same accuracy)."""
-    return _sincos(x, cosine=True)
 # ---- dispatch -----------------------------------------------------------------------------
 
 FUNCTIONS = {"exp": exp, "expm1": expm1, "log": log, "log1p": log1p, "tanh": tanh,

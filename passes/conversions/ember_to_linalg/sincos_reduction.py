@@ -17,12 +17,15 @@ bits, as in ARM's optimized-routines (`sinf.c`, `reduce_large`; MIT/Apache-2.0):
 
 Branchless, like the rest of fastmath: each table word is picked by `select`s on the
 exponent byte (13 values occur for 2**28 <= |x| < 2**128), so the loop still vectorises.
+`x` may be a scalar f32 or a vector of them (fastmath_vector.py): the same ops, lane-wise.
 """
 
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith
+
+from ember.passes.conversions.ember_to_linalg.fastmath_vector import is_vector, shaped
 
 # The fraction bits of 2/pi (0x0.a2f9836e4e44...) as 24 overlapping 32-bit words, each one
 # byte further on (the first three padded with zeros above): optimized-routines'
@@ -37,10 +40,15 @@ _FIRST = 3  # (e >> 3) & 15 for |x| >= LARGE
 
 
 def _const(t: ir.Type, v: int) -> ir.Value:
-    width = ir.IntegerType(t).width
+    """Integer constant `v` of type `t` (i32 or i64, or a vector of them: a splat)."""
+    element = ir.VectorType(t).element_type if is_vector(t) else t
+    width = ir.IntegerType(element).width
     v &= (1 << width) - 1
     v = v - (1 << width) if v >> (width - 1) else v  # the two's-complement pattern
-    return arith.ConstantOp(t, ir.IntegerAttr.get(t, v)).result
+    attr = ir.IntegerAttr.get(element, v)
+    if element != t:
+        attr = ir.DenseElementsAttr.get_splat(t, attr)
+    return arith.ConstantOp(t, attr).result
 
 
 def _word(byte: ir.Value, offset: int, i32: ir.Type) -> ir.Value:
@@ -55,7 +63,8 @@ def _word(byte: ir.Value, offset: int, i32: ir.Type) -> ir.Value:
 def reduce_large(x: ir.Value) -> tuple[ir.Value, ir.Value]:
     """(r as f64, n as i64) with |x| = n * pi/2 + r (n mod 4 exact, |r| <= pi/4), for f32
     `x` with LARGE <= |x| < inf (other inputs give unspecified values)."""
-    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+    i32 = shaped(x.type, ir.IntegerType.get_signless(32))
+    i64 = shaped(x.type, ir.IntegerType.get_signless(64))
     bits = arith.BitcastOp(i32, x).result
     byte = arith.AndIOp(arith.ShRUIOp(bits, _const(i32, 26)).result, _const(i32, 15)).result
     shift = arith.AndIOp(arith.ShRUIOp(bits, _const(i32, 23)).result, _const(i32, 7)).result
@@ -72,7 +81,9 @@ def reduce_large(x: ir.Value) -> tuple[ir.Value, ir.Value]:
     p = arith.AddIOp(p, mid).result
     n = arith.ShRUIOp(arith.AddIOp(p, _const(i64, 1 << 61)).result, _const(i64, 62)).result
     frac = arith.SubIOp(p, arith.ShLIOp(n, _const(i64, 62)).result).result
-    f64 = ir.F64Type.get()
-    r = arith.MulFOp(arith.SIToFPOp(f64, frac).result,
-                     arith.ConstantOp(f64, ir.FloatAttr.get(f64, _PI63)).result).result
+    f64 = shaped(x.type, ir.F64Type.get())
+    pi63 = ir.FloatAttr.get(ir.F64Type.get(), _PI63)
+    pi63 = arith.ConstantOp(f64, pi63 if f64 == pi63.type else
+                            ir.DenseElementsAttr.get_splat(f64, pi63)).result
+    r = arith.MulFOp(arith.SIToFPOp(f64, frac).result, pi63).result
     return r, n

@@ -1,0 +1,11 @@
+"""`em.keras.layers`: the layers of `em.layers` and Keras's preprocessing layers (the code is
+in `ember.frontend.training`; this module only re-exports)."""
+
+from ember.layers import (BatchNormalization, Conv2D, Dense, Dropout, Embedding, Flatten,
+                          Layer, LayerNormalization, MaxPool2D, MaxPooling2D)
+from ember.frontend.training.keras_lookup import IntegerLookup, StringLookup
+from ember.frontend.training.keras_preprocessing import Normalization, Rescaling
+
+__all__ = ["BatchNormalization", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten",
+           "IntegerLookup", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
+           "Normalization", "Rescaling", "StringLookup"]

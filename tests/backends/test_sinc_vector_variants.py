@@ -1,0 +1,79 @@
+"""sin and cos through the CPU backend's vector variants (backends/cpu/vector_variants.py):
+a vector of 8/16 lanes takes Payne-Hanek's reduction only when one of its lanes is huge,
+and every lane must come out the same bits whichever path its vector took, in the full tier
+(vector variants), the fast tier (the scalar branchless function) and a scalar remainder."""
+
+import numpy as np
+import pytest
+
+from ember.backends.cpu.backend import CpuBackend, tier_options
+from ember.backends.cpu.compiler import compile_function
+from ember.backends.cpu.vector_variants import lanes_for
+from ember.dialects.ember.irdl import default_context
+from ember.dialects.ember.types import parse_type
+
+F32 = np.float32
+HUGE = np.array([1e30, -3.4028235e38, 2.0 ** 28, -2.0 ** 28 - 64, 8.4e8, 1e10, np.inf,
+                 -np.inf, np.nan], F32)
+
+
+def _compiled(name: str, n: int, tier: str = "full"):
+    t = f"tensor<{n}xf32>"
+    text = (f'func.func @main(%x: {t}) -> {t} {{\n'
+            f'  %0 = "ember.{name}"(%x) : ({t}) -> {t}\n'
+            f'  return %0 : {t}\n}}\n')
+    with default_context():
+        arg = parse_type(t)
+    return compile_function(text, "main", [arg], CpuBackend(tier_options(tier)))
+
+
+def _ulps(got, want):
+    def ordered(a):
+        i = a.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    d = np.abs(ordered(got) - ordered(want))
+    d[np.isnan(got) & np.isnan(want)] = 0
+    d[np.isnan(got) ^ np.isnan(want)] = 1 << 40
+    return d
+
+
+def _ordinary(n: int) -> np.ndarray:
+    rng = np.random.default_rng(19)
+    return np.concatenate([rng.uniform(-10, 10, n // 2),
+                           rng.uniform(-1e6, 1e6, n - n // 2)]).astype(F32)
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_a_huge_lane_leaves_the_other_lanes_bits_unchanged(name, cache_dir):
+    n = 4099  # not a multiple of 8 or 16: a masked tail (AVX-512) or a scalar remainder
+    x = _ordinary(n)
+    y = x.copy()
+    spots = np.arange(5, n, 37)
+    y[spots] = np.resize(HUGE, spots.size)
+    y[-1] = F32(3e30)  # a huge lane in the last, partial vector
+    fn = _compiled(name, n)
+    fx, fy = fn([x])[0], fn([y])[0]
+    kept = np.ones(n, bool)
+    kept[spots] = kept[-1] = False
+    assert np.array_equal(fx[kept].view(np.int32), fy[kept].view(np.int32))
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(y.astype(np.float64)).astype(F32)
+    d = _ulps(fy, want)
+    assert d.max() <= 2, f"{name}({y[d.argmax()]!r}): {d.max()} ulp"
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_full_tier_agrees_with_the_fast_tier_bit_for_bit(name, cache_dir):
+    n = 1003
+    x = _ordinary(n)
+    x[::50] = np.resize(HUGE, x[::50].size)
+    full = _compiled(name, n)([x])[0]
+    fast = _compiled(name, n, "fast")([x])[0]
+    assert np.array_equal(full.view(np.int32), fast.view(np.int32))
+
+
+def test_lanes_follow_the_target_vector_width():
+    assert lanes_for("+avx512f,+avx2,+avx") == [16]
+    assert lanes_for("+avx2,+avx,+fma") == [8]
+    assert lanes_for("+sse4.2") == [4]
+    assert lanes_for(None) == [4]
