@@ -23,9 +23,10 @@ class _Interpreter:
 
 
 class _Cpu:
-    """The CPU backend (backends/cpu/compiler.py CpuCompiler), its modules imported on the
-    first compile (~20-40 ms, llvmlite later still): a first call that runs on tier 0
-    (runtime/tier0.py) and finds nothing to look up in the caches never imports them."""
+    """The CPU backend (backends/cpu/warm.py CpuCompiler: the caches' hit path, the compiler
+    imported on a miss), its modules imported on the first compile: a first call that runs
+    on tier 0 (runtime/tier0.py) and finds nothing to look up in the caches never imports
+    them."""
     name = "cpu"
     compiles = True
     tiers = ("fast", "full")
@@ -35,7 +36,7 @@ class _Cpu:
 
     def _real(self) -> Backend:
         if self._compiler is None:
-            from ember.backends.cpu.compiler import CpuCompiler
+            from ember.backends.cpu.warm import CpuCompiler  # compiler.py: on a miss
             self._compiler = CpuCompiler()
         return self._compiler
 

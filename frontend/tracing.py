@@ -2,8 +2,9 @@
 
 While a `FuncGraph` is active on a thread, every op call (`em.add`, operators, ...) emits an
 op into it instead of computing (see `dispatch.execute`). Eager tensors used inside become
-`ember.constant`s, variables become `!ember.resource` arguments, and tensors of an enclosing
-trace become extra arguments (closure captures). Every op carries the user's `file:line`.
+`ember.constant`s (trace_constants.py), variables become `!ember.resource` arguments, and
+tensors of an enclosing trace become extra arguments (closure captures). Every op carries
+the user's `file:line`.
 
 A captured eager tensor (or numpy array) larger than `LARGE_CONSTANT_BYTES` becomes an extra
 argument instead, as TensorFlow captures tensors: printing 40 MB into the IR, and hashing
@@ -28,7 +29,6 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import builtin, func  # noqa: F401 (builtin: Module.create would import it)
 
-from ember.dialects.ember import creation
 from ember.dialects.ember.base import Op
 from ember.dialects.ember.builder import emit_typed
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
@@ -38,6 +38,7 @@ from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.autodiff import recording
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
+from ember.frontend.trace_constants import ConstantOps
 from ember.frontend.trace_types import TensorTraceType
 from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
@@ -219,6 +220,8 @@ class FuncGraph:
             self.block = self.func.add_entry_block()
         self.scope = Scope(None, f"the trace of '{name}'")
         self._blocks = [self.block]
+        self._insertion = [ir.InsertionPoint(self.block)]  # at the end of each of _blocks
+        self._locations: dict[tuple[str, int], ir.Location] = {}
         self.inputs: list[SymbolicTensor] = []
         # ("variable", Variable) | ("tensor", SymbolicTensor of an enclosing trace) |
         # ("constant", a large eager Tensor, snapshotted: see LARGE_CONSTANT_BYTES)
@@ -226,6 +229,7 @@ class FuncGraph:
         self._extra_index: dict[int, ir.Value] = {}
         self._keep_alive: list = []
         self._constants: dict[int, SymbolicTensor] = {}
+        self._constant_ops = ConstantOps(self.block)  # (trace_constants.py)
         self.names: collections.Counter = collections.Counter()
         self.callbacks: dict[str, Callable] = {}
         self.callees: set[str] = {self.symbol}
@@ -236,9 +240,13 @@ class FuncGraph:
 
     def location(self, origin: tuple[str, int] | None = None) -> ir.Location:
         """The MLIR location of the user's code being traced (`origin`, if the caller has
-        already looked it up: one stack walk per op instead of four)."""
-        filename, line = origin or user_location()
-        return ir.Location.file(filename, line, 0, context=self.context)
+        already looked it up: one stack walk per op instead of four); one per line."""
+        origin = origin or user_location()
+        loc = self._locations.get(origin)
+        if loc is None:
+            loc = self._locations[origin] = ir.Location.file(origin[0], origin[1], 0,
+                                                             context=self.context)
+        return loc
 
     def wrap(self, value: ir.Value, name: str, ttype: IRType | None = None,
              origin: tuple[str, int] | None = None) -> SymbolicTensor:
@@ -301,11 +309,9 @@ class FuncGraph:
                 arg = self._capture("constant", snapshot, ttype, origin)
                 self._constants[key] = self.wrap(arg, "Const", ttype, origin)
                 return arg
-            with self.context, self.location(origin) as loc, \
-                    ir.InsertionPoint.at_block_begin(self.block):
-                (value,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": t._value},
-                                                loc=loc)
-            self._constants[key] = self.wrap(value, "Const", ttype, origin)
+            with self.context, self.location(origin) as loc:
+                result, ttype = self._constant_ops.emit(t, loc)
+            self._constants[key] = self.wrap(result, "Const", ttype, origin)
         return self._constants[key]._ir
 
     # -- ops --------------------------------------------------------------------------------
@@ -324,8 +330,9 @@ class FuncGraph:
         """Like `apply`, for operands that are already SSA values of this graph (`types`:
         their ember types, and `origin`, the user's file and line, if known)."""
         origin = origin or user_location()
-        with self.context, self.location(origin) as loc, ir.InsertionPoint(self._blocks[-1]):
-            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types)
+        with self.context, self.location(origin) as loc:  # (types' builders need a location)
+            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types,
+                                        ip=self._insertion[-1])
         base = spec.name.split(".", 1)[1]
         if not out:
             return None
@@ -338,11 +345,13 @@ class FuncGraph:
         """Traces into `block` (a branch or loop body) for the duration of the block;
         yields its scope, which a later `region(block, what, scope)` enters again."""
         self._blocks.append(block)
+        self._insertion.append(ir.InsertionPoint(block))
         outer, self.scope = self.scope, scope or Scope(self.scope, what)
         try:
             yield self.scope
         finally:
             self._blocks.pop()
+            self._insertion.pop()
             self.scope = outer
 
     def insertion_point(self) -> ir.InsertionPoint:

@@ -141,9 +141,10 @@ def make_pass(name: str, options_text: str = "") -> Pass:
     `tuple[int, ...]` (MLIR's ListOption) takes a comma-separated list: `sizes=4,8`."""
     cls = registry.pass_class(name)
     fields = cls.options()
-    hints = typing.get_type_hints(cls)
+    items = _option_items(name, options_text)
+    hints = typing.get_type_hints(cls) if items else {}  # ~0.2 ms: every em.function parses
     values = {}
-    for item in _option_items(name, options_text):
+    for item in items:
         if "=" not in item:
             raise PipelineError(f"option '{item}' of {name} needs a value: '{item}=...'")
         key, raw = item.split("=", 1)

@@ -11,8 +11,6 @@ every compile-cache key (STYLE.md: every option that changes code is in the key)
 
 from __future__ import annotations
 
-import dataclasses
-
 from mlir import ir
 
 from ember.passes.bufferizable import PassFailure
@@ -25,7 +23,8 @@ from ember.backends.cpu import kernels
 from ember.backends.cpu import native
 from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
 from ember.backends.cpu.kernels import choice
-from ember.backends.cpu.parallel import default_threads
+from ember.backends.cpu.options import (FAST_TIER, FULL_TIER, CpuOptions,  # noqa: F401
+                                        tier_options)
 from ember.backends.cpu import vector_variants
 from ember.backends.cpu.translate import to_llvm_ir
 
@@ -73,80 +72,6 @@ def bufferized_pipeline(blas: bool) -> str:
     return BUFFERIZED.format(prepare="ember-prepare-blas," if blas else "",
                              blas=_BLAS_CALLS.format(min_macs=linalg_to_blas.MIN_MACS)
                              if blas else "")
-
-
-def _init_llvm() -> tuple[str, str]:
-    """The host's CPU name and features as LLVM names them (host_target.py: remembered
-    on disk, so a cache hit needs no LLVM; a compile checks them with LLVM first)."""
-    return host_target.host()[:2]
-
-
-@dataclasses.dataclass(frozen=True)
-class CpuOptions:
-    """Code-generation options; `None` cpu/features mean the host's. `gemm`: which GEMM float
-    matrix products call (kernels/choice.py): "auto" (Ember's own kernels, or numpy's
-    OpenBLAS for a shape where it was measured faster), "ember" (own kernels only),
-    "openblas", or "loops" (no GEMM calls); `None` means `EMBER_BLAS` from the environment
-    (default auto), and auto/openblas where numpy has no OpenBLAS resolve to "ember".
-    `threads`: how many threads a large elementwise function is split across (parallel.py);
-    `None` means `EMBER_NUM_THREADS`, else the CPUs this process may use.
-    `opt_level` is LLVM's optimisation level (0-3) of the IR; `codegen_level` that of its
-    code generator (`None`: `opt_level`; 0 selects instructions fast, FastISel);
-    `vectorize=False` turns off LLVM's loop vectoriser and unroller and Ember's masked-tail
-    loop annotations (the fast tier, FAST_TIER: most of a cold compile's LLVM time)."""
-
-    cpu: str | None = None
-    features: str | None = None
-    opt_level: int = 3
-    gemm: str | None = None
-    threads: int | None = None
-    vectorize: bool = True
-    codegen_level: int | None = None
-
-    def resolved(self) -> "CpuOptions":
-        host_cpu, host_features = _init_llvm()
-        return dataclasses.replace(self, cpu=self.cpu or host_cpu,
-                                   features=self.features if self.features is not None
-                                   else host_features,
-                                   gemm=_resolve_gemm(self.gemm),
-                                   threads=self.threads or default_threads(),
-                                   codegen_level=self.opt_level if self.codegen_level is None
-                                   else self.codegen_level)
-
-    def key(self) -> tuple:
-        r = self.resolved()
-        return ("cpu", r.cpu, r.features, r.opt_level, f"gemm={r.gemm}",
-                f"threads={r.threads}", f"vectorize={r.vectorize}",
-                f"codegen={r.codegen_level}")
-
-
-# The two tiers of tiered compilation (runtime/tiers.py): FULL is the default options; FAST
-# cuts what a cold compile spends most in and only hot code repays, measured on bench cases
-# B and D (thread CPU time of LLVM optimisation + object emission, EMBER_LOG=compile):
-# B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
-# D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
-# Values agree with FULL's within float rounding (vectorised reductions may reassociate).
-# Under EMBER_BLAS=auto the fast tier's products call numpy's OpenBLAS (Ember's own
-# kernels where there is none): it is already built, while Ember's GEMM library costs
-# ~1.2 s of CPU at its own fast tier and ~4 s at O3 on a cold cache, and timing the two per
-# shape (kernels/choice.py) runs both repeatedly; only hot code repays either, so the full
-# tier makes that choice. Case D's cold first call: ~1.7 s -> ~0.2 s.
-FULL_TIER: dict = {}
-FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
-
-
-def tier_options(tier: str) -> CpuOptions:
-    """The options of compilation tier `tier` ("fast" or "full"; runtime/tiers.py)."""
-    if tier != "fast":
-        return CpuOptions(**FULL_TIER)
-    return CpuOptions(**FAST_TIER, gemm="openblas" if choice.policy() == "auto" else None)
-
-
-def _resolve_gemm(gemm: str | None) -> str:
-    mode = choice.policy(gemm)
-    if mode in ("auto", "openblas") and not blas_library.available():
-        return "ember"
-    return mode
 
 
 class CpuBackend(StagedLowering):

@@ -20,60 +20,76 @@ library's addresses, so generated code and the compile cache do not depend on th
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import functools
-import glob
 import os
-from typing import Optional
-
-from ember.backends.cpu.kernels.choice import OPENBLAS
+from typing import NamedTuple, Optional
 
 # ILP64 CBLAS (sgemm, dgemm) names, in the order they are looked for.
 CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
               ("cblas_sgemm64_", "cblas_dgemm64_"))
 
 
-@dataclasses.dataclass(frozen=True)
-class Library:
+class Library(NamedTuple):  # not a dataclass: defining one costs a cache hit ~1 ms
     path: str
     names: tuple[str, str]       # the (sgemm, dgemm) symbols in the library
     addresses: tuple[int, int]
 
 
-def _candidate_paths() -> list[str]:
+def _mapped_paths() -> list[str]:
+    """The libraries with "blas" in their names that this process has mapped."""
     paths = []
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             for line in f:
+                if "blas" not in line:
+                    continue
                 fields = line.split(maxsplit=5)
                 if len(fields) == 6 and "blas" in os.path.basename(fields[5].strip()).lower():
                     paths.append(fields[5].strip())
     except OSError:
         pass
+    return paths
+
+
+def _folder_paths() -> list[str]:
+    """The libraries with "blas" in their names in the `numpy.libs` folder next to numpy."""
     try:
+        import glob
         import numpy
         folder = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
-        for sub in ("numpy.libs", os.path.join("numpy", ".libs")):
-            paths += sorted(glob.glob(os.path.join(folder, sub, "*blas*.so*")))
+        return [p for sub in ("numpy.libs", os.path.join("numpy", ".libs"))
+                for p in sorted(glob.glob(os.path.join(folder, sub, "*blas*.so*")))]
     except ImportError:
-        pass
-    return list(dict.fromkeys(p for p in paths if os.path.isfile(p)))
+        return []
+
+
+def _open(path: str) -> Optional[Library]:
+    try:
+        lib = ctypes.CDLL(path)  # already loaded by numpy: the same handle
+    except OSError:
+        return None
+    for names in CANDIDATES:
+        try:
+            fns = [getattr(lib, n) for n in names]
+        except AttributeError:
+            continue
+        return Library(path, names, tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns))
+    return None
 
 
 @functools.lru_cache(maxsize=1)
 def _find() -> Optional[Library]:
-    for path in _candidate_paths():
-        try:
-            lib = ctypes.CDLL(path)  # already loaded by numpy: the same handle
-        except OSError:
-            continue
-        for names in CANDIDATES:
-            try:
-                fns = [getattr(lib, n) for n in names]
-            except AttributeError:
+    """The first library that has the ILP64 pair: those mapped first, the folder's only if
+    none of them has it (its listing costs a cache hit ~1 ms)."""
+    tried = set()
+    for paths in (_mapped_paths, _folder_paths):
+        for path in paths():
+            if path in tried or not os.path.isfile(path):
                 continue
-            return Library(path, names,
-                           tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns))
+            tried.add(path)
+            found = _open(path)
+            if found is not None:
+                return found
     return None
 
 
@@ -98,6 +114,7 @@ def bind() -> bool:
         return False
     if lib.path not in _bound:
         import llvmlite.binding as llvm_binding
+        from ember.backends.cpu.options import OPENBLAS
         for symbol, address in zip(OPENBLAS.values(), lib.addresses):
             llvm_binding.add_symbol(symbol, address)
         _bound.add(lib.path)

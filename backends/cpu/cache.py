@@ -27,7 +27,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import threading
 import weakref
 from typing import Optional
@@ -132,6 +131,7 @@ class DiskCache:
             record["shared_bytes"] = len(shared)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            import tempfile  # where entries are stored: not on a warm start's path
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 f.write(_encode(obj + (shared or b""), record))

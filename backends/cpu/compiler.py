@@ -19,25 +19,21 @@ LLVM sees constant trip counts. Steps:
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import struct
-import sys
 from typing import Callable, Sequence
 
 from mlir import ir
 
 from ember.backends import compile_log
 from ember.backends.dumps import Dump, open_dump
-from ember.backends.cpu.backend import BackendError, CpuBackend, CpuOptions, tier_options
-from ember.backends.cpu.cache import cache_key, disk_cache, memory_cache
+from ember.backends.cpu.backend import BackendError, CpuBackend
+from ember.backends.cpu.cache import disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
-from ember.backends.cpu import block_cache, host_calls
-from ember.backends.cpu.host import bind_print, rename_prints
+from ember.backends.cpu import block_cache
+from ember.backends.cpu.host import rename_prints
 from ember.backends.cpu import host_target
-from ember.backends.cpu.jit import Executable, JitError, entry_wrapper, object_code
-from ember.backends.cpu.shared import link, load_code
+from ember.backends.cpu.jit import Executable, entry_wrapper, object_code  # noqa: F401
+from ember.backends.cpu.shared import link
 from ember.backends.cpu.native import error_sites
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype_rows,
@@ -45,26 +41,14 @@ from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import parse_module
-from ember.dialects.ember.types import ResourceType, TensorType, parse_type, types_compatible
+from ember.dialects.ember.types import ResourceType, TensorType, types_compatible
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
-from ember.passes.pipeline import PassFailure, Pipeline, run_pipeline
-
-# Specialisation runs only what makes shapes static, inlining nested functions and refining
-# shapes, around the Function's own pipeline ({user}), which folds the shape computations
-# it can: a user's pipeline is the whole pipeline, and "" compiles the trace unoptimised.
-_SPECIALIZE = "builtin.module(ember-inline{{max-ops=1000000}},{user}ember-shape-refine{after})"
-DEFAULT_PIPELINE = "ember-optimize"
-
-
-@functools.lru_cache(maxsize=64)
-def specialize_pipeline(pipeline: str = DEFAULT_PIPELINE) -> str:
-    """The pipeline `specialize` runs for a Function whose pipeline is `pipeline`."""
-    inner = str(Pipeline.parse(pipeline))[len("builtin.module("):-1] if pipeline else ""
-    return _SPECIALIZE.format(user=f"{inner}," if inner else "",
-                              after=f",{inner}" if inner else "")
-
+from ember.passes.pipeline import PassFailure, run_pipeline
+from ember.backends.cpu.warm import (DEFAULT_PIPELINE, _BadEntry, CpuCompiler,  # noqa: F401
+                                     EntryMeta, block_types, cached, entry_key, load_entry,
+                                     object_is_whole, specialize_pipeline)
 
 def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
                pipeline: str = DEFAULT_PIPELINE, instruments: tuple = ()) -> ir.Module:
@@ -162,166 +146,31 @@ def compile_function(module_text: str | Callable[[], str], symbol: str,
     backend = backend or CpuBackend()
     if source_key is None and callable(module_text):
         module_text = module_text()
-    key = cache_key(module_text if source_key is None else ("source", source_key), symbol,
-                    tuple(str(t) for t in arg_types), specialize_pipeline(pipeline),
-                    backend.options.key(),
-                    block)
-    exe = memory_cache.get(key)
-    if exe is not None:
+    key = entry_key(module_text, symbol, arg_types, pipeline, backend.options, block,
+                    source_key)
+    exe = cached(key, module_text, symbol, arg_types, backend, block, source_key, pipeline)
+    if exe is not None or cached_only:
         return exe
-    disk = disk_cache()
-    entry = disk.load(key)
-    if entry is not None:
-        try:
-            exe = _load(entry, module_text, symbol, arg_types, backend, block, source_key,
-                        pipeline)
-        except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
-            disk.discard(key, str(e))
-    if exe is None and cached_only:
-        return None
-    if exe is None and not host_target.verify():  # the key named another host: LLVM's now
+    if not host_target.verify():  # the key named another host: LLVM's now
         return compile_function(module_text, symbol, arg_types,
                                 CpuBackend(backend.requested, backend.instrument), block,
                                 source_key, pipeline, cached_only)
-    if exe is None:
-        with compile_log.stage(f"compile @{symbol}"):
-            if callable(module_text):
-                module_text = module_text()
-            obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline,
-                               open_dump(f"{symbol}-compile"))
-            with compile_log.stage("link"):
-                library = link(obj, backend)
-            disk.store(key, obj, meta, library)
-            try:
-                exe = _load((obj, {**meta, "shared": library}), module_text, symbol,
-                            arg_types, backend, block, source_key, pipeline)
-            except _BadEntry as e:
-                raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
-                                    NotCompilable.Reason.FAILED) from None
+    with compile_log.stage(f"compile @{symbol}"):
+        if callable(module_text):
+            module_text = module_text()
+        obj, meta = _build(module_text, symbol, arg_types, backend, block, pipeline,
+                           open_dump(f"{symbol}-compile"))
+        with compile_log.stage("link"):
+            library = link(obj, backend)
+        disk_cache().store(key, obj, meta, library)
+        try:
+            exe = load_entry((obj, {**meta, "shared": library}), module_text, symbol,
+                             arg_types, backend, block, source_key, pipeline)
+        except _BadEntry as e:
+            raise NotCompilable(f"compiling @{symbol} gave code that does not load: {e}",
+                                NotCompilable.Reason.FAILED) from None
     memory_cache.put(key, exe)
     return exe
-
-
-class CpuCompiler:
-    """The CPU backend as the runtime sees it (backends.Backend): compile_function with
-    the options of the environment (CpuOptions, resolved on each compile). It compiles at
-    two tiers (runtime/tiers.py): "full" (the default options) and "fast" (tier_options)."""
-    name = "cpu"
-    compiles = True
-    tiers = ("fast", "full")
-
-    def compile(self, module_text, symbol: str, arg_types: Sequence[TensorType], *,
-                source_key: str | None = None, pipeline: str = DEFAULT_PIPELINE,
-                tier: str = "full", cached_only: bool = False):
-        """As Backend.compile, at `tier`; with `cached_only`, None where no cache has it."""
-        return compile_function(module_text, symbol, arg_types, CpuBackend(tier_options(tier)),
-                                source_key=source_key, pipeline=pipeline,
-                                cached_only=cached_only)
-
-    def stages(self, instrument: dict | None = None, **options) -> CpuBackend:
-        return CpuBackend(CpuOptions(**options), instrument)
-
-
-@dataclasses.dataclass(frozen=True)
-class EntryMeta:
-    """What an entry of the compile cache holds besides its object code (JSON on disk):
-    the function, its result types (variables' new values last), which arguments are
-    variables, its print sites and error sites; for a function split by rows, the blocks
-    (start, count), the rank and row count they split and which arguments have rows."""
-    symbol: str
-    results: tuple
-    variables: tuple = ()
-    prints: tuple = ()
-    errors: tuple = ()  # (status, site) pairs
-    split: tuple = ()
-    split_rows: tuple = ()
-    split_args: tuple = ()
-    hosts: tuple = ()  # host-call sites, by site number (host_call_lowering.check)
-
-    def as_json(self) -> dict:
-        return {**dataclasses.asdict(self), "errors": dict(self.errors)}
-
-    @classmethod
-    def from_json(cls, record: dict) -> "EntryMeta":
-        """The metadata of a stored entry; KeyError/TypeError if a field is missing or of
-        the wrong kind (the caller discards such an entry)."""
-        return cls(str(record["symbol"]), tuple(record["results"]),
-                   tuple(int(i) for i in record["variables"]), tuple(record["prints"]),
-                   tuple(dict(record.get("errors", {})).items()),
-                   tuple(tuple(b) for b in record.get("split", ())),
-                   tuple(int(n) for n in record.get("split_rows", ())),
-                   tuple(bool(a) for a in record.get("split_args", ())),
-                   tuple(dict(site) for site in record.get("hosts", ())))
-
-
-class _BadEntry(Exception):
-    """A compile-cache entry that passed its checksum but cannot be used as this entry."""
-
-
-def _load(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, backend: CpuBackend,
-          block, source_key, pipeline: str = DEFAULT_PIPELINE) -> Executable | SplitExecutable:
-    """The executable of a cache entry (object code + metadata). Everything that could
-    make it unusable is checked before native code sees it (a truncated object crashes
-    the loader): raises _BadEntry naming the problem."""
-    obj, record = entry
-    try:
-        meta = EntryMeta.from_json(record)
-        if meta.symbol != symbol:
-            raise _BadEntry(f"it holds @{meta.symbol}, not @{symbol}")
-        results = [parse_type(t) for t in meta.results]
-        if meta.split:
-            rank, rows = meta.split_rows
-            blocks = [(compile_function(module_text, symbol, arg_types, backend,
-                                        (rank, rows, int(count)), source_key, pipeline),
-                       int(start)) for start, count in meta.split]
-            return SplitExecutable(blocks, arg_types, results, list(meta.split_args))
-        variables = list(meta.variables)
-        if any(not 0 <= i < len(arg_types) for i in variables):
-            raise _BadEntry(f"variable indices {variables} out of range")
-        if not object_is_whole(obj):
-            raise _BadEntry("the object file is truncated or not an object file")
-        errors = dict(meta.errors)
-        prints = [bind_print(p) for p in meta.prints]
-        prints += [host_calls.bind(site) for site in meta.hosts]
-        own_types = _block_types(arg_types, block) if block else arg_types
-        with compile_log.stage("load"):
-            exe = Executable(load_code(backend, obj, record.get("shared")), symbol,
-                             own_types, results)
-    except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
-        raise _BadEntry(f"{type(e).__name__}: {e}") from None
-    exe.variables = variables
-    exe.errors = errors
-    exe.keep_alive = prints
-    exe.host_sites = list(meta.hosts)  # bound to a function's callables by host_calls
-    return exe
-
-
-_ELF_MAGIC = b"\x7fELF"
-
-
-def object_is_whole(obj: bytes) -> bool:
-    """Whether `obj` is a complete 64-bit little-endian ELF object: its section table and
-    every section lie inside the bytes (LLVM's loader reads past the end otherwise)."""
-    if not sys.platform.startswith("linux"):
-        return bool(obj)  # other hosts' object formats are not checked here
-    if len(obj) < 64 or obj[:4] != _ELF_MAGIC or obj[4] != 2 or obj[5] != 1:
-        return False
-    shoff, = struct.unpack_from("<Q", obj, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", obj, 0x3A)
-    if shentsize != 64 or shnum == 0 or shstrndx >= shnum or shoff + shnum * 64 > len(obj):
-        return False
-    for i in range(shnum):
-        kind, = struct.unpack_from("<I", obj, shoff + i * 64 + 4)
-        offset, size = struct.unpack_from("<QQ", obj, shoff + i * 64 + 0x18)
-        if kind not in (0, 8) and offset + size > len(obj):  # SHT_NULL, SHT_NOBITS
-            return False
-    return True
-
-
-def _block_types(types: Sequence[TensorType], block: tuple[int, int, int]) -> list[TensorType]:
-    rank, rows, count = block
-    return [TensorType(t.dtype, (count, *t.shape[1:])) if has_rows(t.shape, rank, rows)
-            else t for t in types]
 
 
 def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
@@ -345,8 +194,8 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
         hosts = host_call_lowering.check(module, fn)
         if block is not None:
             retype_rows(fn, *block)
-            result_types = _block_types(result_types, block)
-            arg_types = _block_types(arg_types, block)
+            result_types = block_types(result_types, block)
+            arg_types = block_types(arg_types, block)
         elif backend.options.threads > 1 and all(t.is_static for t in result_types) and \
                 (rows := row_split_rows(fn)):
             rank = len(result_types[0].shape)

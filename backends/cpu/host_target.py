@@ -29,7 +29,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 from typing import Optional
@@ -148,6 +147,7 @@ def _write(path: Optional[str], text: str) -> None:
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        import tempfile  # (and its `random`: ~1 ms) only where a record is written
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -159,15 +159,17 @@ def _write(path: Optional[str], text: str) -> None:
 def source_hash(packages) -> str:
     """The SHA-256 of the `.py` files of `packages` (their names and contents, in order),
     remembered per list of the files' stats."""
-    files = []
+    entries = []
     for package in packages:
         for root in package.__path__:
-            for folder, _, names in sorted(os.walk(root)):
-                files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
+            for _, found in sorted(_source_folders(root), key=lambda f: f[0]):
+                entries += sorted(found, key=lambda e: e.name)
+    files = []
     stats, newest = hashlib.sha256(), 0
-    for path in files:
-        s = os.stat(path)
-        stats.update(f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0".encode())
+    for entry in entries:
+        s = entry.stat()
+        files.append(entry.path)
+        stats.update(f"{entry.path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0".encode())
         newest = max(newest, s.st_mtime_ns)
     directory = _directory()
     # A file written in the last seconds may be written again within the same clock tick,
@@ -180,7 +182,7 @@ def source_hash(packages) -> str:
         try:
             with open(record, encoding="ascii") as f:
                 digest = f.read().strip()
-            if re.fullmatch(r"[0-9a-f]{64}", digest):
+            if len(digest) == 64 and not digest.strip("0123456789abcdef"):  # (no `re`)
                 return digest
         except (OSError, UnicodeDecodeError):
             pass
@@ -190,6 +192,21 @@ def source_hash(packages) -> str:
             h.update(os.path.basename(path).encode() + b"\0" + f.read())
     _write(record, h.hexdigest())
     return h.hexdigest()
+
+
+def _source_folders(root: str) -> list:
+    """(folder, its `.py` entries) for `root` and every folder under it but `__pycache__`
+    (which holds no source: skipping it halves what a warm start lists)."""
+    try:
+        with os.scandir(root) as it:
+            entries = list(it)
+    except OSError:
+        return []
+    out = [(root, [e for e in entries if e.name.endswith(".py") and e.is_file()])]
+    for e in entries:
+        if e.name != "__pycache__" and e.is_dir():
+            out += _source_folders(e.path)
+    return out
 
 
 @functools.lru_cache(maxsize=None)

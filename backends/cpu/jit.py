@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import blas_library as blas, block_cache, host_target, kernels, native
-from ember.backends.cpu.kernels.choice import OPENBLAS
+from ember.backends.cpu import block_cache, host_target, native
+from ember.backends.cpu.options import ENTRY, OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
 from ember.dialects.ember.errors import EmberError
@@ -42,6 +42,7 @@ def jit_compile(backend: CpuBackend, llvm_ir: str):
         raise JitError(f"LLVM rejected the generated IR: {e}") from None
     if block_cache.uses(llvm_ir):
         block_cache.bind_mcjit()
+    from ember.backends.cpu import kernels  # the GEMM library: where code is compiled
     with kernels.resolving(bind_gemm(backend, llvm_ir)):
         engine = host_target.binding().create_mcjit_compiler(module, machine)
         engine.finalize_object()
@@ -57,8 +58,9 @@ def bind_gemm(backend: CpuBackend, code: str | bytes) -> dict:
     MCJIT would abort the process on the unresolved symbol."""
     def mentions(symbol: str) -> bool:
         return (symbol.encode() if isinstance(code, bytes) else symbol) in code
+    from ember.backends.cpu import blas_library as blas, kernels  # not on a shared-library hit
     o, own = backend.options, {}
-    for element, symbol in kernels.ENTRY.items():
+    for element, symbol in ENTRY.items():
         if mentions(symbol):
             own[symbol] = kernels.bind_jit(o.cpu, o.features, o.threads, element,
                                            fast=not o.vectorize)
@@ -195,6 +197,7 @@ def load_object(backend: CpuBackend, obj: bytes):
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    from ember.backends.cpu import kernels
     with kernels.resolving(own):
         engine.finalize_object()
     native.bind(engine)

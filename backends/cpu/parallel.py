@@ -23,30 +23,11 @@ import numpy as np
 from mlir import ir
 
 from ember.backends.cpu.jit import OutputBuffers
+from ember.backends.cpu.options import MAX_THREADS, default_threads  # noqa: F401
 from ember.dialects.ember.base import REGISTRY, Trait
 from ember.passes.analysis.effects import computable
 
 MIN_ELEMENTS_PER_THREAD = 1 << 17
-MAX_THREADS = 16
-
-
-def default_threads() -> int:
-    """`EMBER_NUM_THREADS`, else the number of CPUs this process may use (capped)."""
-    value = os.environ.get("EMBER_NUM_THREADS", "").strip()
-    if value:
-        try:
-            threads = int(value)
-        except ValueError:
-            raise ValueError(f"EMBER_NUM_THREADS must be a positive integer, got {value!r}") \
-                from None
-        if threads < 1:
-            raise ValueError(f"EMBER_NUM_THREADS must be a positive integer, got {value!r}")
-        return min(threads, MAX_THREADS)
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_THREADS))
 
 
 def _shape(t: ir.Type):

@@ -34,7 +34,6 @@ import itertools
 import os
 import shutil
 import sys
-import tempfile
 from typing import Callable, Optional
 
 from ember.backends.cpu import host_target, native
@@ -71,8 +70,7 @@ def _openblas(element: str, options) -> int:
 def provided() -> dict[str, Callable]:
     """The symbols compiled code may call that Ember provides at run time, each with how
     its address is found for a backend's (resolved) options."""
-    from ember.backends.cpu.kernels import ENTRY
-    from ember.backends.cpu.kernels.choice import OPENBLAS
+    from ember.backends.cpu.options import ENTRY, OPENBLAS  # not the kernels' IR generators
     out = {symbol: functools.partial(_kernel, e) for e, symbol in ENTRY.items()}
     out.update({symbol: functools.partial(_openblas, e) for e, symbol in OPENBLAS.items()})
     return out
@@ -117,6 +115,7 @@ def link(obj: bytes, backend=None) -> Optional[bytes]:
         return None
     import subprocess  # only where code is compiled: a warm start runs no linker
     try:
+        import tempfile
         with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
             objects = []
             for name, data in (("code.o", obj), ("thunks.o", thunks)):
@@ -141,6 +140,23 @@ def link(obj: bytes, backend=None) -> Optional[bytes]:
 _names = itertools.count()  # a path the process never dlopens twice
 
 
+def _new_file(prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file of this process only (O_EXCL, mode 0600), open for writing: in $TMPDIR
+    or /tmp, else where `tempfile` finds room (its module, and its first search of the
+    temporary folders by writing a file, cost a warm start ~1.5 ms)."""
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    for _ in range(16):
+        path = os.path.join(folder, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}{suffix}")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), path
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    import tempfile
+    return tempfile.mkstemp(prefix=prefix, suffix=suffix)
+
+
 class SharedCode:
     """A shared library loaded from its bytes (`library`, from `link`), with the lookups
     jit.Executable makes of an execution engine. The library is closed when this object
@@ -152,7 +168,7 @@ class SharedCode:
     mapped: so this is always the library just written."""
 
     def __init__(self, library: bytes):
-        fd, path = tempfile.mkstemp(prefix=f"ember-code-{next(_names)}-", suffix=".so")
+        fd, path = _new_file(f"ember-code-{next(_names)}-", ".so")
         try:
             try:
                 view = memoryview(library)
@@ -189,25 +205,28 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
     """The code of a cache entry, loaded: its shared library (`library`) through the
     dynamic loader, which needs no LLVM; else, or if the library does not load here (it
     needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
-    with `backend`'s target)."""
+    with `backend`'s target). `backend`: a CpuBackend, or the resolved CpuOptions the code
+    was compiled with (a cache hit: warm.py)."""
+    options = getattr(backend, "options", backend)
     if library:
         try:
             code = SharedCode(library)
             for symbol, find in provided().items():
                 slot = code.get_global_value_address(symbol + SLOT)
                 if slot:  # before anything can call the thunk
-                    ctypes.c_void_p.from_address(slot).value = find(backend.options)
+                    ctypes.c_void_p.from_address(slot).value = find(options)
             for symbol, find in pointers().items():
                 at = code.get_global_value_address(symbol)
                 if at:  # before anything can read it
-                    ctypes.c_void_p.from_address(at).value = find(backend.options)
+                    ctypes.c_void_p.from_address(at).value = find(options)
         except OSError:
             pass
         else:
             native.bind(code)
             return code
+    from ember.backends.cpu.backend import CpuBackend
     from ember.backends.cpu.jit import load_object
-    return load_object(backend, obj)
+    return load_object(backend if isinstance(backend, CpuBackend) else CpuBackend(options), obj)
 
 
 def load_library(key: str) -> Optional[SharedCode]:

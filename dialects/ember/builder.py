@@ -36,10 +36,12 @@ def emit(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None =
 
 def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None = None,
                *, loc: ir.Location | None = None,
-               operand_types: Sequence[IRType] | None = None) -> tuple[tuple, tuple]:
+               operand_types: Sequence[IRType] | None = None,
+               ip: ir.InsertionPoint | None = None) -> tuple[tuple, tuple]:
     """`emit`, returning (results, their ember types) as tuples. A caller that knows the
     operands' ember types (the tracer does) passes them as `operand_types`, which saves
-    reading each back from MLIR."""
+    reading each back from MLIR; `ip` inserts there instead of at the current insertion
+    point."""
     for i, v in enumerate(operands):
         if not isinstance(v, ir.Value):
             raise OpTypeError(spec.name, f"operand #{i} must be an MLIR value, got "
@@ -51,7 +53,7 @@ def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | 
     result_types = spec.infer_types(types, attrs, values)
     mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value) for name, value in attrs.items()}
     op = ir.Operation.create(spec.name, results=[type_to_mlir(t) for t in result_types],
-                             operands=list(operands), attributes=mlir_attrs, loc=loc)
+                             operands=list(operands), attributes=mlir_attrs, loc=loc, ip=ip)
     return tuple(op.results), tuple(result_types)
 
 

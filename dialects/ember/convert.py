@@ -17,7 +17,24 @@ from ember.dialects.ember.types import IRType, TensorType, parse_type
 
 def type_to_mlir(t: IRType) -> ir.Type:
     """The MLIR type for an ember value type (needs a context with the ember dialect)."""
-    return ir.Type.parse(str(t))
+    context = ir.Context.current
+    try:
+        return _MLIR_TYPES[context, t]
+    except (KeyError, TypeError):  # TypeError: an unhashable type, parsed every time
+        pass
+    mlir_type = ir.Type.parse(str(t))
+    if context is not None:
+        if len(_MLIR_TYPES) >= 4096:  # bounded: it keeps the contexts of its types alive
+            _MLIR_TYPES.clear()
+        try:
+            _MLIR_TYPES[context, t] = mlir_type
+        except TypeError:
+            pass
+    return mlir_type
+
+
+# (context, ember type) -> its MLIR type: parsing the text costs a trace ~5 us per op
+_MLIR_TYPES: dict = {}
 
 
 def type_from_mlir(t: ir.Type) -> IRType:

@@ -32,7 +32,7 @@ import warnings
 import weakref
 
 from ember.dialects.ember.errors import EmberWarning
-from ember.frontend.autograph import iterator_loops, loops, operators
+from ember.frontend.autograph import code_cache, iterator_loops, loops, operators
 from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
@@ -252,6 +252,19 @@ def _converted_code(fn) -> types.CodeType | None:
     if code in _codes:
         _codes.move_to_end(code)
         return _codes[code]
+    inner, entry = code_cache.load(code)  # converted by an earlier process
+    if inner is None:
+        inner = _compiled(fn, code)
+        if inner is None:
+            return None
+        code_cache.store(entry, inner)
+    _codes[code] = inner
+    if len(_codes) > _CACHED_CODE:
+        _codes.popitem(last=False)
+    return inner
+
+
+def _compiled(fn, code: types.CodeType) -> types.CodeType | None:
     node = _converted_tree(fn)
     if node is None:
         return None
@@ -271,11 +284,7 @@ def _converted_code(fn) -> types.CodeType | None:
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType)
                  and c.co_name == _INNER)
-    inner = inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
-    _codes[code] = inner
-    if len(_codes) > _CACHED_CODE:
-        _codes.popitem(last=False)
-    return inner
+    return inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
 
 def _convert(fn):

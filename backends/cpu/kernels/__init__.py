@@ -14,9 +14,18 @@ import contextlib
 import ctypes
 import threading
 
-from ember.backends.cpu.kernels.driver_ir import ENTRY, THREADS_SYMBOL
-from ember.backends.cpu.kernels.library import ELEMENTS, fingerprint, isa_params, llvm_ir
-from ember.backends.cpu.kernels.pool_ir import KEEP_SYMBOL
+# The names the library defines come from options.py, and its IR generators (library.py)
+# are imported where it is built: loading the library from the disk cache imports neither.
+from ember.backends.cpu.options import ENTRY, GEMM_ELEMENTS as ELEMENTS
+from ember.backends.cpu.options import GEMM_KEEP_SYMBOL as KEEP_SYMBOL
+from ember.backends.cpu.options import GEMM_THREADS_SYMBOL as THREADS_SYMBOL
+
+
+def __getattr__(name: str):
+    if name in ("fingerprint", "isa_params", "llvm_ir"):
+        from ember.backends.cpu.kernels import library
+        return getattr(library, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ELEMENTS", "ENTRY", "KEEP_SYMBOL", "THREADS_SYMBOL", "bind_jit", "fingerprint",
            "isa_params", "keep_threads", "library_key", "library_object", "llvm_ir", "load",
@@ -33,6 +42,7 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
     from ember.backends.cpu.backend import FAST_TIER, CpuBackend, CpuOptions
     from ember.backends.cpu.cache import cache_key, disk_cache
     from ember.backends.cpu.jit import object_code
+    from ember.backends.cpu.kernels.library import llvm_ir
     backend = CpuBackend(CpuOptions(cpu=cpu, features=features, **(FAST_TIER if fast else {})))
     key = library_key(cpu, features, elements, fast)
     disk = disk_cache()
@@ -41,28 +51,30 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
         return entry[0]
     obj = object_code(backend, llvm_ir(backend.options.features, backend.options.cpu,
                                        tuple(elements)))
-    disk.store(key, obj, {"library": "gemm"})
+    # linked now, next to the object: the next process loads it without running the linker
+    # (shared.load_library would link it on its first call: a warm start's ~20 ms)
+    from ember.backends.cpu.shared import link
+    disk.store(key, obj, {"library": "gemm"}, link(obj))
     return obj
 
 
 def library_key(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS,
                 fast: bool = False) -> str:
     """The disk-cache key of `library_object(cpu, features, elements, fast)`."""
-    from ember.backends.cpu.backend import FAST_TIER, CpuBackend, CpuOptions
     from ember.backends.cpu.cache import cache_key
-    options = CpuBackend(CpuOptions(cpu=cpu, features=features,
-                                    **(FAST_TIER if fast else {}))).options
+    from ember.backends.cpu.options import FAST_TIER, CpuOptions  # not the compiler's
+    options = CpuOptions(cpu=cpu, features=features, **(FAST_TIER if fast else {})).resolved()
     return cache_key("gemm-library", options.cpu, options.features, elements,
                      *(("fast",) if fast else ()))
 
 
 def _at_hand(cpu: str, features: str, elements: tuple[str, ...]) -> bool:
     """Whether the full-tier library is loaded in this process or in the disk cache."""
-    from ember.backends.cpu.backend import CpuBackend, CpuOptions
     from ember.backends.cpu.cache import cache_key, disk_cache
+    from ember.backends.cpu.options import CpuOptions
     if (cpu, features, elements, False) in _engines:
         return True
-    options = CpuBackend(CpuOptions(cpu=cpu, features=features)).options
+    options = CpuOptions(cpu=cpu, features=features).resolved()
     return disk_cache().load(cache_key("gemm-library", options.cpu, options.features,
                                        elements)) is not None
 

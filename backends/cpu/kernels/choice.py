@@ -18,7 +18,6 @@ which blas_library.bind() resolves.
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 import time
 
@@ -28,12 +27,9 @@ from mlir.dialects import func
 
 from ember.backends.cpu.kernels.driver_ir import ENTRY
 
-ENV = "EMBER_BLAS"
-MODES = ("auto", "ember", "openblas", "loops")
-_ALIASES = {"": "auto", "auto": "auto", "off": "ember", "0": "ember", "ember": "ember",
-            "own": "ember", "openblas": "openblas", "on": "openblas", "1": "openblas",
-            "loops": "loops"}
-OPENBLAS = {"f32": "ember_openblas_sgemm", "f64": "ember_openblas_dgemm"}
+from ember.backends.cpu.options import (BLAS_ENV as ENV, GEMM_ALIASES as _ALIASES,  # noqa
+                                        GEMM_MODES as MODES, OPENBLAS, gemm_policy as policy)
+
 # OpenBLAS must take at most this fraction of Ember's time to be chosen: timings on a
 # shared machine move by more than 5%, and mixing both libraries in one program costs
 # (OpenBLAS's threads spin after its calls while Ember's run)
@@ -42,17 +38,6 @@ MARGIN = 0.85
 # as large): both libraries run them at the machine's peak, and Ember's kernel is kept.
 MAX_MEASURED_MACS = 1 << 28
 NO_TRANS = 111
-
-
-def policy(value: str | None = None) -> str:
-    """The policy `value` names (None: `EMBER_BLAS` from the environment)."""
-    raw = os.environ.get(ENV, "") if value is None else value
-    mode = _ALIASES.get(raw.strip().lower())
-    if mode is None:
-        raise ValueError(f"{ENV}={raw!r} is not a GEMM policy: use auto (Ember's kernel or "
-                         "OpenBLAS, whichever is faster per shape), off (Ember's own "
-                         "kernels only), openblas, or loops")
-    return mode
 
 
 def retarget(module: ir.Module, mode: str, timings) -> int:

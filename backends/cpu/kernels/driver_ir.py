@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from ember.backends.cpu.kernels.gemm_ir import Params
 from ember.backends.cpu.kernels.pool_ir import ALONE, DONE, KEEP_SYMBOL, POOL_RUNTIME
+from ember.backends.cpu.options import ENTRY  # noqa: F401 (defined there for cache hits)
+from ember.backends.cpu.options import GEMM_THREADS_SYMBOL as THREADS_SYMBOL
 
-THREADS_SYMBOL = "ember_gemm_threads"
-ENTRY = {"f32": "ember_sgemm", "f64": "ember_dgemm"}
 
 # `ember_gemm_cpus()`: the CPUs online, asked of sysconf once (it reads a file in /sys:
 # about 10 us, more than a small product takes) and kept; a race only asks twice.

@@ -17,6 +17,7 @@ from mlir import ir
 from ember.backends.cpu.kernels import (direct_ir, dot_ir, dott_ir, driver_ir, gemm_ir,
                                         packing_ir, split_ir)
 from ember.backends.cpu.kernels.gemm_ir import Params
+from ember.backends.cpu.options import GEMM_ELEMENTS
 
 # Upstream passes only: the library is written in func/scf/arith/math/memref/vector/affine.
 PIPELINE = ("builtin.module(lower-affine,convert-scf-to-cf,convert-vector-to-llvm,"
@@ -73,7 +74,7 @@ def mlir_text(params: tuple[Params, ...]) -> str:
     return "module {\n" + "\n".join(parts) + "\n}\n"
 
 
-ELEMENTS = ("f32", "f64")
+ELEMENTS = GEMM_ELEMENTS
 
 
 @functools.lru_cache(maxsize=16)

@@ -41,7 +41,8 @@ is all zeros on glibc and musl), reserved larger than any libc's type.
 
 from __future__ import annotations
 
-KEEP_SYMBOL = "ember_gemm_keep_threads"
+from ember.backends.cpu.options import GEMM_KEEP_SYMBOL as KEEP_SYMBOL
+
 MAX_WORKERS = 63
 SPIN = 2000  # sched_yield rounds a waiting caller watches for its condition before sleeping
 # A worker waiting for the next job looks at the generation this many times (about 150 us:
