@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ember.backends.cpu import block_cache
 from ember.dialects.ember.dtypes import int32
 from ember.frontend.device_memory import placed
 from ember.frontend.tensor import constant, convert_to_tensor
@@ -119,7 +120,7 @@ class _Group:
         where = f"ReplicaContext.all_reduce (replica {replica})"
         self.slots[replica] = arrays
         if replica == 0:  # shapes as replica 0's: the check below refuses any other
-            self.out = [np.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
+            self.out = [block_cache.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
         self._wait(where)
         try:
             if any(len(s) != len(arrays) for s in self.slots):
