@@ -138,7 +138,8 @@ def _dispatcher(arg_types: list[str], result_types: list[str]):
                                    "that runs no em.function")
             where = frame.sites[ctl[0]]
             callable_ = frame.callables[where["callee"]]
-            out = callable_(*[_read(p, spec) for p, spec in zip(pointers[first:], args)])
+            borrow = getattr(callable_, "borrows_arguments", False)
+            out = callable_(*[_read(p, spec, borrow) for p, spec in zip(pointers[first:], args)])
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             if results:
                 _write(pointers[0], _checked(outs, results, where), results)
@@ -155,8 +156,10 @@ _Control = ctypes.c_int64 * 3  # allocated, aligned, offset (then its size and s
 _Pair = ctypes.c_int64 * 2
 
 
-def _read(pointer: int, spec: _Spec) -> np.ndarray:
-    """A copy of the argument a descriptor describes (the callable may keep it)."""
+def _read(pointer: int, spec: _Spec, borrow: bool = False) -> np.ndarray:
+    """A copy of the argument a descriptor describes (the callable may keep it); with
+    `borrow`, a contiguous one is a read-only view, valid during the call only (for
+    Ember's own callables that say so: `borrows_arguments`, e.g. the all-reduce's)."""
     d = spec.words.from_address(pointer)
     rank = spec.rank
     sizes, strides = tuple(d[3:3 + rank]), tuple(d[3 + rank:])
@@ -166,6 +169,14 @@ def _read(pointer: int, spec: _Spec) -> np.ndarray:
         step *= n
     if not contiguous:
         return _array(d[1], d[2], sizes, strides, spec.dtype)
+    if borrow:
+        count = int(np.prod(sizes, dtype=np.int64))
+        address = d[1] + d[2] * spec.dtype.itemsize
+        view = np.ctypeslib.as_array((ctypes.c_char * (count * spec.dtype.itemsize or 1))
+                                     .from_address(address))
+        view = view[:count * spec.dtype.itemsize].view(spec.dtype).reshape(sizes)
+        view.flags.writeable = False
+        return view
     out = block_cache.empty(sizes, spec.dtype)  # a big one reuses a block: no page faults
     if out.nbytes:
         ctypes.memmove(out.ctypes.data, d[1] + d[2] * spec.dtype.itemsize, out.nbytes)

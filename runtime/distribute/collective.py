@@ -36,6 +36,10 @@ def traced_all_reduce(reduce_op, values: list) -> list:
         reduced = context._reduce_arrays(op, [np.asarray(a) for a in arrays])
         return tuple(np.asarray(t.numpy()) for t in reduced)
 
+    # the reduction reads its arguments during the call only (its results are new arrays):
+    # the compiled caller's buffers are lent, not copied (backends/cpu/host_calls.py)
+    reduce_now.borrows_arguments = True
+
     # the results have the values' shapes (the replicas' shapes must agree, _Group checks):
     # a host call of known shapes is compiled, where an unknown rank kept the whole function
     # on the interpreter (backends/cpu/host_calls.py)
