@@ -22,7 +22,6 @@ strategy.distribute_datasets_from_function(dataset_fn))`, schedules its em.funct
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import weakref
 
@@ -135,18 +134,9 @@ class ParameterServerStrategy:
             self._next_ps = (task + 1) % self._num_ps
         return task
 
-    @contextlib.contextmanager
     def scope(self):
         """Makes this the current strategy: em.Variable(...) makes variables on the ps."""
-        scopes = _strategy._scopes()
-        if scopes and scopes[-1] is not self:
-            raise ValueError("Mixing different tf.distribute.Strategy objects: "
-                             f"{scopes[-1]!r} is current; leave its scope() first")
-        scopes.append(self)
-        try:
-            yield self
-        finally:
-            scopes.pop()
+        return _strategy.entered(self)
 
     # -- replicas -----------------------------------------------------------------------------
 

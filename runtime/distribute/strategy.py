@@ -103,6 +103,20 @@ def _shared(array):
     return convert_to_tensor(array)
 
 
+@contextlib.contextmanager
+def entered(strategy):
+    """`strategy.scope()`: `strategy` is the current one inside (ValueError if another is)."""
+    scopes = _scopes()
+    if scopes and scopes[-1] is not strategy:
+        raise ValueError("Mixing different tf.distribute.Strategy objects: "
+                         f"{scopes[-1]!r} is current; leave its scope() first")
+    scopes.append(strategy)
+    try:
+        yield strategy
+    finally:
+        scopes.pop()
+
+
 class _Group:
     """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
 
@@ -215,18 +229,9 @@ class MirroredStrategy:
     def num_replicas_in_sync(self) -> int:
         return len(self._devices)
 
-    @contextlib.contextmanager
     def scope(self):
         """Makes this the current strategy (`em.distribute.get_strategy()`)."""
-        scopes = _scopes()
-        if scopes and scopes[-1] is not self:
-            raise ValueError("Mixing different tf.distribute.Strategy objects: "
-                             f"{scopes[-1]!r} is current; leave its scope() first")
-        scopes.append(self)
-        try:
-            yield self
-        finally:
-            scopes.pop()
+        return entered(self)
 
     def run(self, fn, args=(), kwargs=None):
         """`fn(*args, **kwargs)` once per replica, each on its thread; PerReplica arguments
