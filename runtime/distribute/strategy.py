@@ -13,19 +13,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ember.backends.cpu import block_cache
 from ember.dialects.ember.dtypes import int32
-from ember.frontend.device_memory import placed
-from ember.frontend.tensor import constant, convert_to_tensor
+from ember.frontend.tensor import constant
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
 from ember.runtime.distribute import gpu_replicas
+from ember.runtime.distribute.group import _Group
 from ember.runtime.distribute.values import (PerReplica, ReduceOp, ValueContext, as_array,
-                                             check_agree, combine, gather, local_results,
-                                             reduce_op_of, reduce_share, regroup)
+                                             combine, gather, local_results, regroup)
 
-BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
 _local = threading.local()  # .scopes: entered strategies; .replica: the ReplicaContext
 
 
@@ -98,11 +95,6 @@ class ReplicaContext:
                                  merge_fn, args, kwargs or {})
 
 
-@placed  # a GPU replica's result goes to its GPU (gpu_replicas.py)
-def _shared(array):
-    return convert_to_tensor(array)
-
-
 @contextlib.contextmanager
 def entered(strategy):
     """`strategy.scope()`: `strategy` is the current one inside (ValueError if another is)."""
@@ -115,73 +107,6 @@ def entered(strategy):
         yield strategy
     finally:
         scopes.pop()
-
-
-class _Group:
-    """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
-
-    def __init__(self, n: int):
-        self.slots = [None] * n
-        self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
-        self.failed_together = False
-        self.merged = None  # (ok, result or error) of the last merge_call
-        self.out = []  # all_reduce's result buffers (replica 0 allocates them)
-
-    def all_reduce(self, replica: int, op, arrays: list) -> list:
-        """Each replica sums its share of every value's elements into buffers replica 0
-        allocated (a reduce-scatter and all-gather in shared memory: the replicas divide the
-        work instead of each summing everything); all get the same read-only results."""
-        where = f"ReplicaContext.all_reduce (replica {replica})"
-        self.slots[replica] = arrays
-        if replica == 0:  # shapes as replica 0's: the check below refuses any other
-            self.out = [block_cache.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
-        self._wait(where)
-        try:
-            if any(len(s) != len(arrays) for s in self.slots):
-                raise ValueError(f"{where}: the replicas all-reduce different numbers of "
-                                 f"values ({[len(s) for s in self.slots]})")
-            parts = [[s[k] for s in self.slots] for k in range(len(arrays))]
-            for values in parts:
-                check_agree(values, where)
-            for values, out in zip(parts, self.out):
-                reduce_share(reduce_op_of(op, where), values, out, replica, len(self.slots))
-            result = list(self.out)  # taken before the barrier: replica 0 then may renew it
-        except BaseException:
-            self.failed_together = True  # the same slots: every replica raises it
-            raise
-        finally:
-            self._wait(where)  # every share is written; the slots are read before reuse
-        return [_shared(out) for out in result]  # on the CPU no copy: never written again
-
-    def merge(self, replica: int, strategy, merge_fn, args, kwargs):
-        where = f"ReplicaContext.merge_call (replica {replica})"
-        self.slots[replica] = (args, kwargs)
-        self._wait(where)
-        if replica == 0:  # only replica 0 reads the slots, before the barrier below
-            try:
-                merged = (True, _cross_replica(strategy, merge_fn,
-                                               regroup([s[0] for s in self.slots]),
-                                               regroup([s[1] for s in self.slots])))
-            except BaseException as error:  # noqa: BLE001 - replica 0 re-raises it
-                merged = (False, error)
-            self.merged = merged
-        self._wait(where)
-        ok, value = self.merged
-        if ok:
-            return value
-        self.failed_together = True  # every replica raises now: none waits at the barrier
-        if replica == 0:
-            raise value
-        raise RuntimeError(f"{where}: another replica raised in the merge_call function "
-                           f"({type(value).__name__}: {value})")
-
-    def _wait(self, where: str) -> None:
-        try:
-            self.barrier.wait()
-        except threading.BrokenBarrierError:
-            raise RuntimeError(f"{where}: another replica raised, returned or timed out "
-                               f"({BARRIER_TIMEOUT:g} s) instead of calling all_reduce: every"
-                               " replica must call it the same number of times") from None
 
 
 def _device_names(devices, where: str) -> list[str]:
