@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.variables import Variable
+from ember.frontend.variables import Variable, _operator  # reads, then the op
 
 
 class ShardedVariable:
@@ -137,13 +137,6 @@ class ShardedVariable:
                 f"dtype={self.dtype.name} shards={len(self._variables)} devices={devices}>")
 
     __hash__ = object.__hash__
-
-
-def _operator(name):
-    def method(self, *args):
-        return getattr(self.read_value(), name)(*args)
-    method.__name__ = name
-    return method
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",

@@ -78,6 +78,20 @@ class History(Callback):
             self.history.setdefault(key, []).append(value)
 
 
+def with_history(model, callbacks, epochs: int, steps, verbose):
+    """`callbacks` with a new History last (as Keras: it logs what the others add, e.g.
+    LearningRateScheduler's learning_rate), each told the model and fit's parameters;
+    returns (the callbacks, the History)."""
+    history = History()
+    callbacks = list(callbacks or []) + [history]
+    for cb in callbacks:
+        if hasattr(cb, "set_model"):
+            cb.set_model(model)
+        if hasattr(cb, "set_params"):
+            cb.set_params({"epochs": epochs, "steps": steps, "verbose": verbose})
+    return callbacks, history
+
+
 def _is_array(x) -> bool:
     return isinstance(x, (np.ndarray, Tensor, list)) or np.isscalar(x)
 

@@ -131,14 +131,8 @@ class TrainingAPI:
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
                              "(its dataset is usually infinite)")
-        history = fit_lib.History()
-        callbacks = list(callbacks or []) + [history]  # last, as Keras: it logs what
-        # the others add (LearningRateScheduler's learning_rate)
-        for cb in callbacks:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            if hasattr(cb, "set_params"):
-                cb.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose})
+        callbacks, history = fit_lib.with_history(self, callbacks, epochs, steps_per_epoch,
+                                                  verbose)
         names = [name for name, _ in c.metrics]
         loud = verbose not in (0, False)
         self.stop_training = False

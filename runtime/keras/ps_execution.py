@@ -87,14 +87,9 @@ class ParameterServerExecution(Execution):
                                     "validation_steps")
             _need_steps(validation_steps, "Model.fit: validation_steps",
                         "model.fit(..., validation_data=creator, validation_steps=10)")
-        history = fit_lib.History()
-        callbacks = list(callbacks or []) + [history]  # last, as Keras (and Model.fit)
+        callbacks, history = fit_lib.with_history(model, callbacks, epochs, steps_per_epoch,
+                                                  verbose)
         check_callbacks(callbacks)
-        for cb in callbacks:
-            if hasattr(cb, "set_model"):
-                cb.set_model(model)
-            if hasattr(cb, "set_params"):
-                cb.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose})
         names = [name for name, _ in c.metrics]
         dataset = self.per_worker_dataset(creator)
         spec = _pair_spec(dataset, "Model.fit")
