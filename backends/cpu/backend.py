@@ -18,7 +18,7 @@ from ember.passes.pipeline import run_pipeline
 from ember.passes.transforms.round_to_bf16 import EMULATE
 from ember.backends import compile_log
 from ember.backends.base import StagedLowering
-from ember.backends.cpu import blas_library, host_target
+from ember.backends.cpu import blas_library, host_target, libcalls
 from ember.backends.cpu import kernels
 from ember.backends.cpu import native
 from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
@@ -161,7 +161,7 @@ class CpuBackend(StagedLowering):
     def optimize_llvm(self, llvm_ir: str, machine=None):
         """Parses and optimises LLVM IR at the configured level; returns the llvmlite module."""
         llvm = host_target.binding()
-        mod = llvm.parse_assembly(llvm_ir)
+        mod = llvm.parse_assembly(libcalls.provide(llvm_ir))
         mod.verify()
         machine = machine or self.target_machine()
         tuning = llvm.create_pipeline_tuning_options(speed_level=self.options.opt_level)

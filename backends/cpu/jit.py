@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import block_cache, host_target, native
+from ember.backends.cpu import block_cache, host_target, libcalls, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -199,6 +199,11 @@ def load_object(backend: CpuBackend, obj: bytes):
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     from ember.backends.cpu import kernels
     with kernels.resolving(own):
+        missing = libcalls.unresolved(obj, llvm)
+        if missing:  # the code would call address 0 (libcalls.py)
+            raise JitError(f"the compiled code calls {', '.join(missing)}, which this process "
+                           "does not provide (a runtime-library call of LLVM's code "
+                           "generator that Ember does not supply yet): please report it")
         engine.finalize_object()
     native.bind(engine)
     return engine
