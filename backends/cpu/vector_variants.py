@@ -28,6 +28,11 @@ on which path a vector took. The mechanism is LLVM's vector function ABI:
 Only with vectorisation on (the full tier); the fast tier keeps the always-inline scalar
 function. The variants exist only in the CPU backend: other backends compile fastmath's
 branchless scalar function.
+
+f32 `tanh` gets a variant by the same mechanism (`_paths`): a vector whose lanes all have
+|x| < 0.625 computes only fastmath's small-|x| polynomial (`tanh_moderate`); one with any
+other lane (or NaN) the whole kernel, e**(2|x|) and its division included. Bench case B
+takes the polynomial alone in 49 of its 50 steps: 2.5x fewer instructions in its kernel.
 """
 
 from __future__ import annotations
