@@ -239,6 +239,7 @@ def tanh(x):
 
 
 def _tanh_small(k: Kit, a):
+    """f32 tanh(a) for 0 <= a < 0.625: a + a z P(z), z = a^2."""
     z = k.mul(a, a)
     return k.add(a, k.mul(k.mul(a, z), k.estrin(z, _TANH_P)))
 
@@ -251,8 +252,8 @@ def tanh_moderate(x):
 
 
 def tanh_large_arguments(x):
-    """The i1 (per lane) saying where `tanh_moderate` would differ from `tanh`: |x| >= 0.625
-    or NaN."""
+    """The i1 (per lane) saying where f32 `tanh_moderate` would differ from `tanh`:
+    |x| >= 0.625 or NaN."""
     k = kit(x.type)
     return k.cmp("UGE", k.abs(x), k.c(_TANH_SMALL))
 
