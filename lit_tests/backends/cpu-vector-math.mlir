@@ -18,8 +18,9 @@
 
 // Each function is built once per module as a private always-inline function that the
 // loop body calls; LLVM inlines every call before vectorising (none is left in its IR).
-// sin and cos are vectorised through their vector variants (cpu-sincos-variants.mlir),
-// inlined after vectorising: only their inlined blocks' labels keep the name.
+// sin, cos and tanh are vectorised through their vector variants (cpu-sincos-variants.mlir,
+// cpu-tanh-variant.mlir), inlined after vectorising: only their inlined blocks' labels keep
+// the name.
 // LINALG-LABEL: func.func @chain
 // LINALG-COUNT-1: linalg.generic
 // LINALG-NEXT:      ^bb0

@@ -55,10 +55,11 @@ from ember.passes.conversions.ember_to_linalg.fastmath_kit import (INF, LN2, LOG
                                                                    SQRT_HALF_BITS64, Kit,
                                                                    log_special)
 from ember.passes.conversions.ember_to_linalg.fastmath_sincos import cos, sin
+from ember.passes.conversions.ember_to_linalg.fastmath_vector import kit
 from ember.passes.ir_utils import as_operation
 
 __all__ = ["FUNCTIONS", "supports", "build", "call", "exp", "expm1", "log", "log1p", "tanh",
-           "sigmoid", "sin", "cos"]
+           "sigmoid", "sin", "cos", "tanh_moderate", "tanh_large_arguments"]
 
 # ---- exp ----------------------------------------------------------------------------------
 
@@ -225,17 +226,36 @@ def tanh(x):
     back (so -0 stays -0, NaN stays NaN). Max error 1 ulp (all f32 inputs).
     f64: see `tanh_f64`.
     """
-    k = Kit(x.type)
+    k = kit(x.type)
     if k.wide:
         return tanh_f64(k, x)
     a = k.abs(x)
-    z = k.mul(a, a)
-    small = k.add(a, k.mul(k.mul(a, z), k.estrin(z, _TANH_P)))
+    small = _tanh_small(k, a)
     big_a = k.clamp(a, None, 9.5)
     e = _exp_f32(k, k.add(big_a, big_a), None, None, wide_n=False)  # n in [0, 28]
     big = k.sub(k.c(1.0), k.div(k.c(2.0), k.add(e, k.c(1.0))))
     y = k.select(k.cmp("OLT", a, k.c(_TANH_SMALL)), small, big)
     return k.copysign(y, x)
+
+
+def _tanh_small(k: Kit, a):
+    """f32 tanh(a) for 0 <= a < 0.625: a + a z P(z), z = a^2."""
+    z = k.mul(a, a)
+    return k.add(a, k.mul(k.mul(a, z), k.estrin(z, _TANH_P)))
+
+
+def tanh_moderate(x):
+    """f32 `tanh` without its e**(2a) side: the same values where no lane of `x` is
+    `tanh_large_arguments` (the CPU backend's vector variants branch to `tanh` otherwise)."""
+    k = kit(x.type)
+    return k.copysign(_tanh_small(k, k.abs(x)), x)
+
+
+def tanh_large_arguments(x):
+    """The i1 (per lane) saying where f32 `tanh_moderate` would differ from `tanh`:
+    |x| >= 0.625 or NaN."""
+    k = kit(x.type)
+    return k.cmp("UGE", k.abs(x), k.c(_TANH_SMALL))
 
 
 def sigmoid(x):
