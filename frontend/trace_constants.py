@@ -29,7 +29,7 @@ class ConstantOps:
     def emit(self, t, loc: ir.Location) -> tuple[ir.Value, IRType]:
         """The op of eager tensor `t` at `loc` (in its context): (result, its type)."""
         value = t._value
-        by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes()) \
+        by_value = (t._dtype, value.dtype, value.shape, value.tobytes()) \
             if value.nbytes <= SMALL_CONSTANT_BYTES and value.dtype.kind in "biufc" else None
         made = self._made.get(by_value) if by_value is not None else None
         ip = ir.InsertionPoint.at_block_begin(self._block)

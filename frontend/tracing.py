@@ -343,7 +343,7 @@ class FuncGraph:
             return None
         if len(out) > 1:
             return tuple(self.wrap(v, base, t, origin) for v, t in zip(out, out_types))
-        return self.wrap(out[0], base, out_types[0], origin)
+        return SymbolicTensor(self, out[0], out_types[0], unique_name(self.names, base), origin)
 
     @contextlib.contextmanager
     def region(self, block: ir.Block, what: str, scope: Scope | None = None):
