@@ -24,24 +24,24 @@ class ConstantOps:
 
     def __init__(self, block: ir.Block):
         self._block = block
-        self._made: dict[tuple, tuple] = {}  # value -> (attributes, MLIR type, ember type)
+        self._made: dict[tuple, tuple] = {}  # value -> (attributes, [MLIR type], ember type)
 
     def emit(self, t, loc: ir.Location) -> tuple[ir.Value, IRType]:
-        """The op of eager tensor `t` at `loc` (inside its context): (result, its type)."""
+        """The op of eager tensor `t` at `loc` (in its context): (result, its type)."""
         value = t._value
-        by_value = (t._dtype, value.dtype.str, value.shape, value.tobytes()) \
+        by_value = (t._dtype, value.dtype, value.shape, value.tobytes()) \
             if value.nbytes <= SMALL_CONSTANT_BYTES and value.dtype.kind in "biufc" else None
         made = self._made.get(by_value) if by_value is not None else None
         ip = ir.InsertionPoint.at_block_begin(self._block)
         if made is not None:
-            attributes, mlir_type, ttype = made
-            op = ir.Operation.create(creation.ConstantOp.name, results=[mlir_type],
-                                     attributes=dict(attributes), loc=loc, ip=ip)
+            attributes, mlir_types, ttype = made
+            op = ir.Operation.create(creation.ConstantOp.name, results=mlir_types,
+                                     attributes=attributes, loc=loc, ip=ip)
             return op.result, ttype
         (result,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": value}, loc=loc,
                                          ip=ip)
         if by_value is not None:
             op = result.owner
-            self._made[by_value] = ({n: op.attributes[n] for n in op.attributes}, result.type,
-                                    ttype)
+            self._made[by_value] = ({n: op.attributes[n] for n in op.attributes},
+                                    [result.type], ttype)
         return result, ttype

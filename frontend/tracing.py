@@ -309,8 +309,7 @@ class FuncGraph:
                 arg = self._capture("constant", snapshot, ttype, origin)
                 self._constants[key] = self.wrap(arg, "Const", ttype, origin)
                 return arg
-            with self.context, self.location(origin) as loc:
-                result, ttype = self._constant_ops.emit(t, loc)
+            result, ttype = self._constant_ops.emit(t, self.location(origin))
             self._constants[key] = self.wrap(result, "Const", ttype, origin)
         return self._constants[key]._ir
 
@@ -319,9 +318,16 @@ class FuncGraph:
     def apply(self, spec: type[Op], operands: Sequence[Tensor], attrs: dict):
         """Emits `spec` at the current insertion point; returns symbolic results."""
         origin = user_location()
-        values = [self.resolve(t, origin) for t in operands]
-        types = [t._ttype if isinstance(t, SymbolicTensor) else self._constants[id(t)]._ttype
-                 for t in operands]
+        values, types = [], []
+        for t in operands:
+            if type(t) is SymbolicTensor and t._graph is self and t._scope is self.scope \
+                    and not self.finalized:  # what `resolve` checks, in its commonest case
+                values.append(t._ir)
+                types.append(t._ttype)
+                continue
+            values.append(self.resolve(t, origin))
+            types.append(t._ttype if isinstance(t, SymbolicTensor)
+                         else self._constants[id(t)]._ttype)
         return self.apply_on_values(spec, values, attrs, types, origin)
 
     def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
@@ -330,15 +336,14 @@ class FuncGraph:
         """Like `apply`, for operands that are already SSA values of this graph (`types`:
         their ember types, and `origin`, the user's file and line, if known)."""
         origin = origin or user_location()
-        with self.context, self.location(origin) as loc:  # (types' builders need a location)
-            out, out_types = emit_typed(spec, values, attrs, loc=loc, operand_types=types,
-                                        ip=self._insertion[-1])
+        out, out_types = emit_typed(spec, values, attrs, loc=self.location(origin),
+                                    operand_types=types, ip=self._insertion[-1])
         base = spec.name.split(".", 1)[1]
         if not out:
             return None
         if len(out) > 1:
             return tuple(self.wrap(v, base, t, origin) for v, t in zip(out, out_types))
-        return self.wrap(out[0], base, out_types[0], origin)
+        return SymbolicTensor(self, out[0], out_types[0], unique_name(self.names, base), origin)
 
     @contextlib.contextmanager
     def region(self, block: ir.Block, what: str, scope: Scope | None = None):

@@ -19,11 +19,17 @@ _INTERNAL = tuple(os.path.join(_ROOT, d) + os.sep for d in
 _SKIP = (contextlib.__file__, threading.__file__)
 
 
-def user_frame():
-    """The innermost stack frame outside Ember (the user's code), or None."""
-    frame = sys._getframe(1)
+def user_frame(frame=None):
+    """The innermost stack frame outside Ember (the user's code) from `frame` (default: the
+    caller's) outwards, or None."""
+    frame = frame or sys._getframe(1)
+    verdicts = _internal_files
     while frame is not None:
-        if not _is_internal(frame.f_code.co_filename):
+        name = frame.f_code.co_filename
+        is_internal = verdicts.get(name)  # `_is_internal`, inlined: a trace asks once per op
+        if is_internal is None:
+            is_internal = _is_internal(name)
+        if not is_internal:
             return frame
         frame = frame.f_back
     return None
@@ -48,7 +54,7 @@ def _is_internal(name: str) -> bool:
 
 
 def user_location() -> tuple[str, int]:
-    frame = user_frame()
+    frame = user_frame(sys._getframe(1))  # from the caller, Ember's code
     return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 

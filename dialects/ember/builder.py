@@ -8,6 +8,7 @@ This is what the tracer uses; the demo and tests use it directly.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable, Sequence
 
 from mlir import ir
@@ -34,6 +35,10 @@ def emit(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None =
     return results[0] if len(results) == 1 else results
 
 
+# what SSA values are: checking `type(v)` against them first costs a fifth of `isinstance`
+_VALUE_CLASSES = frozenset((ir.OpResult, ir.BlockArgument))
+
+
 def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None = None,
                *, loc: ir.Location | None = None,
                operand_types: Sequence[IRType] | None = None,
@@ -43,18 +48,45 @@ def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | 
     reading each back from MLIR; `ip` inserts there instead of at the current insertion
     point."""
     for i, v in enumerate(operands):
-        if not isinstance(v, ir.Value):
+        if type(v) not in _VALUE_CLASSES and not isinstance(v, ir.Value):
             raise OpTypeError(spec.name, f"operand #{i} must be an MLIR value, got "
                               f"{type(v).__name__}")
-    attrs = spec.normalize_attrs(attrs or {})
-    types = tuple(operand_types) if operand_types is not None else \
-        tuple(type_from_mlir(v.type) for v in operands)
-    values = known_operands(spec, operands) if spec.uses_values else None
-    result_types = spec.infer_types(types, attrs, values)
-    mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value) for name, value in attrs.items()}
-    op = ir.Operation.create(spec.name, results=[type_to_mlir(t) for t in result_types],
-                             operands=list(operands), attributes=mlir_attrs, loc=loc, ip=ip)
-    return tuple(op.results), tuple(result_types)
+    if attrs or spec.uses_values or operand_types is None:
+        known = _inferred(spec, operands, operand_types, attrs, loc)
+    else:
+        key = (ir.Context.current if loc is None else loc.context, spec, tuple(operand_types))
+        known = _INFERRED.get(key)
+        if known is None:
+            known = _inferred(spec, operands, key[2], None, loc)
+            if len(_INFERRED) >= 4096:  # bounded: it keeps the contexts of its types alive
+                _INFERRED.clear()
+            _INFERRED[key] = known
+    result_types, mlir_types, mlir_attrs = known
+    op = ir.Operation.create(spec.name, results=mlir_types, operands=list(operands),
+                             attributes=mlir_attrs, loc=loc, ip=ip)
+    return ((op.result,) if len(result_types) == 1 else tuple(op.results)), result_types
+
+
+# (context, spec, operand types) -> what `_inferred` returns, for ops given no attributes
+# whose inference reads no operand values: then it is a function of these alone, and a
+# trace emits the same few ops on the same types again and again (bench case B: 150 ops,
+# 3 kinds). Only the tracer's calls (which pass `operand_types`) use it.
+_INFERRED: dict = {}
+
+
+def _inferred(spec: type[Op], operands, operand_types, attrs: dict | None,
+              loc: ir.Location | None) -> tuple:
+    """(result types, their MLIR types, the MLIR attributes) of `spec` on these operands,
+    built in `loc`'s context (else the current one); raises what the spec's checks raise."""
+    with loc if loc is not None else contextlib.nullcontext():
+        attrs = spec.normalize_attrs(attrs or {})
+        types = tuple(operand_types) if operand_types is not None else \
+            tuple(type_from_mlir(v.type) for v in operands)
+        values = known_operands(spec, operands) if spec.uses_values else None
+        result_types = tuple(spec.infer_types(types, attrs, values))
+        mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value)
+                      for name, value in attrs.items()}
+        return result_types, [type_to_mlir(t) for t in result_types], mlir_attrs
 
 
 def build_function(module: ir.Module, name: str, arg_types: Sequence[IRType],

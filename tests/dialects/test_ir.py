@@ -8,7 +8,7 @@ from mlir import ir
 import ember as em
 from ember.dialects.ember import (OpAttributeError, OpShapeError, OpTypeError, creation,
                                   dtypes, elementwise, elements, reduction, state, verifier)
-from ember.dialects.ember.builder import build_function, emit
+from ember.dialects.ember.builder import build_function, emit, emit_typed
 from ember.dialects.ember.types import ResourceType, TensorType, parse_type
 
 ELEMENT_CASES = [
@@ -119,8 +119,35 @@ def test_emit_rejects_bad_input_before_calling_mlir(spec, operands, attrs, error
         real = [next(values) if isinstance(o, str) else o for o in operands]
         with pytest.raises(error, match=match):
             emit(spec, real, attrs)
+        # the tracer's way in, which remembers inferred types: never an error
+        typed = [types[o] if isinstance(o, str) else None for o in operands]
+        for _ in range(2):
+            with pytest.raises(error, match=match):
+                emit_typed(spec, real, attrs, operand_types=typed)
 
     build_function(module, "f", [types[n] for n in names], body)
+
+
+def test_emit_typed_builds_what_emit_builds(context):
+    f32x4, f32x1 = TensorType(em.float32, (4,)), TensorType(em.float32, (1,))
+
+    def build(make):
+        module = ir.Module.create()
+        build_function(module, "f", [f32x4, f32x1], make)
+        return str(module)
+
+    def by_emit(x, y):
+        return emit(elementwise.TanhOp, [emit(elementwise.AddOp, [x, y])])
+
+    def by_emit_typed(x, y):
+        for _ in range(3):  # the second and third time from what the first one inferred
+            (z,), (zt,) = emit_typed(elementwise.AddOp, [x, y], operand_types=[f32x4, f32x1])
+            (w,), (wt,) = emit_typed(elementwise.TanhOp, [z], operand_types=[zt])
+            assert zt == wt == f32x4
+        return w
+
+    assert build(by_emit_typed).count('"ember.tanh"') == 3
+    assert build(by_emit).split("ember.tanh")[0] in build(by_emit_typed)
 
 
 def test_verifier_reports_location_and_mlir_style_message(context):

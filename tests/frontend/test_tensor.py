@@ -4,6 +4,7 @@ operators (incl. reflected ones), conversion rules, string tensors, `em.constant
 """
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -343,6 +344,23 @@ def test_convert_to_tensor_dtype_hint_falls_back_to_defaults():
     assert em.convert_to_tensor(1, dtype_hint=em.float64).dtype is em.float64
     assert em.convert_to_tensor(1.5, dtype_hint=em.int32).dtype is em.float32
     assert em.convert_to_tensor("a", dtype_hint=em.int32).dtype is em.string
+
+
+@pytest.mark.parametrize("dtype", [em.float16, em.bfloat16, em.float32, em.float64])
+@pytest.mark.parametrize("value", [0.1, -0.0, 1 / 3, 1e-46, 65504.0, 65520.0, 3.5e38, 1e300,
+                                   float("inf"), float("nan")])
+def test_python_float_meeting_a_tensor_converts_as_with_a_dtype_hint(value, dtype):
+    from ember.frontend.math_ops import group  # (it takes a quicker way for floats)
+
+    with warnings.catch_warnings(record=True) as hint_warned:
+        warnings.simplefilter("always")
+        want = em.convert_to_tensor(value, dtype_hint=dtype)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        _, got = group(em.zeros([2], dtype=dtype), value)
+    assert bool(warned) == bool(hint_warned)  # an overflow warns
+    assert got.dtype is want.dtype is dtype
+    assert got.numpy().tobytes() == want.numpy().tobytes()
 
 
 @pytest.mark.parametrize("value", [None, object(), {1: 2}, {1, 2}])
