@@ -8,7 +8,7 @@ Importing it makes ~35,000 objects that live as long as the process (modules, cl
 the MLIR context). The cyclic garbage collector is paused while they are made and they are
 then moved to its permanent generation (`gc.freeze`, runtime/startup.py): its collections
 no longer walk them, neither during the import (~6% of it) nor in the first full
-collection after it (10-30 ms, which used to land in a first call's trace).
+collection after it (10-30 ms, wherever the program next allocates enough).
 """
 
 __version__ = "0.1.0"

@@ -9,11 +9,11 @@ need them. The first compiled call loads the backend it runs on (`backends.get`)
 The import makes ~35,000 objects that live as long as the process (modules, classes,
 functions, the MLIR context and its types). The cyclic garbage collector would walk them
 in each of its collections during the import and again in every full collection after it
-(the first one, 10-30 ms here, used to land in a first call's trace). So it is paused
-while `ember` is imported (`pause_collector`), and then everything alive is moved to its
-permanent generation (`gc.freeze`, `resume_collector`): it is never walked again. Objects
-the program made before importing `ember` are frozen with it; cyclic garbage among them is
-not collected (`gc.unfreeze()` gives them back to the collector).
+(the first one, 10-30 ms here, comes wherever the program next allocates enough). So it
+is paused while `ember` is imported (`pause_collector`), and then everything alive is
+moved to its permanent generation (`gc.freeze`, `resume_collector`): it is never walked
+again. Objects the program made before importing `ember` are frozen with it; cyclic
+garbage among them is not collected (`gc.unfreeze()` gives them back to the collector).
 """
 
 from __future__ import annotations
