@@ -92,7 +92,7 @@ class DiskCache:
                 blob = f.read()
         except OSError:
             return None
-        entry = _decode(blob)
+        entry = _unpack(blob)
         if entry is None:
             self.discard(key, "checksum or format mismatch")
             return None
@@ -105,8 +105,8 @@ class DiskCache:
             self.discard(key, "the shared library's size does not fit")
             return None
         if size:  # the object, then the same code linked into a shared library
-            code, meta["shared"] = code[:len(code) - size], code[len(code) - size:]
-        return code, meta
+            code, meta["shared"] = code[:len(code) - size], bytes(code[len(code) - size:])
+        return bytes(code), meta
 
     def discard(self, key: str, reason: str) -> None:
         """Removes the entry of `key` (it cannot be used: `reason`), so it is rebuilt."""
@@ -147,15 +147,23 @@ def _encode(obj: bytes, meta: dict) -> bytes:
 
 
 def _decode(blob: bytes) -> Optional[tuple[bytes, dict]]:
+    """The payload's code and metadata, or None if `blob` does not check out."""
+    entry = _unpack(blob)
+    return None if entry is None else (bytes(entry[0]), entry[1])
+
+
+def _unpack(blob: bytes) -> Optional[tuple[memoryview, dict]]:
+    """As `_decode`, the code a view into `blob` (a warm start copies its object and its
+    library out of the file's bytes once, not once per slice)."""
     if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + 65 + 8:
         return None
     digest = blob[len(MAGIC):len(MAGIC) + 64]
-    payload = blob[len(MAGIC) + 65:]
+    payload = memoryview(blob)[len(MAGIC) + 65:]
     if hashlib.sha256(payload).hexdigest().encode() != digest:
         return None
     size = int.from_bytes(payload[:8], "little")
     try:
-        meta = json.loads(payload[8:8 + size].decode("utf-8"))
+        meta = json.loads(bytes(payload[8:8 + size]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
     return (payload[8 + size:], meta) if isinstance(meta, dict) else None

@@ -12,10 +12,11 @@ gets (backends.get("cpu")); compiler.compile_function keys and loads entries thr
 
 from __future__ import annotations
 
+import collections
 import functools
 import struct
 import sys
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from ember.backends import compile_log
 from ember.backends.cpu import cache, host_calls
@@ -109,21 +110,19 @@ class CpuCompiler:
         return CpuBackend(CpuOptions(**options), instrument)
 
 
-class EntryMeta(NamedTuple):
+class EntryMeta(collections.namedtuple(
+        "EntryMeta", ("symbol", "results", "variables", "prints", "errors", "split",
+                      "split_rows", "split_args", "hosts"),
+        defaults=((),) * 7)):
     """What an entry of the compile cache holds besides its object code (JSON on disk):
-    the function, its result types (variables' new values last), which arguments are
-    variables, its print sites and error sites; for a function split by rows, the blocks
-    (start, count), the rank and row count they split and which arguments have rows.
-    (A NamedTuple: a dataclass costs a cache hit ~1 ms to define.)"""
-    symbol: str
-    results: tuple
-    variables: tuple = ()
-    prints: tuple = ()
-    errors: tuple = ()  # (status, site) pairs
-    split: tuple = ()
-    split_rows: tuple = ()
-    split_args: tuple = ()
-    hosts: tuple = ()  # host-call sites, by site number (host_call_lowering.check)
+    the function (`symbol`), its result types (`results`, variables' new values last),
+    which arguments are `variables`, its `prints` sites and `errors` sites ((status, site)
+    pairs); for a function split by rows, the blocks (`split`: (start, count)), the rank
+    and row count they split (`split_rows`) and which arguments have rows (`split_args`);
+    `hosts`: its host-call sites, by site number (host_call_lowering.check).
+    (collections.namedtuple: a dataclass costs a cache hit ~1 ms to define, and
+    typing.NamedTuple compiles each field's annotation.)"""
+    __slots__ = ()
 
     def as_json(self) -> dict:
         return {**self._asdict(), "errors": dict(self.errors)}
