@@ -8,11 +8,13 @@ So the full tier hands the vectoriser whole-vector versions of the two functions
 a branch looks at all lanes at once:
 
     __ember_sin_f32_v16(x: vector<16xf32>):
-        if any lane of x is large (fastmath_sincos.large_arguments):  exact kernel (as now)
+        if any lane of x is large, inf or NaN (large_arguments):  exact kernel (as now)
         else:                                     Cody-Waite only (sincos_moderate)
 
 Both sides give the same bits for the lanes that are not large, so results do not depend
-on which path a vector took. The mechanism is LLVM's vector function ABI:
+on which path a vector took; on targets with FMA the cheap side fuses two of Cody-Waite's
+exact steps (fastmath_sincos._cody_waite, same bits). The mechanism is LLVM's vector
+function ABI:
 
 1. `add` (before the LLVM stage, on func.func): each `@__ember_{sin,cos}_f32` of the module
    (fastmath.call's) loses `alwaysinline`, gets `noinline` and the attribute
@@ -63,6 +65,7 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
     """Step 1 (see the module doc), in the module's context under a location; `masked`:
     the loops have masked tails (backend.fold_loop_tails). Returns how many scalar
     functions got variants."""
+    fma = "+fma" in (features or "").split(",")
     count = 0
     for op in list(module.body.operations):
         op = op.operation
@@ -79,7 +82,7 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
                 # with masked tails, LLVM calls the masked variant for every vector (an
                 # all-true mask where no tail is left): one variant, one copy to optimise
                 variant = f"{name}_{'m' if masked else 'v'}{lanes}"
-                _build(variant, lanes, cosine, masked)
+                _build(variant, lanes, cosine, masked, fma)
                 mappings.append(f"{_MARK}{'M' if masked else 'N'}{lanes}v_{name}({variant})")
         op.attributes["passthrough"] = ir.ArrayAttr.get([
             ir.StringAttr.get("noinline"),
@@ -89,7 +92,7 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
     return count
 
 
-def _build(name: str, lanes: int, cosine: bool, masked: bool) -> None:
+def _build(name: str, lanes: int, cosine: bool, masked: bool, fma: bool) -> None:
     """The variant `name`: of (x) or, `masked`, of (x, mask), whose inactive lanes (a
     loop's masked tail) are computed as 0, so that what they hold never takes the slow
     path."""
@@ -114,7 +117,7 @@ def _build(name: str, lanes: int, cosine: bool, masked: bool) -> None:
             exact = fastmath_sincos.cos(x) if cosine else fastmath_sincos.sin(x)
             scf.YieldOp([exact])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([fastmath_sincos.sincos_moderate(x, cosine)])
+            scf.YieldOp([fastmath_sincos.sincos_moderate(x, cosine, fma)])
         func.ReturnOp([branch.results[0]])
 
 
