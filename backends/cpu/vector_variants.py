@@ -8,11 +8,13 @@ So the full tier hands the vectoriser whole-vector versions of the two functions
 a branch looks at all lanes at once:
 
     __ember_sin_f32_v16(x: vector<16xf32>):
-        if any lane of x is large (fastmath_sincos.large_arguments):  exact kernel (as now)
+        if any lane of x is large, inf or NaN (large_arguments):  exact kernel (as now)
         else:                                     Cody-Waite only (sincos_moderate)
 
 Both sides give the same bits for the lanes that are not large, so results do not depend
-on which path a vector took. The mechanism is LLVM's vector function ABI:
+on which path a vector took; on targets with FMA the cheap side fuses two of Cody-Waite's
+exact steps (fastmath_sincos._cody_waite, same bits). The mechanism is LLVM's vector
+function ABI:
 
 1. `add` (before the LLVM stage, on func.func): each `@__ember_{sin,cos}_f32` of the module
    (fastmath.call's) loses `alwaysinline`, gets `noinline` and the attribute
@@ -68,6 +70,7 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
     """Step 1 (see the module doc), in the module's context under a location; `masked`:
     the loops have masked tails (backend.fold_loop_tails). Returns how many scalar
     functions got variants."""
+    fma = "+fma" in (features or "").split(",")
     count = 0
     for op in list(module.body.operations):
         op = op.operation
@@ -83,7 +86,7 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
                 # with masked tails, LLVM calls the masked variant for every vector (an
                 # all-true mask where no tail is left): one variant, one copy to optimise
                 variant = f"{name}_{'m' if masked else 'v'}{lanes}"
-                _build(variant, lanes, match.group(1), masked)
+                _build(variant, lanes, match.group(1), masked, fma)
                 mappings.append(f"{_MARK}{'M' if masked else 'N'}{lanes}v_{name}({variant})")
         op.attributes["passthrough"] = ir.ArrayAttr.get([
             ir.StringAttr.get("noinline"),
@@ -93,10 +96,11 @@ def add(module: ir.Module, features: str | None, masked: bool) -> int:
     return count
 
 
-def _build(name: str, lanes: int, function: str, masked: bool) -> None:
+def _build(name: str, lanes: int, function: str, masked: bool, fma: bool) -> None:
     """The variant `name` of `function` ("sin", "cos" or "tanh"): of (x) or, `masked`, of
     (x, mask), whose inactive lanes (a loop's masked tail) are computed as 0, so that what
-    they hold never takes the slow path."""
+    they hold never takes the slow path; `fma`: the target has fused multiply-adds (sin and
+    cos's Cody-Waite steps use them where they round alike)."""
     vt = ir.VectorType.get([lanes], ir.F32Type.get())
     mt = ir.VectorType.get([lanes], ir.IntegerType.get_signless(1))
     fn = func.FuncOp(name, ([vt, mt] if masked else [vt], [vt]))
@@ -108,7 +112,7 @@ def _build(name: str, lanes: int, function: str, masked: bool) -> None:
             zero = arith.ConstantOp(vt, ir.DenseElementsAttr.get_splat(
                 vt, ir.FloatAttr.get(ir.F32Type.get(), 0.0))).result
             x = arith.SelectOp(entry.arguments[1], x, zero).result
-        large, exact, moderate = _paths(function, x)
+        large, exact, moderate = _paths(function, x, fma)
         lanes_int = ir.IntegerType.get_signless(lanes)
         bits = llvm.BitcastOp(lanes_int, large).result
         zero = arith.ConstantOp(lanes_int, ir.IntegerAttr.get(lanes_int, 0)).result
@@ -121,7 +125,7 @@ def _build(name: str, lanes: int, function: str, masked: bool) -> None:
         func.ReturnOp([branch.results[0]])
 
 
-def _paths(function: str, x):
+def _paths(function: str, x, fma: bool):
     """(the i1 per lane that needs the exact kernel, a builder of the exact kernel, one of
     the kernel that is exact where no lane needs it) of `function` at `x`."""
     if function == "tanh":  # tanh_moderate: the polynomial of |x| < 0.625 only (no e**2x)
@@ -130,7 +134,7 @@ def _paths(function: str, x):
     cosine = function == "cos"
     return (fastmath_sincos.large_arguments(x),
             lambda: fastmath_sincos.cos(x) if cosine else fastmath_sincos.sin(x),
-            lambda: fastmath_sincos.sincos_moderate(x, cosine))
+            lambda: fastmath_sincos.sincos_moderate(x, cosine, fma))
 
 
 def present(llvm_ir: str) -> bool:

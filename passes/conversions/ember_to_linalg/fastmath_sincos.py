@@ -4,18 +4,18 @@ accuracy, and fastmath.py for the conventions all its builders share.
 
 The builders take a scalar f32 or a vector of f32 (fastmath_vector.py): `sin`/`cos` are
 exact for every float and branchless; `sincos_moderate` skips Payne-Hanek's reduction,
-which is exact only where `large_arguments` is false in every lane (the CPU backend's
-vector variants branch on that, backends/cpu/vector_variants.py).
+which is meant only for vectors where `large_arguments` is false in every lane (the CPU
+backend's vector variants branch on that, backends/cpu/vector_variants.py).
 """
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, math
 
 from ember.passes.conversions.ember_to_linalg import sincos_reduction
 from ember.passes.conversions.ember_to_linalg.fastmath_kit import INF, Kit
-from ember.passes.conversions.ember_to_linalg.fastmath_vector import kit, shaped
+from ember.passes.conversions.ember_to_linalg.fastmath_vector import kit
 
 __all__ = ["sin", "cos", "sincos_moderate", "large_arguments"]
 
@@ -31,14 +31,20 @@ _SIN_S = [-0.16666655242443085, 0.008332154713571072, -0.00019514454470481724]
 _COS_C = [0.04166664555668831, -0.0013887308305129409, 2.4432209102087654e-05]
 
 
-def _cody_waite(x, k: Kit, kd: Kit):
+def _cody_waite(x, k: Kit, kd: Kit, fma: bool = False):
     """(r as f64, j as i64) with x = j * pi/2 + r, |r| <= pi/4 + tiny: exact reduction while
-    |j| < 2**29 (|x| < 8.4e8); NaN and +-inf give a NaN r."""
+    |j| < 2**29 (|x| < 8.4e8); NaN and +-inf give a NaN r. `fma`: j * _PIO2[0] and
+    j * _PIO2[1] fused into their subtractions, one op for two and the same bits: with 24
+    and 23 significant bits the products are exact while |j| < 2**29, so the fused op
+    rounds once where the subtraction did."""
     xd = arith.ExtFOp(kd.ft, x).result
     j, ji = kd.round_int(kd.mul(xd, kd.c(_2_OVER_PI)))
     r = xd
-    for part in _PIO2:
-        r = kd.sub(r, kd.mul(j, kd.c(part)))
+    for i, part in enumerate(_PIO2):
+        if fma and i < 2:
+            r = math.FmaOp(j, kd.c(-part), r).result
+        else:
+            r = kd.sub(r, kd.mul(j, kd.c(part)))
     return r, ji
 
 
@@ -60,7 +66,10 @@ def _sincos_of(x, r, ji, cosine: bool, k: Kit):
     z = k.mul(rf, rf)
     s = k.add(rf, k.mul(k.mul(rf, z), k.poly(z, _SIN_S)))
     c = k.add(k.sub(k.c(1.0), k.mul(z, k.c(0.5))), k.mul(k.mul(z, z), k.poly(z, _COS_C)))
-    odd = arith.TruncIOp(shaped(k.ft, ir.IntegerType.get_signless(1)), q).result
+    # q odd: its low bit moved to the sign (vectors: a blend on the sign bit, where a
+    # truncation to i1 costs a chain of packs and shuffles)
+    odd = arith.CmpIOp(arith.CmpIPredicate.slt, arith.ShLIOp(q, k.i(31)).result,
+                       k.i(0)).result
     y = k.select(odd, c, s)
     flip = arith.ShLIOp(arith.AndIOp(q, k.i(2)).result, k.i(30)).result
     y = k.from_bits(arith.XOrIOp(k.bits(y), flip).result)
@@ -88,17 +97,21 @@ def _sincos(x, cosine: bool):
     return _sincos_of(x, r, ji, cosine, k)
 
 
-def sincos_moderate(x, cosine: bool):
+def sincos_moderate(x, cosine: bool, fma: bool = False):
     """`sin` or `cos` (by `cosine`) without Payne-Hanek's reduction: the same values where
-    no lane of `x` is `large_arguments` (vector variants branch to `_sincos` otherwise)."""
+    no lane of `x` is `large_arguments` (vector variants branch to `_sincos` otherwise).
+    `fma` (targets with fused multiply-add): two of Cody-Waite's steps fused, exact there
+    (`_cody_waite`)."""
     k = kit(x.type)
-    r, ji = _cody_waite(x, k, kit(x.type, "f64"))
+    r, ji = _cody_waite(x, k, kit(x.type, "f64"), fma)
     return _sincos_of(x, r, ji, cosine, k)
 
 
 def large_arguments(x):
-    """The i1 (per lane) saying where `sincos_moderate` would not be exact."""
-    return _large(x, kit(x.type))
+    """The i1 (per lane) saying where `sincos_moderate` is not meant to be used: |x| >= 2**28
+    (not exact there), +-inf and NaN (one unordered comparison; `sin` gives them NaN too)."""
+    k = kit(x.type)
+    return k.cmp("UGE", k.abs(x), k.c(sincos_reduction.LARGE))
 
 
 def sin(x):
