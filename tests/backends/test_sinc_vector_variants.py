@@ -5,6 +5,7 @@ and every lane must come out the same bits whichever path its vector took, in th
 
 import numpy as np
 import pytest
+from float_steps import ulps
 
 from ember.backends.cpu.backend import CpuBackend, tier_options
 from ember.backends.cpu.compiler import compile_function
@@ -25,16 +26,6 @@ def _compiled(name: str, n: int, tier: str = "full"):
     with default_context():
         arg = parse_type(t)
     return compile_function(text, "main", [arg], CpuBackend(tier_options(tier)))
-
-
-def _ulps(got, want):
-    def ordered(a):
-        i = a.view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    d = np.abs(ordered(got) - ordered(want))
-    d[np.isnan(got) & np.isnan(want)] = 0
-    d[np.isnan(got) ^ np.isnan(want)] = 1 << 40
-    return d
 
 
 def _ordinary(n: int) -> np.ndarray:
@@ -58,7 +49,7 @@ def test_a_huge_lane_leaves_the_other_lanes_bits_unchanged(name, cache_dir):
     assert np.array_equal(fx[kept].view(np.int32), fy[kept].view(np.int32))
     with np.errstate(all="ignore"):
         want = getattr(np, name)(y.astype(np.float64)).astype(F32)
-    d = _ulps(fy, want)
+    d = ulps(fy, want)
     assert d.max() <= 2, f"{name}({y[d.argmax()]!r}): {d.max()} ulp"
 
 

@@ -6,6 +6,7 @@ kernel) and a scalar remainder, and within fastmath's bound of numpy."""
 
 import numpy as np
 import pytest
+from float_steps import ulps
 
 from ember.backends.cpu.backend import CpuBackend, tier_options
 from ember.backends.cpu.compiler import compile_function
@@ -44,16 +45,6 @@ def _small(n: int) -> np.ndarray:
     return x
 
 
-def _ulps(got, want):
-    def ordered(a):
-        i = a.view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    d = np.abs(ordered(got) - ordered(want))
-    d[np.isnan(got) & np.isnan(want)] = 0
-    d[np.isnan(got) ^ np.isnan(want)] = 1 << 40
-    return d
-
-
 def test_a_large_lane_leaves_the_other_lanes_bits_unchanged(cache_dir):
     n = 4099  # not a multiple of 8 or 16: a masked tail (AVX-512) or a scalar remainder
     x = _small(n)
@@ -87,7 +78,7 @@ def test_tanh_is_within_fastmath_bound_on_each_path(values, cache_dir):
     full = compile_function(text, "main", [arg], CpuBackend(tier_options("full")))([x])[0]
     fast = compile_function(text, "main", [arg], CpuBackend(tier_options("fast")))([x])[0]
     assert np.array_equal(full.view(np.int32), fast.view(np.int32))
-    d = _ulps(full, np.tanh(x.astype(np.float64)).astype(F32))
+    d = ulps(full, np.tanh(x.astype(np.float64)).astype(F32))
     assert d.max() <= 2, f"tanh({x[d.argmax()]!r}): {d.max()} ulp"
 
 
