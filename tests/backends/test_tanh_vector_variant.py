@@ -6,7 +6,7 @@ kernel) and a scalar remainder, and within fastmath's bound of numpy."""
 
 import numpy as np
 import pytest
-from float_steps import ulps
+from float_steps import run_with_planted_lanes, ulps
 
 from ember.backends.cpu.backend import CpuBackend, tier_options
 from ember.backends.cpu.compiler import compile_function
@@ -48,15 +48,8 @@ def _small(n: int) -> np.ndarray:
 def test_a_large_lane_leaves_the_other_lanes_bits_unchanged(cache_dir):
     n = 4099  # not a multiple of 8 or 16: a masked tail (AVX-512) or a scalar remainder
     x = _small(n)
-    y = x.copy()
-    spots = np.arange(9, n, 41)
-    y[spots] = np.resize(LARGE, spots.size)
-    y[-1] = F32(5.0)  # a large lane in the last, partial vector
-    fn = _compiled(n)
-    fx, fy = fn([x])[0], fn([y])[0]
-    kept = np.ones(n, bool)
-    kept[spots] = kept[-1] = False
-    assert np.array_equal(fx[kept].view(np.int32), fy[kept].view(np.int32))
+    # a large lane every 41 and in the last, partial vector
+    y, fx, fy = run_with_planted_lanes(_compiled(n), x, LARGE, 9, 41, F32(5.0))
     fast = _compiled(n, "fast")
     for v, got in ((x, fx), (y, fy)):
         assert np.array_equal(got.view(np.int32), fast([v])[0].view(np.int32))
