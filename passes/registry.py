@@ -18,6 +18,8 @@ PASSES: dict[str, str] = {
     "ember-cse": "ember.passes.transforms.cse:CsePass",
     "ember-dce": "ember.passes.transforms.dce:DcePass",
     "ember-div-to-mul": "ember.passes.transforms.div_to_mul:DivToMulPass",
+    "ember-outline-loop-nests":
+        "ember.passes.transforms.outline_loop_nests:OutlineLoopNestsPass",
     "ember-drop-empty-concat-operands":
         "ember.passes.transforms.drop_empty_concat_operands:DropEmptyConcatOperandsPass",
     "ember-inline": "ember.passes.transforms.inline:InlinePass",

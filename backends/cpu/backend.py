@@ -56,9 +56,11 @@ _BLAS_CALLS = ",ember-linalg-to-blas{{min-macs={min_macs}}},canonicalize,cse"
 # convert-math-to-funcs: integer powers (math.ipowi) become a small function (no libm has
 # one). convert-complex-to-standard expands complex ops into arith/math on their parts
 # (before math is lowered); convert-complex-to-llvm lowers what remains (create, re, im).
+# ember-outline-loop-nests: a function of many loop nests becomes one function per nest
+# (LLVM's loop passes cost more than linearly in the size of a function).
 LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
-        "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-        "convert-complex-to-standard,"
+        "convert-linalg-to-loops,ember-outline-loop-nests,convert-scf-to-cf,"
+        "expand-strided-metadata,lower-affine,convert-complex-to-standard,"
         f"ember-widen-bool-memrefs,{EMULATE},ember-round-to-bf16,"
         "convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-math-to-libm,convert-complex-to-llvm,convert-arith-to-llvm,"

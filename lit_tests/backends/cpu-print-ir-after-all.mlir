@@ -22,6 +22,7 @@
 // CHECK: IR Dump After ember-linalg-to-blas
 // CHECK: IR Dump After ember-copies-to-linalg
 // CHECK: IR Dump After ConvertLinalgToLoopsPass (convert-linalg-to-loops)
+// CHECK: IR Dump After ember-outline-loop-nests
 // CHECK: IR Dump After ember-widen-bool-memrefs
 // CHECK: IR Dump After ArithEmulateUnsupportedFloats (arith-emulate-unsupported-floats) ('func.func' operation: @f)
 // CHECK: IR Dump After ember-round-to-bf16
