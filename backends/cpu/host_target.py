@@ -180,11 +180,11 @@ def source_hash(packages) -> str:
         if directory and settled else None
     if record is not None:
         try:
-            with open(record, encoding="ascii") as f:
+            with open(record, "rb") as f:  # (text mode's ASCII codec: ~0.4 ms to import)
                 digest = f.read().strip()
-            if len(digest) == 64 and not digest.strip("0123456789abcdef"):  # (no `re`)
-                return digest
-        except (OSError, UnicodeDecodeError):
+            if len(digest) == 64 and not digest.strip(b"0123456789abcdef"):  # (no `re`)
+                return digest.decode()
+        except OSError:
             pass
     h = hashlib.sha256()
     for path in files:
