@@ -31,7 +31,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -259,7 +258,7 @@ def _source_folders(root: str) -> list:
 def package_version(package: str) -> str:
     """The installed version of distribution `package` ("unknown" if not installed), from
     the `.dist-info` folder names on sys.path (importlib.metadata costs ~20 ms to import)."""
-    wanted = re.sub(r"[-_.]+", "_", package).lower()
+    wanted = _normalized(package)
     for folder in sys.path:
         version = _distributions(folder or ".").get(wanted)
         if version:
@@ -269,6 +268,16 @@ def package_version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _normalized(name: str) -> str:
+    """`name` as distributions are compared: lower case, each run of `-`, `_` and `.` one
+    `_` (PEP 503's rule, with `_`; without `re`, whose compile of it costs a warm start
+    ~0.15 ms)."""
+    name = name.lower().replace("-", "_").replace(".", "_")
+    while "__" in name:
+        name = name.replace("__", "_")
+    return name
 
 
 @functools.lru_cache(maxsize=None)
@@ -282,7 +291,7 @@ def _distributions(folder: str) -> dict:
     for name in names:
         if name.endswith(".dist-info"):
             dist, _, version = name[:-len(".dist-info")].partition("-")
-            found.setdefault(re.sub(r"[-_.]+", "_", dist).lower(), version)
+            found.setdefault(_normalized(dist), version)
     return found
 
 
