@@ -165,9 +165,13 @@ def source_hash(packages) -> str:
     """The SHA-256 of the `.py` files of `packages` (their names and contents, in order),
     remembered per list of the files' stats."""
     directory = _directory()
-    files = _source_files([root for package in packages for root in package.__path__],
-                          directory)
-    found = [os.stat(path) for path in files]
+    roots = [root for package in packages for root in package.__path__]
+    files = _source_files(roots, directory)
+    try:
+        found = [os.stat(path) for path in files]
+    except OSError:  # a file gone, its folder's mtime not moved (a clock set back): listed
+        files = _source_files(roots, None)
+        found = [os.stat(path) for path in files]
     stats = hashlib.sha256("".join([f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0"
                                     for path, s in zip(files, found)]).encode())
     newest = max((s.st_mtime_ns for s in found), default=0)

@@ -122,6 +122,10 @@ def test_the_remembered_listing_follows_the_folders(tmp_path, monkeypatch):
         for path in folder.rglob("*.py"):  # the next listing's record is written settled
             _age(path, 3600)
     assert host_target.source_hash((package,)) == digest
+    mtime = os.stat(folder / "new").st_mtime_ns
+    (folder / "new" / "f.py").unlink()  # and its folder's mtime put back: still seen
+    os.utime(folder / "new", ns=(mtime, mtime))
+    assert host_target.source_hash((package,)) not in seen
 
 
 @pytest.mark.parametrize("package", ["ember", "llvmlite", "xtc-mlir-python-bindings", "numpy",
