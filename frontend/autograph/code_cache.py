@@ -54,8 +54,11 @@ def _converters() -> tuple | None:
 def _stats(folder: str, out: list) -> list:
     """`out` plus the `.py` files of `folder` and then of its folders (but `__pycache__`),
     in name order: os.walk's order, with a third of its cost (~0.1 ms of a warm start)."""
-    with os.scandir(folder) as found:
-        entries = sorted(found, key=lambda e: e.name)
+    try:
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda e: e.name)
+    except OSError:  # (os.walk skips a folder it cannot list)
+        return out
     for entry in entries:
         if entry.name.endswith(".py") and not entry.is_dir():
             s = os.stat(entry.path)
