@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ember.backends import compile_log
-from ember.backends.cpu import block_cache, host_target, libcalls, native
+from ember.backends.cpu import block_cache, host_target, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
@@ -197,7 +197,7 @@ def load_object(backend: CpuBackend, obj: bytes):
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    from ember.backends.cpu import kernels
+    from ember.backends.cpu import kernels, libcalls  # (not on a cache hit's path)
     with kernels.resolving(own):
         missing = libcalls.unresolved(obj, llvm)
         if missing:  # the code would call address 0 (libcalls.py)

