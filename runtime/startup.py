@@ -1,6 +1,7 @@
 """The process's one-off set-up, done when `ember` is imported rather than inside the first
-traced call: the MLIR context traced functions are built in (its dialects loaded) and the
-passes of the default pipeline (every em.function parses it).
+traced call: the MLIR context traced functions are built in (the dialects the tracer uses
+loaded; a pipeline run loads the others) and the default pipeline (every em.function parses
+it; the code of its passes loads when they first run).
 
 The backends are not loaded here: LLVM (llvmlite) and the ember-to-linalg conversions cost
 more than the rest of `import ember` together, and the command-line tools and eager code never
@@ -22,10 +23,10 @@ import gc
 
 
 def prepare() -> None:
-    from ember.dialects.ember.irdl import default_context
+    from ember.dialects.ember.irdl import tracing_context
     from ember.passes.pipeline import Pipeline
     from ember.runtime.function import DEFAULT_PIPELINE
-    default_context()
+    tracing_context()
     Pipeline.parse(DEFAULT_PIPELINE)
 
 
