@@ -4,7 +4,7 @@
 `em.float32`, ... This module only re-exports; the code lives in the layers
 (`ember.frontend`, `ember.dialects`, ...).
 
-Importing it makes ~35,000 objects that live as long as the process (modules, classes,
+Importing it makes ~23,000 objects that live as long as the process (modules, classes,
 the MLIR context). The cyclic garbage collector is paused while they are made and they are
 then moved to its permanent generation (`gc.freeze`, runtime/startup.py): its collections
 no longer walk them, neither during the import (~6% of it) nor in the first full

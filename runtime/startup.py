@@ -7,7 +7,7 @@ The backends are not loaded here: LLVM (llvmlite) and the ember-to-linalg conver
 more than the rest of `import ember` together, and the command-line tools and eager code never
 need them. The first compiled call loads the backend it runs on (`backends.get`).
 
-The import makes ~35,000 objects that live as long as the process (modules, classes,
+The import makes ~23,000 objects that live as long as the process (modules, classes,
 functions, the MLIR context and its types). The cyclic garbage collector would walk them
 in each of its collections during the import and again in every full collection after it
 (the first one, 10-30 ms here, comes wherever the program next allocates enough). So it
