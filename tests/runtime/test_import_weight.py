@@ -110,3 +110,18 @@ def test_without_a_linker_a_warm_start_loads_the_object_through_llvm(tmp_path):
                                    check=True).stdout.split("\n"))
     assert runs[0][0] == runs[1][0] == runs[2][0]
     assert runs[1][1] == runs[2][1] == "True"  # an object-only entry needs LLVM, even later
+
+
+def test_the_process_context_loads_the_other_dialects_at_the_first_pipeline_run():
+    """`import ember` loads the dialects the tracer builds ops of (a call whose code is cached
+    needs no other); the first pipeline run loads every dialect (passes build ops of any)."""
+    probe = ("import ember as em\nfrom ember.dialects.ember import irdl\n"
+             "c = irdl.tracing_context()\nf = em.function(lambda x: x * 2.0)\n"
+             "x = em.constant([1.0])\nconcrete = f.get_concrete_function(x)\n"
+             "print(c.is_registered_operation('llvm.call'),\n"
+             "      c.is_registered_operation('scf.for'))\n"
+             "concrete.mlir('optimized')\n"
+             "print(c.is_registered_operation('llvm.call'), irdl.default_context() is c)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split("\n")
+    assert out[:2] == ["False True", "True True"]
