@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 import sys
 import threading
 import time
@@ -177,6 +176,7 @@ class Status:
                 return
 
     def _write(self) -> None:
+        import shutil  # (with bz2 and lzma: only once a compile runs long, not at import)
         columns = shutil.get_terminal_size((80, 24)).columns
         line = f"{self.text}  {time.perf_counter() - self.start:.1f} s"
         if len(line) >= columns:

@@ -4,7 +4,7 @@
 `em.float32`, ... This module only re-exports; the code lives in the layers
 (`ember.frontend`, `ember.dialects`, ...).
 
-Importing it makes ~35,000 objects that live as long as the process (modules, classes,
+Importing it makes ~23,000 objects that live as long as the process (modules, classes,
 the MLIR context). The cyclic garbage collector is paused while they are made and they are
 then moved to its permanent generation (`gc.freeze`, runtime/startup.py): its collections
 no longer walk them, neither during the import (~6% of it) nor in the first full
@@ -19,17 +19,26 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = ("data", "debug", "distribute")
 _LAZY_SUBMODULES += ("keras",)  # em.keras: Keras's training API (imports em.data, em.distribute)
 _LAZY_SUBMODULES += ("transform",)  # em.transform (tf.Transform), also imported on first use
+# Training (em.optimizers, em.layers, em.losses, em.train, em.Module, em.Sequential), em.aot
+# and em.experimental (DLPack): no traced or eager op needs them, so they load on first use.
+_LAZY_SUBMODULES += ("aot", "experimental", "layers", "losses", "optimizers", "train")
+_LAZY_ATTRIBUTES = {"Module": "ember.frontend.training.module",
+                    "Sequential": "ember.frontend.training.layers_core"}
 
 
 def __getattr__(name: str):
+    import importlib
     if name in _LAZY_SUBMODULES:
-        import importlib
         return importlib.import_module(f"ember.{name}")  # binds the attribute, too
+    if name in _LAZY_ATTRIBUTES:
+        value = getattr(importlib.import_module(_LAZY_ATTRIBUTES[name]), name)
+        globals()[name] = value  # later look-ups find it without this hook
+        return value
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_ATTRIBUTES))
 
 
 from ember.runtime import startup as _startup  # (imports nothing)
@@ -42,7 +51,6 @@ try:
                                              float64, int8, int16, int32, int64, string, uint8)
     from ember import config, debugging, errors, linalg, math, nn, passes, types
     from ember import random
-    from ember import experimental
     from ember.dialects.ember.dtypes import complex64, complex128
     from ember import signal
     from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
@@ -92,13 +100,6 @@ try:
     from ember.runtime.input_signature import InputSignatureError
     from ember.runtime.retracing import RetracingWarning
     from ember.runtime.tiers import TierWarning
-    from ember.frontend.training.module import Module
-    from ember import optimizers
-    from ember import layers
-    from ember import losses
-    from ember import train
-    from ember.frontend.training.layers_core import Sequential
-    from ember import aot
     _startup.prepare()
     from ember.frontend.ensure_shape import ensure_shape
 except BaseException:

@@ -58,7 +58,6 @@ from ember.passes.pipeline_syntax import PipelineError
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
-from ember.passes.rewrite import RewriteError
 from ember.runtime.tiers import TierWarning
 
 # The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
@@ -75,6 +74,7 @@ _LAZY = {
     "ArtifactError": "ember.runtime.aot.compile",
     "BisectError": "ember.runtime.repro_bisect",
     "GraphvizUnavailable": "ember.passes.view_op_graph",
+    "RewriteError": "ember.passes.rewrite",  # (loaded with the passes that use it)
     "CudaError": "ember.backends.cuda.driver",
     "GpuUnavailableError": "ember.backends.cuda.driver",
     "AllocationError": "ember.backends.cuda.allocator",

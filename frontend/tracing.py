@@ -33,7 +33,7 @@ from ember.dialects.ember.base import Op
 from ember.dialects.ember.builder import emit_typed
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.errors import EmberError
-from ember.dialects.ember.irdl import default_context
+from ember.dialects.ember.irdl import tracing_context
 from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.autodiff import recording
 from ember.frontend.shape import TensorShape
@@ -207,7 +207,7 @@ class FuncGraph:
         self.name = name
         with FuncGraph._symbol_lock:
             self.symbol = unique_name(FuncGraph._symbols, symbol_for(name))
-        self.context = default_context()
+        self.context = tracing_context()
         self.allow_variable_creation = allow_variable_creation
         # the second trace of a first call that created variables, made only to check that
         # a later call would create none (TensorFlow traces such a first call twice, too)

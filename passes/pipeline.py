@@ -28,6 +28,7 @@ from typing import Callable, Sequence, TextIO
 from mlir import ir, passmanager
 
 from ember.dialects.ember import verifier
+from ember.dialects.ember.irdl import full_context
 from ember.dialects.ember.parsing import split_top_level
 from ember.passes import bisect_limit, diagnostics, reproducer
 from ember.passes.base import Pass, Statistics
@@ -109,6 +110,7 @@ class Pipeline:
                                    print_options=printing),) + instruments
         run = _Run(verify_each, module, printing, timing, instruments, statistics,
                    PassTiming() if timing else None)
+        full_context(module.context)  # (passes build ops of any dialect: all are loaded)
         with module.context, diagnostics.collect(module.context) as found:
             if print_ir_after_all:  # MLIR requires single-threaded IR printing
                 module.context.enable_multithreading(False)

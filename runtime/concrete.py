@@ -35,8 +35,6 @@ from ember.passes.pipeline import Pipeline
 from ember.runtime.call_gradients import call_recorded
 from ember.runtime.executor import Executor, constant_digests
 from ember.runtime.fast_path import make_entry
-from ember.runtime.graph_view import GraphView, ir_diff_report
-from ember.runtime.stages import Optimized, optimize
 from ember.runtime.structures import (WeakValue, describe, hold_weakly, is_result, live,
                                       same_python_value, spec_of)
 
@@ -54,8 +52,7 @@ class ConcreteFunction:
                  pipeline: Pipeline | None = None, compile_enabled: bool = True,
                  backend: str = "cpu", owner=None):
         self.name, self._owner = name, owner  # owner: the Function that traced it
-        self._graph = graph
-        self._signature = signature
+        self._graph, self._signature = graph, signature
         # parameter -> its trace-time value (placeholders inside); objects the trace is
         # keyed on by weak reference are held weakly here too (see WeakValue)
         self._stored_templates = {n: hold_weakly(t) for n, t in templates.items()}
@@ -103,6 +100,7 @@ class ConcreteFunction:
         if self._optimized is None:
             with self._optimized_lock:
                 if self._optimized is None:
+                    from ember.runtime.stages import optimize  # (not needed by a cached call)
                     self._optimized = optimize(self._graph, self._pipeline)
         return self._optimized
 
@@ -116,10 +114,13 @@ class ConcreteFunction:
         return self._interpreter
 
     # -- introspection ----------------------------------------------------------------------
-    ir_diff_report = ir_diff_report  # (path): what each pass did, one HTML page (graph_view)
+    def ir_diff_report(self, path: str) -> str:  # what each pass did, one HTML page
+        from ember.runtime.graph_view import ir_diff_report  # (graph_view.py: its docs)
+        return ir_diff_report(self, path)
 
     @property
     def graph(self) -> GraphView:
+        from ember.runtime.graph_view import GraphView
         return GraphView(self._graph)
 
     @property
@@ -191,8 +192,7 @@ class ConcreteFunction:
     def signature_summary(self, verbose: bool = True) -> str:
         """`name(args)`, then the argument and return types (as the guide's
         `pretty_printed_concrete_signatures()` lists each trace)."""
-        params = []
-        arg_lines = []
+        params, arg_lines = [], []
         for name, param in self._signature.parameters.items():
             template = self._templates[name]
             leaves = nest.flatten(template)

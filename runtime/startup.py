@@ -1,12 +1,13 @@
 """The process's one-off set-up, done when `ember` is imported rather than inside the first
-traced call: the MLIR context traced functions are built in (its dialects loaded) and the
-passes of the default pipeline (every em.function parses it).
+traced call: the MLIR context traced functions are built in (the dialects the tracer uses
+loaded; a pipeline run loads the others) and the default pipeline (every em.function parses
+it; the code of its passes loads when they first run).
 
 The backends are not loaded here: LLVM (llvmlite) and the ember-to-linalg conversions cost
 more than the rest of `import ember` together, and the command-line tools and eager code never
 need them. The first compiled call loads the backend it runs on (`backends.get`).
 
-The import makes ~35,000 objects that live as long as the process (modules, classes,
+The import makes ~23,000 objects that live as long as the process (modules, classes,
 functions, the MLIR context and its types). The cyclic garbage collector would walk them
 in each of its collections during the import and again in every full collection after it
 (the first one, 10-30 ms here, comes wherever the program next allocates enough). So it
@@ -22,10 +23,10 @@ import gc
 
 
 def prepare() -> None:
-    from ember.dialects.ember.irdl import default_context
+    from ember.dialects.ember.irdl import tracing_context
     from ember.passes.pipeline import Pipeline
     from ember.runtime.function import DEFAULT_PIPELINE
-    default_context()
+    tracing_context()
     Pipeline.parse(DEFAULT_PIPELINE)
 
 

@@ -1,17 +1,20 @@
 """Element types of ember tensors: one `DType` per dtype, tied to numpy and to MLIR.
 
 The names and the promotion-free rules follow TensorFlow (`tf.float32`, ...). Each dtype knows
-its numpy dtype (bfloat16 from `ml_dtypes`) and the MLIR element type it prints as, so the
-registry, the eager runtime and the IR agree on one table. Strings are host-only and spelled
-`!ember.string` in IR; eagerly they are numpy object arrays of Python `str`.
+its numpy dtype (bfloat16's from `ml_dtypes`, imported when first asked for) and the MLIR
+element type it prints as, so the registry, the eager runtime and the IR agree on one table.
+Strings are host-only and spelled `!ember.string` in IR; eagerly they are numpy object arrays
+of Python `str`.
 Complex dtypes (`complex64` = `complex<f32>`, `complex128` = `complex<f64>`) are their own
 kind: neither floating nor "numeric", so an op accepts them only where it lists `COMPLEX`.
 """
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
+
+
+_DEFERRED = object()  # bfloat16's numpy dtype, until it is first asked for
 
 
 class DType:
@@ -34,11 +37,23 @@ class DType:
                                  f"use em.as_dtype({name!r})")
             return known
         self = super().__new__(cls)
-        for field, value in (("name", name), ("np_dtype", np.dtype(np_dtype)), ("mlir", mlir),
+        for field, value in (("name", name), ("np_dtype", np_dtype), ("mlir", mlir),
                              ("kind", kind), ("bits", bits)):
-            object.__setattr__(self, field, value)
+            if value is not _DEFERRED:
+                object.__setattr__(self, field, np.dtype(value) if field == "np_dtype" else value)
         cls._registry[name] = self
         return self
+
+    def __getattr__(self, name):
+        """Only reached for an unset slot: bfloat16's `np_dtype`, made on first use (importing
+        ml_dtypes, ~7 ms, which only bfloat16 needs)."""
+        if name == "np_dtype" and self.name == "bfloat16":
+            import ml_dtypes
+            value = np.dtype(ml_dtypes.bfloat16)
+            object.__setattr__(self, "np_dtype", value)
+            _BY_NUMPY[value] = self
+            return value
+        raise AttributeError(f"'DType' object has no attribute {name!r}")
 
     def __setattr__(self, name, value):
         raise AttributeError(f"DType is immutable: cannot set {name!r}")
@@ -111,6 +126,7 @@ class DType:
 
 def _limits(dt: DType):
     if dt.is_floating:
+        import ml_dtypes
         return ml_dtypes.finfo(dt.np_dtype)
     if dt.is_integer:
         return np.iinfo(dt.np_dtype)
@@ -124,7 +140,7 @@ int32 = DType("int32", np.dtype(np.int32), "i32", "int", 32)
 int64 = DType("int64", np.dtype(np.int64), "i64", "int", 64)
 uint8 = DType("uint8", np.dtype(np.uint8), "ui8", "uint", 8)
 float16 = DType("float16", np.dtype(np.float16), "f16", "float", 16)
-bfloat16 = DType("bfloat16", np.dtype(ml_dtypes.bfloat16), "bf16", "float", 16)
+bfloat16 = DType("bfloat16", _DEFERRED, "bf16", "float", 16)
 float32 = DType("float32", np.dtype(np.float32), "f32", "float", 32)
 float64 = DType("float64", np.dtype(np.float64), "f64", "float", 64)
 string = DType("string", np.dtype(object), "!ember.string", "string", 0)
@@ -151,7 +167,7 @@ def complex_of(real: DType) -> DType:
 
 _BY_NAME = {d.name: d for d in ALL} | {"bool_": bool_, "half": float16, "double": float64}
 _BY_MLIR = {d.mlir: d for d in ALL}
-_BY_NUMPY = {d.np_dtype: d for d in ALL if d is not string}
+_BY_NUMPY = {d.np_dtype: d for d in ALL if d not in (string, bfloat16)}  # (+ bf16 when made)
 
 
 def as_dtype(value) -> DType:
@@ -183,7 +199,7 @@ def as_dtype(value) -> DType:
         raise TypeError(f"cannot interpret {value!r} as an ember dtype") from None
     if npd.kind in ("U", "S", "O"):
         return string
-    if npd in _BY_NUMPY:
+    if npd in _BY_NUMPY or npd == bfloat16.np_dtype:  # (an ml_dtypes dtype: bfloat16's is made)
         return _BY_NUMPY[npd]
     raise TypeError(f"numpy dtype {npd} has no ember equivalent; supported: "
                     f"{', '.join(d.name for d in ALL)}")

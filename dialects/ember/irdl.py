@@ -13,7 +13,9 @@ import functools
 import threading
 
 from mlir import ir
-from mlir.dialects import irdl
+# `mlir.dialects.irdl`'s one function this module calls, without the generated IRDL op classes
+# that module also imports (~2 ms of `import ember`): the dialect is parsed from text.
+from mlir._mlir_libs._mlirDialectsIRDL import load_dialects
 
 from ember.dialects.ember.base import ATTR_KINDS, REGISTRY, Op
 
@@ -71,7 +73,7 @@ def load_ember_dialect(context: ir.Context) -> None:
     """Registers the ember dialect's ops and types in `context`."""
     with context, ir.Location.unknown():
         module = ir.Module.parse(irdl_text())
-        irdl.load_dialects(module)
+        load_dialects(module)
     with _lock:
         _keep_alive.append(module)
 
@@ -89,8 +91,17 @@ def _register_python_module() -> None:
         _mlir.globals.append_dialect_search_prefix("ember.dialects")
 
 
-def make_context() -> ir.Context:
-    """A new MLIR context with the upstream dialects and the ember dialect loaded.
+# The upstream dialects the tracer and the runtime build ops of (and IRDL, which defines the
+# ember dialect). The process context loads only these when it is made: loading every
+# dialect the bindings register (~70) was ~5% of `import ember`, and a call whose code is
+# cached needs no other. The first pipeline run or compile loads the rest (`full_context`).
+TRACING_DIALECTS = ("builtin", "func", "arith", "scf", "tensor", "cf", "math", "complex",
+                    "irdl")
+
+
+def make_context(dialects: tuple | None = None) -> ir.Context:
+    """A new MLIR context with the upstream dialects and the ember dialect loaded: every
+    upstream dialect, or only `dialects`.
 
     Multithreading is off: MLIR's thread pool starts its threads on the first parallel
     verification or pass and does not survive `fork()` (a forked child that compiled waited
@@ -99,7 +110,9 @@ def make_context() -> ir.Context:
     """
     _register_python_module()
     from ember.dialects.ember.elements import install_complex_caster
-    context = ir.Context()
+    context = ir.Context(load_on_create_dialects=None if dialects is None else [])
+    for name in dialects or ():
+        context.get_dialect_descriptor(name)  # loads it (without its Python module)
     install_complex_caster(context)  # in this context: a context of its own costs ~15 ms
     context.enable_multithreading(False)
     load_ember_dialect(context)
@@ -107,12 +120,31 @@ def make_context() -> ir.Context:
 
 
 _default: ir.Context | None = None
+_default_full = False
 
 
-def default_context() -> ir.Context:
-    """The process-wide context that traced functions are built in (created on first use)."""
+def tracing_context() -> ir.Context:
+    """The process-wide context that traced functions are built in (created on first use),
+    with the TRACING_DIALECTS loaded."""
     global _default
     with _lock:
         if _default is None:
-            _default = make_context()
+            _default = make_context(TRACING_DIALECTS)
         return _default
+
+
+def full_context(context: ir.Context) -> ir.Context:
+    """`context` with every upstream dialect loaded (a pipeline or a lowering builds ops of
+    any): the process context loads the rest on the first call."""
+    global _default_full
+    if context is _default and not _default_full:
+        with _lock:
+            if not _default_full:
+                context.load_all_available_dialects()
+                _default_full = True
+    return context
+
+
+def default_context() -> ir.Context:
+    """The process-wide context, every upstream dialect loaded (`tracing_context`'s)."""
+    return full_context(tracing_context())

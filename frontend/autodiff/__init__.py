@@ -3,14 +3,12 @@
 recording.py: which tapes record (per thread and trace); tape.py: the tape and backprop;
 registry.py: `@vjp` rules; rules_*.py: the rules, one module per group of op specs
 (elementwise, structure, math: digamma/reduce_prod/scans, nn: conv/pool, scatter: scatter/
-sort, complex: complex parts/FFT, state: the state and random ops, which have none);
+sort, complex: complex parts/FFT, state: the state and random ops, which have none), which
+the registry imports when a tape first asks for a rule;
 control.py: em.cond / em.while_loop / Function calls as single recorded operations;
 custom.py: stop_gradient, custom_gradient, recompute_grad; jacobians.py.
 """
 
-from ember.frontend.autodiff import rules_elementwise, rules_structure  # noqa: F401 (register)
-from ember.frontend.autodiff import (rules_complex, rules_math, rules_nn,  # noqa: F401
-                                    rules_scatter, rules_state)
 from ember.frontend.autodiff.custom import custom_gradient, recompute_grad, stop_gradient
 from ember.frontend.autodiff.tape import GradientTape, UnconnectedGradients
 

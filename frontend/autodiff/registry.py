@@ -45,16 +45,33 @@ def non_differentiable(reason: str, *specs: type) -> None:
         _NON_DIFFERENTIABLE[spec] = reason
 
 
+_loaded = False
+
+
+def _load_rules() -> None:
+    """Imports the rules_*.py modules (they register their rules) when a tape first asks: a
+    program that takes no gradient never loads them."""
+    global _loaded
+    if not _loaded:
+        import importlib
+        for group in ("elementwise", "structure", "complex", "math", "nn", "scatter", "state"):
+            importlib.import_module(f"ember.frontend.autodiff.rules_{group}")
+        _loaded = True
+
+
 def rule_for(spec: type) -> Callable | None:
+    _loaded or _load_rules()
     return _RULES.get(spec)
 
 
 def is_non_differentiable(spec: type) -> bool:
+    _loaded or _load_rules()
     return spec in _NON_DIFFERENTIABLE
 
 
 def coverage() -> tuple[dict, dict]:
     """(rules, non-differentiable reasons), each keyed by spec, for the coverage test."""
+    _load_rules()
     return dict(_RULES), dict(_NON_DIFFERENTIABLE)
 
 

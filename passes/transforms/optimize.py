@@ -61,7 +61,6 @@ class OptimizePass(Pass):
         if self.max_iterations < 1:
             raise PipelineError(f"option 'max-iterations' of {self.name} must be at least 1, "
                                 f"got {self.max_iterations}")
-        _steps()  # import them now: parsing a pipeline is when a pass's code loads
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         passes = _steps()
@@ -78,6 +77,9 @@ class OptimizePass(Pass):
                 return
 
 
+# Built on the first run, not when the pipeline is parsed: every em.function parses its
+# pipeline, and a call whose code is in the compile cache runs no pass, so the five passes
+# (and the rewrite machinery they share) load only when something is compiled.
 @functools.lru_cache(maxsize=1)
 def _steps() -> tuple:
     return tuple(make_pass(step) for step in STEPS)

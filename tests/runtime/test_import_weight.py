@@ -43,6 +43,29 @@ def test_data_distribute_and_debug_load_on_first_use():
     assert set(out[2].split()) == set(lazy)
 
 
+def test_training_aot_dlpack_bfloat16_and_the_optimizing_passes_load_on_first_use():
+    """Eager code and a call whose code is cached need none of these: the training API
+    (em.Module, em.optimizers, em.layers, em.losses, em.train), em.aot, em.experimental,
+    ml_dtypes (bfloat16's numpy type) and the five passes ember-optimize runs."""
+    lazy = ("ember.frontend.training.module", "ember.frontend.training.optimizers",
+            "ember.optimizers", "ember.aot_loader", "ember.frontend.dlpack_structs",
+            "ml_dtypes", "ember.passes.rewrite", "ember.passes.transforms.cse")
+    probe = ("import sys\nimport ember as em\n"
+             "f = em.function(lambda x: x * 2.0)\n(em.constant([1.0]) * 2).numpy()\n"
+             f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n"
+             "assert {'Module', 'Sequential', 'aot', 'optimizers'} <= set(dir(em))\n"
+             "print(em.Module.__name__, em.Sequential.__name__, em.optimizers.SGD.__name__,\n"
+             "      em.aot.load.__name__, em.experimental.dlpack.to_dlpack.__name__,\n"
+             "      em.bfloat16.np_dtype, em.errors.RewriteError.__name__)\n"
+             "from ember.passes.transforms.optimize import _steps\n_steps()\n"
+             f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split("\n")
+    assert out[0] == ""
+    assert out[1] == "Module Sequential SGD load to_dlpack bfloat16 RewriteError"
+    assert set(out[2].split()) == set(lazy)
+
+
 def test_a_tool_loads_no_backend_until_it_lowers():
     assert _loaded_after("import ember.tools.ember_opt") == set()
 
@@ -87,3 +110,18 @@ def test_without_a_linker_a_warm_start_loads_the_object_through_llvm(tmp_path):
                                    check=True).stdout.split("\n"))
     assert runs[0][0] == runs[1][0] == runs[2][0]
     assert runs[1][1] == runs[2][1] == "True"  # an object-only entry needs LLVM, even later
+
+
+def test_the_process_context_loads_the_other_dialects_at_the_first_pipeline_run():
+    """`import ember` loads the dialects the tracer builds ops of (a call whose code is cached
+    needs no other); the first pipeline run loads every dialect (passes build ops of any)."""
+    probe = ("import ember as em\nfrom ember.dialects.ember import irdl\n"
+             "c = irdl.tracing_context()\nf = em.function(lambda x: x * 2.0)\n"
+             "x = em.constant([1.0])\nconcrete = f.get_concrete_function(x)\n"
+             "print(c.is_registered_operation('llvm.call'),\n"
+             "      c.is_registered_operation('scf.for'))\n"
+             "concrete.mlir('optimized')\n"
+             "print(c.is_registered_operation('llvm.call'), irdl.default_context() is c)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split("\n")
+    assert out[:2] == ["False True", "True True"]
