@@ -35,9 +35,9 @@ lit: venv
 	@grep -Eq '^ *Passed *: *[1-9]' $(VENV)/lit.log || { echo "lit: no test passed"; exit 1; }
 
 # The fuzz campaign (not part of `make test`): tests/fuzz/test_fuzz.py and test_grad_fuzz.py
-# with twenty times `make test`'s inputs (20,000 IR inputs, 5,000 programs per straight-line
+# with forty times `make test`'s inputs (20,000 IR inputs, 5,000 programs per straight-line
 # campaign, 1,000 gradient programs); counts and failing inputs go to FUZZ_DIR.
-FUZZ_SCALE ?= 20
+FUZZ_SCALE ?= 40
 FUZZ_DIR   ?= $(VENV)/fuzz
 fuzz: venv
 	rm -rf $(FUZZ_DIR)
