@@ -32,9 +32,11 @@ PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n + 1 < 5
 pytest: venv
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal tests
 
-# lit exits 0 when every test is unsupported; require a "Passed" total as well.
+# lit exits 0 when every test is unsupported; require a "Passed" total as well. Its tests
+# pipe one tool into another (ember-opt | FileCheck): as many workers as pytest's.
 lit: venv
-	set -o pipefail; PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -v lit_tests | tee $(VENV)/lit.log
+	set -o pipefail; PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -v -j $(PYTEST_WORKERS) lit_tests \
+	  | tee $(VENV)/lit.log
 	@grep -Eq '^ *Passed *: *[1-9]' $(VENV)/lit.log || { echo "lit: no test passed"; exit 1; }
 
 # The fuzz campaign (not part of `make test`): tests/fuzz/test_fuzz.py and test_grad_fuzz.py
