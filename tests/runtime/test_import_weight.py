@@ -10,11 +10,15 @@ HEAVY = ("llvmlite", "mlir.dialects.linalg", "ember.backends.cpu.backend",
          "ember.backends.cpu.jit", "ember.backends.cuda.driver")
 
 
+def _output(probe: str, env: dict | None = None) -> str:
+    """What the Python program `probe` prints, run in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=120, check=True).stdout
+
+
 def _loaded_after(code: str) -> set:
-    probe = f"{code}\nimport sys\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    return set(out.split())
+    return set(_output(f"{code}\nimport sys\n"
+                       f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))").split())
 
 
 def test_import_and_eager_code_load_no_backend():
@@ -35,8 +39,7 @@ def test_data_distribute_and_debug_load_on_first_use():
              "      em.debug.find_miscompile.__name__)\n"
              "from ember.data import Dataset\n"
              f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120, check=True).stdout.split("\n")
+    out = _output(probe).split("\n")
     assert out[0] == ""
     assert out[1] == ("Dataset MirroredStrategy OutOfRangeError UnavailableError "
                       "find_miscompile")
@@ -59,8 +62,7 @@ def test_training_aot_dlpack_bfloat16_and_the_optimizing_passes_load_on_first_us
              "      em.bfloat16.np_dtype, em.errors.RewriteError.__name__)\n"
              "from ember.passes.transforms.optimize import _steps\n_steps()\n"
              f"print(' '.join(m for m in {lazy!r} if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120, check=True).stdout.split("\n")
+    out = _output(probe).split("\n")
     assert out[0] == ""
     assert out[1] == "Module Sequential SGD load to_dlpack bfloat16 RewriteError"
     assert set(out[2].split()) == set(lazy)
@@ -87,8 +89,7 @@ def test_a_call_whose_code_is_in_the_disk_cache_loads_no_lowering(tmp_path):
     subprocess.run([sys.executable, "-c", program], env=env, timeout=120, check=True)
     probe = program + ("import sys\nprint(' '.join(m for m in ('llvmlite', 'mlir.dialects.linalg', "
                        "'ember.passes.conversions.ember_to_linalg') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
-                         timeout=120, check=True).stdout
+    out = _output(probe, env)
     assert set(out.split()) == (set() if linker() else {"llvmlite"})
 
 
@@ -122,6 +123,5 @@ def test_the_process_context_loads_the_other_dialects_at_the_first_pipeline_run(
              "      c.is_registered_operation('scf.for'))\n"
              "concrete.mlir('optimized')\n"
              "print(c.is_registered_operation('llvm.call'), irdl.default_context() is c)\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120, check=True).stdout.split("\n")
+    out = _output(probe).split("\n")
     assert out[:2] == ["False True", "True True"]
