@@ -32,7 +32,6 @@ import ctypes
 import functools
 import itertools
 import os
-import shutil
 import sys
 from typing import Callable, Optional
 
@@ -47,7 +46,10 @@ def linker() -> Optional[str]:
     if not sys.platform.startswith("linux"):
         return None
     name = os.environ.get(LD_ENV, "ld")
-    return shutil.which(name) if name else None
+    if not name:
+        return None
+    import shutil  # (with bz2 and lzma: ~2 ms of a warm start, which never links)
+    return shutil.which(name)
 
 
 SLOT = ".slot"  # `<symbol>.slot`: the pointer the thunk of `<symbol>` jumps through
