@@ -26,12 +26,12 @@ op, which costs a print per pass but only with `after_change`.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from typing import Callable, Optional, TextIO
 
 from mlir import ir
 
+from ember.dialects.ember import digest
 from ember.passes.pipeline_syntax import pass_names
 from ember.passes import registry
 from ember.passes.base import Statistics
@@ -116,7 +116,7 @@ class PrintIR(PassInstrumentation):
     def fingerprint(self, op: ir.Operation) -> str:
         """A digest of `op` as printed (generic form, no locations)."""
         text = op.get_asm(print_generic_op_form=True, binary=True)
-        return hashlib.blake2b(text, digest_size=16).hexdigest()
+        return digest.hexdigest(text)
 
     def _dump(self, when: str, name: str, op: ir.Operation, suffix: str = "") -> None:
         stream = self.stream or sys.stderr

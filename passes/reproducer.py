@@ -32,16 +32,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import inspect
-import json
 import os
 import re
-import shlex
 from typing import Iterator
 
 from mlir import ir
 
+from ember.dialects.ember import digest
 from ember.passes import bisect_limit, registry
 from ember.passes.base import Pass
 from ember.passes.pipeline_syntax import Nest, Upstream, spelling
@@ -82,6 +80,7 @@ def off() -> Iterator[None]:
 
 def header(pipeline: str, extra: dict | None = None) -> str:
     """The `{-# external_resources ... #-}` block embedding `pipeline` (and `extra`)."""
+    import json  # (here and in `read`: reproducers are written when something failed)
     lines = ["{-#", "  external_resources: {", f"    {RESOURCE}: {{",
              f"      pipeline: {json.dumps(pipeline)},",
              "      disable_threading: true,", "      verify_each: true", "    }"]
@@ -99,6 +98,7 @@ def header(pipeline: str, extra: dict | None = None) -> str:
 def read(text: str) -> tuple[dict, dict]:
     """The `mlir_reproducer` and `ember_bisect` entries of a reproducer's text; ValueError
     saying what is missing when there is no embedded pipeline."""
+    import json
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
     found = _BLOCK.search(code)
     if not found:
@@ -160,6 +160,7 @@ def plugin_files(steps: list) -> list[str]:
 
 def command(path: str, plugins: list[str], extra: str = "") -> str:
     """The ember-opt command that re-runs reproducer `path`."""
+    import shlex
     loads = "".join(f" --load-pass-plugin={shlex.quote(p)}" for p in plugins)
     return f"ember-opt {shlex.quote(path)} --run-reproducer{loads}{extra}"
 
@@ -172,7 +173,7 @@ def write(ir_text: str, pipeline: str, extra: dict | None = None,
     if where is None:
         return None
     text = header(pipeline, extra) + ir_text.rstrip("\n") + "\n"
-    name = f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:12]}.mlir"
+    name = f"{stem}-{digest.hexdigest(text.encode())[:12]}.mlir"
     try:
         os.makedirs(where, exist_ok=True)
         path = os.path.join(where, name)
@@ -233,7 +234,7 @@ def codegen_note(module: ir.Module, stage: str = "llvmir") -> str:
         return ""
     text = module.operation.get_asm(enable_debug_info=True)
     where = directory()
-    name = f"codegen-{hashlib.sha1(text.encode()).hexdigest()[:12]}.mlir"
+    name = f"codegen-{digest.hexdigest(text.encode())[:12]}.mlir"
     try:
         os.makedirs(where, exist_ok=True)
         path = os.path.join(where, name)
@@ -241,5 +242,6 @@ def codegen_note(module: ir.Module, stage: str = "llvmir") -> str:
             f.write(f"// The input of a failed {stage} step (code generation).\n{text}\n")
     except OSError:
         return ""
+    import shlex
     return (f"\nreproducer: {path}\nrun: ember-compile {shlex.quote(path)} --from=llvm "
             f"--emit={stage}")

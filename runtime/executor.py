@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import threading
 import warnings
 from typing import Callable
@@ -34,7 +33,7 @@ import numpy as np
 
 from ember.backends import Backend, NotCompilable, get
 from ember.backends.interpreter import Interpreter
-from ember.dialects.ember import dtypes
+from ember.dialects.ember import digest, dtypes
 from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.types import TensorType
 from ember.frontend.user_code import user_location
@@ -211,5 +210,5 @@ class Executor:
 def constant_digests(graph) -> str:
     """One line per large captured constant of a FuncGraph: a hash of its bytes (its type is
     in the IR), for the compile key of the trace."""
-    return "".join(f"\nconstant {hashlib.sha256(obj._value.data).hexdigest()}"
+    return "".join(f"\nconstant {digest.hexdigest(obj._value.data)}"
                    for kind, obj in graph.extra_args if kind == "constant")

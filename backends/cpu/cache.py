@@ -10,13 +10,13 @@ LLVM, and a hash of the compiler's own source files (host_target.py finds the ho
 LLVM's part without loading LLVM, and remembers the source hash per list of file stats).
 Entries are object files plus the result types and, where the code links and loads as one,
 the same code as a shared library (shared.py: a warm start loads it without LLVM). On
-disk (default `~/.cache/ember`, or
-`$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it off) each entry is written to a
-temporary file and renamed into place, so readers never see half an entry and processes can
-share the directory; each carries a SHA-256 of its payload and the key it was stored under,
-and an entry that does not check out (truncated, corrupted, stored under another key) is
-deleted and rebuilt, never loaded. An entry that checks out but still cannot be used (its
-object holds another function, its metadata does not fit: see compiler.py) is discarded
+disk (default `~/.cache/ember`, or `$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it
+off) each entry is written to a temporary file and renamed into place, so readers never see
+half an entry and processes can share the directory; each carries a digest of its payload
+(BLAKE2b: dialects/ember/digest.py) and the key it was stored under, and an entry that does
+not check out (truncated, corrupted, stored under another key) is deleted and rebuilt,
+never loaded. An entry that checks out but still cannot be used (its object holds another
+function, its metadata does not fit: see compiler.py) is discarded
 and rebuilt the same way, once; `DiskCache.discarded` counts both.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import json
 import os
 import threading
@@ -32,8 +31,9 @@ import weakref
 from typing import Optional
 
 from ember.backends.cpu import host_target
+from ember.dialects.ember import digest
 
-MAGIC = b"EMBER-OBJ-2\n"
+MAGIC = b"EMBER-OBJ-3\n"
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,7 +56,7 @@ def versions() -> tuple:
 
 def cache_key(*parts) -> str:
     """A hex digest naming one compiled artifact."""
-    h = hashlib.sha256()
+    h = digest.hasher()
     for part in parts + versions():
         h.update(repr(part).encode("utf-8"))
         h.update(b"\0")
@@ -143,7 +143,7 @@ class DiskCache:
 def _encode(obj: bytes, meta: dict) -> bytes:
     header = json.dumps(meta, sort_keys=True).encode("utf-8")
     payload = len(header).to_bytes(8, "little") + header + obj
-    return MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    return MAGIC + digest.hexdigest(payload).encode() + b"\n" + payload
 
 
 def _decode(blob: bytes) -> Optional[tuple[bytes, dict]]:
@@ -157,9 +157,9 @@ def _unpack(blob: bytes) -> Optional[tuple[memoryview, dict]]:
     library out of the file's bytes once, not once per slice)."""
     if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + 65 + 8:
         return None
-    digest = blob[len(MAGIC):len(MAGIC) + 64]
+    stored = blob[len(MAGIC):len(MAGIC) + 64]
     payload = memoryview(blob)[len(MAGIC) + 65:]
-    if hashlib.sha256(payload).hexdigest().encode() != digest:
+    if digest.hexdigest(payload).encode() != stored:
         return None
     size = int.from_bytes(payload[:8], "little")
     try:

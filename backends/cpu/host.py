@@ -16,7 +16,6 @@ one callback; no counter or address, which restart or differ in each process, ta
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import sys
 import threading
@@ -24,6 +23,7 @@ import threading
 import numpy as np
 from mlir import ir
 
+from ember.dialects.ember import digest
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.state import format_value
 from ember.dialects.ember.types import parse_type
@@ -41,7 +41,7 @@ def print_symbol(site: dict) -> str:
     """The symbol of the printer for `site` (format, end, stream, type): equal sites, in any
     module and any process, get the same symbol; different sites different ones."""
     text = json.dumps([_ABI] + [site[k] for k in _SITE_KEYS])
-    return "ember_print_" + hashlib.sha256(text.encode()).hexdigest()[:24]
+    return "ember_print_" + digest.hexdigest(text.encode())[:24]
 
 
 def rename_prints(module: ir.Module) -> list[dict]:

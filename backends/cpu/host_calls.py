@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import json
 import threading
 
@@ -53,6 +52,7 @@ import numpy as np
 from ember.backends.base import NotCompilable
 from ember.backends.cpu import block_cache
 from ember.backends.cpu.host import _array
+from ember.dialects.ember import digest
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import parse_type
@@ -70,7 +70,7 @@ def host_symbol(args: list[str], results: list[str]) -> str:
     """The symbol of the dispatcher for a host call with these argument and result types
     (ember type strings): equal in every module and process for equal types."""
     text = json.dumps([_ABI, list(args), list(results)])
-    return "ember_host_" + hashlib.sha256(text.encode()).hexdigest()[:24]
+    return "ember_host_" + digest.hexdigest(text.encode())[:24]
 
 
 class HostBindingError(EmberError, RuntimeError):

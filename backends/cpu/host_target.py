@@ -27,7 +27,6 @@ Without a cache directory, or off Linux, these are computed each time, as before
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import json
 import os
@@ -35,6 +34,8 @@ import sys
 import threading
 import time
 from typing import Optional
+
+from ember.dialects.ember import digest
 
 RACY_NS = 5_000_000_000  # files modified this recently are hashed, not looked up
 
@@ -79,7 +80,7 @@ def machine_fingerprint() -> Optional[str]:
             lines.add(f"{name.strip().lower()}={value.strip()}")
     if not lines:
         return None
-    h = hashlib.sha256()
+    h = digest.hasher()
     for part in (sys.platform, os.uname().machine, *sorted(lines), library,
                  str(stat.st_size), str(stat.st_mtime_ns), str(stat.st_ino)):
         h.update(part.encode() + b"\0")
@@ -162,7 +163,7 @@ def _write(path: Optional[str], text: str) -> None:
 
 
 def source_hash(packages) -> str:
-    """The SHA-256 of the `.py` files of `packages` (their names and contents, in order),
+    """The digest of the `.py` files of `packages` (their names and contents, in order),
     remembered per list of the files' stats."""
     directory = _directory()
     roots = [root for package in packages for root in package.__path__]
@@ -172,8 +173,9 @@ def source_hash(packages) -> str:
     except OSError:  # a file gone, its folder's mtime not moved (a clock set back): listed
         files = _source_files(roots, None)
         found = [os.stat(path) for path in files]
-    stats = hashlib.sha256("".join([f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0"
-                                    for path, s in zip(files, found)]).encode())
+    stats = digest.hasher()
+    stats.update("".join([f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0"
+                          for path, s in zip(files, found)]).encode())
     newest = max((s.st_mtime_ns for s in found), default=0)
     # A file written in the last seconds may be written again within the same clock tick,
     # with the same size: its stats would not change. Such files are hashed, not trusted
@@ -184,12 +186,13 @@ def source_hash(packages) -> str:
     if record is not None:
         try:
             with open(record, "rb") as f:  # (text mode's ASCII codec: ~0.4 ms to import)
-                digest = f.read().strip()
-            if len(digest) == 64 and not digest.strip(b"0123456789abcdef"):  # (no `re`)
-                return digest.decode()
+                remembered = f.read().strip()
+            if len(remembered) == digest.HEX_LENGTH and \
+                    not remembered.strip(b"0123456789abcdef"):  # (no `re`)
+                return remembered.decode()
         except OSError:
             pass
-    h = hashlib.sha256()
+    h = digest.hasher()
     for path in files:
         with open(path, "rb") as f:
             h.update(os.path.basename(path).encode() + b"\0" + f.read())
@@ -203,8 +206,8 @@ def _source_files(roots: list[str], directory: Optional[str]) -> list[str]:
     removing or renaming a file or a folder changes its folder's mtime; editing one does
     not, and `source_hash` stats the files themselves), else listed (~15 folders: ~0.5 ms
     of a warm start) and remembered once its folders are settled."""
-    record = os.path.join(directory, "files-" + hashlib.sha256(
-        "\0".join(roots).encode()).hexdigest()) if directory else None
+    record = os.path.join(directory, "files-" + digest.hexdigest(
+        "\0".join(roots).encode())) if directory else None
     remembered = _listing(record) if record else None
     if remembered is not None:
         return remembered

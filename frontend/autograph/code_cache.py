@@ -16,7 +16,6 @@ does not check out is converted again and overwritten.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import marshal
 import os
@@ -25,7 +24,9 @@ import threading
 import time
 import types
 
-MAGIC = b"EMBER-AG-1\n"
+from ember.dialects.ember import digest
+
+MAGIC = b"EMBER-AG-2\n"
 
 
 RACY_NS = 5_000_000_000  # files modified this recently are not trusted to their stats
@@ -81,10 +82,10 @@ def _path(code: types.CodeType) -> str | None:
         return None
     if s.st_mtime_ns >= time.time_ns() - RACY_NS:
         return None
-    key = hashlib.sha256(repr((
+    key = digest.hexdigest(repr((
         sys.version, importlib.util.MAGIC_NUMBER, converters, code.co_filename,
         s.st_size, s.st_mtime_ns, s.st_ino, code.co_firstlineno, code.co_name,
-        code.co_qualname, code.co_freevars)).encode()).hexdigest()
+        code.co_qualname, code.co_freevars)).encode())
     return os.path.join(directory, "autograph", key[:2], key + ".code")
 
 
@@ -100,7 +101,7 @@ def load(code: types.CodeType) -> tuple[types.CodeType | None, str | None]:
         return None, path
     payload = blob[len(MAGIC) + 65:]
     if not blob.startswith(MAGIC) or \
-            hashlib.sha256(payload).hexdigest().encode() != blob[len(MAGIC):len(MAGIC) + 64]:
+            digest.hexdigest(payload).encode() != blob[len(MAGIC):len(MAGIC) + 64]:
         return None, path
     try:
         converted = marshal.loads(payload)
@@ -115,7 +116,7 @@ def store(path: str | None, converted: types.CodeType) -> None:
     if path is None:
         return
     payload = marshal.dumps(converted)
-    blob = MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    blob = MAGIC + digest.hexdigest(payload).encode() + b"\n" + payload
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

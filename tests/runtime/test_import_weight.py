@@ -27,6 +27,16 @@ def test_import_and_eager_code_load_no_backend():
         == set()
 
 
+def test_import_loads_neither_openssl_nor_what_only_a_failure_needs():
+    """Ember's digests come from CPython's `_blake2` (dialects/ember/digest.py): hashlib
+    loads OpenSSL (~3.5 ms); json and shlex are for reproducers, written when a pipeline
+    fails (passes/reproducer.py)."""
+    out = _output("import ember, sys\n"
+                  "print(' '.join(m for m in ('hashlib', '_hashlib', 'shlex')\n"
+                  "               if m in sys.modules))")
+    assert out.split() == []
+
+
 def test_data_distribute_and_debug_load_on_first_use():
     """em.data, em.distribute and em.debug (and their error classes) are imported on first
     use."""
