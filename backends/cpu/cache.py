@@ -5,9 +5,10 @@ Keys hash everything that changes the output: the module (the traced text and th
 optimisation pipeline when that pipeline is Ember's own, so that a hit needs no
 optimisation; the optimised text when it has a user's pass), the function, the static input
 types, the specialisation pipeline, the backend options (target CPU and features,
-optimisation level, BLAS, threads), the versions of ember, the MLIR bindings, llvmlite and
-LLVM, and a hash of the compiler's own source files (host_target.py finds the host's and
-LLVM's part without loading LLVM, and remembers the source hash per list of file stats).
+optimisation level, BLAS, threads), ember's version, the MLIR bindings' and llvmlite's
+library files (path, size, mtime, inode), LLVM's version, and a hash of the compiler's own
+source files (host_target.py finds the host's and LLVM's part without loading LLVM, and
+remembers the source hash per list of file stats).
 Entries are object files plus the result types and, where the code links and loads as one,
 the same code as a shared library (shared.py: a warm start loads it without LLVM). On
 disk (default `~/.cache/ember`, or `$EMBER_CACHE_DIR`; `EMBER_CACHE_DISABLE=1` turns it
@@ -48,9 +49,12 @@ def compiler_fingerprint() -> str:
 
 @functools.lru_cache(maxsize=1)
 def versions() -> tuple:
-    version = host_target.package_version
-    return ("ember", version("ember"), compiler_fingerprint(), "mlir",
-            version("xtc-mlir-python-bindings"), "llvmlite", version("llvmlite"), "llvm",
+    """What a key says of the code generators: Ember (its version and source), the MLIR
+    bindings' and llvmlite's library files (host_target.file_stamp) and LLVM's version."""
+    import ember
+    return ("ember", ember.__version__, compiler_fingerprint(), "mlir",
+            host_target.mlir_stamp(), "llvmlite",
+            host_target.file_stamp(host_target.llvmlite_library()), "llvm",
             host_target.host()[2])
 
 

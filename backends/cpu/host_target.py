@@ -1,7 +1,7 @@
 """What compile-cache keys say about this machine and its compiler, found without LLVM.
 
 A key (cache.py) names the host's CPU and features as LLVM sees them, LLVM's version, the
-versions of the packages that generate code and a hash of Ember's compiler source. Asking
+library files that generate code (`file_stamp`) and a hash of Ember's compiler source. Asking
 llvmlite costs its import (~70 ms), more than a whole warm call should; hashing the
 source reads ~170 files. So both answers are remembered in the disk cache's directory:
 
@@ -48,7 +48,8 @@ def _directory() -> Optional[str]:
     return default_directory()
 
 
-def _llvmlite_library() -> Optional[str]:
+@functools.lru_cache(maxsize=1)
+def llvmlite_library() -> Optional[str]:
     spec = importlib.util.find_spec("llvmlite")
     if spec is None or not spec.origin:
         return None
@@ -64,7 +65,7 @@ def machine_fingerprint() -> Optional[str]:
     """A hash of the CPU as the kernel describes it and of llvmlite's library; None where
     either is unknown (then LLVM is asked). Found once per process: a first call asks for
     it twice (`remembered`, then `host`), and both find llvmlite and read /proc/cpuinfo."""
-    library = _llvmlite_library()
+    library = llvmlite_library()
     try:
         with open("/proc/cpuinfo", "rb") as f:
             info = f.read().decode("utf-8", "replace")
@@ -261,45 +262,29 @@ def _source_folders(root: str) -> list:
     return out
 
 
-@functools.lru_cache(maxsize=None)
-def package_version(package: str) -> str:
-    """The installed version of distribution `package` ("unknown" if not installed), from
-    the `.dist-info` folder names on sys.path (importlib.metadata costs ~20 ms to import)."""
-    wanted = _normalized(package)
-    for folder in sys.path:
-        version = _distributions(folder or ".").get(wanted)
-        if version:
-            return version
-    import importlib.metadata
+def file_stamp(path: Optional[str]) -> str:
+    """A library file as a cache key sees it: path, size, mtime and inode ("unknown" where
+    there is no such file). Any other build or install of it changes the stamp."""
     try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _normalized(name: str) -> str:
-    """`name` as distributions are compared: lower case, each run of `-`, `_` and `.` one
-    `_` (PEP 503's rule, with `_`; without `re`, whose compile of it costs a warm start
-    ~0.15 ms)."""
-    name = name.lower().replace("-", "_").replace(".", "_")
-    while "__" in name:
-        name = name.replace("__", "_")
-    return name
-
-
-@functools.lru_cache(maxsize=None)
-def _distributions(folder: str) -> dict:
-    """{normalised distribution name: version} of the `.dist-info` folders in `folder`."""
-    try:
-        names = os.listdir(folder)
+        s = os.stat(path) if path else None
     except OSError:
-        return {}
-    found = {}
-    for name in names:
-        if name.endswith(".dist-info"):
-            dist, _, version = name[:-len(".dist-info")].partition("-")
-            found.setdefault(_normalized(dist), version)
-    return found
+        s = None
+    return "unknown" if s is None else f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}"
+
+
+@functools.lru_cache(maxsize=1)
+def mlir_stamp() -> str:
+    """The MLIR bindings' native libraries (the `_mlir` extension's folder: its `_mlir*`
+    modules and `libMLIR*` libraries) stamped as `file_stamp` does. (Their version from
+    the `.dist-info` folders on sys.path cost a warm start ~0.6 ms of listing.)"""
+    import mlir._mlir_libs  # (loaded with `import ember`)
+    folder = os.path.dirname(mlir._mlir_libs.__file__)
+    try:
+        names = sorted(n for n in os.listdir(folder)
+                       if n.startswith(("_mlir.", "libMLIR")) and not n.endswith(".py"))
+    except OSError:
+        names = []
+    return "\0".join([file_stamp(os.path.join(folder, n)) for n in names]) or "unknown"
 
 
 def remembered() -> bool:

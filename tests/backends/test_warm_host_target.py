@@ -2,7 +2,6 @@
 record is what LLVM says, a wrong one is corrected before anything is compiled, and the
 remembered source hash changes with the files."""
 
-import importlib.metadata
 import json
 import os
 import time
@@ -12,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.backends.cpu import host_target
+from ember.backends.cpu import cache, host_target
 from ember.backends.cpu.compiler import compile_function
 from ember.dialects.ember.types import TensorType
 
@@ -128,11 +127,35 @@ def test_the_remembered_listing_follows_the_folders(tmp_path, monkeypatch):
     assert host_target.source_hash((package,)) not in seen
 
 
-@pytest.mark.parametrize("package", ["ember", "llvmlite", "xtc-mlir-python-bindings", "numpy",
-                                     "no-such-distribution-here"])
-def test_package_versions_agree_with_importlib_metadata(package):
+def test_a_library_reinstalled_changes_its_stamp(tmp_path):
+    """Keys name the code generators' library files by path, size, mtime and inode: a
+    reinstall (a new file renamed into place), even of the same size, is another stamp."""
+    lib = tmp_path / "libx.so"
+    lib.write_bytes(b"a" * 64)
+    first = host_target.file_stamp(str(lib))
+    new = tmp_path / "libx.so.new"
+    new.write_bytes(b"b" * 64)
+    os.replace(new, lib)
+    assert host_target.file_stamp(str(lib)) != first
+    assert host_target.file_stamp(str(tmp_path / "missing.so")) == "unknown"
+    assert host_target.file_stamp(None) == "unknown"
+
+
+def test_keys_name_the_mlir_and_llvmlite_libraries(monkeypatch, tmp_path):
+    import mlir._mlir_libs._mlir as ext
+    stamp = host_target.mlir_stamp()
+    assert host_target.file_stamp(ext.__file__) in stamp
+    assert "libMLIRPythonCAPI" in stamp
+    assert host_target.llvmlite_library() is not None
+    fake = tmp_path / "libllvmlite.so"
+    fake.write_bytes(b"\0" * 8)
+    cache.versions.cache_clear()
     try:
-        want = importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        want = "unknown"
-    assert host_target.package_version(package) == want
+        before = cache.versions()
+        assert host_target.file_stamp(host_target.llvmlite_library()) in before
+        monkeypatch.setattr(host_target, "llvmlite_library", lambda: str(fake))
+        cache.versions.cache_clear()
+        assert cache.versions() != before
+    finally:
+        monkeypatch.undo()
+        cache.versions.cache_clear()
