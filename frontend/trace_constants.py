@@ -7,7 +7,7 @@ seen before in the trace (dtype, shape and bytes equal: `-0.0` is not `0.0`) is 
 the first op's attributes and result type instead of converting the value to an attribute
 again: bench case B's `tanh(x) * 0.5 + 0.1` in a loop makes 100 of its 250 ops. A Python
 float meeting a float tensor (`emit_float`) is looked up by (dtype, value) before any array
-is made of it.
+is made of it. `frozen` makes the read-only snapshot a large captured constant is passed as.
 """
 
 from __future__ import annotations
