@@ -56,3 +56,17 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
     if recording.recording():
         recording.record_op(spec, operands, attrs, out)
     return out
+
+
+def execute_float(spec: type[Op], x, y: float, limits: dict):
+    """`execute(spec, group(x, y))` for a Python float `y` (a binary op function's `x * 0.5`)
+    when `x` is a symbolic tensor whose dtype `limits` maps to the largest value converting
+    to it without a warning, `y` is within that and not zero (`-0.0` converts apart), and
+    no tape records: then `y` becomes a constant op without an eager tensor made of it
+    first. None otherwise (then `execute` it)."""
+    if type(x) is not tracing.SymbolicTensor or not y:
+        return None
+    top = limits.get(x._dtype)
+    if top is None or not -top <= y <= top:
+        return None
+    return x._graph.apply_with_float(spec, x, y)

@@ -11,7 +11,7 @@ from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.base import Op
-from ember.frontend.dispatch import execute
+from ember.frontend.dispatch import execute, execute_float
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
 
@@ -60,8 +60,8 @@ def _unary(spec: type[Op], name: str):
 
 def _binary(spec: type[Op], name: str):
     def fn(x, y, name=None):
-        del name
-        return execute(spec, group(x, y))
+        out = execute_float(spec, x, y, _FLOAT_MAX) if type(y) is float else None  # x * 0.5
+        return execute(spec, group(x, y)) if out is None else out
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
     return fn

@@ -5,18 +5,32 @@ ones become arguments instead, see LARGE_CONSTANT_BYTES there).
 Every use gets an op of its own, as TensorFlow's graphs have one per tensor. A small value
 seen before in the trace (dtype, shape and bytes equal: `-0.0` is not `0.0`) is built from
 the first op's attributes and result type instead of converting the value to an attribute
-again: bench case B's `tanh(x) * 0.5 + 0.1` in a loop makes 100 of its 250 ops.
+again: bench case B's `tanh(x) * 0.5 + 0.1` in a loop makes 100 of its 250 ops. A Python
+float meeting a float tensor (`emit_float`) is looked up by (dtype, value) before any array
+is made of it. `frozen` makes the read-only snapshot a large captured constant is passed as.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 
 from ember.dialects.ember import creation
 from ember.dialects.ember.builder import emit_typed
+from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import IRType
+from ember.frontend.tensor import Tensor
 
 SMALL_CONSTANT_BYTES = 64  # a scalar or a short vector
+
+
+def frozen(value: np.ndarray) -> np.ndarray:
+    """A C-contiguous read-only array with `value`'s contents that nobody else can change:
+    `value` itself when it already is one (a snapshot captured again by an outer trace)."""
+    if value.flags.writeable or not value.flags.owndata or not value.flags.c_contiguous:
+        value = np.array(value, order="C", copy=True)
+        value.flags.writeable = False
+    return value
 
 
 class ConstantOps:
@@ -25,6 +39,7 @@ class ConstantOps:
     def __init__(self, block: ir.Block):
         self._block = block
         self._made: dict[tuple, tuple] = {}  # value -> (attributes, [MLIR type], ember type)
+        self._floats: dict[tuple, tuple] = {}  # (DType, Python float) -> the same
 
     def emit(self, t, loc: ir.Location) -> tuple[ir.Value, IRType]:
         """The op of eager tensor `t` at `loc` (in its context): (result, its type)."""
@@ -32,12 +47,9 @@ class ConstantOps:
         by_value = (t._dtype, value.dtype, value.shape, value.tobytes()) \
             if value.nbytes <= SMALL_CONSTANT_BYTES and value.dtype.kind in "biufc" else None
         made = self._made.get(by_value) if by_value is not None else None
-        ip = ir.InsertionPoint.at_block_begin(self._block)
         if made is not None:
-            attributes, mlir_types, ttype = made
-            op = ir.Operation.create(creation.ConstantOp.name, results=mlir_types,
-                                     attributes=attributes, loc=loc, ip=ip)
-            return op.result, ttype
+            return self._again(made, loc)
+        ip = ir.InsertionPoint.at_block_begin(self._block)
         (result,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": value}, loc=loc,
                                          ip=ip)
         if by_value is not None:
@@ -45,3 +57,21 @@ class ConstantOps:
             self._made[by_value] = ({n: op.attributes[n] for n in op.attributes},
                                     [result.type], ttype)
         return result, ttype
+
+    def emit_float(self, value: float, dtype: DType, loc: ir.Location) -> tuple[ir.Value, IRType]:
+        """`emit` of the tensor a Python float converts to when it meets a `dtype` tensor
+        (math_ops._converted: the caller has checked that `value` is finite, non-zero and
+        within `dtype`'s range, so a float64 rounded to `dtype` is all there is to it)."""
+        made = self._floats.get((dtype, value))
+        if made is not None:
+            return self._again(made, loc)
+        array = np.asarray(value, dtype=dtype.np_dtype)
+        result, ttype = self.emit(Tensor._of_output(array, dtype), loc)
+        self._floats[dtype, value] = self._made[dtype, array.dtype, array.shape, array.tobytes()]
+        return result, ttype
+
+    def _again(self, made: tuple, loc: ir.Location) -> tuple[ir.Value, IRType]:
+        attributes, mlir_types, ttype = made
+        op = ir.Operation.create(creation.ConstantOp.name, mlir_types, None, attributes, None, 0,
+                                 loc, ir.InsertionPoint.at_block_begin(self._block))
+        return op.result, ttype

@@ -25,12 +25,11 @@ import contextlib
 import threading
 from typing import Callable, Sequence
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import builtin, func  # noqa: F401 (builtin: Module.create would import it)
 
 from ember.dialects.ember.base import Op
-from ember.dialects.ember.builder import emit_typed
+from ember.dialects.ember.builder import emit_typed, inferred_plain
 from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.irdl import tracing_context
@@ -38,11 +37,14 @@ from ember.dialects.ember.types import IRType, ResourceType, TensorType
 from ember.frontend.autodiff import recording
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor
-from ember.frontend.trace_constants import ConstantOps
+from ember.frontend.trace_constants import ConstantOps, frozen
+from ember.frontend.trace_scope import (Scope, active_graphs, current_graph,  # noqa: F401
+                                        graph_scope, init_scope, thread_state)
 from ember.frontend.trace_types import TensorTraceType
 from ember.frontend.symbols import symbol_for, unique_name
 from ember.frontend.user_code import user_location
 
+_create = ir.Operation.create
 LARGE_CONSTANT_BYTES = 1 << 20  # = ember-constant-fold's default size-cap
 _LIFTABLE_KINDS = "biuf"  # bool, signed, unsigned, float: what compiled code takes as buffers
 
@@ -54,22 +56,6 @@ class SymbolicValueError(EmberError, TypeError, AttributeError):
     """`.numpy()` of a symbolic tensor, which has no value. Also an AttributeError because
     TensorFlow's graph tensors have no `numpy` attribute (the tf.function guide catches
     AttributeError when it calls `.numpy()` on a leaked tensor)."""
-
-
-class Scope:
-    """A region being traced into (function body, cond branch, loop body)."""
-
-    def __init__(self, parent: "Scope | None", what: str):
-        self.parent = parent
-        self.what = what
-
-    def encloses(self, other: "Scope") -> bool:
-        node = self
-        while node is not None:
-            if node is other:
-                return True
-            node = node.parent
-        return False
 
 
 class SymbolicTensor(Tensor):
@@ -164,38 +150,6 @@ class SymbolicTensor(Tensor):
         return TensorTraceType(self._dtype, self._ttype.shape)
 
 
-class _Thread(threading.local):
-    def __init__(self):
-        self.graphs: list = []  # FuncGraph, or None inside init_scope (eager)
-
-
-_thread = _Thread()
-
-
-def current_graph() -> "FuncGraph | None":
-    """The graph being traced on this thread, or None when running eagerly."""
-    return _thread.graphs[-1] if _thread.graphs else None
-
-
-def active_graphs() -> list:
-    return [g for g in _thread.graphs if g is not None]
-
-
-@contextlib.contextmanager
-def graph_scope(graph: "FuncGraph | None"):
-    _thread.graphs.append(graph)
-    try:
-        with recording.new_context():  # a tape records the ops of its own context only
-            yield graph
-    finally:
-        _thread.graphs.pop()
-
-
-def init_scope():
-    """Runs its body eagerly, even while tracing (`with em.init_scope(): ...`)."""
-    return graph_scope(None)
-
-
 class FuncGraph:
     """One function being traced: a `func.func` in its own module, built op by op."""
 
@@ -222,6 +176,7 @@ class FuncGraph:
         self._blocks = [self.block]
         self._insertion = [ir.InsertionPoint(self.block)]  # at the end of each of _blocks
         self._locations: dict[tuple[str, int], ir.Location] = {}
+        self._plain: dict[tuple, tuple] = {}  # see _emit_plain
         self.inputs: list[SymbolicTensor] = []
         # ("variable", Variable) | ("tensor", SymbolicTensor of an enclosing trace) |
         # ("constant", a large eager Tensor, snapshotted: see LARGE_CONSTANT_BYTES)
@@ -304,7 +259,7 @@ class FuncGraph:
             self._keep_alive.append(t)
             value = t._value
             if value.nbytes > LARGE_CONSTANT_BYTES and value.dtype.kind in _LIFTABLE_KINDS:
-                snapshot = Tensor(_frozen(value), t._dtype)
+                snapshot = Tensor(frozen(value), t._dtype)
                 ttype = TensorType(t._dtype, value.shape)
                 arg = self._capture("constant", snapshot, ttype, origin)
                 self._constants[key] = self.wrap(arg, "Const", ttype, origin)
@@ -328,7 +283,40 @@ class FuncGraph:
             values.append(self.resolve(t, origin))
             types.append(t._ttype if isinstance(t, SymbolicTensor)
                          else self._constants[id(t)]._ttype)
-        return self.apply_on_values(spec, values, attrs, types, origin)
+        if attrs or spec.uses_values:
+            return self.apply_on_values(spec, values, attrs, types, origin)
+        return self._emit_plain(spec, values, types, origin)
+
+    def apply_with_float(self, spec: type[Op], x: SymbolicTensor, y: float):
+        """`apply(spec, [x, y])` for a Python float `y` that math_ops found converts to a
+        constant of x's dtype, without an eager tensor of it; None (use `apply`) unless `x`
+        is of this graph's current scope, this graph is tracing and no tape records."""
+        graphs = thread_state.graphs
+        if self.finalized or x._scope is not self.scope or not graphs or graphs[-1] is not self \
+                or recording.recording():
+            return None
+        origin = user_location()
+        loc = self.location(origin)
+        constant, ttype = self._constant_ops.emit_float(y, x._dtype, loc)
+        self.names["Const"] += 1  # as `_constant` names (wraps) it
+        return self._emit_plain(spec, [x._ir, constant], (x._ttype, ttype), origin, loc)
+
+    def _emit_plain(self, spec: type[Op], values: list, types: Sequence[IRType],
+                    origin: tuple[str, int], loc: ir.Location | None = None):
+        """`apply_on_values` for an op given no attributes, whose inference reads no operand
+        values: what it infers is remembered per (spec, operand types) by their identities
+        (`_plain` keeps the types alive, so their ids stay theirs)."""
+        key = (spec, *map(id, types))
+        known = self._plain.get(key)
+        loc = loc or self.location(origin)
+        if known is None:
+            known = self._plain[key] = (*inferred_plain(spec, values, types, loc),
+                                        spec.name.split(".", 1)[1], tuple(types))
+        result_types, mlir_types, mlir_attrs, base, _ = known
+        op = _create(spec.name, mlir_types, values, mlir_attrs, None, 0, loc,
+                     self._insertion[-1])
+        results = (op.result,) if len(result_types) == 1 else op.results
+        return self._wrapped(base, results, result_types, origin)
 
     def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
                         types: Sequence[IRType] | None = None,
@@ -338,12 +326,17 @@ class FuncGraph:
         origin = origin or user_location()
         out, out_types = emit_typed(spec, values, attrs, loc=self.location(origin),
                                     operand_types=types, ip=self._insertion[-1])
-        base = spec.name.split(".", 1)[1]
-        if not out:
-            return None
-        if len(out) > 1:
-            return tuple(self.wrap(v, base, t, origin) for v, t in zip(out, out_types))
-        return SymbolicTensor(self, out[0], out_types[0], unique_name(self.names, base), origin)
+        return self._wrapped(spec.name.split(".", 1)[1], out, out_types, origin)
+
+    def _wrapped(self, base: str, results, types: Sequence[IRType], origin: tuple[str, int]):
+        """An op's results as symbolic tensors named after `base`: one, a tuple, or None."""
+        if len(results) == 1:
+            n = self.names.get(base, 0)  # `unique_name`, inlined: once per op
+            self.names[base] = n + 1
+            return SymbolicTensor(self, results[0], types[0], f"{base}_{n}" if n else base,
+                                  origin)
+        return tuple(self.wrap(v, base, t, origin) for v, t in zip(results, types)) \
+            if results else None
 
     @contextlib.contextmanager
     def region(self, block: ir.Block, what: str, scope: Scope | None = None):
@@ -373,15 +366,6 @@ class FuncGraph:
             self.func.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(inputs, [v.type for v in values]))
         self.finalized = True
-
-
-def _frozen(value):
-    """A C-contiguous read-only array with `value`'s contents that nobody else can change:
-    `value` itself when it already is one (a snapshot captured again by an outer trace)."""
-    if value.flags.writeable or not value.flags.owndata or not value.flags.c_contiguous:
-        value = np.array(value, order="C", copy=True)
-        value.flags.writeable = False
-    return value
 
 
 def eager_use_error(t: SymbolicTensor) -> OutOfScopeError:

@@ -54,17 +54,25 @@ def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | 
     if attrs or spec.uses_values or operand_types is None:
         known = _inferred(spec, operands, operand_types, attrs, loc)
     else:
-        key = (ir.Context.current if loc is None else loc.context, spec, tuple(operand_types))
-        known = _INFERRED.get(key)
-        if known is None:
-            known = _inferred(spec, operands, key[2], None, loc)
-            if len(_INFERRED) >= 4096:  # bounded: it keeps the contexts of its types alive
-                _INFERRED.clear()
-            _INFERRED[key] = known
+        known = inferred_plain(spec, operands, operand_types, loc)
     result_types, mlir_types, mlir_attrs = known
-    op = ir.Operation.create(spec.name, results=mlir_types, operands=list(operands),
-                             attributes=mlir_attrs, loc=loc, ip=ip)
+    op = ir.Operation.create(spec.name, mlir_types, list(operands), mlir_attrs, None, 0, loc, ip)
     return ((op.result,) if len(result_types) == 1 else tuple(op.results)), result_types
+
+
+def inferred_plain(spec: type[Op], operands: Sequence[ir.Value], operand_types: Sequence[IRType],
+                   loc: ir.Location | None) -> tuple:
+    """(result types, their MLIR types, the MLIR attributes) of `spec` given no attributes,
+    on operands of `operand_types` (whose values its inference does not read), remembered;
+    raises what the spec's checks raise."""
+    key = (ir.Context.current if loc is None else loc.context, spec, tuple(operand_types))
+    known = _INFERRED.get(key)
+    if known is None:
+        known = _inferred(spec, operands, key[2], None, loc)
+        if len(_INFERRED) >= 4096:  # bounded: it keeps the contexts of its types alive
+            _INFERRED.clear()
+        _INFERRED[key] = known
+    return known
 
 
 # (context, spec, operand types) -> what `_inferred` returns, for ops given no attributes
