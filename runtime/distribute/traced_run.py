@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-from ember.frontend import tracing
+from ember.frontend import trace_scope, tracing
 from ember.frontend.effects import emit_host_call
 from ember.frontend.tensor import convert_to_tensor
 from ember.runtime import function as function_module
@@ -198,13 +198,13 @@ def traced_run(strategy, fn, args, kwargs):
     n, kwargs = len(strategy._devices), dict(kwargs or {})  # this process's replicas
     group = TracedGroup(strategy, n)
     fn = _inlined(fn)
-    graphs = list(tracing._thread.graphs)
+    graphs = list(trace_scope.thread_state.graphs)
     keys = list(function_module._tracing.keys)
     results: list = [None] * n
     errors: list = [None] * n
 
     def replica(i: int) -> None:
-        tracing._thread.graphs = list(graphs)  # the same trace, from this thread
+        trace_scope.thread_state.graphs = list(graphs)  # the same trace, from this thread
         function_module._tracing.keys = list(keys)
         strategy_module._local.replica = strategy_module.ReplicaContext(
             strategy, strategy._first_replica + i, group)
