@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import InvalidArgumentError, Op
 from ember.dialects.ember.types import TensorType, shapes_compatible
 from ember.frontend import tracing
@@ -58,15 +59,25 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
     return out
 
 
-def execute_float(spec: type[Op], x, y: float, limits: dict):
+# the float dtypes numpy casts to natively, and the largest values that `convert_to_tensor`
+# converts to them without a warning (its default float32 array is made, and warns, first)
+_FLOAT_MAX = {d: float(np.finfo(d.np_dtype if d.bits < 32 else np.float32).max)
+              for d in (dtypes.float16, dtypes.float32, dtypes.float64)}
+
+
+def float_fits(value: float, dtype) -> bool:
+    """Whether Python float `value` meeting a `dtype` tensor converts by rounding its float64
+    value to `dtype` alone: a float dtype numpy casts to natively, `value` within the
+    largest that converts without a warning (so not NaN or infinite)."""
+    top = _FLOAT_MAX.get(dtype)
+    return top is not None and -top <= value <= top
+
+
+def execute_float(spec: type[Op], x, y: float):
     """`execute(spec, group(x, y))` for a Python float `y` (a binary op function's `x * 0.5`)
-    when `x` is a symbolic tensor whose dtype `limits` maps to the largest value converting
-    to it without a warning, `y` is within that and not zero (`-0.0` converts apart), and
-    no tape records: then `y` becomes a constant op without an eager tensor made of it
-    first. None otherwise (then `execute` it)."""
-    if type(x) is not tracing.SymbolicTensor or not y:
-        return None
-    top = limits.get(x._dtype)
-    if top is None or not -top <= y <= top:
+    when `x` is a symbolic tensor, `y` fits its dtype (`float_fits`) and is not zero (`-0.0`
+    converts apart) and no tape records: then `y` becomes a constant op without an eager
+    tensor made of it first. None otherwise (then `execute` it)."""
+    if type(x) is not tracing.SymbolicTensor or not y or not float_fits(y, x._dtype):
         return None
     return x._graph.apply_with_float(spec, x, y)

@@ -11,7 +11,7 @@ from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.base import Op
-from ember.frontend.dispatch import execute, execute_float
+from ember.frontend.dispatch import execute, execute_float, float_fits
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
 
@@ -31,21 +31,13 @@ def group(*values) -> list[Tensor]:
     return [_converted(v, hint) for v in values]
 
 
-# the float dtypes numpy casts to natively, and the largest values that `convert_to_tensor`
-# converts to them without a warning (its default float32 array is made, and warns, first)
-_FLOAT_MAX = {d: float(np.finfo(d.np_dtype if d.bits < 32 else np.float32).max)
-              for d in (dtypes.float16, dtypes.float32, dtypes.float64)}
-
-
 def _converted(value, hint) -> Tensor:
     """`convert_to_tensor(value, dtype_hint=hint)`, sooner for a Python float meeting a float
     tensor (`x * 0.5`: while tracing, ~20 us of each constant's ~40)."""
-    if type(value) is float and type(hint) is dtypes.DType:
-        top = _FLOAT_MAX.get(hint)
-        if top is not None and -top <= value <= top:
-            # what convert_to_tensor makes: rounding a Python float is rounding its float64
-            # array, and a fresh array already is what Tensor's checks ask for
-            return Tensor._of_output(np.asarray(value, dtype=hint.np_dtype), hint)
+    if type(value) is float and type(hint) is dtypes.DType and float_fits(value, hint):
+        # what convert_to_tensor makes: rounding a Python float is rounding its float64
+        # array, and a fresh array already is what Tensor's checks ask for
+        return Tensor._of_output(np.asarray(value, dtype=hint.np_dtype), hint)
     return convert_to_tensor(value, dtype_hint=hint)
 
 
@@ -60,7 +52,7 @@ def _unary(spec: type[Op], name: str):
 
 def _binary(spec: type[Op], name: str):
     def fn(x, y, name=None):
-        out = execute_float(spec, x, y, _FLOAT_MAX) if type(y) is float else None  # x * 0.5
+        out = execute_float(spec, x, y) if type(y) is float else None  # x * 0.5
         return execute(spec, group(x, y)) if out is None else out
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."

@@ -54,19 +54,9 @@ def _is_internal(name: str) -> bool:
 
 
 def user_location() -> tuple[str, int]:
-    """(file, line) of `user_frame()` from the caller (Ember's code), or ("<unknown>", 0).
-    The tracer asks once per op: the walk is `user_frame`'s, inlined."""
-    frame = sys._getframe(1)
-    verdicts = _internal_files
-    while frame is not None:
-        name = frame.f_code.co_filename
-        is_internal = verdicts.get(name)
-        if is_internal is None:
-            is_internal = _is_internal(name)
-        if not is_internal:
-            return name, frame.f_lineno
-        frame = frame.f_back
-    return "<unknown>", 0
+    """(file, line) of `user_frame()` from the caller (Ember's code), or ("<unknown>", 0)."""
+    frame = user_frame(sys._getframe(1))
+    return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
 def definition_site(fn) -> tuple[str, int] | None:
