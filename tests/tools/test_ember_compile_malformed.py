@@ -1,7 +1,7 @@
 """`ember-compile` on malformed input, at every `--emit` and every `--from` stage: a located
 `error:` and exit status 1, never a signal, a traceback or an internal error.
 
-Each case runs the installed executable in a subprocess (tool_runner.py). The families are
+Each case runs the installed tool in a process of its own (tool_runner.py). The families are
 the ones that crashed it: nesting deep enough to overflow MLIR's recursive parser (SIGSEGV),
 attribute forms that trip an assertion in MLIR's parser (`array<index>`, shapes whose
 element count overflows int64), string escapes that are not UTF-8 (a nanobind conversion
