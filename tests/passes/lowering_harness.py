@@ -48,6 +48,7 @@ class Compiled:
 
     def __init__(self, linalg: ir.Module, backend: CpuBackend | None = None):
         self.linalg_text = str(linalg)
+        self._context = linalg.context  # each compile parses the text anew, in this context
         self._backend = backend or backends.get("cpu").stages()  # as ember-compile
         self._signatures = {symbol_name(fn): _signature(fn) for fn in functions(linalg)
                             if fn.regions[0].blocks}
@@ -57,7 +58,7 @@ class Compiled:
         key = (name, tuple(arg_types))
         if key not in self._executables:
             _, results = self._signatures[name]
-            with make_context():
+            with self._context:
                 module = ir.Module.parse(self.linalg_text)
                 errors = error_sites(module)
                 llvm_ir = self._backend.lower(module, "llvmir", start="bufferized")
