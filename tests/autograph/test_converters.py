@@ -176,3 +176,37 @@ def test_a_definite_write_kills_a_read_after():
     assert analysis.live_after(fn, fn.body[0], {"y"}) == set()
     fn = _fn("def f(x):\n    if x:\n        y = 1\n    if x:\n        y = 2\n    return y")
     assert analysis.live_after(fn, fn.body[0], {"y"}) == {"y"}
+
+
+NAMES_SOURCE = '''
+def outer(a, b):
+    x = a
+    def inner(c):
+        y = c + b
+        class K:
+            z = y
+        return K
+    (w := len(a))
+    del b
+    import os.path as p, json
+    for i, (j, k) in enumerate(a):
+        lambda q: q + x
+    match a:
+        case [first, *rest]:
+            pass
+        case {"k": v, **others}:
+            pass
+    return [t for t in a] + [x]
+'''
+
+
+def test_names_keeps_nested_scopes_stores_apart():
+    outer = ast.parse(NAMES_SOURCE).body[0]
+    assert analysis.writes([outer]) == {"outer"}  # its body's stores are its own
+    assert analysis.writes(outer.body) == {
+        "x", "inner", "w", "b", "p", "json", "i", "j", "k", "first", "rest", "v", "others"}
+    inner = outer.body[1]
+    assert analysis.writes(inner.body) == {"y", "K"}
+    assert analysis.reads(outer) == {"a", "b", "c", "y", "len", "enumerate", "q", "x", "K",
+                                     "t"}
+    assert analysis.reads(inner) == {"c", "b", "y", "K"}
