@@ -153,7 +153,7 @@ def ops_named(root, names) -> list[ir.Operation]:
 
 def count_ops(module: ir.Module) -> int:
     """Operations inside functions, excluding the function ops themselves."""
-    return sum(1 for fn in functions(module) for _ in iter_ops(fn))
+    return sum(len(iter_ops(fn)) for fn in functions(module))
 
 
 def walk_regions_last(root: ir.Operation):

@@ -37,7 +37,7 @@ from ember.tools.driver import ToolError
 
 def count_ops(module: ir.Module) -> int:
     """Every operation nested in the module (functions and terminators included)."""
-    return sum(1 for _ in verifier.iter_ops(module.operation))
+    return len(verifier.iter_ops(module.operation))
 
 
 def checked_module(text: str, context: ir.Context) -> ir.Module | None:

@@ -11,7 +11,7 @@ from mlir import ir
 from ember.backends.base import NotCompilable
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import find_op, iter_ops
 from ember.passes.ir_utils import symbol_name, symbol_table
 
 
@@ -31,9 +31,10 @@ def check_compilable(module: ir.Module, symbol: str,
     if host_calls:
         from ember.backends.cpu import host_call_lowering  # the lowering's: not on a cache hit
         host_call_lowering.check(module, fn)
-    for op in iter_ops(fn):
-        if op.name == "func.call" and not host_calls:  # nested calls are inlined
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
+    else:  # nested calls are inlined: a call left is a host callback
+        call = find_op(fn, lambda op: op.name == "func.call")
+        if call is not None:
+            raise NotCompilable(f"'{call.name}' (at {_where(call.location)}) runs on the host",
                                 NotCompilable.Reason.HOST_ONLY)
     _no_giant_tensors(fn)
     _no_rank_from_values(fn)

@@ -42,7 +42,7 @@ from ember.dialects.ember.convert import type_from_mlir, type_to_mlir
 from ember.dialects.ember.irdl import default_context
 from ember.dialects.ember.parsing import parse_module
 from ember.dialects.ember.types import ResourceType, TensorType, types_compatible
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import find_op
 from ember.passes.conversions.runtime_attrs import VARIABLES_ATTR
 from ember.passes import reproducer
 from ember.passes.pipeline import PassFailure, run_pipeline
@@ -80,7 +80,7 @@ def specialize(module_text: str, symbol: str, arg_types: Sequence[TensorType],
         results = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
         fn.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], results))
-        nested = any(op.name == "func.call" for op in iter_ops(fn))
+        nested = find_op(fn, lambda op: op.name == "func.call") is not None
         static = all(ir.RankedTensorType(t).has_static_shape for t in results
                      if isinstance(t, ir.RankedTensorType))
     if changed or nested or not static:  # else: optimised as traced, with these very types

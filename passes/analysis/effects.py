@@ -28,7 +28,7 @@ from mlir import ir
 
 from ember.dialects.ember.base import Op, Trait
 from ember.dialects.ember.convert import type_from_mlir
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import find_op, iter_ops
 from ember.passes.ir_utils import STRUCTURAL, constant_of, decoded_attrs, op_id, spec_of
 
 # Upstream ops the tracer emits that have no effects.
@@ -62,7 +62,7 @@ def written_map(root: ir.Operation) -> dict[int, frozenset]:
     bottom-up walk (asking each loop of a nest would walk the inner loops again at every
     level). Valid while no op that writes is added or removed."""
     written: dict = {}
-    for op in reversed(list(iter_ops(root))):  # an op comes after everything it holds
+    for op in reversed(iter_ops(root)):  # an op comes after everything it holds
         if not len(op.regions):
             continue
         mine = set(own_writes(op))
@@ -107,10 +107,11 @@ def is_pure(op: ir.Operation) -> bool:
     """No side effects: the op may be erased when unused, merged or moved.
 
     A region op is pure when every op nested in it is, judged on its own effects in one
-    walk (linear in what it holds, however deep)."""
+    walk (linear in what it holds, however deep) that stops at the first impure one."""
     if not _own_pure(op):
         return False
-    return all(_own_pure(inner) or inner.name in STRUCTURAL for inner in iter_ops(op))
+    impure = find_op(op, lambda inner: not (_own_pure(inner) or inner.name in STRUCTURAL))
+    return impure is None
 
 
 def pure_ops(root: ir.Operation, total: bool = False) -> set[int]:
@@ -122,7 +123,7 @@ def pure_ops(root: ir.Operation, total: bool = False) -> set[int]:
     each level's contents again (time quadratic in the depth); this visits each op once.
     The set describes the ops as they are now: rewrites after the call are not reflected.
     """
-    ops = list(iter_ops(root))
+    ops = iter_ops(root)
     clean: dict = {}  # op_id -> neither the op nor anything nested in it has effects
     safe: dict = {}  # op_id -> neither the op nor anything nested in it may fail
     pure = set()
@@ -145,10 +146,10 @@ def may_fail(op: ir.Operation) -> bool:
 
     An ember op's spec decides (`Op.total`, given the operand types, attributes and the
     constant operands); an upstream op may fail unless it is known total; a region op may
-    if anything it holds may (one walk).
+    if anything it holds may (one walk, up to the first op that may).
     """
     if len(op.regions):
-        return op.name not in REGION_OPS or any(_own_may_fail(inner) for inner in iter_ops(op))
+        return op.name not in REGION_OPS or find_op(op, _own_may_fail) is not None
     return _own_may_fail(op)
 
 

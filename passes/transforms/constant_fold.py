@@ -16,7 +16,9 @@ Algorithm:
   4. Run the kernel on the decoded attributes; an op whose kernel raises (integer division
      by zero, an index out of range) stays, so the error still happens at run time.
   5. Replace each result by an `ember.constant` of the declared type (`folded`), then erase
-     the operand constants left without uses (they precede the op, so were visited already).
+     the operand constants left without uses. They were visited already, unless a block
+     listed after the op's defines them (an unstructured body, `cf.br`): the walk skips
+     those, erased (freed) before it reached them.
   6. Fold `tensor.extract` of a constant at constant indices into an `arith.constant` of the
      element (i1, signless integers, floats), so `scf.if`/`scf.while` on a constant predicate
      can be simplified by ember-canonicalize.
@@ -44,7 +46,7 @@ from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 from ember.passes.analysis.effects import foldable
 from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses,
-                                   make_constant, replace_op, spec_of)
+                                   make_constant, op_id, replace_op, spec_of)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,14 +57,16 @@ class ConstantFoldPass(Pass):
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in functions(module):
-            # Erasures below only touch the visited op and its (earlier) producers.
-            for op in list(iter_ops(fn)):
-                folded = _fold_extract(op) if op.name == "tensor.extract" \
-                    else self._fold(op, stats)
+            erased: set[int] = set()  # op_ids of constants erased before the walk met them
+            for op in iter_ops(fn):
+                if erased and op_id(op) in erased:
+                    continue  # freed: its wrapper must not be read
+                folded = _fold_extract(op, erased) if op.name == "tensor.extract" \
+                    else self._fold(op, stats, erased)
                 if folded:
                     stats.add("folded")
 
-    def _fold(self, op: ir.Operation, stats: Statistics) -> bool:
+    def _fold(self, op: ir.Operation, stats: Statistics, erased: set[int]) -> bool:
         """Folds one spec'd op whose operands are constants; True if it was replaced."""
         spec = spec_of(op)
         if not foldable(spec):
@@ -84,7 +88,7 @@ class ConstantFoldPass(Pass):
             return False
         producers = _defining_ops(op)
         replace_op(op, [make_constant(out, r, op) for out, r in zip(outputs, op.results)])
-        _erase_dead_constants(producers)
+        _erase_dead_constants(producers, erased)
         return True
 
 
@@ -140,14 +144,18 @@ def _defining_ops(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def _erase_dead_constants(ops: list[ir.Operation]) -> None:
-    """Erases the constants among `ops` that the fold left without uses."""
+def _erase_dead_constants(ops: list[ir.Operation], erased: set[int]) -> None:
+    """Erases the constants among `ops` that the fold left without uses. One in a region of
+    one block precedes the folded op (it dominates it); one in a region of several blocks
+    may come later in the walk, so its `op_id` is added to `erased`."""
     for op in ops:
         if op.name in ("ember.constant", "arith.constant") and not has_uses(op):
+            if len(op.block.region.blocks) > 1:
+                erased.add(op_id(op))
             op.erase()
 
 
-def _fold_extract(op: ir.Operation) -> bool:
+def _fold_extract(op: ir.Operation, erased: set[int]) -> bool:
     """tensor.extract %c[%i...] of a constant at constant indices -> arith.constant."""
     array = constant_of(op.operands[0])
     indices = [_index_constant(v) for v in list(op.operands)[1:]]
@@ -163,7 +171,7 @@ def _fold_extract(op: ir.Operation) -> bool:
         new = ir.Operation.create("arith.constant", results=[op.results[0].type],
                                   attributes={"value": attr})
     replace_op(op, [new.results[0]])
-    _erase_dead_constants(producers)
+    _erase_dead_constants(producers, erased)
     return True
 
 

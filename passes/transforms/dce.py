@@ -59,7 +59,7 @@ def erase_dead(fn: ir.Operation) -> int:
     returns how many."""
     pure = None  # one walk, not is_pure per op; only if some op is unused
     erased = 0
-    for op in reversed(list(iter_ops(fn))):
+    for op in reversed(iter_ops(fn)):  # nested ops first: an erasure frees none yet to visit
         if op.name in STRUCTURAL or has_uses(op):
             continue
         if pure is None:

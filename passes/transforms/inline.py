@@ -44,7 +44,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import find_op, iter_ops
 from ember.passes.base import Pass, Statistics
 from ember.passes.ir_utils import functions, symbol_name
 
@@ -87,7 +87,7 @@ class InlinePass(Pass):
         blocks = list(fn.regions[0].blocks)
         if len(blocks) != 1:  # a declaration (host callback) or a CFG body
             return False
-        return call_sites == 1 or sum(1 for _ in iter_ops(fn)) <= self.max_ops
+        return call_sites == 1 or len(iter_ops(fn)) <= self.max_ops
 
 
 _symbol = symbol_name
@@ -131,13 +131,13 @@ def _reaches(starts: list[str], target: str, graph: dict[str, list[str]]) -> boo
 
 def _symbol_used(module: ir.Module, name: str) -> bool:
     """Whether an op in a function refers to `@name` (a call's callee, or any other op)."""
-    for fn in functions(module):
-        for op in iter_ops(fn):
-            for key in op.attributes:
-                attr = op.attributes[key]
-                if isinstance(attr, ir.FlatSymbolRefAttr) and attr.value == name:
-                    return True
-    return False
+    def refers(op: ir.Operation) -> bool:
+        for key in op.attributes:
+            attr = op.attributes[key]
+            if isinstance(attr, ir.FlatSymbolRefAttr) and attr.value == name:
+                return True
+        return False
+    return any(find_op(fn, refers) is not None for fn in functions(module))
 
 
 def _inline(call: ir.Operation, callee: ir.Operation) -> None:

@@ -1,7 +1,8 @@
 """ember-constant-fold beyond the lit tests: folded constants give the interpreter the same
 values (dtype and bits) as running the ops, also after a print/parse round trip; the size cap
 counts result bytes; kernels that raise and effects are left alone; tensor.extract folds to
-arith.constant for the element types arith.constant takes."""
+arith.constant for the element types arith.constant takes; constants a fold erased before the
+walk met them (an unstructured body) are never touched."""
 
 import ml_dtypes
 import numpy as np
@@ -12,6 +13,8 @@ from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import creation, elementwise, indexing, nn, reduction, structure
 from ember.dialects.ember.builder import build_function, emit
 from ember.dialects.ember.irdl import make_context
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.ir_utils import op_id
 from ember.passes.transforms.constant_fold import ConstantFoldPass
 
 
@@ -139,3 +142,31 @@ def test_extract_folds_for_the_types_arith_constant_takes(mlir_context, element,
     assert stats["folded"] == int(folds)
     assert ("tensor.extract" in str(module)) != folds
     module.operation.verify()
+
+
+def test_constants_erased_before_the_walk_meets_them_are_skipped(mlir_context, monkeypatch):
+    # The add's operands are defined in a block listed after the add's: the fold erases them
+    # (now unused) before the walk reaches them, and touching the freed ops reads freed memory.
+    module = ir.Module.parse("""
+      func.func @main() -> tensor<i32> {
+        cf.br ^bb2
+      ^bb1:
+        %s = "ember.add"(%a, %b) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+        return %s : tensor<i32>
+      ^bb2:
+        %a = "ember.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+        %b = "ember.constant"() {value = dense<2> : tensor<i32>} : () -> tensor<i32>
+        cf.br ^bb1
+      }""")
+    constants = {op_id(op) for op in iter_ops(module.operation) if op.name == "ember.constant"}
+    visited = []
+    fold = ConstantFoldPass._fold
+
+    def spy(self, op, *rest):
+        visited.append(op_id(op))  # the pointer only: reads nothing of the op
+        return fold(self, op, *rest)
+    monkeypatch.setattr(ConstantFoldPass, "_fold", spy)
+    assert ConstantFoldPass().apply(module).as_dict() == {"folded": 1}
+    assert len(constants) == 2 and not constants & set(visited)
+    module.operation.verify()
+    assert str(module).count("ember.constant") == 1 and "dense<3>" in str(module)

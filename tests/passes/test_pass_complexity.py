@@ -1,7 +1,7 @@
 """The optimisation pipeline's work is linear in the op count at any nesting depth.
 
-Tests never assert timings, so these count the op visits of every walk (`iter_ops`, which
-the passes and the verifier use) while a function of nested `em.cond`s or nested
+Tests never assert timings, so these count the op visits of every walk (`iter_ops` and
+`find_op`, which the passes and the verifier use) while a function of nested `em.cond`s or nested
 `em.while_loop`s is optimised, and check the visits per op stay flat as the depth grows.
 (Purity of a region op used to be re-derived at every level: 16 nested conds took 8.6 s.)
 """
@@ -32,20 +32,22 @@ def _nested_loops(x, depth):
 def _visits_per_op(monkeypatch, nest, depth: int) -> float:
     """Op visits of the walks made while tracing and optimising `nest(x, depth)`, per op."""
     visits = [0]
-    children = verifier._children
+    walk = verifier._walk
 
-    def counted(op):
-        visits[0] += 1
-        return children(op)
+    def counted(op, visit):
+        def counting(o):
+            visits[0] += 1
+            return visit(o)
+        walk(op, counting)
 
     with monkeypatch.context() as patch:
-        patch.setattr(verifier, "_children", counted)
+        patch.setattr(verifier, "_walk", counted)
         function = em.function(lambda x: nest(x, depth))
         concrete = function.get_concrete_function(em.TensorSpec([4], em.float32))
         concrete.mlir("optimized")
     with default_context():
         traced = ir.Module.parse(concrete.mlir("traced"))
-        ops = sum(1 for _ in verifier.iter_ops(traced.operation))
+        ops = len(verifier.iter_ops(traced.operation))
     return visits[0] / ops
 
 

@@ -22,7 +22,8 @@ from ember.dialects.ember.base import Op
 from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType, broadcast_shapes
-from ember.passes.ir_utils import as_operation, symbol_table
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.ir_utils import symbol_table
 
 LOWERINGS: dict[type[Op], Callable] = {}
 PARALLEL = "#linalg.iterator_type<parallel>"
@@ -59,16 +60,13 @@ def retype_ui8(op: ir.Operation) -> None:
         if text == "ui8" or text.endswith("xui8>") or text == "tensor<ui8>":
             value.set_type(ir.Type.parse(text.replace("ui8", "i8")))
 
-    def walk(o: ir.Operation) -> None:
+    for o in [op, *iter_ops(op)]:
         for r in o.results:
             fix(r)
         for region in o.regions:
             for block in region.blocks:
                 for arg in block.arguments:
                     fix(arg)
-                for inner in block.operations:
-                    walk(as_operation(inner))
-    walk(op)
 
 
 def tensor_type(t: TensorType) -> ir.Type:
