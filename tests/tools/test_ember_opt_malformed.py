@@ -2,9 +2,10 @@
 
 Each case runs the installed `ember-opt` in a process of its own (tool_runner.py, with a
 timeout) on a file that is truncated, binary, badly nested, mistyped, refers to unknown ops,
-types or passes, or is too deeply nested for MLIR's recursive parser. A negative exit status would mean a signal
-(abort, segfault); "Traceback" would mean an unhandled Python exception; exit status 2 is the
-tool's own "internal error". Valid inputs among the cases (the empty file) must exit 0.
+types or passes, or is too deeply nested for MLIR's recursive parser. A negative exit
+status would mean a signal (abort, segfault); "Traceback" would mean an unhandled Python
+exception; exit status 2 is the tool's own "internal error". Valid inputs among the cases
+(the empty file) must exit 0.
 """
 
 from __future__ import annotations
