@@ -25,6 +25,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import linalg
 
+from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 
 
@@ -41,10 +42,7 @@ def copies_to_linalg(module: ir.Module) -> None:
     """Rewrites `memref.copy` as `linalg.copy` (which becomes loops): finalize-memref-to-llvm
     turns a copy between non-contiguous buffers into a call of the `memrefCopy` runtime
     function, which no library in this process provides — the JIT would jump to nowhere."""
-    copies = []
-    module.operation.walk(lambda op: (copies.append(op) if op.name == "memref.copy" else None)
-                          or ir.WalkResult.ADVANCE)
-    for op in copies:
+    for op in [op for op in iter_ops(module.operation) if op.name == "memref.copy"]:
         source, target = op.operands[0], op.operands[1]
         with ir.InsertionPoint(op), op.location:
             if isinstance(target.type, ir.UnrankedMemRefType) and \

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ember.dialects.ember.verifier import find_op
 from ember.passes.transforms.gpu_map_common import (COMBINERS, Index, combine,
                                                      identity, index_type, op, parallel,
                                                      reduce_terminator, when_nonempty)
@@ -117,7 +118,5 @@ def _move_body(ix: Index, loop: ir.Operation, block: ir.Block, flat, counts, low
 
 
 def _has_parallel(operation: ir.Operation) -> bool:
-    found = []
-    operation.walk(lambda o: (found.append(1) if o.operation.name == "scf.parallel" else None)
-                   or ir.WalkResult.ADVANCE)
-    return bool(found)
+    return operation.name == "scf.parallel" or \
+        find_op(operation, lambda o: o.name == "scf.parallel") is not None

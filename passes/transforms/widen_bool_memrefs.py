@@ -26,6 +26,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 
+from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 
 
@@ -53,8 +54,7 @@ def widen_bool_memrefs(module: ir.Module) -> None:
     stores `extui`. MLIR 22's memref-to-llvm asserts on sub-byte element types
     ("integralElementType.getWidth() >= 8"), and numpy bools are bytes anyway."""
     i1, i8 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(8)
-    ops = []
-    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    ops = iter_ops(module.operation)
     for op in ops:
         for region in op.regions:
             for block in region.blocks:
