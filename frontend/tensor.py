@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.dtypes import DType
 from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of, placed
 from ember.frontend.shape import TensorShape
@@ -75,7 +76,7 @@ class Tensor:
         """The address of the data (C-contiguous and aligned, see __init__), computed once:
         compiled calls pass it."""
         if not self._ptr:
-            self._ptr = self._value.ctypes.data
+            self._ptr = data_pointer(self._value)
         return self._ptr
 
     @property

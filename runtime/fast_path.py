@@ -13,7 +13,7 @@ import numpy as np
 from ember.frontend.tensor import Tensor
 from ember.frontend.trace_types import float_bits
 from ember.frontend.tracing import SymbolicTensor
-from ember.runtime.array_pointer import data_pointer
+from ember.dialects.ember.array_pointer import data_pointer
 from ember.runtime.structures import same_python_value
 
 MAX_FAST_ENTRIES = 64  # per Function

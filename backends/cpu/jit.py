@@ -16,6 +16,7 @@ engine is disposed and its code freed; nothing keeps engines for the life of the
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -25,6 +26,7 @@ from ember.backends.cpu import block_cache, host_target, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
+from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 
@@ -226,11 +228,17 @@ class OutputBuffers:
         self._big = any(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
                         >= block_cache.MIN_BYTES for shape, dtype in self._specs) \
             and block_cache.available()
+        if not self._big and len(self._specs) == 1:  # the commonest call: bound once
+            self.take = functools.partial(_one_empty, np.empty, *self._specs[0])
 
     def take(self) -> list[np.ndarray]:
         if not self._big:
             return [np.empty(shape, dtype) for shape, dtype in self._specs]
         return [block_cache.empty(shape, dtype) for shape, dtype in self._specs]
+
+
+def _one_empty(empty, shape, dtype) -> list[np.ndarray]:
+    return [empty(shape, dtype)]
 
 
 def _memref_ctypes(rank: int) -> list:
@@ -288,7 +296,7 @@ class Executable:
         outs = self._outputs.take()
         if self._dynamic:
             return self._call_dynamic(pointers, outs)
-        data = self._pointers(*pointers, *[o.ctypes.data for o in outs])
+        data = self._pointers(*pointers, *map(data_pointer, outs))
         status = self._entry(data)  # inlined run_entry: this is the hot path
         if status:
             self._raise(status, data)
@@ -299,7 +307,7 @@ class Executable:
         (entry_wrapper), turned into arrays that own their buffers. On a failure no
         descriptor was written (the call unwound before returning): nothing to free."""
         static = iter(outs)
-        slots = [0 if i in self._dynamic else next(static).ctypes.data
+        slots = [0 if i in self._dynamic else data_pointer(next(static))
                  for i in range(len(self.result_types))]
         data = self._pointers(*pointers, *slots)
         status = self._entry(data)
@@ -334,7 +342,7 @@ class Executable:
                                  f"{a.shape}")
             contiguous.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
         if self._entry is not None:
-            return self.call_pointers([a.ctypes.data for a in contiguous])
+            return self.call_pointers([data_pointer(a) for a in contiguous])
         outs = self._outputs.take()
         flat: list = []  # code without an entry wrapper: MLIR's calling convention
         for a in [*contiguous, *outs]:
@@ -385,7 +393,7 @@ def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
 
 
 def _append(flat: list, a: np.ndarray) -> None:
-    pointer = a.ctypes.data
+    pointer = data_pointer(a)
     flat += [pointer, pointer, 0]
     flat += a.shape
     item = a.itemsize or 1

@@ -24,6 +24,7 @@ from mlir import ir
 
 from ember.backends.cpu.jit import OutputBuffers
 from ember.backends.cpu.options import MAX_THREADS, default_threads  # noqa: F401
+from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.base import REGISTRY, Trait
 from ember.passes.analysis.effects import computable
 
@@ -160,7 +161,7 @@ class SplitExecutable:
 
     def call_pointers(self, pointers: list[int]) -> list[np.ndarray]:
         outs = self._outputs.take()
-        out_pointers = [o.ctypes.data for o in outs]
+        out_pointers = [data_pointer(o) for o in outs]
         jobs = []
         for exe, start in self._blocks:
             ins = [p + start * rb if split else p for p, rb, split in
@@ -184,7 +185,7 @@ class SplitExecutable:
                 raise ValueError(f"argument {i} must be {dtype} {shape}, got {a.dtype} "
                                  f"{a.shape}")
             keep.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
-        return self.call_pointers([a.ctypes.data for a in keep])
+        return self.call_pointers([data_pointer(a) for a in keep])
 
 
 def _run_block(exe, pointers: list[int]) -> Exception | None:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.runtime.array_pointer import data_pointer
+from ember.dialects.ember.array_pointer import data_pointer
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_]
 

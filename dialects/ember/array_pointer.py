@@ -1,8 +1,10 @@
-"""The data address of a numpy array, fast: the hot path of a compiled call with numpy
-inputs (runtime/concrete.py `fast_entry`).
+"""The data address of a numpy array, fast: the hot path of a compiled call passes the
+addresses of its inputs (runtime/fast_path.py) and of the outputs it allocates
+(backends/cpu/jit.py), and an eager tensor remembers its own (frontend/tensor.py); so it
+lives here, in the layer all three import.
 
-`a.ctypes.data` costs about 0.75 µs (it builds a ctypes helper object each time), as much
-as the rest of a small compiled call. numpy's C API reads the address from a field of the
+`a.ctypes.data` costs 0.75-2 µs (it builds a ctypes helper object each time), as much as
+the rest of a small compiled call. numpy's C API reads the address from a field of the
 array object (`PyArray_DATA`: the `data` member right after the object header); this
 module reads that field through ctypes (about 0.08 µs). The field's offset is found once,
 by checking it against `ctypes.data` on probe arrays; where it cannot be found (another
