@@ -21,9 +21,10 @@ that compiled code calls it without the GIL, from any thread; a spin lock guards
 table of `SLOTS` blocks (a full table falls back to libc). Compiled functions reach it
 through `TABLE`: `route` makes their malloc and free calls through its two pointers (the
 JIT's code only; AOT libraries keep libc's, backends/cpu/aot), which are libc's until the
-allocator is loaded, by the first big array `empty` makes (about 2 ms, so only a process
-with big outputs pays it; not when code is loaded, which a warm first call waits for), and
-its from then on. Python gets outputs from it through `empty` (jit.OutputBuffers): the
+allocator is loaded, and its from then on. It is loaded by the first big array `empty`
+makes, and with the first code that calls malloc through the table (`for_code`) where
+that is cheap: the disk cache keeps it as a shared library too (shared.py), which a warm
+start loads with a `dlopen` (~0.3 ms) where compiling it needs LLVM (~70 ms to import). Python gets outputs from it through `empty` (jit.OutputBuffers): the
 array's base owns the block and gives it back when the last view of it dies, so a result
 the caller keeps stays valid and the next call gets another block.
 
@@ -83,26 +84,18 @@ def default_limit() -> int:
 
 
 class _Pool:
-    """The compiled allocator of this process: its engine (kept for the life of the
-    process: blocks and compiled code refer to its functions) and ctypes views."""
+    """The compiled allocator of this process: its code (kept for the life of the process:
+    blocks and compiled code refer to its functions) and ctypes views."""
 
-    def __init__(self):
-        import llvmlite.binding as llvm
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        # generic code for the host's architecture: nothing here is worth its features
-        machine = llvm.Target.from_default_triple().create_target_machine(
-            opt=1, reloc="pic", codemodel="small")
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-        self.engine.add_object_file(llvm.ObjectFileRef.from_data(_object(machine)))
-        self.engine.finalize_object()
-        self.addresses = {name: self.engine.get_function_address(name)
+    def __init__(self, code):
+        self.code = code
+        self.addresses = {name: code.get_function_address(name)
                           for name in (MALLOC, FREE, "ember_pool_release")}
         self.malloc = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)(
             self.addresses[MALLOC])
         self.free = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.addresses[FREE])
         self.release = ctypes.CFUNCTYPE(None)(self.addresses["ember_pool_release"])
-        at = {name: self.engine.get_global_value_address(name) for name in GLOBALS}
+        at = {name: code.get_global_value_address(name) for name in GLOBALS}
         self._lock = ctypes.c_int32.from_address(at["ember_pool_lock"])
         self._cached = ctypes.c_int64.from_address(at["ember_pool_cached"])
         self._limit = ctypes.c_int64.from_address(at["ember_pool_limit"])
@@ -113,21 +106,56 @@ class _Pool:
         self._lock.value = 0  # a thread of the parent may have held it
 
 
-def _object(machine) -> bytes:
-    """The allocator's object code, from the disk cache (loading it takes about 1 ms,
-    compiling it about 15)."""
+def _key() -> str:
+    """The allocator's entry in the compile cache: generic code for the host's architecture
+    (nothing here is worth its features), named without asking LLVM."""
+    from ember.backends.cpu.cache import cache_key
+    return cache_key("block-cache", ir_text(), sys.platform, os.uname().machine)
+
+
+def _stored():
+    """The allocator's shared library from the disk cache, loaded, or None (no entry, no
+    library in it, or it does not load here)."""
+    from ember.backends.cpu.cache import disk_cache
+    from ember.backends.cpu.shared import SharedCode
+    entry = disk_cache().load(_key())
+    if entry is None or entry[1].get("library") != "block-cache" or not entry[1].get("shared"):
+        return None
+    try:
+        return SharedCode(entry[1]["shared"])
+    except OSError:
+        return None
+
+
+def _code():
+    """The allocator's code: its shared library from the disk cache (a `dlopen`, ~0.3 ms,
+    no LLVM), else compiled by LLVM (~15 ms), linked and stored for the next process, and
+    loaded as that library where it loads, else through MCJIT."""
+    code = _stored()
+    if code is not None:
+        return code
     import llvmlite.binding as llvm
-    from ember.backends.cpu.cache import cache_key, disk_cache
-    key = cache_key("block-cache", ir_text(), machine.triple)
-    disk = disk_cache()
-    entry = disk.load(key)
-    if entry is not None and entry[1].get("library") == "block-cache":
-        return entry[0]
+    from ember.backends.cpu.cache import disk_cache
+    from ember.backends.cpu.shared import SharedCode, link
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_default_triple().create_target_machine(
+        opt=1, reloc="pic", codemodel="small")
     module = llvm.parse_assembly(ir_text())
     module.verify()
     obj = machine.emit_object(module)
-    disk.store(key, obj, {"library": "block-cache"})
-    return obj
+    disk = disk_cache()
+    library = link(obj) if disk.directory is not None else None  # (no cache: no next one)
+    disk.store(_key(), obj, {"library": "block-cache"}, library)
+    if library is not None:
+        try:
+            return SharedCode(library)
+        except OSError:
+            pass
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    return engine
 
 
 _pool_lock = threading.Lock()
@@ -135,18 +163,40 @@ _pool: _Pool | None = None
 
 
 def pool() -> _Pool:
-    """The allocator, loaded on first use (about 2 ms: `empty` does, for the first big
-    array); from then on compiled code's malloc and free are its (`table`)."""
-    global _pool
+    """The allocator, loaded on first use (`_code`); from then on compiled code's malloc
+    and free are its (`table`)."""
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                loaded = _Pool()
-                functions = table()
-                functions[1] = loaded.addresses[FREE]  # first: it also frees libc's blocks
-                _pool = loaded  # free_function() is its before any block of it exists
-                functions[0] = loaded.addresses[MALLOC]
+                _install(_Pool(_code()))
     return _pool
+
+
+def for_code() -> None:
+    """Loads the allocator for code that calls malloc through `TABLE` (as it is loaded),
+    where that is cheap: its library is in the disk cache, or LLVM is loaded already (a
+    process that compiles). Its intermediates of `MIN_BYTES` or more then come from cached
+    blocks, faulted in once (bench case D: ~700 page faults a call before). A warm start
+    without the library keeps libc's until a big array is made (LLVM's import: ~70 ms)."""
+    if _pool is not None or not available():
+        return
+    if "llvmlite.binding" in sys.modules:
+        pool()
+        return
+    with _pool_lock:
+        if _pool is None:
+            code = _stored()
+            if code is not None:
+                _install(_Pool(code))
+
+
+def _install(loaded: _Pool) -> None:
+    """Makes `loaded` the allocator (under `_pool_lock`)."""
+    global _pool
+    functions = table()
+    functions[1] = loaded.addresses[FREE]  # first: it also frees libc's blocks
+    _pool = loaded  # free_function() is its before any block of it exists
+    functions[0] = loaded.addresses[MALLOC]
 
 
 _table = None

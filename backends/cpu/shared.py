@@ -210,6 +210,9 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
     with `backend`'s target). `backend`: a CpuBackend, or the resolved CpuOptions the code
     was compiled with (a cache hit: warm.py)."""
     options = getattr(backend, "options", backend)
+    from ember.backends.cpu import block_cache
+    if block_cache.uses(obj):  # before the code runs: its big intermediates from the cache
+        block_cache.for_code()
     if library:
         try:
             code = SharedCode(library)

@@ -191,21 +191,47 @@ def test_more_live_blocks_than_the_table_holds_fall_back_to_libc():
     assert block_cache.live_blocks() == live
 
 
-def test_only_a_big_output_loads_the_allocator(tmp_path):
-    """Loading it takes milliseconds, which a warm first call would wait for: code that
-    calls malloc starts on libc's (through the table) until a big array is made."""
+def _run(script: str, cache: str) -> list[str]:
     import subprocess
     import sys
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "EMBER_CACHE_DIR": cache, "EMBER_TIER": "full"},
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.split()
+
+
+_CALLS_MALLOC = (
+    "import sys, numpy as np, ember as em\n"
+    "from ember.backends.cpu import block_cache\n"
+    "f = em.function(lambda a, b: em.matmul(em.tanh(em.matmul(a, b)), b))\n"
+    "a = em.constant(np.ones((64, 64), np.float32))\n"
+    "want = np.tanh(np.ones((64, 64), np.float32) @ np.ones((64, 64), np.float32)) @ \\\n"
+    "    np.ones((64, 64), np.float32)\n"
+    "print(np.allclose(f(a, a).numpy(), want), block_cache.loaded(),\n"
+    "      type(block_cache._pool.code).__name__, 'llvmlite' in sys.modules)\n")
+
+
+def test_code_that_calls_malloc_loads_the_allocator_a_warm_start_without_llvm(tmp_path):
+    """Compiled code whose malloc goes through the table gets the allocator with it: its
+    intermediates come from cached blocks from the first call on. The process that
+    compiles links it once; a warm start loads that library (a dlopen), not LLVM."""
+    cache = str(tmp_path)
+    cold = _run(_CALLS_MALLOC, cache)
+    assert cold[:2] == ["True", "True"] and cold[3] == "True", cold
+    assert _run(_CALLS_MALLOC, cache) == ["True", "True", "SharedCode", "False"]
+
+
+def test_code_without_malloc_leaves_the_allocator_to_a_big_output(tmp_path):
+    """Loading it costs a warm start a dlopen (LLVM where it has no library): code that
+    allocates nothing (outputs are the caller's) keeps libc's until a big array is made."""
     script = (
         "import numpy as np, ember as em\n"
         "from ember.backends.cpu import block_cache\n"
-        "f = em.function(lambda a, b: em.matmul(em.tanh(em.matmul(a, b)), b))\n"
-        "a = em.constant(np.ones((64, 64), np.float32))\n"
-        "f(a, a)\n"
+        "f = em.function(lambda x: x * 2.0)\n"
+        "f(em.constant(np.ones(64, np.float32)))\n"
         "print(block_cache.loaded(), end=' ')\n"
         "g = em.function(lambda x: x + 1.0)\n"
         "g(em.constant(np.ones(1 << 20, np.float32)))\n"
         "print(block_cache.loaded())\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env={**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}, timeout=300)
-    assert out.stdout.split() == ["False", "True"], out.stderr[-2000:]
+    assert _run(script, str(tmp_path)) == ["False", "True"]
