@@ -24,9 +24,10 @@ JIT's code only; AOT libraries keep libc's, backends/cpu/aot), which are libc's 
 allocator is loaded, and its from then on. It is loaded by the first big array `empty`
 makes, and with the first code that calls malloc through the table (`for_code`) where
 that is cheap: the disk cache keeps it as a shared library too (shared.py), which a warm
-start loads with a `dlopen` (~0.3 ms) where compiling it needs LLVM (~70 ms to import). Python gets outputs from it through `empty` (jit.OutputBuffers): the
-array's base owns the block and gives it back when the last view of it dies, so a result
-the caller keeps stays valid and the next call gets another block.
+start loads with a `dlopen` (~0.3 ms) where compiling it needs LLVM (~70 ms to import).
+Python gets outputs from it through `empty` (jit.OutputBuffers): the array's base owns the
+block and gives it back when the last view of it dies, so a result the caller keeps stays
+valid and the next call gets another block.
 
 Linux only (mmap flags, huge pages); elsewhere `available()` is False and nothing routes here.
 """
@@ -83,14 +84,16 @@ def default_limit() -> int:
     return min(1 << 30, memory // 8)
 
 
+_SYMBOLS = (MALLOC, FREE, "ember_pool_release")  # the allocator's functions
+
+
 class _Pool:
     """The compiled allocator of this process: its code (kept for the life of the process:
     blocks and compiled code refer to its functions) and ctypes views."""
 
     def __init__(self, code):
         self.code = code
-        self.addresses = {name: code.get_function_address(name)
-                          for name in (MALLOC, FREE, "ember_pool_release")}
+        self.addresses = {name: code.get_function_address(name) for name in _SYMBOLS}
         self.malloc = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)(
             self.addresses[MALLOC])
         self.free = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.addresses[FREE])
@@ -113,49 +116,73 @@ def _key() -> str:
     return cache_key("block-cache", ir_text(), sys.platform, os.uname().machine)
 
 
-def _stored():
-    """The allocator's shared library from the disk cache, loaded, or None (no entry, no
-    library in it, or it does not load here)."""
+def _entry() -> tuple[bytes, dict] | None:
+    """The allocator's entry in the disk cache (its object, and `meta["shared"]` its
+    shared library where it linked), or None."""
     from ember.backends.cpu.cache import disk_cache
-    from ember.backends.cpu.shared import SharedCode
     entry = disk_cache().load(_key())
-    if entry is None or entry[1].get("library") != "block-cache" or not entry[1].get("shared"):
+    return entry if entry is not None and entry[1].get("library") == "block-cache" else None
+
+
+def _library(entry: tuple[bytes, dict] | None):
+    """The shared library of `entry`, loaded for good (memory freed at interpreter exit
+    calls into it), or None: no entry or no library in it, or it does not load here. One
+    that loads without the allocator's symbols is discarded (a compile rebuilds it)."""
+    from ember.backends.cpu.shared import SharedCode
+    library = entry[1].get("shared") if entry is not None else None
+    if not library:
         return None
     try:
-        return SharedCode(entry[1]["shared"])
+        code = SharedCode(library, permanent=True)
     except OSError:
         return None
+    if all(map(code.get_function_address, _SYMBOLS)) and \
+            all(map(code.get_global_value_address, GLOBALS)):
+        return code
+    from ember.backends.cpu.cache import disk_cache
+    disk_cache().discard(_key(), "the allocator's library lacks its symbols")
+    return None
 
 
 def _code():
     """The allocator's code: its shared library from the disk cache (a `dlopen`, ~0.3 ms,
-    no LLVM), else compiled by LLVM (~15 ms), linked and stored for the next process, and
-    loaded as that library where it loads, else through MCJIT."""
-    code = _stored()
+    no LLVM); else its cached object through MCJIT; else compiled by LLVM (~15 ms), linked
+    (where the cache can keep the library for the next process) and stored, and loaded as
+    that library where it loads, else through MCJIT."""
+    entry = _entry()
+    code = _library(entry)
     if code is not None:
         return code
     import llvmlite.binding as llvm
-    from ember.backends.cpu.cache import disk_cache
-    from ember.backends.cpu.shared import SharedCode, link
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     machine = llvm.Target.from_default_triple().create_target_machine(
         opt=1, reloc="pic", codemodel="small")
-    module = llvm.parse_assembly(ir_text())
-    module.verify()
-    obj = machine.emit_object(module)
-    disk = disk_cache()
-    library = link(obj) if disk.directory is not None else None  # (no cache: no next one)
-    disk.store(_key(), obj, {"library": "block-cache"}, library)
-    if library is not None:
-        try:
-            return SharedCode(library)
-        except OSError:
-            pass
+    if entry is not None:
+        obj = entry[0]
+    else:
+        from ember.backends.cpu.cache import disk_cache
+        from ember.backends.cpu.shared import link
+        module = llvm.parse_assembly(ir_text())
+        module.verify()
+        obj = machine.emit_object(module)
+        disk = disk_cache()
+        library = link(obj) if _writable(disk.directory) else None
+        disk.store(_key(), obj, {"library": "block-cache"}, library)
+        code = _library((obj, {"shared": library}))
+        if code is not None:
+            return code
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine
+
+
+def _writable(directory: str | None) -> bool:
+    """Whether the disk cache can keep an entry in `directory` (or create it there)."""
+    while directory and not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    return bool(directory) and os.access(directory, os.W_OK)
 
 
 _pool_lock = threading.Lock()
@@ -180,12 +207,16 @@ def for_code() -> None:
     without the library keeps libc's until a big array is made (LLVM's import: ~70 ms)."""
     if _pool is not None or not available():
         return
+    try:
+        default_limit()
+    except ValueError:  # said where a big array needs the allocator (`empty`)
+        return
     if "llvmlite.binding" in sys.modules:
         pool()
         return
     with _pool_lock:
         if _pool is None:
-            code = _stored()
+            code = _library(_entry())
             if code is not None:
                 _install(_Pool(code))
 
@@ -354,6 +385,8 @@ def uses(code: bytes | str) -> bool:
 
 
 def _after_fork() -> None:
+    global _pool_lock, _table_lock  # a thread of the parent may have held them
+    _pool_lock, _table_lock = threading.Lock(), threading.Lock()
     if _pool is not None:
         _pool.after_fork()
 

@@ -196,7 +196,7 @@ def load_object(backend: CpuBackend, obj: bytes):
     own = bind_gemm(backend, obj)
     if block_cache.uses(obj):
         block_cache.bind_mcjit()  # the malloc and free the code calls (block_cache.route)
-        block_cache.for_code()
+        block_cache.for_code()  # (LLVM is loaded now: its cached object through MCJIT)
     machine = backend.target_machine(reloc="pic")
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

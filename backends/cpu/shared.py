@@ -169,7 +169,10 @@ class SharedCode:
     only returns an already loaded library for a name it has seen, or for a file still
     mapped: so this is always the library just written."""
 
-    def __init__(self, library: bytes):
+    def __init__(self, library: bytes, permanent: bool = False):
+        """`permanent`: the library stays mapped until the process exits, even after this
+        object goes (RTLD_NODELETE), for code that is called while the interpreter shuts
+        down (the block cache's allocator: arrays freed then call its `free`)."""
         fd, path = _new_file(f"ember-code-{next(_names)}-", ".so")
         try:
             try:
@@ -178,7 +181,8 @@ class SharedCode:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
-            self._lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            mode = os.RTLD_NOW | os.RTLD_LOCAL | (os.RTLD_NODELETE if permanent else 0)
+            self._lib = ctypes.CDLL(path, mode=mode)
         finally:
             os.unlink(path)
         self._close = _ctypes.dlclose  # held: at exit, module globals may be gone

@@ -191,12 +191,13 @@ def test_more_live_blocks_than_the_table_holds_fall_back_to_libc():
     assert block_cache.live_blocks() == live
 
 
-def _run(script: str, cache: str) -> list[str]:
+def _run(script: str, cache: str, **env) -> list[str]:
     import subprocess
     import sys
+    environ = {k: v for k, v in os.environ.items() if k != "EMBER_CACHE_DISABLE"}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env={**os.environ, "EMBER_CACHE_DIR": cache, "EMBER_TIER": "full"},
-                         timeout=300)
+                         env={**environ, "EMBER_CACHE_DIR": cache, "EMBER_TIER": "full",
+                              **env}, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout.split()
 
@@ -209,17 +210,56 @@ _CALLS_MALLOC = (
     "want = np.tanh(np.ones((64, 64), np.float32) @ np.ones((64, 64), np.float32)) @ \\\n"
     "    np.ones((64, 64), np.float32)\n"
     "print(np.allclose(f(a, a).numpy(), want), block_cache.loaded(),\n"
-    "      type(block_cache._pool.code).__name__, 'llvmlite' in sys.modules)\n")
+    "      type(block_cache._pool.code).__name__ if block_cache.loaded() else None,\n"
+    "      'llvmlite' in sys.modules)\n")
 
 
-def test_code_that_calls_malloc_loads_the_allocator_a_warm_start_without_llvm(tmp_path):
+@pytest.mark.parametrize("ld", [None, ""], ids=["linker", "no-linker"])
+def test_code_that_calls_malloc_loads_the_allocator_a_warm_start_without_llvm(tmp_path, ld):
     """Compiled code whose malloc goes through the table gets the allocator with it: its
     intermediates come from cached blocks from the first call on. The process that
-    compiles links it once; a warm start loads that library (a dlopen), not LLVM."""
+    compiles links it once; a warm start loads that library (a dlopen), not LLVM. Without
+    a linker (EMBER_LD=""), code and allocator load through MCJIT from their objects."""
+    from ember.backends.cpu.shared import linker
+    env = {} if ld is None else {"EMBER_LD": ld}
     cache = str(tmp_path)
-    cold = _run(_CALLS_MALLOC, cache)
+    cold = _run(_CALLS_MALLOC, cache, **env)
     assert cold[:2] == ["True", "True"] and cold[3] == "True", cold
-    assert _run(_CALLS_MALLOC, cache) == ["True", "True", "SharedCode", "False"]
+    warm = ["True", "True", "SharedCode", "False"] if ld is None and linker() else \
+        ["True", "True", "ExecutionEngine", "True"]
+    assert _run(_CALLS_MALLOC, cache, **env) == warm
+
+
+_FORGE = (  # the allocator's entry with another library (libm) in place of its own
+    "from ember.backends.cpu import block_cache as b\n"
+    "from ember.backends.cpu.cache import disk_cache\n"
+    "obj, meta = disk_cache().load(b._key())\n"
+    "libm = next(line.split()[-1] for line in open('/proc/self/maps') if '/libm.' in line)\n"
+    "meta.pop('shared', None)\n"
+    "disk_cache().store(b._key(), obj, meta, open(libm, 'rb').read())\n"
+    "print(b._entry() is not None)\n")
+
+
+def test_an_allocator_library_without_its_symbols_is_discarded(tmp_path):
+    """A cached library that loads but lacks the allocator's symbols is never called (a
+    null pointer): the entry is discarded and the code runs on libc's allocator."""
+    cache = str(tmp_path)
+    assert _run(_CALLS_MALLOC, cache)[:2] == ["True", "True"]
+    assert _run(_FORGE, cache) == ["True"]
+    assert _run(_CALLS_MALLOC, cache) == ["True", "False", "None", "False"]
+    assert _run("from ember.backends.cpu import block_cache as b\nprint(b._entry())",
+                cache) == ["None"]
+
+
+def test_a_malformed_cache_bound_leaves_compiled_code_on_libc(tmp_path):
+    """EMBER_BLOCK_CACHE_MB is checked where a big array needs the allocator (`empty`, a
+    ValueError naming it): code that only calls malloc stays compiled, on libc's."""
+    script = _CALLS_MALLOC + (
+        "print(sorted(set(f.get_concrete_function(a, a).compiled_tiers.values())))\n"
+        "try:\n    block_cache.empty((1 << 20,), np.float32)\n"
+        "except ValueError as e:\n    print('EMBER_BLOCK_CACHE_MB' in str(e))\n")
+    out = _run(script, str(tmp_path), EMBER_BLOCK_CACHE_MB="lots")
+    assert out == ["True", "False", "None", "True", "['full']", "True"], out
 
 
 def test_code_without_malloc_leaves_the_allocator_to_a_big_output(tmp_path):
@@ -235,3 +275,34 @@ def test_code_without_malloc_leaves_the_allocator_to_a_big_output(tmp_path):
         "g(em.constant(np.ones(1 << 20, np.float32)))\n"
         "print(block_cache.loaded())\n")
     assert _run(script, str(tmp_path)) == ["False", "True"]
+
+
+def test_results_alive_at_interpreter_exit_free_into_a_loaded_allocator(tmp_path):
+    """The allocator's library is never unloaded: a result of dynamic shape (its buffer
+    from compiled code's malloc) held by a module that outlives ember's at shutdown frees
+    into it as the interpreter exits (this was a segfault)."""
+    (tmp_path / "early.py").write_text("keep = []\n")
+    script = ("import early, numpy as np, ember as em\n"
+              "f = em.function(lambda x: em.boolean_mask(x, x > 0))\n"
+              "g = em.function(lambda x: x + 1.0)\n"
+              "g(em.constant(np.ones(1 << 20, np.float32)))\n"
+              "early.keep.append(f(em.constant(np.arange(-5, 64, dtype=np.float32))).numpy())\n"
+              "print(len(early.keep[0]))\n")
+    for _ in range(2):  # the cold process, then a warm one (the allocator's library)
+        assert _run(script, str(tmp_path / "cache"), PYTHONPATH=str(tmp_path)) == ["63"]
+
+
+def test_a_child_forked_while_the_allocator_loads_can_load_it(tmp_path):
+    """A fork while another thread holds the allocator's lock (loading it) leaves the
+    child a lock of its own, not one nobody will release (this hung)."""
+    script = ("import os, signal, numpy as np\n"
+              "from ember.backends.cpu import block_cache\n"
+              "with block_cache._pool_lock:\n"
+              "    pid = os.fork()\n"
+              "    if pid == 0:\n"
+              "        signal.alarm(60)\n"
+              "        a = block_cache.empty((1 << 20,), np.float32)\n"
+              "        a[:] = 3\n"
+              "        os._exit(0 if block_cache.loaded() and a[-1] == 3 else 1)\n"
+              "print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
+    assert _run(script, str(tmp_path)) == ["0"]
