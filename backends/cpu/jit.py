@@ -338,6 +338,7 @@ class Executable:
             raise ValueError(f"expected {len(self._in_specs)} arrays, got {len(arrays)}")
         contiguous = []
         for i, (a, (shape, dtype)) in enumerate(zip(arrays, self._in_specs)):
+            a = np.asarray(a)  # a numpy scalar (np.float32(1)) has no data address to pass
             if a.shape != shape or a.dtype != dtype:
                 raise ValueError(f"argument {i} must be {dtype} {shape}, got {a.dtype} "
                                  f"{a.shape}")

@@ -181,6 +181,7 @@ class SplitExecutable:
             raise ValueError(f"expected {len(self._in_specs)} arrays, got {len(arrays)}")
         keep = []
         for i, (a, (shape, dtype)) in enumerate(zip(arrays, self._in_specs)):
+            a = np.asarray(a)  # (as jit.Executable.__call__)
             if a.shape != shape or a.dtype != dtype:
                 raise ValueError(f"argument {i} must be {dtype} {shape}, got {a.dtype} "
                                  f"{a.shape}")

@@ -42,6 +42,17 @@ def test_executable_itself_checks_its_arguments(concrete):
         exe([np.ones((3, 4), np.float32)])
 
 
+def test_executable_reads_a_numpy_scalar_as_its_value():
+    """A 0-d input given as a numpy scalar (np.float32(2)), not an array, is read as its
+    value: the executable passes an array's data address, which a scalar does not have."""
+    cf = em.function(lambda s, v: s * v).get_concrete_function(
+        em.TensorSpec([]), em.TensorSpec([3]))
+    np.testing.assert_array_equal(cf(np.float32(2), np.ones(3, np.float32)).numpy(), 2)
+    exe = cf._executor.compiled(cf._executor.compiled_shapes[0])
+    for _ in range(3):
+        np.testing.assert_array_equal(exe([np.float32(2.5), np.ones(3, np.float32)])[0], 2.5)
+
+
 def test_non_contiguous_inputs_are_read_correctly(concrete):
     x = np.arange(24, dtype=np.float32).reshape(3, 8)[:, ::2] / 10
     y = np.arange(8, dtype=np.float32)[::2]
