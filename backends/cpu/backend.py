@@ -211,7 +211,7 @@ def mark_buffers_noalias(module: ir.Module) -> None:
 
     The contract this states: an output buffer overlaps no other argument. The runtime keeps
     it: outputs are freshly allocated, or recycled only when nothing else refers to them
-    (jit.OutputBuffers), and variables' new values come back in outputs; inputs are only
+    (results.OutputBuffers), and variables' new values come back in outputs; inputs are only
     read, so inputs sharing memory break nothing. An AOT caller must keep it too. In
     return LLVM drops the run-time overlap checks and the scalar copy of each loop that
     they guard (bench case B: half the machine code, less time in LLVM, the same speed)."""

@@ -25,7 +25,7 @@ allocator is loaded, and its from then on. It is loaded by the first big array `
 makes, and with the first code that calls malloc through the table (`for_code`) where
 that is cheap: the disk cache keeps it as a shared library too (shared.py), which a warm
 start loads with a `dlopen` (~0.3 ms) where compiling it needs LLVM (~70 ms to import).
-Python gets outputs from it through `empty` (jit.OutputBuffers): the array's base owns the
+Python gets outputs from it through `empty` (results.OutputBuffers): the array's base owns the
 block and gives it back when the last view of it dies, so a result the caller keeps stays
 valid and the next call gets another block.
 
