@@ -112,7 +112,9 @@ def merge_rounds(runs: list[dict]) -> dict:
         if c.get("status") == "ok" and all(m is not None for m in medians):
             c["rounds"] = medians
             c["median"] = statistics.median(medians)
-        for key in ("copy_1t", "copy_2t"):  # case C's copy baseline (common.copy_baseline)
+        # case C's copy baseline (common.copy_baseline), case A's paired figures
+        # (ember_numpy_cases.settle)
+        for key in ("copy_1t", "copy_2t", "paired_numpy", "paired_tensor", "paired_ratio"):
             copies = [r["cases"].get(case, {}).get(key) for r in runs]
             if c.get(key) is not None and all(v is not None for v in copies):
                 c[key] = statistics.median(copies)
