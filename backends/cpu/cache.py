@@ -19,6 +19,12 @@ not check out (truncated, corrupted, stored under another key) is deleted and re
 never loaded. An entry that checks out but still cannot be used (its object holds another
 function, its metadata does not fit: see compiler.py) is discarded
 and rebuilt the same way, once; `DiskCache.discarded` counts both.
+
+The disk cache is bounded (`EMBER_CACHE_MAX_MB`, default 2048; 0: no bound), least recently
+used first: a hit touches its entry's mtime, and a store that takes the entries of its
+group of folders (the key's first hex digit: 16 groups, as ccache bounds its 16) over a
+sixteenth of the bound deletes that group's oldest until it fits again, never the entry
+just stored. A store scans one group, so its cost does not grow with the whole cache.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import functools
 import json
 import os
 import threading
+import time
 import weakref
 from typing import Optional
 
@@ -35,6 +42,10 @@ from ember.backends.cpu import host_target
 from ember.dialects.ember import digest
 
 MAGIC = b"EMBER-OBJ-3\n"
+MAX_SIZE_ENV = "EMBER_CACHE_MAX_MB"
+DEFAULT_MAX_MB = 2048
+GROUPS = 16  # the bound holds per group of folders: a key's first hex digit
+STALE_TMP_S = 24 * 3600  # a temporary entry this old was left by a writer that died
 
 
 @functools.lru_cache(maxsize=1)
@@ -76,13 +87,34 @@ def default_directory() -> Optional[str]:
     return os.path.join(base, "ember")
 
 
-class DiskCache:
-    """Object files on disk, one per key, written atomically and checksummed."""
+def max_bytes(raw: Optional[str] = None) -> Optional[int]:
+    """The disk cache's bound in bytes: `raw` MiB, by default `EMBER_CACHE_MAX_MB` (unset:
+    DEFAULT_MAX_MB); None for no bound ("0"). ValueError for anything else than a number
+    >= 0."""
+    raw = os.environ.get(MAX_SIZE_ENV, "") if raw is None else raw
+    if not raw.strip():
+        return DEFAULT_MAX_MB << 20
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not 0 <= mb < float("inf"):  # (NaN fails too)
+        raise ValueError(f"{MAX_SIZE_ENV}={raw!r} is not a size: give the disk cache's bound "
+                         "in MiB (a number >= 0; 0 means no bound), or unset it for "
+                         f"{DEFAULT_MAX_MB}")
+    return None if mb == 0 else max(1, int(mb * (1 << 20)))
 
-    def __init__(self, directory: Optional[str]):
+
+class DiskCache:
+    """Object files on disk, one per key, written atomically and checksummed, at most
+    `limit` bytes of them (None: no bound; see the module doc)."""
+
+    def __init__(self, directory: Optional[str], limit: Optional[int] = None):
         self.directory = directory
+        self.limit = limit
         self.discarded = 0  # unusable entries found and removed (for tests and stats)
         self.last_discard_reason: Optional[str] = None
+        self.evicted = 0  # entries deleted to keep within `limit`
 
     def _path(self, key: str) -> str:
         return os.path.join(self.directory, key[:2], key + ".obj")
@@ -110,6 +142,11 @@ class DiskCache:
             return None
         if size:  # the object, then the same code linked into a shared library
             code, meta["shared"] = code[:len(code) - size], bytes(code[len(code) - size:])
+        if self.limit is not None:
+            try:  # used now: the last entry of its group to go (a read-only cache: kept)
+                os.utime(path)
+            except OSError:
+                pass
         return bytes(code), meta
 
     def discard(self, key: str, reason: str) -> None:
@@ -140,8 +177,51 @@ class DiskCache:
             with os.fdopen(fd, "wb") as f:
                 f.write(_encode(obj + (shared or b""), record))
             os.replace(tmp, path)
+            if self.limit is not None:
+                self._bound(key)
         except OSError:  # a read-only or full disk only costs the next process a compile
             pass
+
+    def _bound(self, key: str) -> None:
+        """Deletes the least recently used entries of `key`'s group (never `key`'s) while
+        the group holds more than its share of `limit`; and temporary files of writers
+        that died (STALE_TMP_S old)."""
+        entries, total = [], 0
+        keep = self._path(key)
+        stale = time.time() - STALE_TMP_S
+        for digit in "0123456789abcdef":
+            try:
+                found = os.scandir(os.path.join(self.directory, key[0] + digit))
+            except OSError:
+                continue
+            with found:
+                for e in found:
+                    try:
+                        s = e.stat(follow_symlinks=False)
+                    except OSError:  # removed meanwhile (another process's bound)
+                        continue
+                    if e.name.endswith(".obj"):
+                        total += s.st_size
+                        if e.path != keep:
+                            entries.append((s.st_mtime_ns, e.path, s.st_size))
+                    elif e.name.endswith(".tmp") and s.st_mtime < stale:
+                        _remove(e.path)
+        share = self.limit // GROUPS
+        entries.sort()
+        for _, path, size in entries:
+            if total <= share:
+                break
+            if _remove(path):
+                self.evicted += 1
+            total -= size
+
+
+def _remove(path: str) -> bool:
+    try:
+        os.remove(path)
+        return True
+    except OSError:  # gone already (another process), or not ours to remove
+        return False
 
 
 def _encode(obj: bytes, meta: dict) -> bytes:
@@ -229,10 +309,12 @@ _disk_lock = threading.Lock()
 
 
 def disk_cache() -> DiskCache:
-    """The disk cache for the current environment (re-read when EMBER_CACHE_DIR changes)."""
+    """The disk cache for the current environment (re-read when EMBER_CACHE_DIR or
+    EMBER_CACHE_MAX_MB changes; ValueError for a malformed EMBER_CACHE_MAX_MB)."""
     global _disk
     directory = default_directory()
+    limit = max_bytes() if directory is not None else None
     with _disk_lock:
-        if _disk is None or _disk.directory != directory:
-            _disk = DiskCache(directory)
+        if _disk is None or _disk.directory != directory or _disk.limit != limit:
+            _disk = DiskCache(directory, limit)
         return _disk
