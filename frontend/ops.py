@@ -271,14 +271,26 @@ def _batch_gather(p: Tensor, idx: Tensor, axis, batch_dims: int) -> Tensor:
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name=None):
-    """One-hot rows of `depth` (float32 1/0 by default)."""
+    """One-hot rows of `depth`: `on_value`/`off_value` (1/0 by default) of `dtype`, else of
+    the dtype of the given on/off value (a Python int: int32), else float32, as TensorFlow's.
+    """
     del name
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    given = {what: convert_to_tensor(v, dtype_hint=dtype)
+             for what, v in (("on_value", on_value), ("off_value", off_value)) if v is not None}
+    for what, v in given.items():
+        if dtype is not None and v.dtype != dtype:
+            raise TypeError(f"em.one_hot: {what} has dtype {v.dtype.name}, but dtype is "
+                            f"{dtype.name}: pass {what} as a {dtype.name} value, or drop dtype")
+    if len(given) == 2 and given["on_value"].dtype != given["off_value"].dtype:
+        raise TypeError(f"em.one_hot: on_value has dtype {given['on_value'].dtype.name} and "
+                        f"off_value {given['off_value'].dtype.name}: give both of one dtype")
     if dtype is None:
-        known = next((v for v in (on_value, off_value) if isinstance(v, Tensor)), None)
-        dtype = known.dtype if known is not None else dtypes.float32
-    on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
-    off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
+        dtype = next(iter(given.values())).dtype if given else dtypes.float32
+    on = given.get("on_value", None)
+    on = convert_to_tensor(1, dtype=dtype) if on is None else on
+    off = given.get("off_value", None)
+    off = convert_to_tensor(0, dtype=dtype) if off is None else off
     idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
     if is_tensor(depth):
         value = trace_time_value(convert_to_tensor(depth))

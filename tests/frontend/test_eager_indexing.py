@@ -237,7 +237,7 @@ def test_one_hot_scalar_empty_and_zero_depth(expect):
     (([0], -1), {}, ValueError, "depth must be >= 0, got -1"),
     (([0], 2), {"axis": 2}, ValueError, "axis 2 is out of range for rank 2"),
     (([0], 2), {"on_value": em.constant(1.0), "off_value": em.constant(0, dtype=em.int32)},
-     TypeError, "cannot be used where float32 is required"),
+     TypeError, "on_value has dtype float32 and off_value int32: give both"),
 ])
 def test_one_hot_rejects_bad_arguments(args, kwargs, error, match):
     with pytest.raises(error, match=match):

@@ -274,3 +274,20 @@ def test_stack_of_python_values(expect):
 def test_stack_rejects_bad_values_or_axis(values, axis, match):
     with pytest.raises(ValueError, match=match):
         em.stack([em.zeros(s) for s in values], axis)
+
+
+def test_one_hot_takes_its_dtype_from_on_and_off_values_as_tensorflow():
+    """TensorFlow: `dtype`, else the dtype of the given on/off value (a Python int is
+    int32), else float32; a given value of another dtype than `dtype` is a TypeError."""
+    got = em.one_hot([2, 0], 3, on_value=5, off_value=-1, axis=0)
+    assert got.dtype == em.int32 and got.numpy().tolist() == [[-1, 5], [-1, -1], [5, -1]]
+    assert em.function(lambda i: em.one_hot(i, 3, on_value=5, off_value=-1))(
+        em.constant([0, 2])).numpy().tolist() == [[5, -1, -1], [-1, -1, 5]]
+    assert em.one_hot([1], 2, on_value=5, dtype=em.float32).numpy().tolist() == [[0.0, 5.0]]
+    assert em.one_hot([1], 2, 1.0, 0.0, dtype=em.float64).dtype == em.float64
+    assert em.one_hot([1], 2).dtype == em.float32
+    assert em.one_hot([1], 2, off_value=2.5).numpy().tolist() == [[2.5, 1.0]]
+    with pytest.raises(TypeError, match="on_value has dtype int32, but dtype is float32"):
+        em.one_hot([1], 2, on_value=em.constant(1), dtype=em.float32)
+    with pytest.raises(TypeError, match="on_value has dtype int32 and off_value float32"):
+        em.one_hot([1], 2, on_value=1, off_value=0.5)
