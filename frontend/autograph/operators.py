@@ -18,6 +18,7 @@ from ember.frontend.autograph.undefined import (Undefined, UndefinedReturnValue,
 from ember.frontend.control_flow import ControlFlowError, trace_cond
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tracing import SymbolicTensor
 
 __all__ = ["ControlFlowError", "Undefined", "UndefinedReturnValue", "and_",
@@ -93,6 +94,9 @@ def _reconcile_one(name: str, a, b, enter, where: str):
         if isinstance(a if a_undef else b, UndefinedReturnValue):
             return _placeholders(a, b, enter)
         return (one_branch(name, where, "false" if a_undef else "true"),) * 2
+    if isinstance(a, TensorArray) and isinstance(b, TensorArray) and \
+            a.allocated != b.allocated:  # first written in one branch: empty in the other
+        a, b = _allocated_alike(a, b, enter)
     if is_tensorlike(a) or is_tensorlike(b):
         if not (is_tensorlike(a) and is_tensorlike(b)):
             python = b if is_tensorlike(a) else a
@@ -101,17 +105,42 @@ def _reconcile_one(name: str, a, b, enter, where: str):
                     f"'{name}' is a tensor in one branch of the `if` at {where} and the "
                     f"Python {type(python).__name__} {python!r} in the other; both "
                     f"branches are traced, so '{name}' must be a tensor in both")
-        return _in_branch(a, 0, enter), _in_branch(b, 1, enter)
+        return _one_dtype(name, _in_branch(a, 0, enter), _in_branch(b, 1, enter), where)
     if a is b or (is_number(a) and is_number(b) and a == b and type(a) is type(b)):
         return a, b
     if is_number(a) and is_number(b):  # different Python numbers: a tensor at run time
-        return _in_branch(a, 0, enter), _in_branch(b, 1, enter)
+        return _one_dtype(name, _in_branch(a, 0, enter), _in_branch(b, 1, enter), where)
     if nest.structure(a) == nest.structure(b) and nest.structure(a) != "*":
         pairs = [_reconcile_one(name, x, y, enter, where)
                  for x, y in zip(nest.flatten(a), nest.flatten(b))]
         return (nest.pack_sequence_as(a, [x for x, _ in pairs]),
                 nest.pack_sequence_as(b, [y for _, y in pairs]))
     return a, b  # different structures: em.cond says how they differ
+
+
+def _one_dtype(name: str, a, b, where: str):
+    """(a, b), which must be tensors of one dtype if both are tensors: the error names the
+    variable (or the return value) and the user's line, not the staged `if`'s outputs."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a.dtype == b.dtype:
+        return a, b
+    if name.startswith("retval_"):  # return_statements.py's variable: which branch is
+        raise ControlFlowError(   # which depends on how the returns were rewritten
+            f"the function returns {a.dtype.name} on one path and {b.dtype.name} on another "
+            f"(the `return`s around {where}); a traced function returns one dtype: cast "
+            f"the values returned to one (em.cast)")
+    raise ControlFlowError(
+        f"'{name}' is {a.dtype.name} in the true branch of the `if` at {where} and "
+        f"{b.dtype.name} in the false branch; both branches are traced, so '{name}' must "
+        f"have one dtype: cast one of them (em.cast)")
+
+
+def _allocated_alike(a: TensorArray, b: TensorArray, enter):
+    """(a, b) with the array nothing was written to in its branch given the (empty)
+    buffer of the other's elements there, so both branches yield one type."""
+    i, written, empty = (1, a, b) if a.allocated else (0, b, a)
+    with enter(i):
+        empty = empty._with_element(written.element_shape)
+    return (a, empty) if i == 1 else (empty, b)
 
 
 def is_tensorlike(v) -> bool:

@@ -33,6 +33,39 @@ def test_a_variable_defined_in_one_branch_only_names_it_and_the_if():
     assert defined_in_one_branch(1) == 2  # plain Python is unaffected
 
 
+def two_dtypes(x):
+    if x > 0:
+        y = x
+    else:
+        y = 2.5
+    return y
+
+
+def returns_two_dtypes(x):
+    if x > 0:
+        return x
+    return 1.5
+
+
+def test_a_variable_of_two_dtypes_names_it_and_the_if():
+    line = _line_of(two_dtypes, "if x > 0")
+    with pytest.raises(ControlFlowError) as e:
+        em.function(two_dtypes)(em.constant(1))
+    assert str(e.value).startswith(
+        f"'y' is int32 in the true branch of the `if` at {HERE}:{line} and float32 in the "
+        "false branch; both branches are traced, so 'y' must have one dtype: cast one")
+
+
+def test_returns_of_two_dtypes_say_so_and_where():
+    line = _line_of(returns_two_dtypes, "return 1.5")
+    with pytest.raises(ControlFlowError) as e:
+        em.function(returns_two_dtypes)(em.constant(1))
+    message = str(e.value)
+    assert message.startswith("the function returns float32 on one path and int32 on "
+                              "another")
+    assert f"{HERE}:{line}" in message and "em.cast" in message
+
+
 def used_in_an_expression(x):
     if x > 0:
         pass

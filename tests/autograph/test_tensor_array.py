@@ -122,3 +122,33 @@ def test_scan_over_unknown_dims_compiles(signature):
     for c, e in zip(compiled, scans(em.constant(x))):
         np.testing.assert_allclose(c.numpy(), e.numpy(), rtol=1e-6)
     np.testing.assert_allclose(compiled[0].numpy(), np.cumsum(x, axis=0), rtol=1e-6)
+
+
+@em.function
+def _write_in_an_if(x):
+    ta = em.TensorArray(em.float32, size=2)
+    if x > 0:
+        ta = ta.write(0, x)
+    return ta.stack()
+
+
+@em.function
+def _filter_times_ten(x, dynamic):
+    ta = em.TensorArray(em.float32, size=0, dynamic_size=True) if dynamic else \
+        em.TensorArray(em.float32, size=5)
+    n = 0
+    for v in x:
+        if v > 0:
+            ta = ta.write(n, v * 10)
+            n += 1
+    return ta.stack()[:n]
+
+
+def test_an_array_first_written_in_one_branch_is_empty_in_the_other():
+    """TensorFlow's pattern: no element shape given, the first write inside a staged `if`
+    (the other branch leaves the array as it was: zeros of the written element's type)."""
+    assert _write_in_an_if(em.constant(3.0)).numpy().tolist() == [3.0, 0.0]
+    assert _write_in_an_if(em.constant(-3.0)).numpy().tolist() == [0.0, 0.0]
+    x = em.constant([1.0, -2.0, 3.0, 0.0, 5.0])
+    for dynamic in (False, True):
+        assert _filter_times_ten(x, dynamic).numpy().tolist() == [10.0, 30.0, 50.0]
