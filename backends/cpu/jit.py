@@ -23,7 +23,7 @@ import numpy as np
 from ember.backends import compile_log
 from ember.backends.cpu import block_cache, host_target, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
-from ember.backends.cpu.results import OutputBuffers, owned_result
+from ember.backends.cpu.results import OutputBuffers, owned_results
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
 from ember.dialects.ember.array_pointer import data_pointer
@@ -220,7 +220,7 @@ class Executable:
     """A compiled function for fixed (static) input types. Results of static shape are
     written into arrays the caller allocates; results of dynamic shape (sizes known only
     when the call ends) come back as arrays over the buffers compiled code allocated
-    (`owned_result`)."""
+    (`owned_results`)."""
 
     def __init__(self, engine, symbol: str, arg_types: Sequence[TensorType],
                  result_types: Sequence[TensorType]):
@@ -284,10 +284,12 @@ class Executable:
         status = self._entry(data)
         if status:
             self._raise(status, data)
-        static = iter(outs)
         base = len(self.arg_types)
-        return [owned_result(data[base + i], t) if i in self._dynamic else next(static)
-                for i, t in enumerate(self.result_types)]
+        owned = iter(owned_results([(data[base + i], t) for i, t in enumerate(self.result_types)
+                                    if i in self._dynamic]))
+        static = iter(outs)
+        return [next(owned) if i in self._dynamic else next(static)
+                for i in range(len(self.result_types))]
 
     def run_entry(self, pointers: list[int]) -> None:
         """Calls the entry on the buffers' data pointers (inputs, then outputs); raises

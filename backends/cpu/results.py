@@ -1,6 +1,6 @@
 """Where a compiled call's results live (jit.Executable): arrays the runtime allocates for
 results of static shape (`OutputBuffers`, large ones from the block cache), and arrays
-over the buffers compiled code malloc'ed for results of dynamic shape (`owned_result`).
+over the buffers compiled code malloc'ed for results of dynamic shape (`owned_results`).
 """
 
 from __future__ import annotations
@@ -63,24 +63,41 @@ class _NativeBuffer:
         self._free(self._allocated)
 
 
-def owned_result(descriptor: int, t: TensorType) -> np.ndarray:
-    """The array described by a memref descriptor compiled code malloc'ed (allocated
-    pointer, aligned pointer, offset, sizes, strides, as MLIR lays it out), over the
-    descriptor's buffer without copying and owning it; the descriptor is freed at once."""
-    rank = len(t.shape)
-    fields = (ctypes.c_int64 * (3 + 2 * rank)).from_address(descriptor)
-    allocated, aligned, offset = fields[0], fields[1], fields[2]
-    sizes = tuple(fields[3:3 + rank])
-    strides = tuple(fields[3 + rank:3 + 2 * rank])
+_ADDRESS = 2 ** 64 - 1  # a descriptor's pointers, read as signed int64
+
+
+def owned_results(descriptors: Sequence[tuple[int, TensorType]]) -> list[np.ndarray]:
+    """The arrays described by memref descriptors compiled code malloc'ed (allocated
+    pointer, aligned pointer, offset, sizes, strides, as MLIR lays them out), over their
+    buffers without copying and owning them; the descriptors are freed at once.
+
+    Results over one buffer (`y` and `reshape(y)`, both of dynamic shape, are one
+    allocation) share one owner, which frees the buffer once, after the last array over
+    it: an owner each freed it twice, and the first to go left the other reading freed
+    memory."""
     free = block_cache.free_function()
-    free(descriptor)
-    dtype = np.dtype(t.dtype.np_dtype)
-    item = dtype.itemsize
-    if 0 in sizes:
-        extent = 0
-    else:
-        extent = (offset + sum((n - 1) * s for n, s in zip(sizes, strides)) + 1) * item
-    raw = np.asarray(_NativeBuffer(allocated & (2 ** 64 - 1), aligned & (2 ** 64 - 1),
-                                   extent, free))
-    return np.ndarray(sizes, dtype, buffer=raw, offset=offset * item if extent else 0,
-                      strides=tuple(s * item for s in strides) if extent else None)
+    read = []
+    for descriptor, t in descriptors:
+        rank = len(t.shape)
+        fields = (ctypes.c_int64 * (3 + 2 * rank)).from_address(descriptor)
+        allocated, aligned, offset = fields[0] & _ADDRESS, fields[1] & _ADDRESS, fields[2]
+        sizes, strides = tuple(fields[3:3 + rank]), tuple(fields[3 + rank:3 + 2 * rank])
+        free(descriptor)
+        dtype = np.dtype(t.dtype.np_dtype)
+        end = 0 if 0 in sizes else (offset + sum((n - 1) * s for n, s in zip(sizes, strides))
+                                    + 1) * dtype.itemsize
+        read.append((allocated, aligned, offset, sizes, strides, dtype, end))
+    spans: dict[int, tuple[int, int]] = {}  # allocated -> (lowest aligned, end address)
+    for allocated, aligned, *_, end in read:
+        low, high = spans.get(allocated, (aligned, aligned))
+        spans[allocated] = (min(low, aligned), max(high, aligned + end))
+    owners = {allocated: np.asarray(_NativeBuffer(allocated, low, high - low, free))
+              for allocated, (low, high) in spans.items()}
+    out = []
+    for allocated, aligned, offset, sizes, strides, dtype, end in read:
+        base = aligned - spans[allocated][0]
+        out.append(np.ndarray(sizes, dtype, buffer=owners[allocated],
+                              offset=base + offset * dtype.itemsize if end else 0,
+                              strides=tuple(n * dtype.itemsize for n in strides)
+                              if end else None))
+    return out

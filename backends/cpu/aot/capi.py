@@ -281,10 +281,15 @@ def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
               f"    return {lib}_rt_fail(status, (const int64_t *)(data + {n}), sites, "
               f"{len(table)}, {c_string(entry.name)});",
               "  int lost = 0;"]
-    for j in dynamic:
+    if dynamic:  # each `?` output's allocation, read before any is taken (ember_take)
+        lines.append(f"  void *allocs[{len(dynamic)}];")
+        lines += [f"  allocs[{k}] = (void *)(intptr_t)((int64_t *)data[{len(args) + j}])[0];"
+                  for k, j in enumerate(dynamic)]
+    for k, j in enumerate(dynamic):
         t = entry.results[j]
         lines.append(f"  lost |= {lib}_rt_take(data[{len(args) + j}], {len(t.shape)}, "
-                     f"{t.dtype.np_dtype.itemsize}, (void **)out{j}, out{j}_shape);")
+                     f"{t.dtype.np_dtype.itemsize}, (void **)out{j}, out{j}_shape, allocs, "
+                     f"{k}, {len(dynamic)});")
     if dynamic:
         lines += ["  if (lost) {"] + [f"    free(*out{j}); *out{j} = 0;" for j in dynamic] + [
             f"    snprintf({lib}_rt_message, sizeof {lib}_rt_message, "

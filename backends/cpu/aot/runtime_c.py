@@ -157,29 +157,38 @@ static int ember_fail(int32_t status, const int64_t *values, const ember_site *s
 }
 
 /* An output of `?` dims: the descriptor the entry returned (allocated, aligned, offset,
-   sizes, strides; malloc'ed) becomes a malloc'ed C-contiguous buffer the caller frees. */
-static int ember_take(void *slot, int rank, size_t item, void **out, int64_t *shape) {
+   sizes, strides; malloc'ed) becomes a malloc'ed C-contiguous buffer the caller frees.
+   `allocs` holds the allocated pointer of each of the call's `?` outputs, this one at
+   `index`: outputs over one allocation (`y` and `reshape(y)`) each get a buffer of their
+   own - the last one takes the allocation (or a copy, then frees it), the others a copy -
+   so that the caller frees each output once. */
+static int ember_take(void *slot, int rank, size_t item, void **out, int64_t *shape,
+                      void *const *allocs, int index, int outputs) {
   int64_t *d = (int64_t *)slot;
   char *allocated = (char *)(intptr_t)d[0], *aligned = (char *)(intptr_t)d[1];
   int64_t offset = d[2], *sizes = d + 3, *strides = d + 3 + rank, count = 1, step = 1;
-  int dense = aligned + offset * (int64_t)item == allocated;
+  int dense = aligned + offset * (int64_t)item == allocated, later = 0;
+  for (int j = index + 1; j < outputs; j++) later |= allocs[j] == allocated;
   for (int k = rank - 1; k >= 0; k--) {
     count *= sizes[k];
     if (sizes[k] != 1 && strides[k] != step) dense = 0;
     step *= sizes[k];
   }
   for (int k = 0; k < rank; k++) shape[k] = sizes[k];
-  if (dense || count == 0) {
-    *out = count ? allocated : (free(allocated), malloc(1));
+  if (count == 0) {
+    if (!later) free(allocated);
+    *out = malloc(1);
+  } else if (dense && !later) {
+    *out = allocated;
   } else {
     char *copy = malloc((size_t)count * item), *from = aligned + offset * (int64_t)item;
-    if (!copy) { free(allocated); free(d); *out = NULL; return 1; }
+    if (!copy) { if (!later) free(allocated); free(d); *out = NULL; return 1; }
     for (int64_t i = 0; i < count; i++) {
       int64_t rest = i, at = 0;
       for (int k = rank - 1; k >= 0; k--) { at += (rest % sizes[k]) * strides[k]; rest /= sizes[k]; }
       memcpy(copy + i * (int64_t)item, from + at * (int64_t)item, item);
     }
-    free(allocated);
+    if (!later) free(allocated);
     *out = copy;
   }
   free(d);
