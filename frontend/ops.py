@@ -208,8 +208,9 @@ def stack(values: Sequence, axis: int = 0, name=None):
     if not -rank_ - 1 <= axis <= rank_:
         raise ValueError(f"stack axis {axis} is out of range for rank {rank_ + 1}")
     axis %= rank_ + 1
-    shapes = {t.shape for t in tensors}
-    if len(shapes) > 1:
+    first = tensors[0].shape  # `?` dims are checked when the code runs (concat's check)
+    if not all(t.shape.is_compatible_with(first) for t in tensors[1:]):
+        shapes = {t.shape for t in tensors}
         raise ValueError(f"stack needs tensors of one shape, got {sorted(map(str, shapes))}")
     return concat([expand_dims(t, axis) for t in tensors], axis, name)
 

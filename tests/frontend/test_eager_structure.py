@@ -291,3 +291,15 @@ def test_one_hot_takes_its_dtype_from_on_and_off_values_as_tensorflow():
         em.one_hot([1], 2, on_value=em.constant(1), dtype=em.float32)
     with pytest.raises(TypeError, match="on_value has dtype int32 and off_value float32"):
         em.one_hot([1], 2, on_value=1, off_value=0.5)
+
+
+def test_stack_of_a_dynamic_and_a_static_shape_checks_when_the_code_runs():
+    """[?] with [3] is compatible at trace time (as TensorFlow's stack); a run whose `?`
+    is not 3 raises the shape error eager raises for it."""
+    f = em.function(lambda x: em.stack([x, em.ones([3], em.float32)], axis=0),
+                    input_signature=[em.TensorSpec([None], em.float32)])
+    assert f(np.zeros(3, np.float32)).numpy().tolist() == [[0.0] * 3, [1.0] * 3]
+    with pytest.raises(ValueError, match="differ in dim 1"):
+        f(np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="stack needs tensors of one shape"):
+        em.stack([em.ones([4]), em.ones([3])])
