@@ -102,6 +102,19 @@ def assert_true(condition, message: str = "assertion failed", name=None) -> None
     graph.apply(state.AssertOp, [condition], {"message": message})
 
 
+def assert_same_shape(a: Tensor, b: Tensor, message: str) -> None:
+    """`assert_true` that tensors `a` and `b`, of compatible shapes, are of one shape when
+    the code runs, where a `?` dim leaves it open: ops that do not broadcast (add_n, the
+    losses, bias_add) are built from ops that do, which would stretch a `?` of size 1 to
+    any size where eager raises. Nothing when both shapes are known or a rank is not."""
+    if a.shape.rank is None or a.shape.rank != b.shape.rank or \
+            (a.shape.is_fully_defined() and b.shape.is_fully_defined()):
+        return
+    from ember.frontend import ops
+    assert_true(ops.reduce_all(ops.equal(ops.shape(a, dtypes.int64),
+                                         ops.shape(b, dtypes.int64))), message)
+
+
 def _render(inputs, sep: str) -> str:
     parts = []
     for value in inputs:

@@ -24,6 +24,7 @@ import string
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
+from ember.frontend.effects import assert_true
 from ember.frontend.tensor import convert_to_tensor
 
 _LETTERS = frozenset(string.ascii_letters)
@@ -121,10 +122,15 @@ def _product(sizes: list):
 
 
 def _check_sizes(equation: str, operands: list, labels: list[list]) -> None:
-    """Named labels must agree in size everywhere (TensorFlow's rule); '...' dims broadcast."""
+    """Named labels must agree in size everywhere (TensorFlow's rule); '...' dims broadcast.
+    A label with a `?` size is checked when the code runs (the products and sums it is
+    built from would stretch a size 1 where eager raises)."""
     seen: dict = {}
+    where: dict = {}  # named label -> [(operand, axis, operand number)]
     for n, (x, names) in enumerate(zip(operands, labels)):
         for axis, label in enumerate(names):
+            if not isinstance(label, tuple):
+                where.setdefault(label, []).append((x, axis, n))
             size = x.shape[axis]
             if size is None:
                 continue
@@ -138,6 +144,14 @@ def _check_sizes(equation: str, operands: list, labels: list[list]) -> None:
                 _fail(equation, f"label {label!r} is {seen[label][0]} in operand "
                                 f"{seen[label][1]} but {size} in operand {n}")
             seen[label] = (size, n)
+    for label, places in where.items():
+        if len(places) < 2 or all(x.shape[axis] is not None for x, axis, _ in places):
+            continue
+        x0, axis0, n0 = places[0]
+        for x, axis, n in places[1:]:
+            assert_true(ops.equal(ops.shape(x0)[axis0], ops.shape(x)[axis]),
+                        f"em.einsum: invalid equation {equation!r}: label {label!r} differs "
+                        f"in size between operands {n0} and {n}")
 
 
 def _diagonal(x, names: list) -> tuple:

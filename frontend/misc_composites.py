@@ -10,6 +10,7 @@ import numbers
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
+from ember.frontend.effects import assert_same_shape
 from ember.frontend.segment_ops import unsorted_segment_sum
 from ember.frontend.slicing import slice as slice_op
 from ember.frontend.sort_ops import unique
@@ -40,6 +41,9 @@ def add_n(inputs, name=None):
             raise ValueError(f"em.add_n: inputs[{i}] has shape {t.shape}, inputs[0] "
                              f"{first.shape}; all inputs must have one shape (add_n does "
                              f"not broadcast)")
+        assert_same_shape(t, first, f"em.add_n: inputs[{i}] and inputs[0] differ in shape; "
+                                    f"all inputs must have one shape (add_n does not "
+                                    f"broadcast)")
     return functools.reduce(ops.add, tensors)
 
 

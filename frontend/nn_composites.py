@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
+from ember.frontend.effects import assert_same_shape, assert_true
 from ember.frontend.tensor import convert_to_tensor
 
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -117,6 +118,10 @@ def bias_add(value, bias, data_format=None, name=None):
         raise ValueError(f"em.nn.bias_add: bias of size {bias.shape[0]} does not match the "
                          f"channel dim ({channels}) of value of shape {value.shape} "
                          f"(data_format {data_format or 'N...C'})")
+    if None in (channels, bias.shape[0]):
+        assert_true(ops.equal(ops.shape(value)[1 if first else -1], ops.shape(bias)[0]),
+                    "em.nn.bias_add: bias's size differs from the channel dim of value "
+                    f"(data_format {data_format or 'N...C'})")
     if first:
         return value + ops.reshape(bias, [-1] + [1] * (rank - 2))
     return value + bias
@@ -167,6 +172,8 @@ def _same_shape(labels, logits, what: str):
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"em.nn.{what}: logits and labels must have the same shape, got "
                          f"{logits.shape} and {labels.shape}")
+    assert_same_shape(labels, logits, f"em.nn.{what}: logits and labels must have the same "
+                                      f"shape")
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
