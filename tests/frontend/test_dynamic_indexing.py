@@ -188,3 +188,21 @@ def test_strided_slice_with_all_bounds_as_tensors():
     strides = em.constant([2, 1])
     total = lambda x, b, e: em.reduce_sum(em.strided_slice(x, b, e, strides))  # noqa: E731
     assert_agree(total, X[0:4:2, 0:4].sum(), X, np.array([0, 0]), np.array([4, 4]))
+
+
+@pytest.mark.parametrize("spec", ["None, 0:-2:-3, -1", "0:-2:-3, -1", "::-2, 0", "0, ::3",
+                                  "1:, ::-2, 0", "::2, 1, ::-3", "-1, ::-1, None, 0"])
+def test_strided_slices_that_drop_dims_compile_for_unit_dims(spec):
+    """A slice stepping by more than 1 that drops a dim: on unit dims, one rank-reducing
+    subview made MLIR abort (getDroppedDims: "unable to find unused dims of subview"); the
+    lowering now slices at full rank and collapses the dropped dims."""
+    for shape in [(1, 1, 1), (3, 4, 5), (5, 1, 2)]:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        try:
+            want = eval(f"x[{spec}]")
+        except IndexError:  # (an index past a unit dim: the errors are tested above)
+            continue
+        for signature in (None, [em.TensorSpec([None] * 3, em.float32)]):
+            f = em.function(eval(f"lambda x: x[{spec}]"), input_signature=signature)
+            got = f(x).numpy()
+            assert got.shape == want.shape and np.array_equal(got, want), (spec, shape)

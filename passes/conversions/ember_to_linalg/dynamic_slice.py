@@ -61,13 +61,14 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
     masks = {k: lw.attrs[k] for k in _MASKS}
     index = I.slice_index([0] * len(strides), [0] * len(strides), strides, **masks)
     consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
-    offsets, sizes, steps, kept, new_axes = [], [], [], [], []
+    offsets, sizes, steps, kept, new_axes, kept_at = [], [], [], [], [], []
 
     def take(offset, size, step: int, keep: bool) -> None:
         offsets.append(offset)
         sizes.append(size)
         steps.append(step)
         if keep:
+            kept_at.append(len(sizes) - 1)
             kept.append(size)
 
     dim = 0
@@ -92,7 +93,8 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
         dim += 1
     for d in range(dim, len(shape)):  # dims after the last index item: whole
         take(0, size_of(lw, x, xt, d), 1, True)
-    return [with_new_axes(_extract(x, offsets, sizes, steps, kept, et), kept, new_axes, et)]
+    return [with_new_axes(_extract(x, offsets, sizes, steps, kept, et, kept_at), kept,
+                          new_axes, et)]
 
 
 @lowers(I.SliceOp)

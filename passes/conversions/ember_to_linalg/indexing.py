@@ -28,7 +28,8 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from ember.dialects.ember import indexing as I
-from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, amap, expand, fitted,
+from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, amap, collapse, expand,
+                                                               fitted,
                                                                generic, new_tensor, ranked,
                                                                signless, size_of, sizes_of,
                                                                unit_groups)
@@ -135,7 +136,7 @@ def lower_strided_slice(op, lw: Lowering):
     (t,) = lw.operand_types
     x, shape, et = lw.operands[0], ranked(t), element_type(t.dtype)
     items = _items(I.slice_index(**{k: lw.attrs[k] for k in _MASKS}), len(shape))
-    offsets, sizes, strides, kept, flips, new_axes = [], [], [], [], [], []
+    offsets, sizes, strides, kept, flips, new_axes, kept_at = [], [], [], [], [], [], []
     dim = 0
     for it in items:
         if it is None:
@@ -152,6 +153,7 @@ def lower_strided_slice(op, lw: Lowering):
             strides.append(stride)
             if flip:
                 flips.append(len(kept))
+            kept_at.append(len(sizes) - 1)
             kept.append(n)
         dim += 1
     value = x
@@ -159,7 +161,7 @@ def lower_strided_slice(op, lw: Lowering):
         isinstance(o, int) and o == 0 and s == 1 and (d is None or n == d)
         for o, n, s, d in zip(offsets, sizes, strides, shape))
     if not whole:
-        value = _extract(x, offsets, sizes, strides, kept, et)
+        value = _extract(x, offsets, sizes, strides, kept, et, kept_at)
     if flips:
         value = _reverse(value, kept, flips, et)
     return [with_new_axes(value, kept, new_axes, et)]
@@ -177,17 +179,31 @@ def with_new_axes(value: ir.Value, kept: list, new_axes: list, et: ir.Type) -> i
                                                        if i not in new_axes]))
 
 
-def _extract(x, offsets, sizes, strides, kept, et) -> ir.Value:
-    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims).
-    A slice of static size 0 reads nothing: a `tensor.empty` (MLIR's verifier rejects any
-    offset into a dim of size 0)."""
+def _extract(x, offsets, sizes, strides, kept, et, kept_at=None) -> ir.Value:
+    """`tensor.extract_slice` whose result keeps only the `kept` sizes (drops shrunk dims;
+    `kept_at`: where the kept ones are among `sizes`). A slice of static size 0 reads
+    nothing: a `tensor.empty` (MLIR's verifier rejects any offset into a dim of size 0).
+
+    A slice that drops dims and steps by more than 1 is taken at full rank and the dropped
+    (unit) dims collapsed after: bufferized as one rank-reducing `memref.subview`, MLIR
+    cannot always tell which unit dims it drops and aborts (`getDroppedDims`: "unable to
+    find unused dims of subview", LLVM 22.1; `x[0:-2:-3, -1]` of a 1x1 `x`)."""
     if 0 in sizes:
         return new_tensor(kept, et)
     def split(values):
         return ([v for v in values if not isinstance(v, int)],
                 [v if isinstance(v, int) else DYNAMIC for v in values])
     (do, so), (ds, ss), (dt, st) = split(offsets), split(sizes), split(strides)
-    rtype = ir.RankedTensorType.get([k if isinstance(k, int) else DYNAMIC for k in kept], et)
+    static = [k if isinstance(k, int) else DYNAMIC for k in kept]
+    if kept_at is not None and len(kept) < len(sizes) and any(s != 1 for s in strides):
+        full = [s if isinstance(s, int) else DYNAMIC for s in sizes]
+        value = tensor.ExtractSliceOp(ir.RankedTensorType.get(full, et), x, do, ds, dt, so,
+                                      ss, st).result
+        if not kept:
+            return tensor.CollapseShapeOp(ir.RankedTensorType.get([], et), value, []).result
+        return collapse(value, [None if s == DYNAMIC else s for s in full], et,
+                        unit_groups(len(sizes), kept_at))
+    rtype = ir.RankedTensorType.get(static, et)
     return tensor.ExtractSliceOp(rtype, x, do, ds, dt, so, ss, st).result
 
 
