@@ -67,6 +67,10 @@ def _rhs(matrix, rhs, what: str):
     if b.shape[-2] is not None and b.shape[-2] != matrix.shape[-1]:
         raise ValueError(f"em.linalg.{what}: rhs {b!r} needs {matrix.shape[-1]} rows for "
                          f"matrix {matrix!r}")
+    if b.shape[-2] is None:  # checked when the code runs: a `?` of 1 would broadcast
+        assert_true(ops.equal(ops.shape(b)[-2], matrix.shape[-1]),
+                    f"em.linalg.{what}: rhs needs {matrix.shape[-1]} rows for a matrix of "
+                    f"{matrix.shape[-1]} columns")
     return b
 
 

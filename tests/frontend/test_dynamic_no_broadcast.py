@@ -16,11 +16,12 @@ CASES = {
     "bias_add": lambda x: em.nn.bias_add(em.constant(C), em.reshape(x, [-1])),
     "softmax_xent": lambda x: em.nn.softmax_cross_entropy_with_logits(labels=C, logits=x),
     "sigmoid_xent": lambda x: em.nn.sigmoid_cross_entropy_with_logits(labels=C, logits=x),
+    "solve": lambda x: em.linalg.solve(em.eye(3) * 2.0, x),
 }
 BAD = {"add_n": (1, 3), "einsum": (1, 3), "einsum_contract": (2, 1), "tensordot": (2, 1),
-       "bias_add": (1, 1), "softmax_xent": (1, 3), "sigmoid_xent": (1, 3)}
+       "bias_add": (1, 1), "softmax_xent": (1, 3), "sigmoid_xent": (1, 3), "solve": (1, 1)}
 GOOD = {"add_n": (4, 3), "einsum": (4, 3), "einsum_contract": (2, 3), "tensordot": (2, 3),
-        "bias_add": (1, 3), "softmax_xent": (4, 3), "sigmoid_xent": (4, 3)}
+        "bias_add": (1, 3), "softmax_xent": (4, 3), "sigmoid_xent": (4, 3), "solve": (3, 2)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
