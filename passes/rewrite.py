@@ -49,6 +49,8 @@ is done in Python on top (checked by experiment):
 Under `--opt-bisect-limit` (passes/bisect_limit.py) every application counts: the Rewriter
 asks the gate before its first change to existing IR, and when told no erases the ops the
 pattern had built and reports no match, so the op stays as it was.
+An op that its operand types make invalid (a trace specialised to static shapes: eager raises
+there) is never rewritten: the first change is refused as the gate's no is.
 A pattern may replace or erase only the op it matched (and what that op holds): the walk
 driver has already taken the next op. It may insert ops before it and move ops.
 """
@@ -69,6 +71,7 @@ from ember.passes.analysis.effects import is_pure, may_fail
 from ember.passes import bisect_limit
 from ember.passes.base import Pass, Statistics
 from ember.passes.bufferizable import PassFailure
+from ember.passes.known_values import op_error
 from ember.passes.ir_utils import (STRUCTURAL, as_operation, constant_of, has_uses, make_constant,
                                    op_id, same_type, spec_of, until_fixed_point)
 from ember.passes.transforms.dce import erase_dead
@@ -249,10 +252,16 @@ class Rewriter:
         return op
 
     def _gate(self) -> None:
-        """Asks the opt-bisect gate once per application; _Denied when told no."""
-        if self._allowed or not bisect_limit.active():
+        """Once per application, before it changes existing IR: _Denied (the op stays as it
+        was) for an op its operand types make invalid (known_values.op_error: it must raise
+        when it runs, as eager does, not be folded away), or when the opt-bisect gate says
+        no."""
+        if self._allowed:
             return
-        if not bisect_limit.should_run(f"pattern {self.pattern.name} on {self.op.name}"):
+        spec = REGISTRY.get(self.op.name)
+        if (spec is not None and op_error(self.op, spec) is not None) or (
+                bisect_limit.active() and not bisect_limit.should_run(
+                    f"pattern {self.pattern.name} on {self.op.name}")):
             for built in reversed(self._built):  # uses only among themselves, latest first
                 if not has_uses(built):
                     self._rw.erase_op(built)

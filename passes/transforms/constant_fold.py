@@ -14,7 +14,8 @@ Algorithm:
   3. Skip an op unless every declared result type is static; skip it (`skipped-size-cap`)
      when a result would take more than `size_cap` bytes — checked before running the kernel.
   4. Run the kernel on the decoded attributes; an op whose kernel raises (integer division
-     by zero, an index out of range) stays, so the error still happens at run time.
+     by zero, an index out of range) stays, so the error still happens at run time, as does
+     an op its operand types make invalid (a specialisation's static shapes).
   5. Replace each result by an `ember.constant` of the declared type (`folded`), then erase
      the operand constants left without uses. They were visited already, unless a block
      listed after the op's defines them (an unstructured body, `cf.br`): the walk skips
@@ -45,6 +46,7 @@ from ember.dialects.ember.types import TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 from ember.passes.analysis.effects import foldable
+from ember.passes.known_values import op_error
 from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses,
                                    make_constant, op_id, replace_op, spec_of)
 
@@ -75,7 +77,7 @@ class ConstantFoldPass(Pass):
         if not arrays or any(a is None for a in arrays):  # no operands: ember.constant itself
             return False
         types = _static_result_types(op)
-        if types is None:
+        if types is None or op_error(op, spec) is not None:  # it raises when it runs
             return False
         if any(_nbytes(t) > self.size_cap for t in types):
             stats.add("skipped-size-cap")

@@ -29,9 +29,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from ember.dialects.ember.base import REGISTRY, OpError
+from ember.dialects.ember.base import REGISTRY
 from ember.dialects.ember.convert import type_from_mlir
-from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import Diagnostic, iter_ops
 from ember.passes.base import Pass, Statistics
@@ -61,6 +60,7 @@ from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.ir_utils import symbol_name
+from ember.passes.known_values import op_error
 from ember.passes.conversions.ember_to_linalg.checks import fail
 from ember.passes.conversions.ember_to_linalg.structure import check_concat
 from ember.passes.ir_utils import decoded_attrs, functions, replace_op
@@ -126,7 +126,7 @@ class ConvertEmberToLinalgPass(Pass):
                               decoded_attrs(op))
                 # a specialisation's static types can make the concat invalid (eager's
                 # error when it runs, as for ember ops below), else `?` dims are checked
-                invalid = _invalid(op, REGISTRY[op.name], types, lw.attrs)
+                invalid = op_error(op, REGISTRY[op.name], types, lw.attrs)
                 if invalid or any(isinstance(t, TensorType) and t.shape and None in t.shape
                                   for t in types):
                     with ir.InsertionPoint(op), op.location:
@@ -136,7 +136,7 @@ class ConvertEmberToLinalgPass(Pass):
                             check_concat(op, lw)
             for op, spec, operand_types, result_types, attrs in work:
                 lw = Lowering(op, operand_types, result_types, attrs, fusion)
-                invalid = _invalid(op, spec, operand_types, attrs)
+                invalid = op_error(op, spec, operand_types, attrs)
                 try:
                     with ir.InsertionPoint(op), op.location:
                         values = fail(lw, invalid) if invalid else LOWERINGS[spec](op, lw)
@@ -165,21 +165,6 @@ def _unranked(operand_types: list, result_types: list) -> str:
 def _failure(op: ir.Operation, message: str) -> Exception:
     """A PassFailure located at `op`, so the tools print `file:line:col: error: ...`."""
     return PassFailure(f"{op.location}: {message}", [Diagnostic.at(op.location, message)])
-
-
-def _invalid(op: ir.Operation, spec, operand_types: list, attrs: dict) -> OpError | None:
-    """The error the op's type inference raises for these operand types (which eager
-    raises on values of these shapes), or None. Specialising a trace to static shapes
-    can make an op invalid that its `?` types allowed; lowering raises it at run time
-    (checks.fail)."""
-    if any(t.shape is None for t in operand_types if isinstance(t, TensorType)):
-        return None
-    values = known_operands(spec, op.operands) if spec.uses_values else None
-    try:
-        spec.infer_types(tuple(operand_types), attrs, values)
-    except OpError as e:
-        return e
-    return None
 
 
 def _signless(fn: ir.Operation) -> None:

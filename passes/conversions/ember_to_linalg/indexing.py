@@ -33,7 +33,7 @@ from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, amap, co
                                                                generic, new_tensor, ranked,
                                                                signless, size_of, sizes_of,
                                                                unit_groups)
-from ember.passes.conversions.ember_to_linalg.checks import check
+from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
                                                              lowers)
@@ -350,7 +350,9 @@ def _mirror(lw: Lowering, x, t, lows, highs, reflect: bool) -> ir.Value:
     sizes = sizes_of(lw, x, t)
     out_sizes = [_add(lw, s, lo + hi) for s, lo, hi in zip(sizes, lows, highs)]
     zero, one = lw.index(0), lw.index(1)
-    # Reflecting once suffices: the verifier bounds the padding by n - 1 (or n).
+    # Reflecting once suffices: the verifier bounds the padding by n - 1 (or n) of a known n;
+    # for a `?` n the bound is checked when the op runs, raising eager's error.
+    _check_mirror_bounds(lw, sizes, lows, highs, reflect)
     edges = []
     for s, lo, hi in zip(sizes, lows, highs):
         if lo or hi:
@@ -378,3 +380,17 @@ def _mirror(lw: Lowering, x, t, lows, highs, reflect: bool) -> ir.Value:
     rank = len(sizes)
     return generic([], [], [new_tensor(out_sizes, element_type(t.dtype))],
                    [ir.AffineMap.get_identity(rank)], [PARALLEL] * rank, body)[0]
+
+
+def _check_mirror_bounds(lw: Lowering, sizes, lows, highs, reflect: bool) -> None:
+    """A shape check that each `?` dim padded by up to p has n >= p + 1 (REFLECT) or n >= p
+    (SYMMETRIC), which the verifier checks for known sizes."""
+    bad = None
+    for n, lo, hi in zip(sizes, lows, highs):
+        if isinstance(n, int) or not (lo or hi):
+            continue
+        short = arith.CmpIOp(arith.CmpIPredicate.slt, n,
+                             lw.index(max(lo, hi) + (1 if reflect else 0))).result
+        bad = short if bad is None else arith.OrIOp(bad, short).result
+    if bad is not None:
+        shape_check(lw, bad)
