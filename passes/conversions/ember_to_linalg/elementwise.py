@@ -19,6 +19,7 @@ from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.dtypes import DType
 from ember.passes.conversions.ember_to_linalg import fastmath
 from ember.passes.conversions.ember_to_linalg.checks import check
+from ember.passes.conversions.ember_to_linalg.creation import narrow_f64
 from ember.passes.conversions.ember_to_linalg.common import Lowering, element_type, lowers
 
 F32 = dtypes.float32
@@ -319,8 +320,8 @@ def convert_scalar(lw: Lowering, x, src: DType, dst: DType):
     if src.is_floating and dst.is_floating:
         if src.bits == dst.bits:  # f16 <-> bf16
             return arith.TruncFOp(et, arith.ExtFOp(ir.F32Type.get(), x).result).result
-        if src.bits == 64 and dst.bits == 16:  # no f64->half libcall in the JIT: via f32
-            x = arith.TruncFOp(ir.F32Type.get(), x).result
+        if src.bits == 64 and dst.bits == 16:  # no f64->half libcall in the JIT: via f32,
+            return narrow_f64(x, et)  # rounding once as numpy does
         return (arith.ExtFOp if dst.bits > src.bits else arith.TruncFOp)(et, x).result
     if src.is_floating:
         if _half(src):  # clamp bounds like 2**31 do not exist in half precision

@@ -24,6 +24,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.elementwise.special import (PSI_SERIES, PSI_SHIFT, DigammaOp,
                                                       LgammaOp)
 from ember.passes.conversions.ember_to_linalg import fastmath
+from ember.passes.conversions.ember_to_linalg.creation import narrow_f64
 from ember.passes.conversions.ember_to_linalg.common import (Lowering, LoweringError,
                                                              element_type, lowers)
 from ember.passes.ir_utils import as_operation
@@ -49,8 +50,8 @@ def _libm(symbol: str, x: ir.Value) -> ir.Value:
 def _widened(dtype, wide: ir.Type, fn):
     """Scalar body: `fn` applied to x extended to `wide`, the result truncated back. Half
     floats go through f32 both ways: LLVM turns f64 <-> f16 conversions into calls of
-    compiler-rt's __extendhfdf2/__truncdfhf2, which the JIT does not have (the f64 result
-    is rounded twice, to f32 then to the half type: within an ulp of rounding once)."""
+    compiler-rt's __extendhfdf2/__truncdfhf2, which the JIT does not have (an f64 result is
+    rounded as numpy rounds it once: `narrow_f64`)."""
     et, f32 = element_type(dtype), ir.F32Type.get()
 
     def body(x):
@@ -60,9 +61,7 @@ def _widened(dtype, wide: ir.Type, fn):
         if narrow != f32 and wide != f32:
             x = arith.ExtFOp(f32, x).result
         y = fn(arith.ExtFOp(wide, x).result)
-        if narrow != f32 and wide != f32:
-            y = arith.TruncFOp(f32, y).result
-        return arith.TruncFOp(et, y).result
+        return narrow_f64(y, et) if y.type == ir.F64Type.get() else arith.TruncFOp(et, y).result
     return body
 
 
