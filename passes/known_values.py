@@ -12,7 +12,6 @@ from typing import Optional
 import numpy as np
 from mlir import ir
 
-from ember.dialects.ember.base import OpError
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import TensorType
@@ -84,24 +83,3 @@ def tensor_type_of(t: ir.Type) -> Optional[TensorType]:
         return None
     return parsed if isinstance(parsed, TensorType) else None
 
-
-def op_error(op: ir.Operation, spec, operand_types=None, attrs=None) -> Optional[OpError]:
-    """The error `op`'s type inference raises for its current operand types (`operand_types`
-    and `attrs`, decoded, when the caller has them), which eager raises on values of those
-    shapes; None if it has none or an operand is unranked. Specialising a trace to static
-    shapes can make an op invalid that its `?` types allowed. Such an op must raise when it
-    runs, as eager does there: lowering makes it raise (ember_to_linalg `checks.fail`), and
-    rewrites and folds leave it alone until then (passes/rewrite.py, constant_fold.py)."""
-    try:
-        if operand_types is None:
-            operand_types = [type_from_mlir(v.type) for v in op.operands]
-        if any(isinstance(t, TensorType) and t.shape is None for t in operand_types):
-            return None
-        values = known_operands(spec, op.operands) if spec.uses_values else None
-        spec.infer_types(tuple(operand_types), decoded_attrs(op) if attrs is None else attrs,
-                         values)
-    except OpError as e:
-        return e
-    except (TypeError, ValueError):  # not types inference knows: the verifier's to say
-        return None
-    return None

@@ -71,7 +71,7 @@ from ember.passes.analysis.effects import is_pure, may_fail
 from ember.passes import bisect_limit
 from ember.passes.base import Pass, Statistics
 from ember.passes.bufferizable import PassFailure
-from ember.passes.known_values import op_error
+from ember.passes.analysis.effects import op_error
 from ember.passes.ir_utils import (STRUCTURAL, as_operation, constant_of, has_uses, make_constant,
                                    op_id, same_type, spec_of, until_fixed_point)
 from ember.passes.transforms.dce import erase_dead

@@ -26,8 +26,10 @@ from typing import Optional
 
 from mlir import ir
 
-from ember.dialects.ember.base import Op, Trait
+from ember.dialects.ember.base import Op, OpError, Trait
 from ember.dialects.ember.convert import type_from_mlir
+from ember.dialects.ember.partial import known_operands
+from ember.dialects.ember.types import TensorType
 from ember.dialects.ember.verifier import find_op, iter_ops
 from ember.passes.ir_utils import STRUCTURAL, constant_of, decoded_attrs, op_id, spec_of
 
@@ -163,8 +165,9 @@ def _own_may_fail(op: ir.Operation) -> bool:
         types = tuple(type_from_mlir(v.type) for v in op.operands)
     except (TypeError, ValueError):
         return True  # a type Ember does not know: assume the worst
-    values = tuple(constant_of(v) for v in op.operands)
-    return not spec.total(types, decoded_attrs(op), values)
+    values, attrs = tuple(constant_of(v) for v in op.operands), decoded_attrs(op)
+    # total for its (verified) types, unless these types make it invalid: it raises then
+    return not spec.total(types, attrs, values) or op_error(op, spec, types, attrs) is not None
 
 
 def _upstream_total(op: ir.Operation) -> bool:
@@ -202,3 +205,26 @@ def assigned_variables(op: ir.Operation) -> frozenset:
         if spec is not None:
             found |= _assigned(inner, spec)
     return frozenset(found)
+
+
+def op_error(op: ir.Operation, spec, operand_types=None, attrs=None) -> Optional[OpError]:
+    """The error `op`'s type inference raises for its current operand types (`operand_types`
+    and `attrs`, decoded, when the caller has them), which eager raises on values of those
+    shapes; None if it has none or an operand is unranked. Specialising a trace to static
+    shapes can make an op invalid that its `?` types allowed. Such an op must raise when it
+    runs, as eager does there: lowering makes it raise (ember_to_linalg `checks.fail`), and
+    rewrites and folds leave it alone until then (passes/rewrite.py, constant_fold.py), and
+    it `may_fail`."""
+    try:
+        if operand_types is None:
+            operand_types = [type_from_mlir(v.type) for v in op.operands]
+        if any(isinstance(t, TensorType) and t.shape is None for t in operand_types):
+            return None
+        values = known_operands(spec, op.operands) if spec.uses_values else None
+        spec.infer_types(tuple(operand_types), decoded_attrs(op) if attrs is None else attrs,
+                         values)
+    except OpError as e:
+        return e
+    except (TypeError, ValueError):  # not types inference knows: the verifier's to say
+        return None
+    return None

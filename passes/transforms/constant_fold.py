@@ -46,7 +46,7 @@ from ember.dialects.ember.types import TensorType, parse_type
 from ember.dialects.ember.verifier import iter_ops
 from ember.passes.base import Pass, Statistics
 from ember.passes.analysis.effects import foldable
-from ember.passes.known_values import op_error
+from ember.passes.analysis.effects import op_error
 from ember.passes.ir_utils import (constant_of, decoded_attrs, functions, has_uses,
                                    make_constant, op_id, replace_op, spec_of)
 

@@ -51,3 +51,51 @@ def test_a_mirror_pad_of_unknown_dims_checks_its_bound_when_it_runs(mode, paddin
             assert str(staged.value).startswith(str(eager)), (shape, staged.value)
             continue
         np.testing.assert_allclose(compiled(x).numpy(), expected, rtol=1e-6, err_msg=str(shape))
+
+
+@pytest.fixture
+def compile_or_raise():
+    """Compiled code or InterpreterFallbackError: a fallback to the interpreter (whose
+    error would be eager's) must not hide a compile failure here."""
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    yield
+    em.config.set_fallback(previous)
+
+
+FAILING = {  # (function, signature, input): the op that fails is followed by more code
+    "argmax_then_index": (lambda x: em.argmax(x, axis=1)[-1],
+                          [None, None], np.ones((3, 0), np.float32)),
+    "map_fn_then_index": (lambda x: em.map_fn(lambda e: e * 2, x)[5],
+                          [None], np.arange(4, dtype=np.float32)),
+    "reshape_then_reshape": (lambda x: em.matmul(em.reshape(em.reshape(x, [6]), [1, -1]),
+                                                 em.ones([1, 2]), transpose_a=True),
+                             [None], np.arange(4, dtype=np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAILING))
+def test_code_after_an_op_that_fails_compiles_and_raises_eagers_error(name, compile_or_raise):
+    fn, dims, x = FAILING[name]
+    with pytest.raises(em.OpShapeError) as eager:
+        fn(em.constant(x))
+    compiled = em.function(fn, input_signature=[em.TensorSpec(dims, em.float32)])
+    with pytest.raises(em.OpShapeError) as staged:
+        compiled(x)
+    assert str(staged.value).startswith(str(eager.value)), (staged.value, eager.value)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 3, -1, -3, -4, 7])
+def test_an_index_into_a_dim_known_only_at_run_time_is_checked(index, compile_or_raise):
+    def fn(x):  # boolean_mask's result has a `?` dim even in the specialised code
+        return em.boolean_mask(x, x[:, 0] > 0)[index, 1]
+    x = np.array([[1, 10], [-1, 20], [2, 30], [-3, 40], [4, 50]], np.float32)
+    compiled = em.function(fn)
+    try:
+        expected = fn(em.constant(x)).numpy()
+    except em.OpShapeError as eager:
+        with pytest.raises(em.OpShapeError) as staged:  # it read outside the buffer
+            compiled(x)
+        assert str(staged.value).startswith(str(eager)), staged.value
+        return
+    np.testing.assert_array_equal(compiled(x).numpy(), expected)

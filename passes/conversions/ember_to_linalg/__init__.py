@@ -39,6 +39,7 @@ from ember.passes.conversions.ember_to_linalg import elementwise  # noqa: F401 (
 from ember.passes.conversions.ember_to_linalg import structure  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import matmul  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import indexing  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import pad  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import nn  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import reduction  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import creation  # noqa: F401 (rules)
@@ -60,10 +61,10 @@ from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering
 from ember.passes.conversions.ember_to_linalg.fusion import Fusion
 from ember.passes.conversions.ember_to_linalg.variables import thread_variables
 from ember.passes.ir_utils import symbol_name
-from ember.passes.known_values import op_error
-from ember.passes.conversions.ember_to_linalg.checks import fail
+from ember.passes.analysis.effects import op_error
+from ember.passes.conversions.ember_to_linalg.checks import cut_after, fail
 from ember.passes.conversions.ember_to_linalg.structure import check_concat
-from ember.passes.ir_utils import decoded_attrs, functions, replace_op
+from ember.passes.ir_utils import decoded_attrs, functions, op_id, replace_op
 
 __all__ = ["ConvertEmberToLinalgPass", "LOWERINGS", "LoweringError", "lowers",
            "unlowerable_ops"]
@@ -101,12 +102,17 @@ class ConvertEmberToLinalgPass(Pass):
             except LoweringError as e:
                 raise _failure(fn, "cannot lower the variables of "
                                f"@{symbol_name(fn)}: {e}") from None
-            concats = []
-            work = []
+            concats, work, failing = [], [], []
             for op in iter_ops(fn):
                 spec = REGISTRY.get(op.name)
                 if op.name == "tensor.concat":  # stays, checked (structure.check_concat)
-                    concats.append(op)
+                    types = [type_from_mlir(v.type) for v in op.operands]
+                    attrs = decoded_attrs(op)
+                    # a specialisation's static types can make the concat invalid (eager's
+                    # error when it runs, as for ember ops below)
+                    invalid = op_error(op, spec, types, attrs)
+                    concats.append((op_id(op), op, types, attrs, invalid))
+                    failing += [op] if invalid else []
                 if spec is None or spec.upstream:
                     continue
                 if spec not in LOWERINGS:
@@ -119,24 +125,26 @@ class ConvertEmberToLinalgPass(Pass):
                     raise _failure(op, f"cannot lower '{op.name}': {unranked} is unranked; "
                                    "lowering needs ranked types: run ember-shape-refine "
                                    "first, or give the function ranked arguments")
-                work.append((op, spec, operand_types, result_types, decoded_attrs(op)))
-            for op in concats:
-                types = [type_from_mlir(v.type) for v in op.operands]
-                lw = Lowering(op, types, [type_from_mlir(op.results[0].type)],
-                              decoded_attrs(op))
-                # a specialisation's static types can make the concat invalid (eager's
-                # error when it runs, as for ember ops below), else `?` dims are checked
-                invalid = op_error(op, REGISTRY[op.name], types, lw.attrs)
+                attrs = decoded_attrs(op)
+                invalid = op_error(op, spec, operand_types, attrs)
+                work.append((op_id(op), op, spec, operand_types, result_types, attrs, invalid))
+                failing += [op] if invalid else []
+            erased = cut_after(failing) if failing else set()  # what follows never runs
+            for key, op, types, attrs, invalid in concats:
+                if key in erased:
+                    continue
+                lw = Lowering(op, types, [type_from_mlir(op.results[0].type)], attrs)
                 if invalid or any(isinstance(t, TensorType) and t.shape and None in t.shape
-                                  for t in types):
+                                  for t in types):  # else `?` dims are checked
                     with ir.InsertionPoint(op), op.location:
                         if invalid:
                             replace_op(op, fail(lw, invalid))
                         else:
                             check_concat(op, lw)
-            for op, spec, operand_types, result_types, attrs in work:
+            for key, op, spec, operand_types, result_types, attrs, invalid in work:
+                if key in erased:
+                    continue
                 lw = Lowering(op, operand_types, result_types, attrs, fusion)
-                invalid = op_error(op, spec, operand_types, attrs)
                 try:
                     with ir.InsertionPoint(op), op.location:
                         values = fail(lw, invalid) if invalid else LOWERINGS[spec](op, lw)

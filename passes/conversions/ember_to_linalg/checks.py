@@ -47,7 +47,8 @@ from ember.passes.conversions.ember_to_linalg.builders import signless
 from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
 from ember.passes.conversions.runtime_attrs import (  # the sites' names (native.py reads them)
     ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS, VALUED_ATTR)
-from ember.passes.ir_utils import as_operation, symbol_table
+from ember.dialects.ember.verifier import iter_ops
+from ember.passes.ir_utils import as_operation, op_id, symbol_table
 
 MAX_SHAPE_VALUES = 32  # run-time dims a shape site reports (backends/cpu/native.MAX_VALUES)
 
@@ -206,6 +207,60 @@ def fail(lw: Lowering, error: OpError) -> list[ir.Value]:
     site = _declare_site(lw, type(error).__name__, error.detail)
     func.CallOp([], ir.FlatSymbolRefAttr.get(site), [arith.ConstantOp(i64, 0).result])
     return [_placeholder(t) for t in lw.result_types]
+
+
+TERMINATORS = frozenset({"func.return", "scf.yield", "scf.condition"})
+
+
+def cut_after(failing: list[ir.Operation]) -> set[int]:
+    """Erases the ops after each op of `failing` in its block, which never run: the op
+    raises when it runs (`fail`), as eager does there. Left in, they would see its
+    placeholder results, sized 0 where a dim is `?`, and sizes folded from those can make
+    IR that MLIR rejects (a slice at offset -1 of an empty dim, a cast of 1x4 to 1x6).
+    The block's terminator passes placeholders of its operands' types instead. Returns the
+    ids (`op_id`) of the erased ops and of the ops they held."""
+    erased: set[int] = set()
+    for op in failing:
+        if op_id(op) in erased:
+            continue
+        ops = list(op.block.operations)
+        ids = [op_id(o.operation) for o in ops]
+        start, terminator = ids.index(op_id(op)), ops[-1].operation
+        later = [o.operation for o in ops[start + 1:-1]]
+        if terminator.name not in TERMINATORS:
+            continue
+        dead = {op_id(op), *ids[start + 1:-1]}
+        stale = [i for i, v in enumerate(terminator.operands)
+                 if isinstance(v.owner, (ir.OpView, ir.Operation))
+                 and op_id(as_operation(v.owner)) in dead]
+        if not later and not stale:
+            continue
+        with ir.InsertionPoint(terminator), terminator.location:
+            values = [_placeholder_of(terminator.operands[i].type) for i in stale]
+        if any(v is None for v in values):
+            continue  # a type with no placeholder: left as it was
+        for i, value in zip(stale, values):
+            terminator.operands[i] = value
+        for o in reversed(later):
+            erased.update([op_id(o), *(op_id(n) for n in iter_ops(o))])
+            o.erase()
+    return erased
+
+
+def _placeholder_of(t: ir.Type) -> ir.Value | None:
+    """A value of MLIR type `t` for code that never runs, or None for a type it cannot
+    make."""
+    if isinstance(t, ir.RankedTensorType):
+        from ember.dialects.ember.convert import type_from_mlir
+        try:
+            return _placeholder(type_from_mlir(t))
+        except TypeError:
+            return None
+    if isinstance(t, (ir.IntegerType, ir.IndexType)):
+        return arith.ConstantOp(t, 0).result
+    if isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
+        return arith.ConstantOp(t, 0.0).result
+    return None
 
 
 def _placeholder(t: TensorType) -> ir.Value:

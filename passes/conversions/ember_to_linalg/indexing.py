@@ -1,4 +1,4 @@
-"""Lowering of indexing ops: strided_slice, gather, one_hot, pad.
+"""Lowering of indexing ops: strided_slice, gather, one_hot (pad: pad.py).
 
 strided_slice decodes its masks with the dialect's `slice_index` (the numpy index the
 reference kernel applies), then emits one `tensor.extract_slice` whose result drops the
@@ -9,19 +9,20 @@ Dynamic dims are supported where the slice needs no size arithmetic beyond `dim 
 
 gather and one_hot are a `linalg.generic` over the result: gather reads `params` with
 `tensor.extract` at the index it loads, one_hot compares `linalg.index` of the new axis with
-it. pad is `tensor.pad` for CONSTANT, and a generic computing mirrored coordinates for
-REFLECT (`-j`, `2(n-1) - j`) and SYMMETRIC (`-j - 1`, `2n - 1 - j`).
+it.
 
 Out-of-range indices: a gather index outside [0, n) raises the kernel's
 InvalidArgumentError, naming the first such index: a check over the indices runs before the
 gather (checks.py), which then reads only valid positions. A strided_slice index that this
 compile's static shapes put out of bounds raises eager's OpShapeError when the op runs (the
-pass's `_invalid`, checks.fail); one into a dim still dynamic then (a loop variable under a
-shape invariant) is not checked.
+pass's `op_error`, checks.fail); one into a dim still dynamic then (a boolean_mask's result,
+a loop variable under a shape invariant) is checked when the op runs (`shape_check`).
 Upstream equivalents: `tosa-to-linalg`'s gather, slice, reverse and pad patterns.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from mlir import ir
@@ -44,17 +45,6 @@ _MASKS = ("begin", "end", "strides", "begin_mask", "end_mask", "ellipsis_mask",
 
 def _index(v) -> ir.Value:
     return linalg.IndexOp(v).result if isinstance(v, int) else v
-
-
-def _idx(lw: Lowering, v) -> ir.Value:
-    return lw.index(v) if isinstance(v, int) else v
-
-
-def _add(lw: Lowering, a, b):
-    """a + b on sizes (ints fold; SSA index values become `arith.addi`)."""
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    return arith.AddIOp(_idx(lw, a), _idx(lw, b)).result
 
 
 # -- strided_slice -----------------------------------------------------------------------
@@ -121,13 +111,20 @@ def _run_time_slice(lw: Lowering, n: ir.Value, start, stop, step: int):
     return first, size, step, False
 
 
-def _dim_index(lw: Lowering, x, t, dim: int, i: int):
-    """Offset of integer index `i` (negative counts from the end) into dim `dim`."""
-    if i >= 0:
-        return i
+def _dim_index(lw: Lowering, x, t, dim: int, i: int, bad: list):
+    """Offset of integer index `i` (negative counts from the end) into dim `dim`. Into a
+    `?` dim, it appends to `bad` whether `i` is out of range when the op runs (raising
+    eager's error: `shape_check`), and the offset is clamped into the dim, so that IR whose
+    size later folds to a constant stays valid (the read never runs)."""
     if t.shape[dim] is not None:
-        return t.shape[dim] + i
-    return arith.AddIOp(size_of(lw, x, t, dim), lw.index(i)).result
+        return i if i >= 0 else t.shape[dim] + i
+    n, zero = size_of(lw, x, t, dim), lw.index(0)
+    if i >= 0:
+        bad.append(arith.CmpIOp(arith.CmpIPredicate.sle, n, lw.index(i)).result)
+        last = arith.MaxSIOp(arith.SubIOp(n, lw.index(1)).result, zero).result
+        return arith.MinSIOp(lw.index(i), last).result
+    bad.append(arith.CmpIOp(arith.CmpIPredicate.slt, n, lw.index(-i)).result)
+    return arith.MaxSIOp(arith.AddIOp(n, lw.index(i)).result, zero).result
 
 
 @lowers(I.StridedSliceOp)
@@ -137,13 +134,14 @@ def lower_strided_slice(op, lw: Lowering):
     x, shape, et = lw.operands[0], ranked(t), element_type(t.dtype)
     items = _items(I.slice_index(**{k: lw.attrs[k] for k in _MASKS}), len(shape))
     offsets, sizes, strides, kept, flips, new_axes, kept_at = [], [], [], [], [], [], []
+    bad: list = []  # out-of-range flags of indices into `?` dims
     dim = 0
     for it in items:
         if it is None:
             new_axes.append(len(kept) + len(new_axes))
             continue
         if isinstance(it, int):
-            offsets.append(_dim_index(lw, x, t, dim, it))
+            offsets.append(_dim_index(lw, x, t, dim, it, bad))
             sizes.append(1)
             strides.append(1)
         else:
@@ -156,6 +154,8 @@ def lower_strided_slice(op, lw: Lowering):
             kept_at.append(len(sizes) - 1)
             kept.append(n)
         dim += 1
+    if bad:
+        shape_check(lw, functools.reduce(lambda a, b: arith.OrIOp(a, b).result, bad))
     value = x
     whole = len(kept) == len(shape) and all(
         isinstance(o, int) and o == 0 and s == 1 and (d is None or n == d)
@@ -304,93 +304,3 @@ def lower_one_hot(op, lw: Lowering):
             ir.AffineMap.get_identity(rank)]
     return generic([indices, on, off], [element_type(it.dtype), et, et],
                    [new_tensor(sizes, et)], maps, [PARALLEL] * rank, body)
-
-
-# -- pad ---------------------------------------------------------------------------------
-
-
-@lowers(I.PadOp)
-@fitted
-def lower_pad(op, lw: Lowering):
-    (t, _) = lw.operand_types
-    x, fill = lw.operands
-    shape, pads = ranked(t), list(lw.attrs["paddings"])
-    if not shape or not any(pads):
-        return [x]
-    lows, highs = pads[0::2], pads[1::2]
-    if lw.attrs["mode"] == "CONSTANT":
-        value = signless(tensor.ExtractOp(fill, []).result)
-        return [pad_tensor(x, shape, element_type(t.dtype), value, lows, highs)]
-    return [_mirror(lw, x, t, lows, highs, lw.attrs["mode"] == "REFLECT")]
-
-
-def pad_tensor(x, shape, et, value: ir.Value, lows, highs) -> ir.Value:
-    """`tensor.pad` of `x` (of static-or-None `shape`) with the scalar `value`. With a dim of
-    static size 0 there is nothing of `x` to copy: a fill (bufferizing the pad would copy
-    into a slice at offset 0 of that dim, which MLIR's verifier rejects)."""
-    result = ir.RankedTensorType.get([DYNAMIC if d is None else d + lo + hi
-                                      for d, lo, hi in zip(shape, lows, highs)], et)
-    if 0 in shape:
-        sizes = [tensor.DimOp(x, arith.ConstantOp(ir.IndexType.get(), i).result).result
-                 if d is None else d + lo + hi
-                 for i, (d, lo, hi) in enumerate(zip(shape, lows, highs))]
-        sizes = [s if isinstance(s, int) else arith.AddIOp(s, arith.ConstantOp(
-            ir.IndexType.get(), lows[i] + highs[i]).result).result
-            for i, s in enumerate(sizes)]
-        return linalg.fill(value, outs=[tensor.EmptyOp(sizes, et).result])
-    pad = tensor.PadOp(result, x, [], [], list(lows), list(highs))
-    block = pad.regions[0].blocks.append(*[ir.IndexType.get()] * len(shape))
-    with ir.InsertionPoint(block):
-        tensor.YieldOp(value)
-    return pad.result
-
-
-def _mirror(lw: Lowering, x, t, lows, highs, reflect: bool) -> ir.Value:
-    """out[i] = x[mirror(i - low)] per dim, mirrored at the edges (REFLECT or SYMMETRIC)."""
-    sizes = sizes_of(lw, x, t)
-    out_sizes = [_add(lw, s, lo + hi) for s, lo, hi in zip(sizes, lows, highs)]
-    zero, one = lw.index(0), lw.index(1)
-    # Reflecting once suffices: the verifier bounds the padding by n - 1 (or n) of a known n;
-    # for a `?` n the bound is checked when the op runs, raising eager's error.
-    _check_mirror_bounds(lw, sizes, lows, highs, reflect)
-    edges = []
-    for s, lo, hi in zip(sizes, lows, highs):
-        if lo or hi:
-            top = _add(lw, _add(lw, s, s), -2 if reflect else -1)
-            edges.append((lo, hi, _idx(lw, s), _idx(lw, top)))
-        else:
-            edges.append((0, 0, None, None))
-
-    def coordinate(dim):
-        lo, hi, n, top = edges[dim]
-        j = linalg.IndexOp(dim).result
-        if not lo and not hi:
-            return j
-        j = arith.SubIOp(j, lw.index(lo)).result
-        below = arith.CmpIOp(arith.CmpIPredicate.slt, j, zero).result
-        neg = arith.SubIOp(zero, j).result
-        low = neg if reflect else arith.SubIOp(neg, one).result
-        above = arith.CmpIOp(arith.CmpIPredicate.sge, j, n).result
-        high = arith.SubIOp(top, j).result
-        return arith.SelectOp(below, low, arith.SelectOp(above, high, j).result).result
-
-    def body(_):
-        coords = [coordinate(d) for d in range(len(sizes))]
-        return [signless(tensor.ExtractOp(x, coords).result)]
-    rank = len(sizes)
-    return generic([], [], [new_tensor(out_sizes, element_type(t.dtype))],
-                   [ir.AffineMap.get_identity(rank)], [PARALLEL] * rank, body)[0]
-
-
-def _check_mirror_bounds(lw: Lowering, sizes, lows, highs, reflect: bool) -> None:
-    """A shape check that each `?` dim padded by up to p has n >= p + 1 (REFLECT) or n >= p
-    (SYMMETRIC), which the verifier checks for known sizes."""
-    bad = None
-    for n, lo, hi in zip(sizes, lows, highs):
-        if isinstance(n, int) or not (lo or hi):
-            continue
-        short = arith.CmpIOp(arith.CmpIPredicate.slt, n,
-                             lw.index(max(lo, hi) + (1 if reflect else 0))).result
-        bad = short if bad is None else arith.OrIOp(bad, short).result
-    if bad is not None:
-        shape_check(lw, bad)

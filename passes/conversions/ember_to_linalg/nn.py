@@ -46,7 +46,7 @@ from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION
                                                              lowers)
 from ember.passes.conversions.ember_to_linalg.conv_gemm import conv2d_as_gemm
 from ember.passes.conversions.ember_to_linalg.elementwise import convert_scalar
-from ember.passes.conversions.ember_to_linalg.indexing import pad_tensor
+from ember.passes.conversions.ember_to_linalg.pad import pad_tensor
 
 
 def _constant(et: ir.Type, value) -> ir.Value:
