@@ -11,8 +11,9 @@ written or may be read after it (analysis.py). Inner statements are converted fi
                                      (x,) = ag__.if_stmt(x > 0, if_body, else_body,
                                                          ag__.ld(locals(), ('x',)), ('x',), 2)
 
-A statement whose body holds `yield` or `try` stays Python: its test is wrapped in
-`ag__.python_only`, which raises a located error if it turns out to be a tensor.
+A statement whose body holds `yield` or `try`, and a `while` whose test binds a name with
+`:=`, stays Python: its test is wrapped in `ag__.python_only`, which raises a located error
+if it turns out to be a tensor.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ class _ControlFlow:
         for kinds, what in _PYTHON_ONLY:
             if contains(s.body + s.orelse, kinds):
                 return self._python_only(s, what)
+        if isinstance(s, ast.While) and contains([s.test], (ast.NamedExpr,), (ast.Lambda,)):
+            # the test runs in a function of its own, where `:=` would bind a local (a
+            # comprehension's `:=` binds in the enclosing function too; a lambda's does not)
+            return self._python_only(s, "`:=`")
         if isinstance(s, ast.If):
             return self._if(s)
         if isinstance(s, ast.While):
