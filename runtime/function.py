@@ -10,14 +10,12 @@ up the cache -> on a miss, trace -> run the concrete function. Dispatch, as in T
 
 First, a call whose cheap key (fast_path.py) served before runs its compiled entry at once.
 `input_signature` fixes the type (input_signature.py); retracing.py logs and warns of retraces.
-
 Traces live as long as the Function, except one keyed on an object compared by weak reference
 (trace_types.py), dropped when that object dies. Each trace keeps a bounded number of
 compiled shape specialisations (executor.py, `config.set_compile_cache_limits`).
 
 Only a first trace may create Variables; one that does is traced again and discarded (as in
-TF); if that creates variables again, the call raises ValueError.
-"""
+TF); if that creates variables again, the call raises ValueError."""
 
 from __future__ import annotations
 
@@ -47,8 +45,8 @@ from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
 from ember.runtime.input_signature import (InputSignatureError, check_signature,
-                                           convert_to_signature, fits,
-                                           mismatch_message, type_of_argument)
+                                           convert_to_signature, fits, mismatch_message,
+                                           type_of_argument, unexpected_keyword)
 from ember.runtime.retracing import RetraceLog
 
 DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
@@ -186,7 +184,8 @@ class Function:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(f"{self._name}{self._signature}: {e}") from None
+            raise TypeError(f"{self._name}{self._signature}: "
+                            f"{unexpected_keyword(self._signature, kwargs) or e}") from None
         bound.apply_defaults()
         if self._input_signature is not None:
             self._check_input_signature(bound)
@@ -398,3 +397,4 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
                         reduce_retracing=reduce_retracing, backend=backend,
                         jit_compile=jit_compile, pipeline=pipeline)
     return decorate if func is None else decorate(func)
+

@@ -238,3 +238,15 @@ def _mismatch(value, spec, where: str) -> str | None:
             return (f"{arg} has shape {_dims(shape)}, its em.TensorSpec shape {_dims(want)}: "
                     f"dimension {i} is {d}, the signature fixes it to {w}")
     return f"{arg} does not fit its em.TensorSpec {spec!r}"
+
+
+def unexpected_keyword(signature: inspect.Signature, kwargs: dict) -> str:
+    """Python's message for a keyword `signature` does not take (which `bind` reports only
+    after a missing argument, blaming the wrong one), or ""."""
+    params = signature.parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return ""
+    for key in kwargs:
+        if key not in params or params[key].kind is inspect.Parameter.POSITIONAL_ONLY:
+            return f"got an unexpected keyword argument {key!r}"
+    return ""

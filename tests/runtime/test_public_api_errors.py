@@ -208,3 +208,15 @@ def test_a_cuda_function_that_compiles_nothing_needs_no_gpu():
     # (a GPU, for cuda) is not checked, as nothing will run on it
     f = em.function(lambda x: x * 2.0, backend="cuda", jit_compile=False)
     assert f(em.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda f: f(1.0, c=2.0), "got an unexpected keyword argument 'c'"),  # was "missing 'b'"
+    (lambda f: f(1.0), "missing a required argument: 'b'"),
+    (lambda f: f(1.0, 2.0, 3.0), "too many positional arguments"),
+])
+def test_a_bad_call_of_a_function_says_what_python_says(call, message):
+    def add(a, b):
+        return a + b
+    with pytest.raises(TypeError, match=rf"add\(a, b\): {message}"):
+        call(em.function(add))
