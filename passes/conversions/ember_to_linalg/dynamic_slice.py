@@ -13,8 +13,9 @@ checks.check (its message names the index, as the type inference's does for a co
 a valid index i reads offset `i < 0 ? i + n : i`. Then one `tensor.extract_slice` drops the
 indexed dims and new axes are a `tensor.expand_shape`, as for `ember.strided_slice`.
 
-Strides must be constants when lowering (after folding) and positive; other slices run
-on the interpreter. Upstream equivalent: TOSA's slice with dynamic start (`tosa.slice`).
+Strides must be constants when lowering (after folding); a negative one takes the same
+elements with stride -step from the last one the slice visits and reverses them, as
+`ember.strided_slice` does. Other slices run on the interpreter. Upstream equivalent: TOSA's slice with dynamic start (`tosa.slice`).
 
 Before:
     %s = "ember.dynamic_strided_slice"(%x, %b, %e, %st) {shrink_axis_mask = 1 : i64}
@@ -41,7 +42,8 @@ from ember.passes.conversions.ember_to_linalg.builders import fitted, ranked, si
 from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import Lowering, LoweringError, \
     element_type, lowers
-from ember.passes.conversions.ember_to_linalg.indexing import _extract, with_new_axes
+from ember.passes.conversions.ember_to_linalg.indexing import (_extract, _reverse,
+                                                               reversed_slice, with_new_axes)
 from ember.passes.ir_utils import as_operation
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -55,13 +57,13 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
     x, begin, end, strides_value = lw.operands
     shape, et = ranked(xt), element_type(xt.dtype)
     strides = _constant(strides_value, st)
-    if strides is None or any(s <= 0 for s in strides):
-        raise LoweringError("strides must be positive constants (fold them first); "
+    if strides is None or 0 in strides:
+        raise LoweringError("strides must be nonzero constants (fold them first); "
                             "other slices with traced bounds run on the interpreter")
     masks = {k: lw.attrs[k] for k in _MASKS}
     index = I.slice_index([0] * len(strides), [0] * len(strides), strides, **masks)
     consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
-    offsets, sizes, steps, kept, new_axes, kept_at = [], [], [], [], [], []
+    offsets, sizes, steps, kept, new_axes, kept_at, flips = [], [], [], [], [], [], []
 
     def take(offset, size, step: int, keep: bool) -> None:
         offsets.append(offset)
@@ -83,18 +85,26 @@ def lower_dynamic_strided_slice(op, lw: Lowering):
             continue
         if isinstance(it, int):
             take(_checked_index(lw, x, xt, dim, _bound(lw, begin, bt, k)), 1, 1, False)
-        else:
+        elif it.step > 0:
             n = _as_index(lw, size_of(lw, x, xt, dim))
             start = lw.index(0) if it.start is None else _clamp(lw, _bound(lw, begin, bt, k), n)
             stop = n if it.stop is None else _clamp(lw, _bound(lw, end, et_, k), n)
             size = arith.MaxSIOp(lw.index(0), arith.CeilDivSIOp(
                 arith.SubIOp(stop, start).result, lw.index(it.step)).result).result
             take(start, size, it.step, True)
+        else:
+            n = _as_index(lw, size_of(lw, x, xt, dim))
+            take(*reversed_slice(lw, n, None if it.start is None else _bound(lw, begin, bt, k),
+                                 None if it.stop is None else _bound(lw, end, et_, k),
+                                 it.step), -it.step, True)
+            flips.append(len(kept) - 1)
         dim += 1
     for d in range(dim, len(shape)):  # dims after the last index item: whole
         take(0, size_of(lw, x, xt, d), 1, True)
-    return [with_new_axes(_extract(x, offsets, sizes, steps, kept, et, kept_at), kept,
-                          new_axes, et)]
+    value = _extract(x, offsets, sizes, steps, kept, et, kept_at)
+    if flips:
+        value = _reverse(value, kept, flips, et)
+    return [with_new_axes(value, kept, new_axes, et)]
 
 
 @lowers(I.SliceOp)
@@ -131,13 +141,13 @@ def lower_slice(op, lw: Lowering):
     return [_extract(x, offsets, sizes, [1] * len(shape), sizes, et)]
 
 
-def _positive_constant_strides(op: ir.Operation) -> bool:
-    """Whether the lowering can take `op`: its strides fold to positive constants."""
+def _constant_strides(op: ir.Operation) -> bool:
+    """Whether the lowering can take `op`: its strides fold to nonzero constants."""
     strides = known_value(op.operands[3])
-    return strides is not None and bool(np.all(strides > 0))
+    return strides is not None and bool(np.all(strides != 0))
 
 
-lower_dynamic_strided_slice.can_lower = _positive_constant_strides
+lower_dynamic_strided_slice.can_lower = _constant_strides
 
 
 def _constant(value: ir.Value, t: TensorType):

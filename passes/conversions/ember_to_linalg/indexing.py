@@ -4,8 +4,8 @@ strided_slice decodes its masks with the dialect's `slice_index` (the numpy inde
 reference kernel applies), then emits one `tensor.extract_slice` whose result drops the
 shrunk dims; negative strides take the same elements with a positive stride and reverse
 them with a `linalg.generic` (map `d -> n - 1 - d`); new axes are a `tensor.expand_shape`.
-Dynamic dims are supported where the slice needs no size arithmetic beyond `dim - begin`
-(step 1, no end) or is an index.
+Slices of dynamic dims compute their bounds from the run-time size as Python's
+`slice.indices` does (reversed ones too: `reversed_slice`).
 
 gather and one_hot are a `linalg.generic` over the result: gather reads `params` with
 `tensor.extract` at the index it loads, one_hot compares `linalg.index` of the new axis with
@@ -36,8 +36,7 @@ from ember.passes.conversions.ember_to_linalg.builders import (DYNAMIC, amap, co
                                                                unit_groups)
 from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
-                                                             LoweringError, element_type,
-                                                             lowers)
+                                                             element_type, lowers)
 
 _MASKS = ("begin", "end", "strides", "begin_mask", "end_mask", "ellipsis_mask",
           "new_axis_mask", "shrink_axis_mask")
@@ -79,17 +78,31 @@ def _dim_slice(lw: Lowering, x, t, dim: int, it):
             return 0, n, 1, False
         offset = arith.MinUIOp(lw.index(it.start), n).result
         return offset, arith.SubIOp(n, offset).result, 1, False
-    if step < 0 and it.start is None and it.stop is None:  # [::-k]: n-1, n-1-k, ...
-        k = lw.index(-step)
-        count = arith.CeilDivUIOp(n, k).result
-        return arith.RemUIOp(arith.MaxSIOp(arith.SubIOp(n, lw.index(1)).result,
-                                           lw.index(0)).result, k).result, count, -step, True
-    if step < 0:
-        text = ":".join("" if v is None else str(v) for v in (it.start, it.stop, it.step))
-        raise LoweringError(f"slice [{text}] of dynamic dim {dim} reverses it from bounds "
-                            "only known at run time; give the dim a static size, or use "
-                            "[::-k] (whole dim)")
+    if step < 0:  # [::-k] visits n-1, n-1-k, ...
+        bounds = [None if v is None else lw.index(v) for v in (it.start, it.stop)]
+        return (*reversed_slice(lw, n, *bounds, step), -step, True)
     return _run_time_slice(lw, n, it.start, it.stop, step)
+
+
+def reversed_slice(lw: Lowering, n: ir.Value, start, stop, step: int) -> tuple:
+    """(offset, size) of slice [start:stop:step] (index values or None; step < 0) of a dim
+    of run-time size `n`, taken with stride -step and then reversed: Python clamps a bound
+    into [-1, n - 1] for a negative step (start n - 1, stop "before 0" when None); the
+    first element taken is the last one the slice visits, start + (size - 1) * step (any
+    offset in [0, n] when size is 0)."""
+    sub, one, zero = (lambda a, b: arith.SubIOp(a, b).result), lw.index(1), lw.index(0)
+    last = sub(n, one)
+
+    def clamp(bound):
+        negative = arith.CmpIOp(arith.CmpIPredicate.slt, bound, zero).result
+        wrapped = arith.MaxSIOp(arith.AddIOp(bound, n).result, lw.index(-1)).result
+        return arith.SelectOp(negative, wrapped, arith.MinSIOp(bound, last).result).result
+    first = last if start is None else clamp(start)
+    end = lw.index(-1) if stop is None else clamp(stop)
+    stride = lw.index(-step)
+    size = arith.MaxSIOp(zero, arith.CeilDivSIOp(sub(first, end), stride).result).result
+    low = sub(first, arith.MulIOp(sub(size, one), stride).result)
+    return arith.MinSIOp(arith.MaxSIOp(low, zero).result, n).result, size
 
 
 def _run_time_slice(lw: Lowering, n: ir.Value, start, stop, step: int):
