@@ -8,6 +8,7 @@ first gets its type from a trial trace of the body.
 from __future__ import annotations
 
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.base import OpTypeError
 from ember.frontend import nest
 from ember.frontend.autograph.operators import (ZerosOf, and_, is_number, is_tensorlike,
                                                 reconciler, staged, where_of)
@@ -108,6 +109,7 @@ def _staged_for(iterable, body, state, names, where, extra_test, opts):
 def _staged_loop(test, body, state: tuple, names: tuple, where: str, kind: str,
                  opts: dict | None):
     """The loop as `scf.while` over its state, every variable a tensor."""
+    numbers = {n: v for n, v in zip(names, state) if is_number(v)}
     state = tuple(v if not _is_set(v) else _loop_value(n, v, where, kind)
                   for n, v in zip(names, state))
     if not all(_is_set(v) for v in state):
@@ -130,10 +132,35 @@ def _staged_loop(test, body, state: tuple, names: tuple, where: str, kind: str,
         return (f"make em.autograph.experimental.set_loop_options(shape_invariants=[("
                 f"{leaf_names[i]}, em.TensorShape({shape}))]) the loop body's first "
                 f"statement")
-    out = trace_while(lambda *s: test(*s), lambda *s: tuple(body(*s)), state,
+    def traced_body(*s):
+        try:
+            return tuple(body(*s))
+        except OpTypeError as e:
+            _explain_numbers(e, numbers, state, names, f"the {kind} loop at {where}")
+            raise
+    out = trace_while(lambda *s: test(*s), traced_body, state,
                       _shape_invariants(opts, names, state), labels, relax,
                       opts.get("maximum_iterations"), f"the {kind} loop at {where}")
     return tuple(out)
+
+
+def _explain_numbers(error: OpTypeError, numbers: dict, state: tuple, names: tuple,
+                     loop: str) -> None:
+    """Adds to a dtype error in a loop body, in place (its traceback stays the user's), which
+    loop variables were Python numbers before the loop: the loop carries each as a tensor of
+    the default dtype (int32 for an int), and a loop variable keeps its dtype, so `i = 0`
+    then `i = i + 0.5` fails where Python would make `i` a float."""
+    found = [(n, numbers[n], v.dtype) for n, v in zip(names, state)
+             if n in numbers and isinstance(v, Tensor) and v.dtype.mlir in error.detail]
+    if not found:
+        return
+    said = "; ".join(f"'{n}' was the Python {type(p).__name__} {p!r} before {loop}, so the "
+                     f"loop carries it as {'an' if d.name.startswith('int') else 'a'} {d.name} tensor"
+                     for n, p, d in found)
+    error.detail += (f" ({said}: a loop variable keeps its dtype, so give it a value of the "
+                     "dtype it takes in the loop before the loop, such as 0.0 for a float, "
+                     "or cast what the loop assigns to it with em.cast)")
+    error.args = (f"'{error.op_name}' op {error.detail}",)
 
 
 def _without(test, body, state: tuple, names: tuple, kept: list, where, kind, opts):

@@ -99,6 +99,35 @@ def test_a_loop_variable_that_changes_dtype_names_it_and_the_loop():
            "leaves the body as float32" in message
 
 
+def python_int_then_float(n):
+    i = 0
+    while i < n:
+        i = i + 0.5
+    return i
+
+
+def python_int_summing_floats(x):
+    r = 0
+    for v in x:
+        r += v
+    return r
+
+
+@pytest.mark.parametrize("fn,where,arg", [
+    (python_int_then_float, "while i < n", em.constant(3)),
+    (python_int_summing_floats, "for v in x", em.constant([1.0, 2.0])),
+])
+def test_a_python_int_loop_variable_meeting_floats_is_named(fn, where, arg):
+    """Found by a new-user trial: the add's dtype error named neither the variable nor
+    the loop."""
+    name = "i" if fn is python_int_then_float else "r"
+    with pytest.raises(em.OpTypeError) as e:
+        em.function(fn)(arg)
+    assert f"'{name}' was the Python int 0 before the {where.split()[0]} loop at " \
+           f"{HERE}:{_line_of(fn, where)}, so the loop carries it as an int32 tensor" \
+           in str(e.value)
+
+
 def shape_changes(n):
     x = em.zeros([1])
     for i in em.range(n):
