@@ -193,6 +193,13 @@ def _lowering(args):
             raise ToolError(f"--cpu and --features choose a CPU; --target={args.target} "
                             "compiles for a GPU")
     args.backend = args.backend or "cpu"
+    if args.backend == "cpu" and (args.cpu or args.features):
+        from ember.backends.cpu.host_target import target_complaints
+        said = target_complaints(args.cpu, args.features)
+        if said:  # LLVM would only warn, and compile for a generic CPU
+            raise ToolError(f"--cpu/--features: LLVM says {'; '.join(said)}; its names are "
+                            "LLVM's (llc -mcpu=help lists them), e.g. --cpu=x86-64-v3 or "
+                            "--features=+avx2,+fma")
     try:
         lowering = backends.get(args.backend).stages(instrument=instrumentation(args),
                                                      **options)

@@ -105,6 +105,27 @@ def measured() -> tuple[str, str, str]:
             ".".join(map(str, llvm.llvm_version_info)))
 
 
+def target_complaints(cpu: str | None, features: str | None) -> list[str]:
+    """What LLVM says of a CPU name or feature string it does not know, once each: it only
+    warns on stderr ("'x' is not a recognized processor for this target (ignoring
+    processor)") and compiles for a generic CPU. Empty when it knows both."""
+    import tempfile
+    target = binding().Target.from_default_triple()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as said:
+        os.dup2(said.fileno(), 2)
+        try:
+            target.create_target_machine(cpu=cpu or "", features=features or "")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        said.seek(0)
+        text = said.read().decode(errors="replace")
+    return list(dict.fromkeys(line.strip() for line in text.splitlines()
+                              if "is not a recognized" in line))
+
+
 _lock = threading.Lock()
 
 

@@ -212,6 +212,9 @@ def test_a_chain_of_5000_ops_compiles(tmp_path):
     (["-o", "{dir}/missing/out.ll"], "cannot write"),
     (["--backend=interpreter"], "--backend=interpreter: the interpreter backend compiles "
                                 "nothing: it has no stages"),
+    # LLVM only warned (once per function and pass) and compiled for a generic CPU: exit 0
+    (["--emit=asm", "--cpu=nosuchcpu"], "LLVM says 'nosuchcpu' is not a recognized processor"),
+    (["--emit=asm", "--features=+bogus"], "LLVM says '+bogus' is not a recognized feature"),
 ])
 def test_bad_command_lines_are_errors(args, message, tmp_path):
     (tmp_path / "in.mlir").write_bytes(VALID)
