@@ -73,6 +73,8 @@ try:
                                     squeeze, stack, stateless_random_normal,
                                     stateless_random_uniform, strided_slice, subtract, tanh,
                                     transpose, truediv, where, zeros, zeros_like)
+    from ember.frontend.ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh,
+                                    tan)  # TensorFlow's top-level names too
     from ember.frontend.shape import TensorShape, TensorSpec
     from ember.frontend.tensor import Tensor, constant, convert_to_tensor
     from ember.frontend.tensor_array import TensorArray

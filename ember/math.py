@@ -20,6 +20,7 @@ from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, e
                                 reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
                                 sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
 
+from ember.frontend.ops import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, tan
 from ember.frontend.norms import reduce_euclidean_norm
 from ember.frontend.misc_composites import add_n, cumulative_logsumexp
 
@@ -38,5 +39,6 @@ __all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_p
             "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum"]
 __all__ += ["cumprod", "cumsum", "digamma", "lgamma"]
 __all__ += ["top_k"]
+__all__ += ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "sinh", "tan"]
 __all__ += ["angle", "conj", "imag", "real"]
 __all__ += ["add_n", "cumulative_logsumexp", "reduce_euclidean_norm"]

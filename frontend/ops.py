@@ -38,6 +38,8 @@ from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, e
                                      multiply, negative, not_equal, pow, relu, round, rsqrt,
                                      sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv,
                                      where)
+from ember.frontend.math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: F401
+                                     cosh, sinh, tan)
 from ember.frontend.nn_ops import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax
 from ember.frontend.shape import TensorShape
 from ember.frontend.shape_args import shape_argument, trace_time_value

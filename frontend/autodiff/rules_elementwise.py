@@ -12,6 +12,7 @@ from ember.dialects.ember import creation as C
 from ember.dialects.ember.elementwise import binary as B
 from ember.dialects.ember.elementwise import compare as K
 from ember.dialects.ember.elementwise import special as S
+from ember.dialects.ember.elementwise import trig as T
 from ember.dialects.ember.elementwise import unary as U
 from ember.frontend.autodiff.registry import non_differentiable, vjp
 from ember.frontend.autodiff.rule_helpers import conj, is_real_or_complex, ops, unbroadcast
@@ -91,6 +92,61 @@ def _rsqrt(ct, x, *, out):
 def _tanh(ct, x, *, out):
     c = conj(out)
     return ct * (1 - c * c)
+
+
+@vjp(T.TanOp)
+def _tan(ct, x, *, out):
+    o = ops()
+    return ct / o.square(o.cos(x))
+
+
+@vjp(T.AsinOp)
+def _asin(ct, x, *, out):
+    o = ops()
+    return ct * o.rsqrt(1 - o.square(x))
+
+
+@vjp(T.AcosOp)
+def _acos(ct, x, *, out):
+    o = ops()
+    return -ct * o.rsqrt(1 - o.square(x))
+
+
+@vjp(T.AtanOp)
+def _atan(ct, x, *, out):
+    return ct / (1 + ops().square(x))
+
+
+@vjp(T.SinhOp)
+def _sinh(ct, x, *, out):
+    return ct * ops().cosh(x)
+
+
+@vjp(T.CoshOp)
+def _cosh(ct, x, *, out):
+    return ct * ops().sinh(x)
+
+
+@vjp(T.AsinhOp)
+def _asinh(ct, x, *, out):
+    return ct / ops().cosh(out)
+
+
+@vjp(T.AcoshOp)
+def _acosh(ct, x, *, out):
+    return ct / ops().sinh(out)
+
+
+@vjp(T.AtanhOp)
+def _atanh(ct, x, *, out):
+    return ct / (1 - ops().square(x))
+
+
+@vjp(T.Atan2Op)
+def _atan2(ct, y, x, *, out):
+    o = ops()
+    scale = ct / (o.square(x) + o.square(y))
+    return unbroadcast(scale * x, y, x), unbroadcast(-scale * y, x, y)
 
 
 @vjp(U.SigmoidOp)

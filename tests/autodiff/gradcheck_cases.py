@@ -73,6 +73,11 @@ for _name, _fn, _maker in [
         ("tanh", em.tanh, normal(3, 4)), ("sigmoid", em.sigmoid, normal(3, 4)),
         ("erf", em.math.erf, normal(3, 4)), ("erfc", em.math.erfc, normal(3, 4)),
         ("sin", em.sin, normal(3, 4)), ("cos", em.cos, normal(3, 4)),
+        ("tan", em.tan, uniform(-1.2, 1.2, 3, 4)), ("asin", em.asin, uniform(-.9, .9, 3, 4)),
+        ("acos", em.acos, uniform(-.9, .9, 3, 4)), ("atan", em.atan, normal(3, 4)),
+        ("sinh", em.sinh, normal(3, 4)), ("cosh", em.cosh, normal(3, 4)),
+        ("asinh", em.asinh, normal(3, 4)), ("acosh", em.acosh, uniform(1.2, 4, 3, 4)),
+        ("atanh", em.atanh, uniform(-.9, .9, 3, 4)),
         ("lgamma", em.math.lgamma, uniform(0.3, 6, 3, 4)),
         ("lgamma_negative", em.math.lgamma, uniform(-2.8, -2.2, 5)),
         ("digamma", em.math.digamma, uniform(0.2, 12, 3, 4)),
@@ -92,6 +97,7 @@ case("mul_broadcast", em.multiply, normal(2, 3, 4), normal(3, 1))
 case("div_broadcast", em.divide, normal(2, 3), away(3))
 case("mod", em.math.floormod, uniform(1.5, 2.1, 2, 3), uniform(1.1, 1.4, 3))
 case("pow", em.pow, uniform(0.5, 2, 2, 3), normal(3))
+case("atan2", em.atan2, normal(3, 4), away(4))  # every quadrant; x broadcast
 case("maximum", em.maximum, normal(3, 4), normal(4))
 case("minimum", em.minimum, normal(3, 4), normal(3, 1))
 case("mul_complex", em.multiply, cplx(2, 3), cplx(3))

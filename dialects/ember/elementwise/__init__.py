@@ -1,4 +1,5 @@
-"""Elementwise ops: unary math (unary.py), binary arithmetic with broadcasting (binary.py),
+"""Elementwise ops: unary math (unary.py; tan, the inverse and hyperbolic functions and atan2:
+trig.py), binary arithmetic with broadcasting (binary.py),
 comparisons, logic and select (compare.py); shared traits and kernels in common.py.
 
 Semantics follow TensorFlow (tf.math): no implicit dtype conversion between operands, integer
@@ -22,6 +23,8 @@ from ember.dialects.ember.elementwise.unary import (AbsOp, CeilOp, CosOp, ErfcOp
                                                     RoundOp, RsqrtOp, SigmoidOp, SignOp, SinOp,
                                                     SqrtOp, SquareOp, TanhOp, UnaryOp)
 from ember.dialects.ember.elementwise.special import DigammaOp, LgammaOp
+from ember.dialects.ember.elementwise.trig import (AcoshOp, AcosOp, AsinhOp, AsinOp, Atan2Op,
+                                                   AtanhOp, AtanOp, CoshOp, SinhOp, TanOp)
 from ember.dialects.ember.elementwise.binary import (AddOp, BinaryOp, DivOp, FloorDivOp, MaximumOp,
                                                      MinimumOp, ModOp, MulOp, PowOp, SubOp,
                                                      broadcast_result)
@@ -39,3 +42,5 @@ __all__ = ["AbsOp", "AddOp", "BinaryOp", "CeilOp", "CompareOp", "CosOp", "DivOp"
            "SqrtOp", "SquareOp", "SubOp", "TanhOp", "UnaryOp", "broadcast_result", "maximum",
            "minimum"]
 __all__ += ["DigammaOp", "LgammaOp"]
+__all__ += ["AcoshOp", "AcosOp", "AsinhOp", "AsinOp", "Atan2Op", "AtanhOp", "AtanOp", "CoshOp",
+            "SinhOp", "TanOp"]

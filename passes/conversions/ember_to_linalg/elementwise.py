@@ -45,6 +45,10 @@ _FLOAT_MATH = {
     E.TanhOp: math.TanhOp, E.SinOp: math.SinOp, E.CosOp: math.CosOp,
     E.FloorOp: math.FloorOp, E.CeilOp: math.CeilOp, E.RoundOp: math.RoundEvenOp,
     E.ErfOp: math.ErfOp, E.ErfcOp: math.ErfcOp,  # libm's erff/erf, erfcf/erfc
+    # libm's, as are these (tanf/tan, ...)
+    E.TanOp: math.TanOp, E.AsinOp: math.AsinOp, E.AcosOp: math.AcosOp, E.AtanOp: math.AtanOp,
+    E.SinhOp: math.SinhOp, E.CoshOp: math.CoshOp, E.AsinhOp: math.AsinhOp,
+    E.AcoshOp: math.AcoshOp, E.AtanhOp: math.AtanhOp,
 }
 # Transcendentals built from arith by fastmath.py (vectorisable; libm calls are not) for
 # the element types it supports; the others keep the math op (libm).
@@ -72,6 +76,13 @@ def lower_float_math(op, lw: Lowering):
     else:
         body = _via_f32(lambda x: ctor(x).result, t.dtype)
     return [lw.elementwise(lw.operands, [t], out, body)]
+
+
+@lowers(E.Atan2Op)
+def lower_atan2(op, lw: Lowering):
+    (t, _), out = lw.operand_types, lw.result_types[0]
+    return [lw.elementwise(lw.operands, list(lw.operand_types), out,
+                           _via_f32(lambda y, x: math.Atan2Op(y, x).result, t.dtype))]
 
 
 @lowers(E.SigmoidOp)
