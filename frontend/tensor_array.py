@@ -4,8 +4,9 @@ It is a value: `write` returns the new array (`ta = ta.write(i, x)`, as in Tenso
 Its tensors are a buffer of shape `[capacity, *element_shape]` and its size; being a
 container of those two (`__ember_components__`, nest.py), it is a loop variable and a
 branch output like a tuple of tensors, so `em.while_loop`, `em.cond` and AutoGraph's
-staged loops carry it. A write replaces one row of the buffer (`em.where` on a row mask:
-O(capacity) per write); with `dynamic_size=True` a write past the end first doubles the
+staged loops carry it. A write replaces one row of the buffer (`ember.tensor_scatter`: in
+place in compiled loops, O(row) per write); with `dynamic_size=True` a write past the end
+first doubles the
 capacity (the buffer's first dimension then varies across a loop's iterations, which
 AutoGraph's loops allow for it). The buffer is made at the first write, once the element
 type is known; a staged loop that writes an array first learns that type by tracing its
@@ -117,9 +118,9 @@ class TensorArray:
         if out.dynamic_size:
             buffer = _grown(buffer, index)
         _check_index(index, ops.shape(buffer)[0], "write")
-        rows = ops.equal(ops.range(ops.shape(buffer)[0]), index)
-        mask = ops.reshape(rows, [-1] + [1] * value.shape.rank)
-        buffer = ops.where(mask, ops.expand_dims(value, 0), buffer)
+        from ember.frontend.scatter_ops import tensor_scatter_nd_update
+        buffer = tensor_scatter_nd_update(buffer, ops.reshape(index, [1, 1]),
+                                          ops.expand_dims(value, 0))
         size = out._size
         if out.dynamic_size:
             size = ops.maximum(convert_to_tensor(size, dtype=dtypes.int32), index + 1)
