@@ -21,6 +21,9 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tracing import current_graph
 
 
+_NO_ELEMENTS = "em.map_fn over zero elements cannot know its output type"
+
+
 def _leading(elems) -> tuple[list, object]:
     """The flat tensors of `elems` and their common first dimension (int or tensor)."""
     from ember.frontend.ops import shape
@@ -66,18 +69,41 @@ def map_fn(fn, elems, dtype=None, fn_output_signature=None, name=None):
         from ember.frontend.ops import stack
         outs = [fn(_slice(elems, flat, i)) for i in range(int(n))]
         if not outs:
-            raise ValueError("em.map_fn over zero elements cannot know its output type")
+            raise ValueError(_NO_ELEMENTS)
         return nest.pack_sequence_as(outs[0], [stack(list(parts)) for parts in zip(
             *[nest.flatten(o) for o in outs])])
     template = trial_trace(lambda *args: fn(_slice(elems, list(args), 0)), flat)
     specs = [_spec(s) for s in nest.flatten(template)]
 
+    def apply(i):
+        return [convert_to_tensor(v) for v in nest.flatten(fn(_slice(elems, flat, i)))]
+
     def body(i, arrays):
-        out = [convert_to_tensor(v) for v in nest.flatten(fn(_slice(elems, flat, i)))]
-        return i + 1, [a.write(i, v) for a, v in zip(arrays, out)]
+        return i + 1, [a.write(i, v) for a, v in zip(arrays, apply(i))]
+    start, arrays = 0, _arrays(specs, n)
+    if not all(a.allocated for a in arrays):  # `?` dims: sized by the first output
+        start, arrays = 1, _first_written(apply, specs, arrays, n)
     _, arrays = while_loop(lambda i, _: i < n, body,
-                           (convert_to_tensor(0, dtype=dtypes.int32), _arrays(specs, n)))
+                           (convert_to_tensor(start, dtype=dtypes.int32), arrays))
     return nest.pack_sequence_as(template, [a.stack() for a in arrays])
+
+
+def _first_written(apply, specs, arrays, n) -> list:
+    """The arrays of a map_fn whose output has `?` dims, allocated for the run-time shape of
+    the first element's output and holding it (the loop then starts at 1, so `fn` runs once
+    per element). Over zero elements those dims are unknowable: eager's error."""
+    from ember.frontend import ops
+    from ember.frontend.control_flow import cond
+    from ember.frontend.effects import assert_true
+
+    def none():
+        assert_true(ops.equal(n, 1), _NO_ELEMENTS)  # n is 0 here: it raises
+        return [ops.zeros([0 if d is None else d for d in s.shape.dims], s.dtype)
+                for s in specs]
+    first = cond(n > 0, lambda: apply(0), none)
+    arrays = [a if a.allocated else a.allocated_for(t) for a, t in zip(arrays, first)]
+    return cond(n > 0, lambda: [a.write(0, t) for a, t in zip(arrays, first)],
+                lambda: arrays)
 
 
 def scan(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,

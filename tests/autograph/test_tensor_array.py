@@ -154,6 +154,38 @@ def test_an_array_first_written_in_one_branch_is_empty_in_the_other():
         assert _filter_times_ten(x, dynamic).numpy().tolist() == [10.0, 30.0, 50.0]
 
 
+@pytest.mark.parametrize("signature", [[None, None], [None, 3, None], [None, None, None]])
+def test_map_fn_over_unknown_inner_dims_compiles_and_runs_fn_once_per_row(signature, capsys):
+    """Found by a differential fuzz campaign: a map_fn whose output has `?` dims failed to
+    trace ("cannot convert NoneType None to a tensor"): its arrays could not be allocated
+    before the loop. They are sized by the first row's output, written before the loop."""
+    def fn(x):
+        def row(r):
+            em.print("row")
+            return em.reduce_sum(r, axis=-1, keepdims=True) * r
+        return em.map_fn(row, x)
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    try:
+        compiled = em.function(fn, input_signature=[em.TensorSpec(signature)])
+        for shape in [(2, 3), (4, 3), (1, 5), (0, 3)] if len(signature) == 2 else \
+                [(2, 3, 1), (3, 3, 4), (0, 3, 2)]:
+            x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+            if not shape[0]:  # the `?` dims are unknowable: eager's error
+                with pytest.raises(ValueError, match="map_fn over zero elements cannot know"):
+                    fn(em.constant(x))
+                with pytest.raises(ValueError, match="map_fn over zero elements cannot know"):
+                    compiled(x)
+                continue
+            capsys.readouterr()
+            got = compiled(x).numpy()
+            assert capsys.readouterr().err.count("row") == shape[0]  # fn once per row (stderr)
+            np.testing.assert_array_equal(got, x.sum(-1, keepdims=True) * x)
+            assert got.shape == shape
+    finally:
+        em.config.set_fallback(previous)
+
+
 def test_a_write_in_a_staged_loop_replaces_one_row_not_the_whole_buffer():
     """A write was a select over every row (a range compared with the index), so map_fn
     and scan were O(n^2): 32,000 rows took 187 ms compiled. It is one tensor_scatter of
