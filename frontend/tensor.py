@@ -168,6 +168,9 @@ class Tensor:
     def __iter__(self):
         if self._value.ndim == 0:  # raised by iter() itself, not at the first next()
             raise TypeError("cannot iterate over a scalar tensor")
+        from ember.frontend.autodiff import recording
+        if recording.tapes():  # a tape records the rows as x[i] (TensorFlow's __iter__)
+            return (self[i] for i in range(self._value.shape[0]))
         return (Tensor(np.asarray(row, self._value.dtype), self._dtype) for row in self._value)
 
     __hash__ = None  # `==` is elementwise, as in TensorFlow 2

@@ -205,3 +205,23 @@ def test_reduction_gradients_over_negative_axes():
     compiled = em.function(grad, input_signature=[em.TensorSpec([None] * 3, em.float32)])
     for fn in (grad, compiled, em.function(grad)):
         np.testing.assert_allclose(fn(em.constant(x)), want, rtol=1e-5)
+
+
+def test_iterating_a_watched_tensor_eagerly_is_recorded():
+    """Found by a differential fuzz campaign: `for e in w` under an eager tape made rows
+    the tape never saw (the gradient was None; partial where w also reached the loss
+    another way), while compiled code gave the right one. Rows are now w[i], recorded, as
+    TensorFlow's __iter__ does."""
+    def f(x, w):
+        with em.GradientTape() as tape:
+            tape.watch(w)
+            h = x
+            for e in w:
+                h = h * e
+            loss = em.reduce_sum(h) + em.reduce_sum(w * w)
+        return tape.gradient(loss, w)
+    x, w = em.constant([1.0, 2.0]), em.constant([2.0, 3.0, 5.0])
+    expected = np.array([15.0, 10.0, 6.0]) * 3.0 + 2 * w.numpy()
+    np.testing.assert_allclose(f(x, w).numpy(), expected)
+    np.testing.assert_allclose(em.function(f)(x, w).numpy(), expected)
+    assert [r.numpy().tolist() for r in w] == [2.0, 3.0, 5.0]  # no tape: the plain rows
