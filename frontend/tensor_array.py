@@ -78,8 +78,7 @@ class TensorArray:
         if not isinstance(buffer, TensorSpec):
             raise ValueError("em.TensorArray: nothing is written to it in the loop, so its "
                              "element shape is unknown; give element_shape=")
-        return self.__ember_rebuild__([self._with_element(buffer.shape[1:])._buffer,
-                                       self._size])
+        return self._with_element(buffer.shape[1:])  # its element shape known from here on
 
     def loop_invariants(self):
         """Shapes of the components as loop variables: a growing buffer's first dim varies."""

@@ -164,8 +164,8 @@ def _placeholders(a, b, enter):
     defined, i = (b, 0) if isinstance(a, UndefinedReturnValue) else (a, 1)
     defined = nest.map_structure(lambda v: _in_branch(v, 1 - i, enter), defined)
     types = nest.map_structure(ZerosOf, defined)
-    with enter(i):
-        zeros = nest.map_structure(lambda z: z.make(), types)
+    with enter(i):  # a `?` dim is 0 there: the branches merge to `?`
+        zeros = nest.map_structure(lambda z: z.make(unknown_dims_empty=True), types)
     return (zeros, defined) if i == 0 else (defined, zeros)
 
 
@@ -176,8 +176,13 @@ class ZerosOf:
         t = value if isinstance(value, TensorSpec) else convert_to_tensor(value)
         self.dtype, self.dims = t.dtype, t.shape.dims
 
-    def make(self):
+    def make(self, unknown_dims_empty: bool = False):
+        """The zeros; a `?` dim of size 0 with `unknown_dims_empty` (a branch's placeholder,
+        whose type merges with the other branch's), else an error (a loop variable keeps
+        its type)."""
         from ember.frontend.ops import zeros
+        if unknown_dims_empty and self.dims is not None:
+            return zeros([0 if d is None else d for d in self.dims], self.dtype)
         if self.dims is None or None in self.dims:
             raise ControlFlowError(
                 "a `return` inside a staged loop returns a value of unknown shape "

@@ -3,6 +3,8 @@ user's source, never at generated code."""
 
 import traceback
 
+import numpy as np
+
 import pytest
 
 import ember as em
@@ -271,3 +273,25 @@ def test_a_list_appended_in_a_staged_loop_says_to_use_a_tensor_array():
         em.function(appends_in_a_staged_loop)(em.constant([1, 2, 3]))
     assert f"the body of the for loop at {HERE}:{line}" in str(e.value)
     assert "em.TensorArray" in str(e.value)
+
+
+def early_return_in_an_if(x, n):
+    if n > 2:
+        return x
+    x = x + 1.0
+    return x
+
+
+@pytest.mark.parametrize("dims", [[None], [None, 2], [2]])
+def test_an_early_return_of_unknown_shape_in_an_if_compiles(dims):
+    """Found by a differential fuzz campaign: with a `?` dim, the branch that does not
+    return needed zeros of the returned value's shape and raised "a `return` inside a
+    staged loop returns a value of unknown shape" (there was no loop). A placeholder
+    that is never returned has size 0 in that dim."""
+    x = np.arange(2, dtype=np.float32).reshape([2] if len(dims) == 1 else [1, 2])
+    f = em.function(early_return_in_an_if, input_signature=[
+        em.TensorSpec([d if d is None else x.shape[i] for i, d in enumerate(dims)]),
+        em.TensorSpec([], em.int32)])
+    for n in (1, 3):
+        want = early_return_in_an_if(em.constant(x), em.constant(n)).numpy()
+        np.testing.assert_array_equal(f(x, np.int32(n)).numpy(), want)

@@ -197,3 +197,33 @@ def test_a_write_in_a_staged_loop_replaces_one_row_not_the_whole_buffer():
     assert '"ember.select"' not in text and '"ember.range"' not in text
     x = np.arange(8000 * 3, dtype=np.float32).reshape(8000, 3)
     np.testing.assert_array_equal(fn(x).numpy(), x * 2)
+
+
+def _written_in_a_loop_in_an_if(x, n):
+    ta = em.TensorArray(em.float32, size=0, dynamic_size=True)
+    if n > 1:
+        for i in em.range(n):
+            ta = ta.write(ta.size(), em.reduce_sum(x))
+    return ta.stack()
+
+
+def _written_in_nested_loops_after_a_break(x, n):
+    ta = em.TensorArray(em.float32, size=0, dynamic_size=True)
+    for i in em.range(n):
+        if em.reduce_sum(x) > 100.0:
+            break
+        for j in em.range(n):
+            ta = ta.write(ta.size(), em.reduce_sum(x))
+    return ta.stack()
+
+
+@pytest.mark.parametrize("fn,n,expected", [
+    (_written_in_a_loop_in_an_if, 3, [3.0] * 3), (_written_in_a_loop_in_an_if, 1, []),
+    (_written_in_nested_loops_after_a_break, 3, [3.0] * 9)])
+def test_an_array_written_in_a_loop_inside_staged_control_flow(fn, n, expected):
+    """Found by a differential fuzz campaign: the array a staged loop gave back had lost
+    its element shape, so an enclosing `if` (or loop) could not merge it ("elements of
+    shape <unknown>; give element_shape=")."""
+    x = em.constant([1.0, 2.0])
+    assert fn(x, em.constant(n)).numpy().tolist() == expected
+    assert em.function(fn)(x, em.constant(n)).numpy().tolist() == expected
