@@ -22,8 +22,8 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tracing import SymbolicTensor
 
 __all__ = ["ControlFlowError", "Undefined", "UndefinedReturnValue", "and_",
-           "assert_stmt", "compare_chain", "if_exp", "if_stmt", "ld", "not_", "or_",
-           "python_only", "retval"]
+           "assert_stmt", "compare_chain", "if_exp", "if_stmt", "ld", "ldc", "not_", "or_",
+           "python_only", "retval", "stc"]
 
 
 def where_of(lineno: int) -> str:
@@ -39,6 +39,30 @@ def staged(value) -> bool:
 def ld(frame_locals: dict, names: tuple) -> tuple:
     """The current values of `names` (Undefined for one not bound yet)."""
     return tuple(frame_locals[n] if n in frame_locals else Undefined(n) for n in names)
+
+
+def ldc(load, name: str):
+    """The value of a compound symbol (`self.total`, `l[0]`): `load()`, or Undefined where
+    the attribute, key or index does not exist yet."""
+    try:
+        return load()
+    except (AttributeError, KeyError, IndexError):
+        return Undefined(name)
+
+
+def stc(owner, slot, value, attribute: bool) -> None:
+    """Sets the compound symbol `owner.slot` (`attribute`) or `owner[slot]` to `value`; an
+    undefined value removes the attribute (or dict key) that a traced branch set, except
+    one set in only one branch of a staged `if`: using it raises that error."""
+    if not isinstance(value, Undefined) or value.kind is ControlFlowError:
+        if attribute:
+            setattr(owner, slot, value)
+        else:
+            owner[slot] = value
+    elif attribute and slot in getattr(owner, "__dict__", {}):
+        delattr(owner, slot)
+    elif not attribute and isinstance(owner, dict):
+        owner.pop(slot, None)
 
 
 def retval(value):

@@ -11,6 +11,13 @@ written or may be read after it (analysis.py). Inner statements are converted fi
                                      (x,) = ag__.if_stmt(x > 0, if_body, else_body,
                                                          ag__.ld(locals(), ('x',)), ('x',), 2)
 
+Compound symbols (`self.total`, `o.v`, `l[0]`: an attribute or a constant subscript of a
+name) assigned in a statement are its variables too, as in TensorFlow's AutoGraph: each is
+loaded into a fresh local before the statement (`ag__.ldc`: undefined if missing), set from
+it at the start of every branch, loop body and test (code there reads the object; one not
+defined before is removed, so a branch's trace does not see what the other set), loaded
+back at their end, and stored after the statement (`ag__.stc`).
+
 A statement whose body holds `yield` or `try`, and a `while` whose test binds a name with
 `:=`, stays Python: its test is wrapped in `ag__.python_only`, which raises a located error
 if it turns out to be a tensor.
@@ -19,6 +26,7 @@ if it turns out to be a tensor.
 from __future__ import annotations
 
 import ast
+import re
 
 from ember.frontend.autograph import analysis
 from ember.frontend.autograph.ast_util import (Namer, contains, expr, generated, is_opaque,
@@ -35,6 +43,11 @@ class _ControlFlow:
         self.globals = {name for d in declared if isinstance(d, ast.Global) for name in d.names}
         self.nonlocals = {name for d in declared if isinstance(d, ast.Nonlocal)
                           for name in d.names}
+        self.display: dict[str, str] = {}  # a compound symbol's local -> its source text
+
+    def _shown(self, state: list[str]) -> str:
+        """The names of `state` as errors show them (a compound symbol's own text)."""
+        return name_tuple([self.display.get(n, n) for n in state])
 
     def block(self, block: list[ast.stmt]) -> None:
         """Converts the statements of `block` in place, inner ones first."""
@@ -67,11 +80,43 @@ class _ControlFlow:
             # the test runs in a function of its own, where `:=` would bind a local (a
             # comprehension's `:=` binds in the enclosing function too; a lambda's does not)
             return self._python_only(s, "`:=`")
+        before, after = self._compounds(s)
         if isinstance(s, ast.If):
-            return self._if(s)
-        if isinstance(s, ast.While):
-            return self._while(s)
-        return self._for(s)
+            return before + self._if(s) + after
+        s.orelse = after + s.orelse  # a loop's `else` runs after its variables are stored
+        return before + (self._while(s) if isinstance(s, ast.While) else self._for(s))
+
+    def _compounds(self, s) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """Rewrites the compound symbols `s` assigns into locals (module docstring); returns
+        the statements that go before and after it."""
+        blocks = [s.body] + ([s.orelse] if isinstance(s, ast.If) else [])
+        rebound = analysis.writes([st for block in blocks for st in block])
+        found: dict[str, ast.expr] = {}
+        for target in _assigned_targets(blocks):
+            key = ast.unparse(target)
+            if _compound_root(target) not in rebound and key not in found:
+                found[key] = target
+        before, after, enter, leave = [], [], [], []
+        for key, target in sorted(found.items()):
+            local = self.namer.new(re.sub(r"\W+", "_", key).strip("_") or "compound")
+            self.display[local] = key
+            load = ast.unparse(_as_load(target))
+            owner = ast.unparse(_as_load(target.value))
+            slot = repr(target.attr) if isinstance(target, ast.Attribute) else \
+                ast.unparse(target.slice)
+            attribute = isinstance(target, ast.Attribute)
+            before += stmts(f"{local} = ag__.ldc(lambda: {load}, {key!r})", s)
+            enter += stmts(f"ag__.stc({owner}, {slot}, {local}, {attribute})", s)
+            leave += stmts(f"{local} = ag__.ldc(lambda: {load}, {key!r})", s)
+        if not found:
+            return [], []
+        after = [_copy(st) for st in enter]
+        s.body = [_copy(st) for st in enter] + s.body + leave
+        if isinstance(s, ast.If):
+            s.orelse = [_copy(st) for st in enter] + s.orelse + [_copy(st) for st in leave]
+        else:
+            s._ag_enter = enter  # the while test and the for's extra test read them too
+        return before, after
 
     def _python_only(self, s, what: str) -> None:
         """Leaves `s` as Python, its test checked by `ag__.python_only` (returns None: no
@@ -108,7 +153,7 @@ class _ControlFlow:
         then = self._def("if_body", state, s.body + ret, s)
         other = self._def("else_body", state, s.orelse + ret, s)
         call = (f"ag__.if_stmt(__test, {then.name}, {other.name}, "
-                f"ag__.ld(locals(), {name_tuple(state)}), {name_tuple(state)}, {s.lineno})")
+                f"ag__.ld(locals(), {name_tuple(state)}), {self._shown(state)}, {s.lineno})")
         line = f"{target_tuple(state)} = {call}" if state else call
         return [then, other] + stmts(line, s, __test=s.test)
 
@@ -116,10 +161,11 @@ class _ControlFlow:
         state = self._state(s, [s.body], analysis.reads(s.test))
         opts, body = _loop_options(s.body)
         ret = stmts(f"return {target_tuple(state)}", s)
-        test = self._def("loop_test", state, stmts("return __t", s, __t=s.test), s)
+        test = self._def("loop_test", state, [_copy(st) for st in getattr(s, "_ag_enter", [])]
+                         + stmts("return __t", s, __t=s.test), s)
         loop = self._def("loop_body", state, body + ret, s)
         call = (f"ag__.while_stmt({test.name}, {loop.name}, "
-                f"ag__.ld(locals(), {name_tuple(state)}), {name_tuple(state)}, {s.lineno}, "
+                f"ag__.ld(locals(), {name_tuple(state)}), {self._shown(state)}, {s.lineno}, "
                 f"__opts)")
         line = f"{target_tuple(state)} = {call}" if state else call
         return [test, loop] + stmts(line, s, __opts=opts) + s.orelse
@@ -139,11 +185,12 @@ class _ControlFlow:
         if extra:
             test = extra[0] if len(extra) == 1 else \
                 ast.copy_location(ast.BoolOp(ast.And(), extra), extra[0])
-            check = self._def("extra_test", state, stmts("return __t", s, __t=test), s)
+            check = self._def("extra_test", state, [_copy(st) for st in getattr(
+                s, "_ag_enter", [])] + stmts("return __t", s, __t=test), s)
             defs.append(check)
             extra_name = check.name
         call = (f"ag__.for_stmt(__iterable, {loop.name}, ag__.ld(locals(), "
-                f"{name_tuple(state)}), {name_tuple(state)}, {s.lineno}, {extra_name}, "
+                f"{name_tuple(state)}), {self._shown(state)}, {s.lineno}, {extra_name}, "
                 "__opts)")
         line = f"{target_tuple(state)} = {call}" if state else call
         return defs + stmts(line, s, __iterable=s.iter, __opts=opts) + s.orelse
@@ -165,3 +212,56 @@ def _loop_options(body: list[ast.stmt]) -> tuple[ast.expr, list[ast.stmt]]:
 
 def transform(fn: ast.FunctionDef, namer: Namer) -> None:
     _ControlFlow(fn, namer).block(fn.body)
+
+
+def _assigned_targets(blocks: list[list[ast.stmt]]):
+    """The attribute and constant-subscript targets the statements assign (with `=`, an
+    augmented or annotated assignment), not looking into defs, classes and lambdas."""
+    for block in blocks:
+        for top in block:
+            for node in walk_local(top):
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and \
+                        getattr(node, "value", True) is not None:
+                    targets = [node.target]
+                else:
+                    continue
+                for t in targets:
+                    yield from _flat_targets(t)
+
+
+def _flat_targets(t: ast.expr):
+    if isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            yield from _flat_targets(e)
+    elif isinstance(t, ast.Starred):
+        yield from _flat_targets(t.value)
+    elif _compound_root(t) is not None:
+        yield t
+
+
+def _compound_root(t: ast.expr) -> str | None:
+    """The name at the root of `a.b.c` or `a.b[0]` (constant subscripts only), else None."""
+    if isinstance(t, ast.Subscript):
+        if not isinstance(t.slice, ast.Constant):
+            return None
+        t = t.value
+    elif not isinstance(t, ast.Attribute):
+        return None
+    while isinstance(t, ast.Attribute):
+        t = t.value
+    return t.id if isinstance(t, ast.Name) else None
+
+
+def _as_load(t: ast.expr) -> ast.expr:
+    node = _copy(t)
+    for n in ast.walk(node):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+    return node
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
