@@ -93,31 +93,35 @@ class SymbolicTensor(Tensor):
     def where(self) -> str:
         return f"{self._origin[0]}:{self._origin[1]}"
 
-    def _no_value(self, what: str, error: type = TypeError):
+    def _no_value(self, what: str, error: type = TypeError, static: bool = False):
         if self._graph.finalized:
             raise error(f"{what} needs a value, but {_out_of_scope(self)}")
         raise error(f"{what} needs a value, but {self} is symbolic: it stands for a value "
                     f"computed when '{self._graph.name}' runs (traced at {self.where()}). "
                     "Use it in em ops, or em.print it; to branch on it use em.cond "
-                    "(AutoGraph converts `if`/`while` on tensors).")
+                    "(AutoGraph converts `if`/`while` on tensors)." + (
+                        " An op argument that decides its result's shape (an axis, a "
+                        "permutation, paddings) must be known while tracing: give a Python "
+                        "int (a Python argument of the em.function keys its traces), or a "
+                        "tensor computed from constants and shapes." if static else ""))
 
     def numpy(self):
         self._no_value("numpy()", SymbolicValueError)
 
     def __array__(self, dtype=None, copy=None):
-        self._no_value("Converting to a numpy array")
+        self._no_value("Converting to a numpy array", static=True)
 
     def __bool__(self):
         self._no_value("Using a tensor as a Python bool")
 
     def __int__(self):
-        self._no_value("int()")
+        self._no_value("int()", static=True)
 
     def __float__(self):
         self._no_value("float()")
 
     def __index__(self):
-        self._no_value("Using a tensor as a Python index")
+        self._no_value("Using a tensor as a Python index", static=True)
 
     def __len__(self):
         if self._ttype.rank is None:

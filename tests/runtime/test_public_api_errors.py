@@ -220,3 +220,17 @@ def test_a_bad_call_of_a_function_says_what_python_says(call, message):
         return a + b
     with pytest.raises(TypeError, match=rf"add\(a, b\): {message}"):
         call(em.function(add))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, a: em.reduce_sum(x, axis=a), lambda x, a: em.expand_dims(x, a),
+    lambda x, a: em.argmax(x, axis=a), lambda x, a: em.gather(x, [0], axis=a),
+    lambda x, a: em.pad(x, [[a, 0], [0, 0]])])
+def test_a_traced_shape_argument_says_it_must_be_known_while_tracing(fn):
+    """Found by a differential fuzz campaign: these run eagerly with a tensor axis but not
+    traced (the result's shape depends on it), and the error did not say why."""
+    x, a = np.ones((2, 3), np.float32), np.int32(1)
+    fn(em.constant(x), em.constant(a))  # eagerly: fine
+    with pytest.raises(TypeError, match="must be known while tracing: give a Python int"):
+        em.function(fn)(x, a)
+    em.function(fn)(x, 1)  # a Python int: part of the trace key
