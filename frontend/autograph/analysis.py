@@ -38,6 +38,9 @@ def _names(node: ast.AST, ctx: type) -> set[str]:
             if isinstance(n.ctx, ctx) and (load or nested_from is None):
                 found.add(n.id)
             continue
+        if load and kind is ast.FunctionDef and getattr(n, "_ag_generated", False):
+            found |= _generated_reads(n)  # exact: a converted body's own locals are not reads
+            continue
         if load:
             if kind is ast.Call and _is_state_load(n):  # ag__.ld(locals(), ('a', 'b'))
                 found.update(e.value for e in n.args[1].elts)
@@ -52,6 +55,20 @@ def _names(node: ast.AST, ctx: type) -> set[str]:
             elif isinstance(value, ast.AST):
                 stack.append(value)
     return found
+
+
+def _generated_reads(fn: ast.FunctionDef) -> set[str]:
+    """The names a def the converters made (a branch or loop body, a test) reads from the
+    enclosing function: those it mentions but binds itself (its parameters, what it
+    assigns) are its own locals, by Python's scoping, unless declared global or nonlocal.
+    A user's nested def stays over-approximated (its defaults and decorators read the
+    enclosing scope too)."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+    declared = {name for st in fn.body if isinstance(st, (ast.Global, ast.Nonlocal))
+                for name in st.names}
+    own = (params | writes(fn.body)) - declared
+    return set().union(*(reads(st) for st in fn.body)) - own
 
 
 def _bound_names(n: ast.AST, found: set[str]) -> None:

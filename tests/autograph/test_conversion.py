@@ -461,3 +461,22 @@ def first_set_in_one_branch(x):
 def test_an_attribute_set_in_one_branch_only_is_named():
     with pytest.raises(em.errors.ControlFlowError, match="'o.v'"):
         em.function(first_set_in_one_branch)(em.constant(1))
+
+
+def reuses_a_loop_target(x, n):
+    v = x
+    for i in em.range(n):
+        for j in em.range(n):
+            v = v + em.cast(j, em.float32)
+        for j in range(2):
+            v = v + float(j)
+    return v
+
+
+def test_a_loop_target_reused_by_a_later_loop_is_not_carried():
+    """Found by a differential fuzz campaign: the staged outer loop was told 'j' is used in
+    its next iteration with no value before it. The converted inner loop's body reads its
+    own local 'j' (bound from the iterator), which is no read of the outer 'j'."""
+    args = (em.constant([1.0]), em.constant(2))
+    assert em.function(reuses_a_loop_target)(*args).numpy().tolist() == [5.0]
+    assert reuses_a_loop_target(*args).numpy().tolist() == [5.0]
