@@ -1,7 +1,8 @@
 """`em.nn`: neural-network ops with tf.nn's names and signatures (the ops are in
 `ember.frontend`; this module only re-exports)."""
 
-from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, gelu, l2_normalize,
+from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, embedding_lookup,
+                                          gelu, l2_normalize,
                                           leaky_relu, moments, relu6, selu,
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
                                           softmax_cross_entropy_with_logits, softsign,
@@ -14,7 +15,8 @@ from ember.frontend.nn_conv import (avg_pool, avg_pool1d, conv1d, conv2d_transpo
                                     max_pool1d)
 from ember.frontend.nn_ops import depthwise_conv2d
 
-__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "gelu",
+__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "embedding_lookup",
+           "gelu",
            "l2_normalize",
            "leaky_relu", "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu",
            "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",

@@ -209,3 +209,33 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     hot = ops.equal(ops.expand_dims(labels, -1), ops.range(depth))
     picked = ops.cast(hot, x.dtype) * ops.log_softmax(x, -1)
     return -ops.reduce_sum(picked, axis=-1)
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """The rows of `params` at `ids` (tf.nn.embedding_lookup): shape ids.shape +
+    params.shape[1:]. `params` may be a list of tensors, the rows of one table split in
+    order along its first dimension (TensorFlow's "div" sharding). With `max_norm`, each
+    row found is scaled down to that L2 norm where it is longer.
+
+    Example:
+      >>> import ember as em
+      >>> em.nn.embedding_lookup(em.constant([[0.0, 1.0], [2.0, 3.0]]), [1, 1, 0])
+      <ember.Tensor: shape=(3, 2), dtype=float32, numpy=
+      array([[2., 3.],
+             [2., 3.],
+             [0., 1.]], dtype=float32)>
+    """
+    del name
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise ValueError("em.nn.embedding_lookup: params is an empty list")
+        params = params[0] if len(params) == 1 else ops.concat(list(params), 0)
+    params, ids = convert_to_tensor(params), convert_to_tensor(ids)
+    if not ids.dtype.is_integer:
+        raise TypeError(f"em.nn.embedding_lookup: ids must be integers, got {ids.dtype.name}")
+    found = ops.gather(params, ids)
+    if max_norm is None:
+        return found
+    from ember.frontend.math_composites import clip_by_norm
+    axes = list(range(ids.shape.rank, found.shape.rank))
+    return clip_by_norm(found, max_norm, axes=axes) if axes else found

@@ -368,4 +368,5 @@ for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
 Tensor.__hash__ = None
 Tensor.__pos__ = lambda x: x
+Tensor.get_shape = lambda x: x.shape  # TensorFlow's older spelling of `shape`
 

@@ -84,6 +84,21 @@ class TensorShape:
     def is_compatible_with(self, other) -> bool:
         return shapes_compatible(self._dims, TensorShape(other)._dims)
 
+    def merge_with(self, other) -> "TensorShape":
+        """The shape that both shapes describe, knowing what either knows (ValueError if they
+        are incompatible), as `tf.TensorShape.merge_with`.
+
+        Example:
+          >>> TensorShape([None, 3]).merge_with([2, None])
+          TensorShape([2, 3])
+        """
+        other = TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"shapes {self} and {other} are not compatible")
+        if self._dims is None or other._dims is None:
+            return TensorShape(other._dims if self._dims is None else self._dims)
+        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+
     def num_elements(self) -> Optional[int]:
         if not self.is_fully_defined():
             return None

@@ -57,9 +57,7 @@ class Tensor:
             value = value.view()
         else:  # same values, in the layout native code reads
             value = np.array(value, order="C", copy=True)
-        self._value = value
-        self._dtype = dtype
-        self._ptr = 0
+        self._value, self._dtype, self._ptr = value, dtype, 0
 
     @classmethod
     def _of_output(cls, value: np.ndarray, dtype: DType) -> "Tensor":
@@ -67,9 +65,7 @@ class Tensor:
         exactly `dtype` and its shape, C-contiguous and referenced nowhere else, so what
         __init__ checks holds by construction (the per-call path skips the checks)."""
         tensor = cls.__new__(cls)
-        tensor._value = value
-        tensor._dtype = dtype
-        tensor._ptr = 0
+        tensor._value, tensor._dtype, tensor._ptr = value, dtype, 0
         return tensor
 
     def _data_pointer(self) -> int:
