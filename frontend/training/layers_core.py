@@ -211,6 +211,11 @@ class Dense(Layer):
     def call(self, inputs):
         check_min_ndim(self, inputs, 2)
         inputs = _as(inputs, self.dtype)
+        n_in, got = self.kernel.shape[0], inputs.shape[-1]
+        if got is not None and got != n_in:  # Keras's message, not the matmul's
+            raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: "
+                             f"expected axis -1 of input shape to have value {n_in}, but "
+                             f"received input with shape {inputs.shape}")
         if inputs.shape.rank == 2:
             out = ops.matmul(inputs, self.kernel.read_value())
         else:

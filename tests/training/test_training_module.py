@@ -84,3 +84,14 @@ def test_layers_are_modules():
     assert isinstance(model.layers[0], em.Module)
     assert len(model.trainable_variables) == 4
     assert model.submodules == tuple(model.layers)
+
+
+def test_a_built_dense_layer_given_another_feature_size_says_so_as_keras():
+    """Found by a new-user trial: the error was the matmul's ("contraction dims differ"),
+    naming neither the layer nor the size it expects."""
+    layer = em.layers.Dense(2)
+    layer(em.ones([2, 3]))
+    with pytest.raises(ValueError, match=r"Input 0 of layer 'dense\w*' is incompatible with "
+                                         r"the layer: expected axis -1 of input shape to have "
+                                         r"value 3, but received input with shape \(2, 4\)"):
+        layer(em.ones([2, 4]))
