@@ -24,112 +24,29 @@ def _quiet(fn):
     return kernel
 
 
-@register
-class TanOp(FloatUnaryOp):
-    """Elementwise tangent (radians).
-
-    Example:
-      %y = "ember.tan"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.tan"
-    reference = staticmethod(via_f32(_quiet(np.tan)))
+def _unary(cls_name: str, short: str, summary: str, kernel) -> type[FloatUnaryOp]:
+    """A registered float unary op `ember.<short>` computing numpy's `kernel`; its docstring
+    (`summary` and an Example, as every spec has) is made from the table below."""
+    doc = (f"{summary}\n\n    Example:\n      %y = \"ember.{short}\"(%x) : (tensor<4xf32>) -> "
+           "tensor<4xf32>\n    ")
+    return register(type(cls_name, (FloatUnaryOp,), {
+        "__doc__": doc, "__module__": __name__, "name": f"ember.{short}",
+        "reference": staticmethod(via_f32(_quiet(kernel)))}))
 
 
-@register
-class AsinOp(FloatUnaryOp):
-    """Elementwise arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].
-
-    Example:
-      %y = "ember.asin"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.asin"
-    reference = staticmethod(via_f32(_quiet(np.arcsin)))
-
-
-@register
-class AcosOp(FloatUnaryOp):
-    """Elementwise arccosine, in [0, pi]; NaN outside [-1, 1].
-
-    Example:
-      %y = "ember.acos"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.acos"
-    reference = staticmethod(via_f32(_quiet(np.arccos)))
-
-
-@register
-class AtanOp(FloatUnaryOp):
-    """Elementwise arctangent, in [-pi/2, pi/2].
-
-    Example:
-      %y = "ember.atan"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.atan"
-    reference = staticmethod(via_f32(_quiet(np.arctan)))
-
-
-@register
-class SinhOp(FloatUnaryOp):
-    """Elementwise hyperbolic sine.
-
-    Example:
-      %y = "ember.sinh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.sinh"
-    reference = staticmethod(via_f32(_quiet(np.sinh)))
-
-
-@register
-class CoshOp(FloatUnaryOp):
-    """Elementwise hyperbolic cosine.
-
-    Example:
-      %y = "ember.cosh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.cosh"
-    reference = staticmethod(via_f32(_quiet(np.cosh)))
-
-
-@register
-class AsinhOp(FloatUnaryOp):
-    """Elementwise inverse hyperbolic sine.
-
-    Example:
-      %y = "ember.asinh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.asinh"
-    reference = staticmethod(via_f32(_quiet(np.arcsinh)))
-
-
-@register
-class AcoshOp(FloatUnaryOp):
-    """Elementwise inverse hyperbolic cosine; NaN below 1.
-
-    Example:
-      %y = "ember.acosh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.acosh"
-    reference = staticmethod(via_f32(_quiet(np.arccosh)))
-
-
-@register
-class AtanhOp(FloatUnaryOp):
-    """Elementwise inverse hyperbolic tangent; +-inf at +-1, NaN outside [-1, 1].
-
-    Example:
-      %y = "ember.atanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-    """
-
-    name = "ember.atanh"
-    reference = staticmethod(via_f32(_quiet(np.arctanh)))
+TanOp = _unary("TanOp", "tan", "Elementwise tangent (radians).", np.tan)
+AsinOp = _unary("AsinOp", "asin", "Elementwise arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].",
+                np.arcsin)
+AcosOp = _unary("AcosOp", "acos", "Elementwise arccosine, in [0, pi]; NaN outside [-1, 1].",
+                np.arccos)
+AtanOp = _unary("AtanOp", "atan", "Elementwise arctangent, in [-pi/2, pi/2].", np.arctan)
+SinhOp = _unary("SinhOp", "sinh", "Elementwise hyperbolic sine.", np.sinh)
+CoshOp = _unary("CoshOp", "cosh", "Elementwise hyperbolic cosine.", np.cosh)
+AsinhOp = _unary("AsinhOp", "asinh", "Elementwise inverse hyperbolic sine.", np.arcsinh)
+AcoshOp = _unary("AcoshOp", "acosh", "Elementwise inverse hyperbolic cosine; NaN below 1.",
+                 np.arccosh)
+AtanhOp = _unary("AtanhOp", "atanh", "Elementwise inverse hyperbolic tangent; +-inf at +-1, "
+                 "NaN outside [-1, 1].", np.arctanh)
 
 
 def _atan2(y, x):
