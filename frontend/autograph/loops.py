@@ -8,7 +8,7 @@ first gets its type from a trial trace of the body.
 from __future__ import annotations
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import OpTypeError
+from ember.dialects.ember.base import OpError, OpTypeError
 from ember.frontend import nest
 from ember.frontend.autograph.operators import (ZerosOf, and_, is_number, is_tensorlike,
                                                 reconciler, staged, where_of)
@@ -155,12 +155,12 @@ def _explain_numbers(error: OpTypeError, numbers: dict, state: tuple, names: tup
     if not found:
         return
     said = "; ".join(f"'{n}' was the Python {type(p).__name__} {p!r} before {loop}, so the "
-                     f"loop carries it as {'an' if d.name.startswith('int') else 'a'} {d.name} tensor"
-                     for n, p, d in found)
-    error.detail += (f" ({said}: a loop variable keeps its dtype, so give it a value of the "
-                     "dtype it takes in the loop before the loop, such as 0.0 for a float, "
-                     "or cast what the loop assigns to it with em.cast)")
-    error.args = (f"'{error.op_name}' op {error.detail}",)
+                     f"loop carries it as {'an' if d.name.startswith('int') else 'a'} "
+                     f"{d.name} tensor" for n, p, d in found)
+    OpError.__init__(error, error.op_name, error.detail + (
+        f" ({said}: a loop variable keeps its dtype, so give it a value of the dtype it takes "
+        "in the loop before the loop, such as 0.0 for a float, or cast what the loop assigns "
+        "to it with em.cast)"))  # (the message in OpError's own form)
 
 
 def _without(test, body, state: tuple, names: tuple, kept: list, where, kind, opts):

@@ -26,6 +26,7 @@ if it turns out to be a tensor.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 
 from ember.frontend.autograph import analysis
@@ -96,7 +97,9 @@ class _ControlFlow:
             key = ast.unparse(target)
             if _compound_root(target) not in rebound and key not in found:
                 found[key] = target
-        before, after, enter, leave = [], [], [], []
+        if not found:
+            return [], []
+        before, enter, leave = [], [], []
         for key, target in sorted(found.items()):
             local = self.namer.new(re.sub(r"\W+", "_", key).strip("_") or "compound")
             self.display[local] = key
@@ -108,8 +111,6 @@ class _ControlFlow:
             before += stmts(f"{local} = ag__.ldc(lambda: {load}, {key!r})", s)
             enter += stmts(f"ag__.stc({owner}, {slot}, {local}, {attribute})", s)
             leave += stmts(f"{local} = ag__.ldc(lambda: {load}, {key!r})", s)
-        if not found:
-            return [], []
         after = [_copy(st) for st in enter]
         s.body = [_copy(st) for st in enter] + s.body + leave
         if isinstance(s, ast.If):
@@ -263,5 +264,4 @@ def _as_load(t: ast.expr) -> ast.expr:
 
 
 def _copy(node):
-    import copy
     return copy.deepcopy(node)

@@ -15,7 +15,8 @@ indexed dims and new axes are a `tensor.expand_shape`, as for `ember.strided_sli
 
 Strides must be constants when lowering (after folding); a negative one takes the same
 elements with stride -step from the last one the slice visits and reverses them, as
-`ember.strided_slice` does. Other slices run on the interpreter. Upstream equivalent: TOSA's slice with dynamic start (`tosa.slice`).
+`ember.strided_slice` does. Other slices run on the interpreter. Upstream equivalent:
+TOSA's slice with dynamic start (`tosa.slice`).
 
 Before:
     %s = "ember.dynamic_strided_slice"(%x, %b, %e, %st) {shrink_axis_mask = 1 : i64}
