@@ -104,6 +104,11 @@ try:
     from ember.runtime.tiers import TierWarning
     _startup.prepare()
     from ember.frontend.ensure_shape import ensure_shape
+    from ember import nest
+    from ember.frontend.effects import control_dependencies
+    from ember.frontend.functional_ops import vectorized_map
+    from ember.frontend.math_extras import (histogram_fixed_width, histogram_fixed_width_bins,
+                                            unravel_index)
 except BaseException:
     _startup.resume_collector(_collecting, freeze=False)
     raise

@@ -2,7 +2,8 @@
 `ember.frontend`; this module only re-exports)."""
 
 from ember.frontend.array_composites import eye
-from ember.frontend.linalg_composites import band_part, diag, diag_part, matvec, trace
+from ember.frontend.linalg_composites import (band_part, cross, diag, diag_part, logdet, matvec,
+                                             trace)
 from ember.frontend.ops import matmul, transpose
 from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.linalg_solvers import lu, qr
@@ -16,3 +17,4 @@ __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", 
            "einsum", "tensordot", "cholesky", "det", "inv", "lu", "qr", "slogdet", "solve",
            "triangular_solve"]
 __all__ += ["adjoint", "matrix_transpose"]
+__all__ += ["cross", "logdet"]

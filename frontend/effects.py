@@ -1,5 +1,6 @@
 """Effects that run on every call of a traced function: `em.print`, `em.py_function` and
-`em.debugging.assert_true` (an `ember.assert` op: a run-time check).
+`em.debugging.assert_true` (an `ember.assert` op: a run-time check), and
+`em.control_dependencies`, which they make an ordering the program already has.
 
 `em.print` to stdout/stderr becomes `ember.print` ops (one per tensor, with the text around
 it in the op's `format`/`end`). Printing to any other stream, and `em.py_function`, call back
@@ -9,6 +10,7 @@ runtime binds the declaration to the Python callable (a host callback).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sys
 from typing import Callable
@@ -288,3 +290,31 @@ def _holds_exactly(arr: np.ndarray, dtype) -> bool:
                     and wide.min() >= info.min and wide.max() <= info.max)
     info = np.iinfo(dtype.np_dtype)  # integers: in range (compared as Python ints)
     return bool(arr.size == 0 or (int(arr.min()) >= info.min and int(arr.max()) <= info.max))
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """tf.control_dependencies: the ops in the block run after `control_inputs` (tensors,
+    variables, or the None that em.print and em.debugging's asserts return). Ember keeps
+    every effect (a print, an assert, a variable's read or write, a py_function) in program
+    order and computes pure ops only from their inputs, so what TensorFlow 2 gets from
+    this block (and from its automatic control dependencies) already holds: the block
+    orders nothing more. Its inputs are checked as TensorFlow checks them.
+
+    Example:
+      >>> import ember as em
+      >>> x = em.constant([1.0, 2.0])
+      >>> with em.control_dependencies([em.debugging.assert_all_finite(x, "x")]):
+      ...     y = em.identity(x)
+    """
+    if control_inputs is not None:
+        if not isinstance(control_inputs, (list, tuple)):
+            raise TypeError(f"em.control_dependencies takes a list of tensors or variables "
+                            f"(or None), got {type(control_inputs).__name__}")
+        from ember.frontend.variables import Variable
+        for c in control_inputs:
+            if c is not None and not isinstance(c, (Tensor, Variable)):
+                raise TypeError(f"em.control_dependencies: control inputs must be tensors, "
+                                f"variables or None (what em.print and the asserts "
+                                f"return), got {type(c).__name__}: {c!r}")
+    yield

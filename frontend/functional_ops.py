@@ -88,6 +88,15 @@ def map_fn(fn, elems, dtype=None, fn_output_signature=None, name=None):
     return nest.pack_sequence_as(template, [a.stack() for a in arrays])
 
 
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """tf.vectorized_map's results: `fn` applied to each slice of `elems` along the first
+    dimension, stacked, as map_fn computes them. TensorFlow rewrites `fn` into batched ops
+    where it can and falls back to a while loop where it cannot; Ember always runs the loop
+    (compiled, one iteration per element), which gives the same values."""
+    del fallback_to_while_loop, warn
+    return map_fn(fn, elems)
+
 def _first_written(apply, specs, arrays, n) -> list:
     """The arrays of a map_fn whose output has `?` dims, allocated for the run-time shape of
     the first element's output and holding it (the loop then starts at 1, so `fn` runs once

@@ -1,5 +1,5 @@
 """em.linalg's compositions of other ops, as in TensorFlow's Python layer: `matvec`, `diag`,
-`diag_part`, `trace`, `band_part` (`norm` is in norms.py). `diag` and `diag_part` take `?` dims; the rank
+`diag_part`, `trace`, `band_part`, `logdet`, `cross` (`norm` is in norms.py). `diag` and `diag_part` take `?` dims; the rank
 must be known while tracing."""
 
 from __future__ import annotations
@@ -56,3 +56,24 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
         (cols - rows <= num_upper) if num_upper >= 0 else ops.equal(cols, cols))
     return ops.where(keep, x, ops.zeros_like(x))
 
+
+
+def logdet(matrix, name=None):
+    """log(det(matrix)) of a (batch of) Hermitian positive-definite matrices, as twice the
+    sum of the logs of its Cholesky factor's diagonal (no overflow where det would)."""
+    from ember.frontend.linalg_gradients import cholesky
+    factor = cholesky(matrix)
+    return 2.0 * ops.reduce_sum(ops.log(diag_part(factor)), axis=-1)
+
+
+def cross(a, b, name=None):
+    """The cross product of (batches of) 3-vectors, along the last dim (broadcasting the
+    others)."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    for v in (a, b):
+        if v.shape.rank is not None and v.shape[-1] not in (3, None) or v.shape.rank == 0:
+            raise ValueError(f"em.linalg.cross takes vectors of 3 along the last dim, got "
+                             f"shape {v.shape}")
+    a0, a1, a2 = (a[..., i] for i in (0, 1, 2))
+    b0, b1, b2 = (b[..., i] for i in (0, 1, 2))
+    return ops.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)

@@ -16,9 +16,9 @@ def _is_namedtuple(value) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def _children(value) -> list | None:
+def _children(value, composites: bool = True) -> list | None:
     if hasattr(type(value), "__ember_components__"):  # e.g. em.TensorArray
-        return list(value.__ember_components__())
+        return list(value.__ember_components__()) if composites else None
     if _is_namedtuple(value) or isinstance(value, (tuple, list)):
         return list(value)
     if isinstance(value, dict):
@@ -28,15 +28,45 @@ def _children(value) -> list | None:
     return None
 
 
-def flatten(structure) -> list:
-    """The leaves of `structure`, depth first."""
-    kids = _children(structure)
+def flatten(structure, expand_composites: bool = True) -> list:
+    """The leaves of `structure`, depth first (a composite such as em.TensorArray is a leaf
+    unless `expand_composites`)."""
+    kids = _children(structure, expand_composites)
     if kids is None:
         return [structure]
     out = []
     for kid in kids:
-        out.extend(flatten(kid))
+        out.extend(flatten(kid, expand_composites))
     return out
+
+
+def is_nested(value) -> bool:
+    """Whether `value` is a container nest flattens (not a leaf)."""
+    return _children(value, False) is not None
+
+
+def assert_same_structure(nest1, nest2, check_types: bool = True,
+                          expand_composites: bool = False) -> None:
+    """ValueError unless `nest1` and `nest2` nest alike (the same containers holding as many
+    items, dicts the same keys); TypeError where `check_types` and two containers at the
+    same place differ in type (a list and a tuple), as tf.nest's."""
+    def walk(a, b, where: str):
+        ka, kb = _children(a, expand_composites), _children(b, expand_composites)
+        if ka is None and kb is None:
+            return
+        if ka is None or kb is None or len(ka) != len(kb) or (
+                isinstance(a, dict) and isinstance(b, dict) and
+                sorted(map(repr, a)) != sorted(map(repr, b))):
+            raise ValueError(f"The two structures don't have the same nested structure "
+                             f"(at {where}).\n\nFirst structure: {nest1!r}\n\nSecond "
+                             f"structure: {nest2!r}")
+        if check_types and type(a) is not type(b):
+            raise TypeError(f"The two structures don't have the same sequence type (at "
+                            f"{where}): the first has type {type(a).__name__}, the second "
+                            f"{type(b).__name__}")
+        for i, (x, y) in enumerate(zip(ka, kb)):
+            walk(x, y, f"{where}[{i}]")
+    walk(nest1, nest2, "the top")
 
 
 def _rebuild(template, parts: list):
@@ -54,25 +84,37 @@ def _rebuild(template, parts: list):
     return dataclasses.replace(template, **dict(zip(names, parts)))
 
 
-def pack_sequence_as(structure, leaves: list):
+def pack_sequence_as(structure, leaves: list, expand_composites: bool = True):
     """Rebuilds `structure` with its leaves replaced, in order, by `leaves`."""
     it = iter(leaves)
 
     def build(node):
-        kids = _children(node)
+        kids = _children(node, expand_composites)
         if kids is None:
             return next(it)
         return _rebuild(node, [build(k) for k in kids])
-    out = build(structure)
+    try:
+        out = build(structure)
+    except StopIteration:
+        raise ValueError(f"{len(flatten(structure, expand_composites))} leaves needed to "
+                         f"pack into {structure!r}, got {len(leaves)}") from None
     rest = list(it)
     if rest:
         raise ValueError(f"{len(rest)} leaves left over when packing into {structure!r}")
     return out
 
 
-def map_structure(fn: Callable[[Any], Any], structure):
-    """Applies `fn` to every leaf."""
-    return pack_sequence_as(structure, [fn(leaf) for leaf in flatten(structure)])
+def map_structure(fn: Callable[..., Any], *structures, check_types: bool = True,
+                  expand_composites: bool = True):
+    """Applies `fn` to every leaf (with several structures, to the leaves at the same place
+    in each, which must nest alike: `assert_same_structure`)."""
+    if not structures:
+        raise ValueError("map_structure needs at least one structure")
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other, check_types, expand_composites)
+    leaves = [flatten(s, expand_composites) for s in structures]
+    return pack_sequence_as(structures[0], [fn(*parts) for parts in zip(*leaves)],
+                            expand_composites)
 
 
 def structure(value):
