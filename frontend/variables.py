@@ -13,6 +13,7 @@ emits `if not initialized: assign(...)`, as TensorFlow lifts such initialisers.
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -202,6 +203,40 @@ class Variable(metaclass=_VariableMeta):
         """Subtracts `delta` in place; returns the variable."""
         return self._write(state.AssignSubVariableOp, delta)
 
+    def __getitem__(self, key):
+        """`self.read_value()[key]`, which `.assign(value)` writes back into the variable
+        (tf.Variable's sliced assignment: `v[1:3].assign(x)`, `v[i, 0].assign(2.0)`)."""
+        out = self.read_value()[key]
+        out.__class__ = _SLICE_CLASSES[type(out)]  # same layout: one more method
+        _SLICES[id(out)] = (self, key)
+        weakref.finalize(out, _SLICES.pop, id(out), None)
+        return out
+
+    def _scatter(self, how: str, indices, updates):
+        from ember.frontend import scatter_ops
+        return self.assign(getattr(scatter_ops, f"tensor_scatter_nd_{how}")(
+            self.read_value(), indices, updates))
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Writes `updates` at `indices` (em.tensor_scatter_nd_update's); returns self."""
+        return self._scatter("update", indices, updates)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """Adds `updates` at `indices` (em.tensor_scatter_nd_add's); returns self."""
+        return self._scatter("add", indices, updates)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """Subtracts `updates` at `indices` (em.tensor_scatter_nd_sub's); returns self."""
+        return self._scatter("sub", indices, updates)
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        """The maximum of the value and `updates` at `indices`; returns self."""
+        return self._scatter("max", indices, updates)
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        """The minimum of the value and `updates` at `indices`; returns self."""
+        return self._scatter("min", indices, updates)
+
     def __repr__(self) -> str:
         if tracing.current_graph() is not None or self._handle.value is None:
             return f"<ember.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
@@ -262,7 +297,7 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
               "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__",
               "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__getitem__",
+              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__",
               "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__"):
     setattr(Variable, _name, _operator(_name))
 
@@ -274,3 +309,44 @@ def _written(spec, variable, value):
     from ember.frontend.math_ops import add, subtract
     old = variable.read_value()
     return add(old, value) if spec is state.AssignAddVariableOp else subtract(old, value)
+
+
+# -- sliced assignment ------------------------------------------------------------------------
+
+_SLICES: dict[int, tuple] = {}  # id of a `v[key]` read -> (v, key), while the read lives
+
+
+class _Slice:
+    """What `Variable.__getitem__`'s result adds to its tensor class: `assign`."""
+
+    __slots__ = ()
+
+    def assign(self, value, read_value: bool = True):
+        """Writes `value` (broadcast to this slice's shape) into the slice of the variable
+        this tensor was read from; returns the variable. The element positions come from
+        indexing `range(size)` reshaped as the variable with the same key, so every key
+        `v[key]` reads (ints, slices with any step, `...`, new axes) writes alike."""
+        variable, key = _SLICES[id(self)]
+        from ember.frontend import creation_ops, ops, scatter_ops
+        shape = creation_ops.shape(variable, out_type=dtypes.int64)
+        positions = ops.reshape(creation_ops.range(ops.reduce_prod(shape), dtype=dtypes.int64),
+                                shape)[key]
+        value = convert_to_tensor(value, dtype_hint=variable.dtype)
+        if value.dtype != variable.dtype:
+            raise state.OpTypeError(state.AssignVariableOp.name, (
+                f"value of dtype {value.dtype.name} assigned to a slice of variable "
+                f"'{variable.name}' of dtype {variable.dtype.name}: cast it (em.cast)"))
+        value = ops.broadcast_to(value, creation_ops.shape(positions))
+        flat = scatter_ops.tensor_scatter_nd_update(
+            ops.reshape(variable.read_value(), [-1]), ops.reshape(positions, [-1, 1]),
+            ops.reshape(value, [-1]))
+        return variable.assign(ops.reshape(flat, shape), read_value)
+
+
+def _slice_class(cls: type) -> type:
+    sliced = type(cls.__name__, (_Slice, cls), {"__slots__": ()})
+    sliced.__qualname__, sliced.__module__ = cls.__qualname__, cls.__module__
+    return sliced
+
+
+_SLICE_CLASSES = {cls: _slice_class(cls) for cls in (Tensor, tracing.SymbolicTensor)}

@@ -93,3 +93,59 @@ def test_a_variable_captured_by_a_function_keeps_its_value_between_calls():
     for _ in range(4):
         bump()
     assert int(counter.numpy()) == 4
+
+
+SLICE_KEYS = [1, -1, (0, 2), (slice(None), 0), (slice(1, None), slice(None, None, -2)),
+              (Ellipsis, 1), (slice(None, None, 2), None, slice(3, 0, -1)),
+              (slice(5, 9),), (-2, slice(None, None, -1))]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_assigning_a_slice_writes_those_elements_as_numpy_would(compiled):
+    start = np.arange(12.0).reshape(3, 4)
+    v = em.Variable(start)
+    for i, key in enumerate(SLICE_KEYS):
+        want = start.copy()
+        value = -np.arange(np.asarray(want[key]).size, dtype=np.float64).reshape(
+            np.shape(want[key])) - 100 * i
+        want[key] = value
+
+        def write(value, key=key):
+            v[key].assign(value)
+            return v.read_value()
+        v.assign(start)
+        got = (em.function(write) if compiled else write)(em.constant(value))
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=repr(key))
+    v.assign(start)
+    v[1:, 2:].assign(7.0)  # a scalar, broadcast
+    assert v.numpy()[1:, 2:].tolist() == [[7.0, 7.0], [7.0, 7.0]]
+
+
+def test_slice_assignment_errors_and_reads_stay_differentiable():
+    v = em.Variable([1.0, 2.0, 3.0])
+    with pytest.raises(em.OpTypeError, match="dtype int32 assigned to a slice of variable"):
+        v[:2].assign(em.constant([1, 2]))
+    with pytest.raises(em.OpShapeError, match="broadcast"):
+        v[:2].assign([1.0, 2.0, 3.0])
+    with pytest.raises(AttributeError):
+        em.constant([1.0]).assign(2.0)  # only a variable's slices
+    with em.GradientTape() as tape:
+        y = v[1] * 3.0 + em.reduce_sum(v[::2])
+    assert tape.gradient(y, v).numpy().tolist() == [1.0, 3.0, 1.0]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_scatter_nd_methods_of_a_variable(compiled):
+    v = em.Variable(np.zeros((3, 2), np.int32))
+    indices, updates = np.array([[0], [2], [0]]), np.array([[1, 2], [3, 4], [5, 6]], np.int32)
+
+    def run(how):
+        v.assign(np.full((3, 2), 4, np.int32))
+        getattr(v, f"scatter_nd_{how}")(indices, updates)
+        return v.read_value()
+    for how, want in (("add", [[10, 12], [4, 4], [7, 8]]), ("sub", [[-2, -4], [4, 4], [1, 0]]),
+                      ("max", [[5, 6], [4, 4], [4, 4]]), ("min", [[1, 2], [4, 4], [3, 4]])):
+        got = (em.function(lambda how=how: run(how)) if compiled else lambda: run(how))()
+        assert got.numpy().tolist() == want, how
+    v.scatter_nd_update([[1]], [[9, 9]])
+    assert v.numpy().tolist()[1] == [9, 9]
