@@ -3,7 +3,8 @@
 Conversion follows TensorFlow: Python ints become int32 (int64 when they do not fit), floats
 float32, bools bool, strings string; numpy arrays keep their dtype. A Python value combined
 with a tensor takes the tensor's dtype, and must be representable in it — `int_tensor + 1.5`
-is a TypeError, as in TensorFlow. Operators are attached in `ember.frontend.ops`.
+is a TypeError, as in TensorFlow; a list holding tensors is stacked (autopack.py).
+Operators are attached in `ember.frontend.ops`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.dtypes import DType
+from ember.frontend import autopack
 from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of, placed
 from ember.frontend.shape import TensorShape
 
@@ -213,9 +215,7 @@ def _value_text(value: np.ndarray, array_format) -> str:
     """numpy's text for arrays; scalars bare (`1.0`, `b'abc'`), as TensorFlow shows them."""
     if value.ndim:
         return array_format(value)
-    if value.dtype == object:
-        return repr(value.item())
-    return str(value[()])
+    return repr(value.item()) if value.dtype == object else str(value[()])
 
 
 def _as_bytes(arr: np.ndarray) -> np.ndarray:
@@ -331,7 +331,6 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
       >>> em.convert_to_tensor([1, 2], dtype=em.float32).dtype
       em.float32
     """
-    del name
     want = dtypes.as_dtype(dtype) if dtype is not None else None
     if not isinstance(value, Tensor) and hasattr(value, "_as_tensor"):  # em.Variable
         value = value._as_tensor()
@@ -348,6 +347,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         if want is not None and _dtype_of(arr) is not want:
             arr = arr.astype(want.np_dtype)
         return Tensor(arr)  # checks the elements (strings: str or bytes)
+    if (first := autopack.first_tensor(value)) is not None:  # a list holding tensors
+        return autopack.pack(value, first, want)  # TensorFlow's auto-packing: a stack
     default = _python_array(value)
     target = want or (dtypes.as_dtype(dtype_hint) if dtype_hint is not None else None)
     if target is None:
