@@ -157,7 +157,6 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     module docstring) and records it; `trace_once` is while_loop's tracer."""
     from ember.dialects.ember import dtypes
     from ember.dialects.ember.types import TensorType
-    from ember.frontend import ops
     from ember.frontend.while_loop import _call, _like
     traced_body = frozen(body)  # what the backward re-traces: the body as traced now
     count0 = convert_to_tensor(0, dtype=dtypes.int32)
@@ -174,14 +173,21 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
         out = _call(body, inner)
         returned.extend(nest.flatten(out))
         return (_like(inner, out), n + 1, pushed)
-    more = [f"the stack of loop variable {i} kept for the gradient" for i in range(len(types))]
+    stack_types, more = [], []
+    for i, (s, t) in enumerate(zip(stacks0, types)):
+        if isinstance(s, tuple):  # (elements, offsets, shapes): see _new_stack
+            stack_types += [TensorType(t.dtype, (None,)), TensorType(dtypes.int64, (None,)),
+                            TensorType(dtypes.int64, (None, len(t.shape)))]
+            more += [f"the {part} of loop variable {i} kept for the gradient"
+                     for part in ("elements", "offsets", "shapes")]
+        else:
+            stack_types.append(TensorType(t.dtype, (None,) + tuple(t.shape)))
+            more.append(f"the stack of loop variable {i} kept for the gradient")
     seen = Region()
     with region(seen):
         out, count, stacks = trace_once(
-            counted_cond, counted_body, wrapped, inits + [count0] + list(stacks0),
-            types + [TensorType(dtypes.int32, ())] +
-            [TensorType(t.dtype, None if t.shape is None else (None,) + tuple(t.shape))
-             for t in types],
+            counted_cond, counted_body, wrapped, inits + [count0] + nest.flatten(stacks0),
+            types + [TensorType(dtypes.int32, ())] + stack_types,
             None if labels is None else labels + ["the iteration count"] + more)
     seen.passes(returned)
     results = nest.flatten(out)
@@ -196,23 +202,64 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
 
 
 def _new_stack(value: Tensor, ttype):
-    """An empty stack for `value`'s loop variable: room for one element to begin with."""
+    """An empty stack for `value`'s loop variable, with room for one element to begin with:
+    a tensor of rows for a variable of static shape; for one with `?` dims, which may
+    change from one iteration to the next (a shape invariant, a growing TensorArray), the
+    elements flattened one after another, with each one's offset and shape."""
+    from ember.dialects.ember import dtypes
     from ember.frontend import ops
     if ttype.shape is None:
         raise ValueError(f"the gradient of a while loop needs the rank of its loop variable "
                          f"{value!r}; give it a known rank")
-    return ops.zeros(ops.concat([[1], ops.shape(value)], 0), value.dtype) \
-        if None in ttype.shape else ops.zeros([1] + list(ttype.shape), value.dtype)
+    if None not in ttype.shape:
+        return ops.zeros([1] + list(ttype.shape), value.dtype)
+    return (ops.zeros([1], value.dtype), ops.zeros([2], dtypes.int64),
+            ops.zeros([1, len(ttype.shape)], dtypes.int64))
 
 
-def _push(stack: Tensor, n: Tensor, value: Tensor) -> Tensor:
+def _push(stack, n: Tensor, value: Tensor):
     """`stack` with `value` at row n, its capacity doubled first when it is full."""
+    from ember.dialects.ember import dtypes
+    from ember.frontend import ops
+    from ember.frontend.scatter_ops import tensor_scatter_nd_update
+    if not isinstance(stack, tuple):
+        return tensor_scatter_nd_update(_room(stack, n + 1), ops.reshape(n, [1, 1]),
+                                        ops.expand_dims(value, 0))
+    elements, offsets, shapes = stack
+    flat = ops.reshape(value, [-1])
+    start = offsets[n]
+    end = start + ops.size(flat, out_type=dtypes.int64)
+    elements = tensor_scatter_nd_update(
+        _room(elements, end), ops.reshape(ops.range(start, end), [-1, 1]), flat)
+    offsets = tensor_scatter_nd_update(_room(offsets, n + 2), ops.reshape(n + 1, [1, 1]),
+                                       ops.reshape(end, [1]))
+    shapes = tensor_scatter_nd_update(_room(shapes, n + 1), ops.reshape(n, [1, 1]),
+                                      ops.expand_dims(ops.shape(value, dtypes.int64), 0))
+    return elements, offsets, shapes
+
+
+def _room(buffer: Tensor, rows) -> Tensor:
+    """`buffer` with at least `rows` rows: its capacity doubled (or raised to `rows`)."""
+    from ember.dialects.ember import dtypes
     from ember.frontend import ops
     from ember.frontend.control_flow import cond
-    from ember.frontend.scatter_ops import tensor_scatter_nd_update
-    full = ops.greater_equal(n, ops.shape(stack)[0])
-    grown = cond(full, lambda: ops.concat([stack, ops.zeros_like(stack)], 0), lambda: stack)
-    return tensor_scatter_nd_update(grown, ops.reshape(n, [1, 1]), ops.expand_dims(value, 0))
+    have = ops.cast(ops.shape(buffer)[0], rows.dtype)
+
+    def grow():
+        extra = ops.maximum(have, rows - have)
+        pad = ops.zeros(ops.concat([ops.reshape(ops.cast(extra, dtypes.int32), [1]),
+                                    ops.shape(buffer)[1:]], 0), buffer.dtype)
+        return ops.concat([buffer, pad], 0)
+    return cond(rows > have, grow, lambda: buffer)
+
+
+def _popped(stack, i: Tensor) -> Tensor:
+    """Element i of a stack (`_new_stack`)."""
+    from ember.frontend import ops
+    if not isinstance(stack, tuple):
+        return ops.gather(stack, i)
+    elements, offsets, shapes = stack
+    return ops.reshape(elements[offsets[i]:offsets[i + 1]], shapes[i])
 
 
 def _joined(a: tuple | None, b: tuple | None) -> list | None:
@@ -234,7 +281,7 @@ def _while_backward(body, loop_vars, results, cts, count, stacks, types, capture
 
     def step(i, ct_vars, ct_caps):
         i = i - 1
-        state = [ops.gather(s, i) for s in stacks]
+        state = [_popped(s, i) for s in stacks]
         inner = nest.pack_sequence_as(loop_vars, state)
         full = [None] * len(types)
         for j, c in zip(diff, ct_vars):

@@ -202,3 +202,39 @@ def test_a_tape_inside_a_staged_loop():  # an epoch of train steps in one functi
         return total
     close(epoch(em.constant(3)), 1.0 + 0.25 + 0.0625)
     close(w.numpy(), 0.125)
+
+
+def test_loop_variables_whose_shape_changes_keep_each_iterations_value():
+    """The gradient's stack of a loop variable with `?` dims holds each iteration's value
+    at its own shape: a TensorArray that grows (dynamic_size) and a shape invariant that
+    lets a tensor grow."""
+    @em.function
+    def growing_array(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            ta = em.TensorArray(em.float32, size=0, dynamic_size=True)
+            for i in em.range(5):
+                ta = ta.write(i, x * em.cast(i, em.float32))
+            y = em.reduce_sum(ta.stack() ** 2)
+        return y, tape.gradient(y, x)
+
+    @em.function
+    def growing_tensor(x, n):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            acc = em.reshape(x, [1])
+            for _ in em.range(n):
+                em.autograph.experimental.set_loop_options(
+                    shape_invariants=[(acc, em.TensorShape([None]))])
+                acc = em.concat([acc, em.reshape(acc[-1] * x, [1])], 0)
+            y = em.reduce_sum(acc)
+        return y, tape.gradient(y, x)
+    x = em.constant(2.0)
+    for run in (growing_array, growing_array.python_function):
+        y, g = run(x)
+        close(y, 120.0)
+        close(g, 120.0)  # d/dx sum (i x)^2 = 2 x sum i^2
+    for n, want in ((0, (2.0, 1.0)), (1, (6.0, 5.0)), (3, (30.0, 49.0))):
+        y, g = growing_tensor(x, em.constant(n))
+        close(y, want[0])
+        close(g, want[1])
