@@ -136,4 +136,6 @@ class WhereIndicesOp(Op):
 
     @staticmethod
     def reference(condition):
+        if condition.ndim == 0:  # one row of no coordinates where true (numpy's argwhere)
+            return np.zeros((int(condition != 0), 0), np.int64)
         return np.argwhere(condition != 0).astype(np.int64).reshape(-1, condition.ndim)

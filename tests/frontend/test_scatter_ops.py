@@ -394,3 +394,11 @@ def test_random_program_compiled_matches_eager(seed):
 def test_bad_arguments_say_what_is_wrong(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("value", [True, False, 0.0, 3])
+def test_where_of_a_scalar_condition_is_one_row_or_none_of_no_coordinates(value):
+    want = np.argwhere(value).shape  # (1, 0) where true, (0, 0) where false
+    c = em.constant(value)
+    assert em.where(c).shape == want
+    assert em.function(lambda c: em.where(c))(c).shape == want
