@@ -12,20 +12,23 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.base import Op
 from ember.frontend.dispatch import execute, execute_float, float_fits
-from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor import Tensor, _representable, convert_to_tensor
 
 
 def group(*values) -> list[Tensor]:
-    """Converts values that must share a dtype: Python values take the first tensor's dtype
-    (or, when there is none, the first value's)."""
+    """Converts values that must share a dtype: Python values and numpy arrays take the first
+    tensor's dtype where they can hold it, as in TensorFlow (`x / np.sqrt(2.0)` stays
+    float32); with no tensor, the first numpy value's dtype leads, else the first value's."""
     hint = None
     for v in values:
         if isinstance(v, Tensor) or hasattr(v, "_as_tensor"):
             hint = v.dtype
             break
-        if isinstance(v, (np.ndarray, np.generic)):
-            hint = dtypes.as_dtype(v.dtype)
-            break
+    if hint is None:
+        for v in values:
+            if isinstance(v, (np.ndarray, np.generic)):
+                hint = dtypes.as_dtype(v.dtype)
+                break
     if hint is None and values:  # only Python values: the first one's dtype leads, as in TF
         hint = convert_to_tensor(values[0]).dtype
     return [_converted(v, hint) for v in values]
@@ -33,11 +36,18 @@ def group(*values) -> list[Tensor]:
 
 def _converted(value, hint) -> Tensor:
     """`convert_to_tensor(value, dtype_hint=hint)`, sooner for a Python float meeting a float
-    tensor (`x * 0.5`: while tracing, ~20 us of each constant's ~40)."""
+    tensor (`x * 0.5`: while tracing, ~20 us of each constant's ~40); a numpy value takes
+    `hint` where a Python value of it would (no overflow, no float to int, no complex to
+    real, bool only as bool), else keeps its dtype (and the op names the mismatch)."""
     if type(value) is float and type(hint) is dtypes.DType and float_fits(value, hint):
         # what convert_to_tensor makes: rounding a Python float is rounding its float64
         # array, and a fresh array already is what Tensor's checks ask for
         return Tensor._of_output(np.asarray(value, dtype=hint.np_dtype), hint)
+    if isinstance(value, (np.ndarray, np.generic)) and hint is not None and \
+            value.dtype.kind in "biufc" and value.dtype != hint.np_dtype and \
+            not hint.is_string and _representable(np.asarray(value), hint):
+        with np.errstate(over="ignore"):  # a float beyond float16's range: inf, as numpy
+            return Tensor(np.asarray(value).astype(hint.np_dtype), hint)
     return convert_to_tensor(value, dtype_hint=hint)
 
 

@@ -64,3 +64,30 @@ def test_xor_of_tensors_is_logical_xor(wrap):
     np.testing.assert_array_equal(em.logical_xor(P, wrap(Q)).numpy(), P ^ Q)
     with pytest.raises(em.errors.OpTypeError, match="logical_"):
         em.constant([1, 2]) ^ em.constant([3, 4])
+
+
+NUMPY_MEETS = [  # (tensor, numpy value, the result's dtype or the error's words)
+    (em.ones([2]), np.sqrt(2.0), "float32"),
+    (em.ones([2]), np.array([1.0, 2.0]), "float32"),
+    (em.ones([2]), np.int64(3), "float32"),
+    (em.ones([2], em.float64), np.float32(0.5), "float64"),
+    (em.constant([1, 2]), np.int64(7), "int32"),
+    (em.constant([1, 2]), np.int64(2 ** 40), "different element types"),  # would overflow
+    (em.constant([1, 2]), np.float32(2.0), "different element types"),  # float to int
+    (em.ones([2]), np.complex128(1), "different element types"),  # would drop imag
+]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("tensor,value,want", NUMPY_MEETS)
+def test_a_numpy_value_takes_the_tensors_dtype_where_it_can_hold_it(tensor, value, want,
+                                                                     compiled):
+    for fn in (lambda t: t + value, lambda t: value * t):
+        run = em.function(fn) if compiled else fn
+        if want.startswith("float") or want.startswith("int"):
+            got = run(tensor)
+            assert got.dtype.name == want
+            np.testing.assert_allclose(got.numpy(), fn(tensor.numpy()).astype(want))
+        else:
+            with pytest.raises(em.errors.OpTypeError, match=want):
+                run(tensor)

@@ -260,11 +260,12 @@ def test_numpy_array_and_tensor_give_a_tensor(left, expect):
     expect(a > t if left else t < a, np.array([True, True]))
 
 
-def test_numpy_values_keep_their_dtype_against_tensors():
+def test_numpy_values_take_the_tensors_dtype_where_they_can_hold_it():
+    # as TensorFlow converts them (test_numpy_left_operand.py has the whole table)
+    assert (np.array([1.0, 2.0]) + em.constant([1.0, 2.0])).dtype == em.float32
+    assert (em.constant([1, 2]) * np.int64(2)).dtype == em.int32
     with pytest.raises(TypeError, match="different element types"):
-        np.array([1.0, 2.0]) + em.constant([1.0, 2.0])  # float64 + float32
-    with pytest.raises(TypeError, match="different element types"):
-        em.constant([1, 2]) * np.int64(2)  # int32 * int64
+        em.constant([1, 2]) * np.float64(2.5)  # a float into int32: never truncated
 
 
 # -- conversion rules -------------------------------------------------------------------------
