@@ -224,7 +224,56 @@ def py_function(func_: Callable, inp, Tout, name=None):
         results = [Tensor(v) for v in host(*[a._value for a in args])]
     else:
         results = emit_host_call(graph, host, args, out_dtypes, "py_function")
+    from ember.frontend.autodiff import recording
+    if recording.recording():
+        _record_gradient(func_, args, results)
     return results[0] if single else results
+
+
+def _record_gradient(func_, args: list, results: list) -> None:
+    """Makes a py_function differentiable, as TensorFlow's: its backward is another
+    py_function, which runs `func_` again eagerly under a tape on the same inputs and takes
+    the gradient of its float results weighted by their cotangents."""
+    from ember.frontend.autodiff import control
+    from ember.frontend.autodiff.tape import GradientTape, UnconnectedGradients, differentiable
+    wrt = [i for i, a in enumerate(args) if differentiable(a)]
+    if not wrt:
+        return
+
+    def backward(cts):
+        used = [j for j, (r, c) in enumerate(zip(results, cts))
+                if c is not None and differentiable(r)]
+        if not used:
+            return [None] * len(args)
+
+        def gradient(*values):
+            xs = [convert_to_tensor(v) for v in values[:len(args)]]
+            with GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([xs[i] for i in wrt])
+                out = func_(*xs)
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            grads = tape.gradient([_as_tensor(outs[j]) for j in used], [xs[i] for i in wrt],
+                                  output_gradients=list(values[len(args):]),
+                                  unconnected_gradients=UnconnectedGradients.ZERO)
+            return [em_cast(g, args[i].dtype) for g, i in zip(grads, wrt)]
+        grads = py_function(gradient, list(args) + [cts[j] for j in used],
+                            [args[i].dtype for i in wrt])
+        full = [None] * len(args)
+        for g, i in zip(grads, wrt):
+            full[i] = em_reshape_like(g, args[i])
+        return full
+    control.record(list(args), list(results), backward)
+
+
+def em_cast(x, dtype):
+    from ember.frontend.ops import cast
+    return cast(x, dtype)
+
+
+def em_reshape_like(x, like):
+    """`x` (a py_function result, of unknown shape when traced) with the shape of `like`."""
+    from ember.frontend.ops import reshape, shape
+    return reshape(x, shape(like))
 
 
 def _callable_name(fn) -> str:

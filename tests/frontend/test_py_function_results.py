@@ -68,3 +68,19 @@ def test_several_results_each_take_their_tout(traced):
                                           [em.int64, em.float64, em.bool]))
     assert [o.dtype for o in outs] == [em.int64, em.float64, em.bool]
     assert [o.numpy().tolist() for o in outs] == [1, 2.5, [True]]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_py_function_is_differentiable_through_its_python_code(compiled):
+    """As TensorFlow's: the backward runs the callable again eagerly under a tape."""
+    def f(x, k):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y, z = em.py_function(lambda a, n: [a * a, em.sin(a) * em.cast(n, em.float32)],
+                                  [x, k], [em.float32, em.float32])
+            loss = em.reduce_sum(y) + 2.0 * em.reduce_sum(z)
+        return tape.gradient(loss, x)
+    x = np.array([1.0, 2.0], np.float32)
+    got = (em.function(f) if compiled else f)(em.constant(x), em.constant(3))
+    np.testing.assert_allclose(got.numpy(), 2 * x + 6 * np.cos(x), rtol=1e-6)
+    assert got.shape == (2,)
