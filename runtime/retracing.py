@@ -65,7 +65,10 @@ class RetraceLog:
         self.retraces.append(Retrace(len(self.retraces) + 1, self.calls, changes))
         if not self._warned and sum(self.recent) >= RETRACE_LIMIT:
             self._warned = True
-            warnings.warn(RetracingWarning(self._warning_text(changes)), stacklevel=4)
+            from ember.frontend.user_code import user_location
+            filename, line = user_location()  # the user's call, not Ember's frames
+            warnings.warn_explicit(RetracingWarning(self._warning_text(changes)),
+                                   RetracingWarning, filename, line)
 
     def explain(self) -> str:
         if not self.retraces:

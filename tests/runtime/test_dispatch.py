@@ -231,3 +231,15 @@ def test_run_functions_eagerly_runs_the_python_body_each_call():
     finally:
         em.config.run_functions_eagerly(False)
     assert len(calls) == 2 and f.experimental_get_tracing_count() == 0
+
+
+def test_the_retrace_warning_points_at_the_users_call():
+    @em.function
+    def f(n):
+        return em.constant(1) * n
+    with pytest.warns(em.RetracingWarning) as caught:
+        for n in range(8):
+            f(n)  # the line the warning names
+    assert caught[0].filename == __file__
+    with open(__file__) as source:
+        assert "the line the warning names" in source.readlines()[caught[0].lineno - 1]
