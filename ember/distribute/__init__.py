@@ -7,7 +7,7 @@ import types as _types
 
 from ember.runtime.distribute.strategy import (MirroredStrategy, ReplicaContext,
                                                get_replica_context, get_strategy,
-                                               has_strategy)
+                                               has_strategy, in_cross_replica_context)
 from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext
 from ember.runtime.distribute.input import (DistributedDataset, DistributedIterator,
                                             InputContext)
@@ -23,6 +23,7 @@ experimental.CommunicationImplementation = CommunicationImplementation
 
 __all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "ValueContext",
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context",
            "MultiWorkerMirroredStrategy", "DistributedDataset", "DistributedIterator",
            "InputContext", "MirroredVariable", "PerReplicaSpec"]
 

@@ -21,12 +21,55 @@ def _shared(array):
     return convert_to_tensor(array)
 
 
+class Meeting:
+    """threading.Barrier's `wait` and `abort`, and `leave` for a replica whose function
+    returned: a wait that can no longer complete (a replica left, raised or timed out)
+    raises BrokenBarrierError at once, not after the timeout. A wait already completed is
+    never broken afterwards (threading.Barrier's abort can break the threads it has just
+    released, before they wake)."""
+
+    def __init__(self, parties: int, timeout: float):
+        self._cond = threading.Condition()
+        self._parties, self._timeout = parties, timeout
+        self._count = self._generation = 0
+        self._broken = False
+        self.left: list[int] = []  # the replicas that returned
+
+    def wait(self, timeout=None) -> None:
+        with self._cond:
+            if self._broken or self.left:
+                raise threading.BrokenBarrierError
+            generation = self._generation
+            self._count += 1
+            if self._count == self._parties:
+                self._count, self._generation = 0, generation + 1
+                self._cond.notify_all()
+                return
+            self._cond.wait_for(lambda: self._generation != generation or self._broken or
+                                self.left, self._timeout if timeout is None else timeout)
+            if self._generation != generation:
+                return
+            self._broken = True  # timed out, or can never complete: the others raise too
+            self._cond.notify_all()
+            raise threading.BrokenBarrierError
+
+    def abort(self) -> None:
+        with self._cond:
+            self._broken = True
+            self._cond.notify_all()
+
+    def leave(self, replica: int) -> None:
+        with self._cond:
+            self.left.append(replica)
+            self._cond.notify_all()
+
+
 class _Group:
     """The replicas of one `run`: slots for all_reduce and the barrier they meet at."""
 
     def __init__(self, n: int):
         self.slots = [None] * n
-        self.barrier = threading.Barrier(n, timeout=BARRIER_TIMEOUT)
+        self.barrier = Meeting(n, BARRIER_TIMEOUT)
         self.failed_together = False
         self.merged = None  # (ok, result or error) of the last merge_call
         self.out = []  # all_reduce's result buffers (replica 0 allocates them)
@@ -84,6 +127,11 @@ class _Group:
         try:
             self.barrier.wait()
         except threading.BrokenBarrierError:
-            raise RuntimeError(f"{where}: another replica raised, returned or timed out "
+            if self.barrier.left:
+                raise RuntimeError(
+                    f"{where}: replica {self.barrier.left[0]} returned from the function "
+                    f"without making this call: every replica must make the same "
+                    f"all_reduce and merge_call calls, in the same order") from None
+            raise RuntimeError(f"{where}: another replica raised or timed out "
                                f"({BARRIER_TIMEOUT:g} s) instead of calling all_reduce: every"
                                " replica must call it the same number of times") from None

@@ -177,7 +177,9 @@ class MirroredStrategy:
             _local.replica = ReplicaContext(self, self._first_replica + i, group)
             try:
                 with device(self._devices[i]):
-                    return fn(*_select(args, i, n), **_select(kwargs, i, n))
+                    out = fn(*_select(args, i, n), **_select(kwargs, i, n))
+                group.barrier.leave(self._first_replica + i)  # no collective waits for it
+                return out
             except BaseException:
                 if not group.failed_together:  # wake the replicas waiting for this one
                     group.barrier.abort()
@@ -357,3 +359,8 @@ def get_strategy():
 def has_strategy() -> bool:
     """Whether a strategy other than the default is current."""
     return get_strategy() is not _DEFAULT
+
+
+def in_cross_replica_context() -> bool:
+    """Whether this code runs in a strategy's scope outside `strategy.run` (TF's)."""
+    return get_replica_context() is None
