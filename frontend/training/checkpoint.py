@@ -4,8 +4,11 @@ restored from a numpy `.npz` file (tf.train.Checkpoint's role, without pickle).
 Keys are object paths: the keyword a Checkpoint was given, then the attribute path inside it
 (`model/layers/0/kernel`); an optimizer contributes `optimizer/iterations`, its own learning
 rate (`optimizer/learning_rate`) and one key per slot, named by the path of the variable the
-slot belongs to (`optimizer/momentum/model/layers/0/kernel`). Restoring is strict: a missing
-or unexpected key and a shape or dtype mismatch raise before any Variable is written.
+slot belongs to (`optimizer/momentum/model/layers/0/kernel`). Restoring is strict for the
+objects a Checkpoint is given: a missing or unexpected key of theirs and a shape or dtype
+mismatch raise before any Variable is written. The file's values of other objects (the
+optimizer's, when only the model is restored) are left alone, as TensorFlow's
+`restore(...).expect_partial()` does; `assert_consumed()` raises for them.
 """
 
 from __future__ import annotations
@@ -154,6 +157,11 @@ class Checkpoint:
                 saved[key] = _as_extension_dtype(saved[key], var)
         missing = sorted(set(targets) - set(saved))
         extra = sorted(set(saved) - set(targets))
+        # values of objects this checkpoint was not given (an optimizer's, restoring a model
+        # for inference): left alone, as TensorFlow does; the status's assert_consumed names
+        # them. A value of a given object that matches nothing stays an error (below).
+        unused = [key for key in extra if key.split("/", 1)[0] not in self._objects]
+        extra = [key for key in extra if key.split("/", 1)[0] in self._objects]
         if missing or extra:
             raise ValueError(
                 f"em.train.Checkpoint: {path} does not match the checkpointed objects: "
@@ -167,20 +175,29 @@ class Checkpoint:
             _check_value(key, var, saved[key], path)
         for key, var in targets.items():
             var.assign(saved[key])
-        return CheckpointLoadStatus(len(targets))
+        return CheckpointLoadStatus(len(targets), unused, path)
 
     restore = read
 
 
 class CheckpointLoadStatus:
-    """What `Checkpoint.restore` returns (tf.train.Checkpoint's load status). Ember's restore
-    is strict, so once it has returned every check below holds; each returns the status, as
-    TensorFlow's do, so `ckpt.restore(path).expect_partial()` ports unchanged."""
+    """What `Checkpoint.restore` returns (tf.train.Checkpoint's load status). Every object
+    the Checkpoint was given has been restored whole once restore returns; `unused` are the
+    file's values of objects it was not given, which `assert_consumed` reports. Each check
+    returns the status, as TensorFlow's do, so `ckpt.restore(path).expect_partial()` ports
+    unchanged."""
 
-    def __init__(self, restored: int):
+    def __init__(self, restored: int, unused=(), path: str = ""):
         self.restored = restored
+        self.unused = list(unused)
+        self._path = path
 
     def assert_consumed(self) -> "CheckpointLoadStatus":
+        if self.unused:
+            raise AssertionError(
+                f"em.train.Checkpoint: {self._path} holds values of objects this checkpoint "
+                f"was not given, left unrestored: {self.unused}; give those objects to the "
+                f"Checkpoint, or call expect_partial() instead where that is intended")
         return self
 
     def assert_existing_objects_matched(self) -> "CheckpointLoadStatus":
