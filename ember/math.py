@@ -23,8 +23,8 @@ from ember.frontend.ops import (abs, add, ceil, cos, divide, equal, erf, erfc, e
 from ember.frontend.ops import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, tan
 from ember.frontend.norms import reduce_euclidean_norm
 from ember.frontend.misc_composites import add_n, cumulative_logsumexp
-from ember.frontend.math_extras import (confusion_matrix, in_top_k, invert_permutation,
-                                        polyval, xlog1py)
+from ember.frontend.math_extras import (confusion_matrix, divide_no_nan, in_top_k,
+                                        invert_permutation, polyval, reciprocal, xlog1py)
 
 __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf", "erfc", "exp",
            "expm1",
@@ -44,4 +44,5 @@ __all__ += ["top_k"]
 __all__ += ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "sinh", "tan"]
 __all__ += ["angle", "conj", "imag", "real"]
 __all__ += ["add_n", "cumulative_logsumexp", "reduce_euclidean_norm"]
-__all__ += ["confusion_matrix", "in_top_k", "invert_permutation", "polyval", "xlog1py"]
+__all__ += ["confusion_matrix", "divide_no_nan", "in_top_k", "invert_permutation", "polyval",
+            "reciprocal", "xlog1py"]

@@ -1,7 +1,8 @@
 """`em.nn`: neural-network ops with tf.nn's names and signatures (the ops are in
 `ember.frontend`; this module only re-exports)."""
 
-from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, embedding_lookup,
+from ember.frontend.nn_composites import (batch_normalization, bias_add, compute_average_loss,
+                                          elu, embedding_lookup,
                                           gelu, l2_normalize,
                                           leaky_relu, moments, relu6, selu,
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
@@ -30,3 +31,4 @@ __all__ += ["dropout", "experimental"]
 __all__ += ["avg_pool", "avg_pool1d", "conv1d", "conv2d_transpose", "depthwise_conv2d",
             "max_pool", "max_pool1d"]
 __all__ += ["top_k"]
+__all__ += ["compute_average_loss"]

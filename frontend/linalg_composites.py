@@ -1,6 +1,6 @@
 """em.linalg's compositions of other ops, as in TensorFlow's Python layer: `matvec`, `diag`,
-`diag_part`, `trace`, `band_part`, `logdet`, `cross` (`norm` is in norms.py). `diag` and `diag_part` take `?` dims; the rank
-must be known while tracing."""
+`diag_part`, `trace`, `band_part`, `logdet`, `cross` (`norm` is in norms.py). `diag` and
+`diag_part` take `?` dims; the rank must be known while tracing."""
 
 from __future__ import annotations
 

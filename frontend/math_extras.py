@@ -1,5 +1,5 @@
-"""tf.math's and tf's counting and index functions that are compositions of other ops:
-polyval, xlog1py, invert_permutation, in_top_k, confusion_matrix, unravel_index and the
+"""tf.math's and tf's functions that are compositions of other ops: polyval, divide_no_nan,
+reciprocal, xlog1py, invert_permutation, in_top_k, confusion_matrix, unravel_index and the
 fixed-width histograms. As in TensorFlow, what they validate (a permutation, labels in
 range, an index inside the array) is an `ember.assert` op: eagerly it raises at once,
 compiled it raises the same InvalidArgumentError when the code runs.
@@ -34,6 +34,21 @@ def polyval(coeffs, x, name=None):
     for c in coeffs[1:]:
         p = convert_to_tensor(c, dtype=x.dtype) + p * x
     return p + ops.zeros_like(x)  # x's shape where every coefficient is a scalar
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (even where x is NaN or infinite), as tf.math's."""
+    from ember.frontend.math_ops import group
+    x, y = group(x, y)
+    zero = ops.zeros_like(x * y)
+    safe = ops.where(ops.equal(y, zero), ops.ones_like(y), y)
+    return ops.where(ops.equal(y, zero), zero, ops.truediv(x, safe))
+
+
+def reciprocal(x, name=None):
+    """1 / x elementwise."""
+    x = convert_to_tensor(x)
+    return ops.truediv(ops.ones_like(x), x)
 
 
 def xlog1py(x, y, name=None):

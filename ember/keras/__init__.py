@@ -1,7 +1,7 @@
 """`em.keras`: tf.keras's names on ember — `em.keras.layers` (the em.layers and the
 preprocessing layers `StringLookup`, `IntegerLookup`, `Normalization`, `Rescaling`),
 `em.keras.Model` / `em.keras.Sequential` with `compile` / `fit` / `evaluate` / `predict`,
-`em.keras.losses`, `em.keras.optimizers`, `em.keras.callbacks` and
+`em.keras.losses`, `em.keras.optimizers`, `em.keras.callbacks`, `em.keras.metrics.Mean` and
 `em.keras.utils.experimental.DatasetCreator` (the code is in `ember.frontend.training` and
 `ember.runtime.keras`; this package only re-exports).
 
@@ -12,7 +12,8 @@ Example:
 """
 
 from ember import losses, optimizers
-from ember.keras import callbacks, layers, utils
+from ember.keras import callbacks, layers, metrics, utils
 from ember.runtime.keras.model import Model, Sequential
 
-__all__ = ["Model", "Sequential", "callbacks", "layers", "losses", "optimizers", "utils"]
+__all__ = ["Model", "Sequential", "callbacks", "layers", "losses", "metrics", "optimizers",
+           "utils"]

@@ -5,7 +5,14 @@ from ember.layers import (BatchNormalization, Conv2D, Dense, Dropout, Embedding,
                           Layer, LayerNormalization, MaxPool2D, MaxPooling2D)
 from ember.frontend.training.keras_lookup import IntegerLookup, StringLookup
 from ember.frontend.training.keras_preprocessing import Normalization, Rescaling
+from ember.frontend.training.layers_extra import (Activation, Add, AveragePooling2D, AvgPool2D,
+                                                  Concatenate, Conv1D, GlobalAveragePooling2D,
+                                                  GlobalAvgPool2D, GlobalMaxPool2D,
+                                                  GlobalMaxPooling2D, Reshape)
 
 __all__ = ["BatchNormalization", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten",
            "IntegerLookup", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
            "Normalization", "Rescaling", "StringLookup"]
+__all__ += ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv1D",
+            "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "GlobalMaxPooling2D",
+            "Reshape"]

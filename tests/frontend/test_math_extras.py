@@ -195,3 +195,32 @@ def test_nest_follows_tf_nest():
     ta = em.TensorArray(em.float32, size=2)
     assert em.nest.flatten([ta]) == [ta]  # a composite is a leaf unless expanded
     assert len(em.nest.flatten([ta], expand_composites=True)) >= 1
+
+
+def test_divide_no_nan_reciprocal_and_compute_average_loss():
+    x = np.array([1.0, np.nan, np.inf, 3.0])
+    y = np.array([0.0, 0.0, 0.0, 2.0])
+    _agree(em.math.divide_no_nan, np.array([0.0, 0.0, 0.0, 1.5]), x, y)
+    _agree(em.math.reciprocal, 1 / np.array([2.0, -4.0]), np.array([2.0, -4.0]))
+    losses = np.array([1.0, 2.0, 3.0], np.float32)
+    _agree(em.nn.compute_average_loss, np.float32(2.0), losses)
+    assert float(em.nn.compute_average_loss(losses, sample_weight=[1.0, 0.0, 1.0],
+                                            global_batch_size=8)) == 0.5
+    strategy = em.distribute.MirroredStrategy()
+    assert not em.distribute.in_cross_replica_context()
+    with strategy.scope():
+        assert em.distribute.in_cross_replica_context()
+        assert strategy.run(em.distribute.in_cross_replica_context) is False
+    with pytest.raises(ValueError, match="batch dim"):
+        em.nn.compute_average_loss(em.constant(1.0))
+
+
+def test_pow_of_one_half_is_cs_pow_eagerly_too():
+    """numpy takes sqrt for a single exponent of 0.5 (sqrt(-inf) = nan, sqrt(-0) = -0);
+    the reference kernel gives C's pow, as compiled code and an array of exponents do."""
+    x = np.array([-np.inf, -0.0, 0.0, 4.0, np.nan], np.float32)
+    for fn in (lambda x: x ** 0.5, lambda x: em.pow(x, em.constant(0.5))):
+        for run in (fn, em.function(fn)):
+            got = run(em.constant(x)).numpy()
+            assert got[:4].tolist() == [np.inf, 0.0, 0.0, 2.0] and np.isnan(got[4])
+            assert not np.signbit(got[1])

@@ -81,7 +81,12 @@ def minimum(x, y):
 def power(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise ValueError("integers to negative integer powers are not allowed")
-    return np.power(x, y)
+    out = np.power(x, y)
+    if x.dtype.kind == "f" and np.size(y) == 1 and float(np.reshape(y, -1)[0]) == 0.5:
+        # numpy takes sqrt for one exponent of 0.5: sqrt(-inf) = nan and sqrt(-0) = -0,
+        # where C's pow (compiled code, and numpy for an array of exponents) gives +inf, +0
+        out = np.where(np.isneginf(x), np.inf, np.where(x == 0, 0.0, out)).astype(out.dtype)
+    return out
 
 
 def constant_all(value, compare, bound) -> bool:

@@ -1,0 +1,243 @@
+"""More of keras.layers, on Ember's ops: `Conv1D`, `AveragePooling2D`, the global pools,
+`Reshape`, `Activation`, `Concatenate` and `Add`; and `keras.metrics.Mean`."""
+
+from __future__ import annotations
+
+from ember.dialects.ember import dtypes
+from ember.frontend import nn_conv, nn_ops, ops
+from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.training.layers_conv import _check_images, _padding, _pair
+from ember.frontend.training.layers_core import Layer, _as, activation_fn, last_dim
+
+
+def _positive(value, what: str, where: str) -> int:
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{where}: {what} must be a positive integer, got {value!r}")
+    return value
+
+
+class Conv1D(Layer):
+    """A 1-D convolution of `[batch, steps, channels]` inputs with a `[k, in, filters]`
+    kernel, plus bias and activation (keras.layers.Conv1D, "channels_last").
+
+    Example:
+      >>> em.keras.layers.Conv1D(4, 3, padding="same")(em.ones([2, 10, 3])).shape
+      TensorShape([2, 10, 4])
+    """
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 dilation_rate=1, **kwargs):
+        super().__init__(**kwargs)
+        self.filters = _positive(filters, "filters", "Conv1D")
+        self.kernel_size = _positive(kernel_size, "kernel_size", "Conv1D")
+        self.strides = _positive(strides, "strides", "Conv1D")
+        self.dilation_rate = _positive(dilation_rate, "dilation_rate", "Conv1D")
+        self.padding = _padding(padding, "Conv1D")
+        self.activation = activation_fn(activation, "Conv1D")
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        where = f"Conv1D '{self.name}'"
+        if input_shape.rank != 3:
+            raise ValueError(f"{where}: inputs must be [batch, steps, channels], got shape "
+                             f"{input_shape}")
+        channels = last_dim(input_shape, where, min_rank=3)
+        self.kernel = self.add_weight("kernel", [self.kernel_size, channels, self.filters],
+                                      self.kernel_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters], self.bias_initializer)
+
+    def call(self, inputs):
+        out = nn_conv.conv1d(_as(inputs, self.dtype), self.kernel.read_value(),
+                             stride=self.strides, padding=self.padding,
+                             dilations=self.dilation_rate)
+        if self.use_bias:
+            out = ops.add(out, self.bias.read_value())
+        return self.activation(out) if self.activation is not None else out
+
+
+class AveragePooling2D(Layer):
+    """The mean over `pool_size` windows of NHWC inputs, moved by `strides` (default:
+    `pool_size`) (keras.layers.AveragePooling2D).
+
+    Example:
+      >>> em.keras.layers.AveragePooling2D()(em.ones([1, 4, 4, 3])).shape
+      TensorShape([1, 2, 2, 3])
+    """
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
+        self.strides = self.pool_size if strides is None else \
+            _pair(strides, "strides", "AveragePooling2D")
+        self.padding = _padding(padding, "AveragePooling2D")
+
+    def call(self, inputs):
+        _check_images(inputs, f"AveragePooling2D '{self.name}'")
+        return nn_ops.avg_pool2d(inputs, list(self.pool_size), list(self.strides),
+                                 padding=self.padding)
+
+
+AvgPool2D = AveragePooling2D
+
+
+class _GlobalPooling2D(Layer):
+    _reduce = None
+
+    def __init__(self, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.keepdims = bool(keepdims)
+
+    def call(self, inputs):
+        _check_images(inputs, f"{type(self).__name__} '{self.name}'")
+        return type(self)._reduce(inputs, axis=[1, 2], keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling2D):
+    """The mean over each image's height and width: `[batch, channels]` (keras's).
+
+    Example:
+      >>> em.keras.layers.GlobalAveragePooling2D()(em.ones([2, 4, 4, 3])).shape
+      TensorShape([2, 3])
+    """
+
+    _reduce = staticmethod(ops.reduce_mean)
+
+
+class GlobalMaxPooling2D(_GlobalPooling2D):
+    """The maximum over each image's height and width: `[batch, channels]` (keras's)."""
+
+    _reduce = staticmethod(ops.reduce_max)
+
+
+GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
+
+
+class Reshape(Layer):
+    """Reshapes each example to `target_shape` (one entry may be -1), keeping the batch dim
+    (keras.layers.Reshape).
+
+    Example:
+      >>> em.keras.layers.Reshape((3, -1))(em.ones([2, 12])).shape
+      TensorShape([2, 3, 4])
+    """
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        shape = list(target_shape)
+        if sum(d == -1 for d in shape) > 1 or any(
+                not isinstance(d, int) or isinstance(d, bool) or (d <= 0 and d != -1)
+                for d in shape):
+            raise ValueError(f"Reshape: target_shape must hold positive ints and at most one "
+                             f"-1, got {target_shape!r}")
+        self.target_shape = tuple(shape)
+
+    def call(self, inputs):
+        batch = inputs.shape[0]
+        if batch is not None and -1 not in self.target_shape:
+            return ops.reshape(inputs, [batch, *self.target_shape])
+        lead = ops.shape(inputs)[:1]
+        return ops.reshape(inputs, ops.concat(
+            [lead, convert_to_tensor(list(self.target_shape), dtype=lead.dtype)], 0))
+
+
+class Activation(Layer):
+    """Applies an activation (a name such as "relu", or a callable) (keras.layers.Activation).
+
+    Example:
+      >>> em.keras.layers.Activation("relu")(em.constant([-1.0, 2.0])).numpy().tolist()
+      [0.0, 2.0]
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activation_fn(activation, "Activation")
+
+    def call(self, inputs):
+        return inputs if self.activation is None else self.activation(inputs)
+
+
+class _Merge(Layer):
+    """A layer of a list of inputs (no weights)."""
+
+    def __call__(self, inputs, *args, **kwargs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+            raise ValueError(f"{type(self).__name__} '{self.name}' takes a list of at least 2 "
+                             f"inputs, got {inputs!r}")
+        return self.call(list(inputs))
+
+
+class Concatenate(_Merge):
+    """Joins a list of inputs along `axis` (keras.layers.Concatenate).
+
+    Example:
+      >>> em.keras.layers.Concatenate()([em.ones([2, 3]), em.zeros([2, 1])]).shape
+      TensorShape([2, 4])
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return ops.concat(inputs, self.axis)
+
+
+class Add(_Merge):
+    """Adds a list of same-shaped inputs (keras.layers.Add)."""
+
+    def call(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = ops.add(out, x)
+        return out
+
+
+class Mean:
+    """The running (weighted) mean of the values given to `update_state`, kept in two
+    variables so an em.function updates it like eager code (keras.metrics.Mean).
+
+    Example:
+      >>> m = em.keras.metrics.Mean()
+      >>> m.update_state([1.0, 2.0]); m.update_state(6.0)
+      >>> float(m.result())
+      3.0
+    """
+
+    def __init__(self, name="mean", dtype=None):
+        from ember.frontend.variables import Variable
+        from ember.frontend.tracing import init_scope
+        self.name = name
+        self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        with init_scope():
+            self.total, self.count = (Variable(ops.zeros([], self.dtype), trainable=False,
+                                               name=f"{name}_{part}")
+                                      for part in ("total", "count"))
+
+    def update_state(self, values, sample_weight=None):
+        values = ops.cast(convert_to_tensor(values), self.dtype)
+        weights = ops.ones_like(values) if sample_weight is None else \
+            ops.broadcast_to(ops.cast(convert_to_tensor(sample_weight), self.dtype),
+                             ops.shape(values))
+        self.total.assign_add(ops.reduce_sum(values * weights))
+        self.count.assign_add(ops.reduce_sum(weights))
+
+    def result(self):
+        count = self.count.read_value()
+        return ops.where(count > 0, self.total.read_value() / ops.maximum(count, 1e-30),
+                         ops.zeros_like(count))
+
+    def reset_state(self):
+        self.total.assign(ops.zeros([], self.dtype))
+        self.count.assign(ops.zeros([], self.dtype))
+
+    reset_states = reset_state
+
+    def __call__(self, values, sample_weight=None):
+        self.update_state(values, sample_weight)
+        return self.result()
