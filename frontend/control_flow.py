@@ -167,7 +167,8 @@ def trial_trace(fn: Callable, args: list):
     loop body gives a value it has none of yet); `fn`'s trace-time side effects happen."""
     from ember.dialects.ember.convert import type_to_mlir
     graph = current_graph()
-    tensors = [a for a in args if isinstance(a, Tensor)]
+    typed = (Tensor, TensorSpec)  # a TensorSpec enters as a tensor of its type
+    tensors = [a for a in args if isinstance(a, typed)]
     with graph.context, ir.Location.unknown():
         trial = ir.Operation.create("scf.execute_region", regions=1)
         block = ir.Block.create_at_start(trial.regions[0], [
@@ -176,7 +177,7 @@ def trial_trace(fn: Callable, args: list):
     dropped = control.region(control.Region()) if recording.recording() else \
         contextlib.nullcontext()  # what the tapes record in it goes with it
     with graph.region(block, "a trial trace"), dropped:
-        out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, Tensor) else a
+        out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, typed) else a
                    for a in args])
         return nest.map_structure(
             lambda v: TensorSpec.from_tensor(v) if isinstance(v, Tensor) else v, out)

@@ -21,7 +21,8 @@ from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tracing import current_graph
 
 
-_NO_ELEMENTS = "em.map_fn over zero elements cannot know its output type"
+_NO_ELEMENTS = ("em.map_fn over zero elements cannot know the shape of an output whose size "
+                "depends on the element's values")
 
 
 def _leading(elems) -> tuple[list, object]:
@@ -69,10 +70,11 @@ def map_fn(fn, elems, dtype=None, fn_output_signature=None, name=None):
         from ember.frontend.ops import stack
         outs = [fn(_slice(elems, flat, i)) for i in range(int(n))]
         if not outs:
-            raise ValueError(_NO_ELEMENTS)
+            return _empty(fn, elems, flat)
         return nest.pack_sequence_as(outs[0], [stack(list(parts)) for parts in zip(
             *[nest.flatten(o) for o in outs])])
-    template = trial_trace(lambda *args: fn(_slice(elems, list(args), 0)), flat)
+    template = trial_trace(lambda *rows: fn(nest.pack_sequence_as(elems, list(rows))),
+                           [TensorSpec(t.shape.dims[1:], t.dtype) for t in flat])
     specs = [_spec(s) for s in nest.flatten(template)]
 
     def apply(i):
@@ -96,6 +98,23 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     (compiled, one iteration per element), which gives the same values."""
     del fallback_to_while_loop, warn
     return map_fn(fn, elems)
+
+def _empty(fn, elems, flat):
+    """map_fn's result over zero elements, eagerly: `fn` traced on an element's type gives
+    each output's type, stacked zero times, as compiled code gives it; an output whose
+    shape the trace leaves open cannot be known (ValueError, compiled too)."""
+    from ember.frontend.ops import zeros
+    from ember.frontend.trace_scope import graph_scope
+    from ember.frontend.tracing import FuncGraph
+    with graph_scope(FuncGraph("map_fn's element")):
+        template = trial_trace(lambda *rows: fn(nest.pack_sequence_as(elems, list(rows))),
+                               [TensorSpec(t.shape.dims[1:], t.dtype) for t in flat])
+    specs = nest.flatten(template)
+    if not all(isinstance(s, TensorSpec) and s.shape.is_fully_defined() for s in specs):
+        raise ValueError(_NO_ELEMENTS)
+    return nest.pack_sequence_as(template, [zeros([0] + list(s.shape.dims), s.dtype)
+                                            for s in specs])
+
 
 def _first_written(apply, specs, arrays, n) -> list:
     """The arrays of a map_fn whose output has `?` dims, allocated for the run-time shape of
