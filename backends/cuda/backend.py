@@ -26,6 +26,11 @@ from ember.backends.base import StagedLowering
 from ember.backends.cpu.backend import LINALG, BackendError, bufferized_pipeline, run_stage
 from ember.backends.cpu.translate import to_llvm_ir
 
+# A GPU reduces in parallel trees (warp shuffles), not in the CPU's serial loops: its sums
+# need no blocks (blocked_sum.py), which would only add kernels.
+GPU_LINALG = LINALG.replace("convert-ember-to-linalg",
+                            "convert-ember-to-linalg{blocked-sums=false}")
+
 STAGES = ("linalg", "bufferized", "mapped", "gpu", "nvvm", "binary", "ptx", "host")
 
 # The NVIDIA targets Ember generates for: compute capability -> the PTX ISA version that
@@ -136,7 +141,7 @@ class CudaBackend(StagedLowering):
         return chain[chain.index(start):] if start in chain else []
 
     def make_linalg(self, module: ir.Module) -> ir.Module:
-        return self._run(module, "linalg", LINALG)
+        return self._run(module, "linalg", GPU_LINALG)
 
     def make_bufferized(self, module: ir.Module) -> ir.Module:
         return self._run(module, "bufferized", bufferized_pipeline(False))

@@ -6,6 +6,7 @@
 // CHECK:      Ember passes
 // CHECK:        convert-ember-to-linalg every ember op becomes linalg
 // CHECK-NEXT:       --fuse-elementwise=<bool> default: true
+// CHECK-NEXT:       --blocked-sums=<bool> default: true
 // CHECK:        ember-inline inline calls of nested Functions
 // CHECK-NEXT:       --max-ops=<int> default: 64
 // CHECK-NEXT:       --max-iterations=<int> default: 16

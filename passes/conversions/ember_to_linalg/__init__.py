@@ -92,6 +92,7 @@ class ConvertEmberToLinalgPass(Pass):
     name: ClassVar[str] = "convert-ember-to-linalg"
 
     fuse_elementwise: bool = True  # see fusion.py
+    blocked_sums: bool = True  # float sums of many elements in blocks (blocked_sum.py)
 
     def run(self, module: ir.Module, stats: Statistics) -> None:
         for fn in list(functions(module)):  # lowering may add functions (fastmath.call)
@@ -145,6 +146,7 @@ class ConvertEmberToLinalgPass(Pass):
                 if key in erased:
                     continue
                 lw = Lowering(op, operand_types, result_types, attrs, fusion)
+                lw.blocked_sums = self.blocked_sums
                 try:
                     with ir.InsertionPoint(op), op.location:
                         values = fail(lw, invalid) if invalid else LOWERINGS[spec](op, lw)

@@ -83,6 +83,7 @@ class Lowering:
                  attrs: dict, fusion=None):
         self.op = op
         self.fusion = fusion  # fusion.Fusion of the function, or None: no fusion
+        self.blocked_sums = True  # the pass's option: float sums in blocks (blocked_sum.py)
         self.operands = list(op.operands)
         self.operand_types = operand_types
         self.result_types = result_types

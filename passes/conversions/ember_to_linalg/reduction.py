@@ -7,8 +7,9 @@ with `tensor.expand_shape`. Upstream equivalent: `tosa-to-linalg`'s reductions.
 
 Numerics follow the reference kernels: 16-bit floats accumulate in f32 and round once at the
 end; float max/min propagate NaN (`arith.maximumf`); integer `reduce_mean` sums in i64 and
-divides truncating toward zero (0 for an empty reduction); float sums add in loop order, not
-numpy's pairwise order, so long float sums may differ from numpy in the last bits.
+divides truncating toward zero (0 for an empty reduction); float sums over more than 128
+elements of leading or trailing dims add in blocks (blocked_sum.py), so their error does not
+grow with the count (others add in loop order).
 `argmax`/`argmin` carry (value, index) pairs and prefer, on ties, the smaller index — an
 order-independent rule, so the first index wins however the loop is later split; a NaN
 beats any number (numpy returns the first NaN).
@@ -37,6 +38,7 @@ from ember.dialects.ember import reduction as R
 from ember.dialects.ember.base import REGISTRY
 from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import TensorType
+from ember.passes.conversions.ember_to_linalg.blocked_sum import blocked
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, REDUCTION, Lowering,
                                                              LoweringError, element_type,
                                                              lowers, tensor_type)
@@ -172,7 +174,12 @@ def lower_reduce(op, lw: Lowering):
     acc = _accumulator(t.dtype)
     if spec is R.ReduceMeanOp and t.dtype.is_integer:
         acc = dtypes.int64  # the reference sums integers in int64
-    value = _reduce(lw, x, t, axes, acc, _identity(lw, spec, acc), _combiner(spec, t.dtype, acc))
+    init, combine = _identity(lw, spec, acc), _combiner(spec, t.dtype, acc)
+    value = None
+    if spec in (R.ReduceSumOp, R.ReduceMeanOp) and acc.is_floating and lw.blocked_sums:
+        value = blocked(lw, x, t, axes, acc, init, combine, _reduce)  # many elements
+    if value is None:
+        value = _reduce(lw, x, t, axes, acc, init, combine)
     if spec is R.ReduceMeanOp:
         value = _divide_by_count(lw, value, x, t, axes, acc)
     value = _cast_back(lw, value, acc, t.dtype)
