@@ -80,7 +80,26 @@ class Conv2D(Layer):
         return self.activation(out) if self.activation is not None else out
 
 
-class MaxPool2D(Layer):
+class Pool2D(Layer):
+    """A pool (`_pool`: em.nn's max_pool2d or avg_pool2d) over `pool_size` windows of NHWC
+    inputs, moved by `strides` (default: `pool_size`)."""
+
+    _pool = None
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
+        super().__init__(**kwargs)
+        where = type(self).__name__
+        self.pool_size = _pair(pool_size, "pool_size", where)
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides", where)
+        self.padding = _padding(padding, where)
+
+    def call(self, inputs):
+        _check_images(inputs, f"{type(self).__name__} '{self.name}'")
+        return type(self)._pool(inputs, list(self.pool_size), list(self.strides),
+                                padding=self.padding)
+
+
+class MaxPool2D(Pool2D):
     """The maximum over `pool_size` windows of NHWC inputs, moved by `strides` (default:
     `pool_size`) (keras.layers.MaxPool2D).
 
@@ -89,17 +108,7 @@ class MaxPool2D(Layer):
       TensorShape([1, 2, 2, 3])
     """
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
-        super().__init__(**kwargs)
-        self.pool_size = _pair(pool_size, "pool_size", "MaxPool2D")
-        self.strides = self.pool_size if strides is None else \
-            _pair(strides, "strides", "MaxPool2D")
-        self.padding = _padding(padding, "MaxPool2D")
-
-    def call(self, inputs):
-        _check_images(inputs, f"MaxPool2D '{self.name}'")
-        return nn_ops.max_pool2d(inputs, list(self.pool_size), list(self.strides),
-                                 padding=self.padding)
+    _pool = staticmethod(nn_ops.max_pool2d)
 
 
 MaxPooling2D = MaxPool2D

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember.dialects.ember import dtypes
 from ember.frontend import nn_conv, nn_ops, ops
 from ember.frontend.tensor import convert_to_tensor
-from ember.frontend.training.layers_conv import _check_images, _padding, _pair
+from ember.frontend.training.layers_conv import Pool2D, _check_images, _padding
 from ember.frontend.training.layers_core import Layer, _as, activation_fn, last_dim
 
 
@@ -61,7 +61,7 @@ class Conv1D(Layer):
         return self.activation(out) if self.activation is not None else out
 
 
-class AveragePooling2D(Layer):
+class AveragePooling2D(Pool2D):
     """The mean over `pool_size` windows of NHWC inputs, moved by `strides` (default:
     `pool_size`) (keras.layers.AveragePooling2D).
 
@@ -70,17 +70,7 @@ class AveragePooling2D(Layer):
       TensorShape([1, 2, 2, 3])
     """
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
-        super().__init__(**kwargs)
-        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
-        self.strides = self.pool_size if strides is None else \
-            _pair(strides, "strides", "AveragePooling2D")
-        self.padding = _padding(padding, "AveragePooling2D")
-
-    def call(self, inputs):
-        _check_images(inputs, f"AveragePooling2D '{self.name}'")
-        return nn_ops.avg_pool2d(inputs, list(self.pool_size), list(self.strides),
-                                 padding=self.padding)
+    _pool = staticmethod(nn_ops.avg_pool2d)
 
 
 AvgPool2D = AveragePooling2D
