@@ -1,8 +1,7 @@
 """`em.nn`: neural-network ops with tf.nn's names and signatures (the ops are in
 `ember.frontend`; this module only re-exports)."""
 
-from ember.frontend.nn_composites import (batch_normalization, bias_add, compute_average_loss,
-                                          elu, embedding_lookup,
+from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, embedding_lookup,
                                           gelu, l2_normalize,
                                           leaky_relu, moments, relu6, selu,
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
@@ -31,4 +30,14 @@ __all__ += ["dropout", "experimental"]
 __all__ += ["avg_pool", "avg_pool1d", "conv1d", "conv2d_transpose", "depthwise_conv2d",
             "max_pool", "max_pool1d"]
 __all__ += ["top_k"]
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None,
+                         name=None):
+    """tf.nn.compute_average_loss: the summed per-example losses over the global batch size
+    (em.distribute's, which loads on first use, as em.distribute does)."""
+    from ember.runtime.distribute.strategy import compute_average_loss as average
+    return average(per_example_loss, sample_weight, global_batch_size)
+
+
 __all__ += ["compute_average_loss"]

@@ -240,21 +240,3 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     axes = list(range(ids.shape.rank, found.shape.rank))
     return clip_by_norm(found, max_norm, axes=axes) if axes else found
 
-
-def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None,
-                         name=None):
-    """The sum of the (weighted) per-example losses divided by the global batch size: the
-    per-replica batch size times the replicas in sync of the current strategy unless given
-    (tf.nn.compute_average_loss), so that summing the replicas' gradients averages them."""
-    from ember.runtime.distribute.strategy import get_strategy
-    loss = convert_to_tensor(per_example_loss)
-    if sample_weight is not None:
-        loss = loss * ops.cast(convert_to_tensor(sample_weight), loss.dtype)
-    if global_batch_size is None:
-        if loss.shape.rank == 0:
-            raise ValueError("em.nn.compute_average_loss: per_example_loss must have a batch "
-                             "dim (rank >= 1), or give global_batch_size")
-        replicas = get_strategy().num_replicas_in_sync
-        global_batch_size = ops.shape(loss)[0] * replicas
-    size = ops.cast(convert_to_tensor(global_batch_size), loss.dtype)
-    return ops.reduce_sum(loss) / size
