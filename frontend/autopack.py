@@ -8,19 +8,42 @@ elements' gradients and works on symbolic tensors, so eager and compiled code ag
 from __future__ import annotations
 
 
+_PLAIN = frozenset({float, int, bool, str, bytes, complex})
+
+
 def first_tensor(value):
-    """The first tensor (or variable) in the nested lists and tuples `value`, or None: the
-    whole structure is walked only when it holds none."""
+    """The first tensor (or variable) in the nested lists and tuples `value`, in order, or
+    None. A list of plain numbers is checked at C speed (a big nested list of floats
+    converts about as fast as before); only one holding something else is searched in
+    order."""
     if type(value) is not list and type(value) is not tuple:
         return None
     from ember.frontend.tensor import Tensor
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is list or kind is tuple:
-            stack.extend(reversed(item))
-        elif isinstance(item, Tensor) or hasattr(item, "_as_tensor"):
+    stack, other = [value], False
+    while stack and not other:
+        items = stack.pop()
+        if _PLAIN.issuperset(map(type, items)):  # (at C speed: numbers only)
+            continue
+        for item in items:
+            kind = type(item)
+            if kind in _PLAIN:
+                continue
+            if kind is list or kind is tuple:
+                stack.append(item)
+            else:
+                other = True
+                break
+    return _in_order(value, Tensor) if other else None
+
+
+def _in_order(value, tensor_type):
+    """The first tensor or variable of `value`, depth first, or None."""
+    for item in value:
+        if type(item) is list or type(item) is tuple:
+            found = _in_order(item, tensor_type)
+            if found is not None:
+                return found
+        elif isinstance(item, tensor_type) or hasattr(item, "_as_tensor"):
             return item
     return None
 
