@@ -29,8 +29,9 @@ test: venv pytest lit
 # watchdog timeouts, and with one worker per core ~7% of the cores' time was idle. A few
 # tests take half a minute (the fuzz campaigns): worksteal keeps the workers busy to the end.
 # Tests marked `slow` (whole-process and whole-library checks, the long tails of the CUDA
-# tables: ~2.5 minutes of CPU) are left to `make test-slow`, keeping `make test` within CI's
-# 15 minutes on 2 cores; run both before a change lands.
+# tables: 257 tests, ~1 minute of CPU here, more on a busy machine) are left to
+# `make test-slow`, keeping `make test` within CI's 15 minutes on 2 cores; run both before a
+# change lands.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n + 1 < 5 ? n + 1 : 5 )))
 PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 pytest: venv
