@@ -3,14 +3,14 @@
 A reduction generic adds in loop order: one accumulator per result takes every element in
 turn, and float32 loses about n/2 units of its last place over n elements (10**7 times 0.1
 summed to 1087937, 9% off; numpy's pairwise sum is off by 1e-7). For a float sum or mean
-over a leading or a trailing block of dims (a whole-tensor sum, over the last axes, or over
-the first) of more than BLOCK elements, the reduced dims are collapsed into one of R
+over one block of adjacent dims (a whole-tensor sum, over the last axes, the first or the
+middle ones) of more than BLOCK elements, the reduced dims are collapsed into one of R
 elements and summed level by level: the first M = R - R % BLOCK elements as rows of BLOCK,
 each row to one partial sum, and the other R % BLOCK elements apart; then the partial sums
-again, until BLOCK or fewer remain (other axes add in loop order). Each element goes through
-at most `levels` chains of at most BLOCK additions (`levels` is log base BLOCK of R, or
-LEVELS for a size known only at run time), so the error stays within levels * BLOCK units,
-as numpy's does within its blocks of 128.
+again, until BLOCK or fewer remain (axes apart, such as (0, 2), add in loop order). Each
+element goes through at most `levels` chains of at most BLOCK additions (`levels` is log
+base BLOCK of R, or LEVELS for a size known only at run time), so the error stays within
+levels * BLOCK units, as numpy's does within its blocks of 128.
 
 Before (tensor<1000000xf32> summed):  one generic of 10**6 additions in a row.
 After: generics over tensor<7812x128xf32> (rows), tensor<61x128xf32>, then 61 + the tails.
@@ -35,19 +35,17 @@ LEVELS = 5  # for a size known at run time: BLOCK**5 = 3.4e10 elements before th
 def blocked(lw: Lowering, x: ir.Value, t: TensorType, axes: tuple, acc: DType, init,
             combine: Callable, reduce: Callable):
     """The sum of `x` over `axes` in blocks (see the module doc), or None where the plain
-    generic is as good (BLOCK or fewer elements, or none) or the axes are neither a leading
-    nor a trailing block of dims. `reduce(lw, x, t, axes, acc, init, combine)` is
+    generic is as good (BLOCK or fewer elements, or none) or the axes are not one block of
+    adjacent dims. `reduce(lw, x, t, axes, acc, init, combine)` is
     reduction.py's single generic; `combine(element, accumulator)` widens 16-bit elements,
     as there."""
     rank, k = len(t.shape), len(axes)
     if not axes:
         return None
-    if tuple(sorted(axes)) == tuple(range(rank - k, rank)):
-        p, kept_dims = rank - k, list(range(rank - k))  # the reduced dim after collapsing
-    elif tuple(sorted(axes)) == tuple(range(k)):
-        p, kept_dims = 0, list(range(k, rank))
-    else:
+    p = min(axes)  # the reduced dims' place once collapsed into one
+    if tuple(sorted(axes)) != tuple(range(p, p + k)):
         return None
+    kept_dims = [i for i in range(rank) if i not in axes]
     reduced = [t.shape[a] for a in sorted(axes)]
     count = None if None in reduced else _product(reduced)
     if count is not None and count <= BLOCK or 0 in t.shape:  # (no element: no error)

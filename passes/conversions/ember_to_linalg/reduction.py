@@ -8,8 +8,8 @@ with `tensor.expand_shape`. Upstream equivalent: `tosa-to-linalg`'s reductions.
 Numerics follow the reference kernels: 16-bit floats accumulate in f32 and round once at the
 end; float max/min propagate NaN (`arith.maximumf`); integer `reduce_mean` sums in i64 and
 divides truncating toward zero (0 for an empty reduction); float sums over more than 128
-elements of leading or trailing dims add in blocks (blocked_sum.py), so their error does not
-grow with the count (others add in loop order).
+elements of adjacent dims add in blocks (blocked_sum.py), so their error does not grow
+with the count (axes apart add in loop order).
 `argmax`/`argmin` carry (value, index) pairs and prefer, on ties, the smaller index — an
 order-independent rule, so the first index wins however the loop is later split; a NaN
 beats any number (numpy returns the first NaN).
