@@ -4,61 +4,14 @@
 from __future__ import annotations
 
 from ember.dialects.ember import dtypes
-from ember.frontend import nn_conv, nn_ops, ops
+from ember.frontend import nn_ops, ops
 from ember.frontend.tensor import convert_to_tensor
-from ember.frontend.training.layers_conv import Pool2D, _check_images, _padding
-from ember.frontend.training.layers_core import Layer, _as, activation_fn, last_dim
+from ember.frontend.training.layers_conv import Conv1D, Pool2D, _check_images
+from ember.frontend.training.layers_core import Layer, activation_fn
 
-
-def _positive(value, what: str, where: str) -> int:
-    if isinstance(value, (list, tuple)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{where}: {what} must be a positive integer, got {value!r}")
-    return value
-
-
-class Conv1D(Layer):
-    """A 1-D convolution of `[batch, steps, channels]` inputs with a `[k, in, filters]`
-    kernel, plus bias and activation (keras.layers.Conv1D, "channels_last").
-
-    Example:
-      >>> em.keras.layers.Conv1D(4, 3, padding="same")(em.ones([2, 10, 3])).shape
-      TensorShape([2, 10, 4])
-    """
-
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 dilation_rate=1, **kwargs):
-        super().__init__(**kwargs)
-        self.filters = _positive(filters, "filters", "Conv1D")
-        self.kernel_size = _positive(kernel_size, "kernel_size", "Conv1D")
-        self.strides = _positive(strides, "strides", "Conv1D")
-        self.dilation_rate = _positive(dilation_rate, "dilation_rate", "Conv1D")
-        self.padding = _padding(padding, "Conv1D")
-        self.activation = activation_fn(activation, "Conv1D")
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
-        self.kernel = self.bias = None
-
-    def build(self, input_shape):
-        where = f"Conv1D '{self.name}'"
-        if input_shape.rank != 3:
-            raise ValueError(f"{where}: inputs must be [batch, steps, channels], got shape "
-                             f"{input_shape}")
-        channels = last_dim(input_shape, where, min_rank=3)
-        self.kernel = self.add_weight("kernel", [self.kernel_size, channels, self.filters],
-                                      self.kernel_initializer)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters], self.bias_initializer)
-
-    def call(self, inputs):
-        out = nn_conv.conv1d(_as(inputs, self.dtype), self.kernel.read_value(),
-                             stride=self.strides, padding=self.padding,
-                             dilations=self.dilation_rate)
-        if self.use_bias:
-            out = ops.add(out, self.bias.read_value())
-        return self.activation(out) if self.activation is not None else out
+__all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv1D",
+           "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D",
+           "GlobalMaxPooling2D", "Mean", "Reshape"]
 
 
 class AveragePooling2D(Pool2D):
