@@ -241,6 +241,7 @@ def _record_gradient(func_, args: list, results: list) -> None:
         return
 
     def backward(cts):
+        from ember.frontend.ops import cast, reshape, shape
         used = [j for j, (r, c) in enumerate(zip(results, cts))
                 if c is not None and differentiable(r)]
         if not used:
@@ -255,25 +256,14 @@ def _record_gradient(func_, args: list, results: list) -> None:
             grads = tape.gradient([_as_tensor(outs[j]) for j in used], [xs[i] for i in wrt],
                                   output_gradients=list(values[len(args):]),
                                   unconnected_gradients=UnconnectedGradients.ZERO)
-            return [em_cast(g, args[i].dtype) for g, i in zip(grads, wrt)]
+            return [cast(g, args[i].dtype) for g, i in zip(grads, wrt)]
         grads = py_function(gradient, list(args) + [cts[j] for j in used],
                             [args[i].dtype for i in wrt])
         full = [None] * len(args)
-        for g, i in zip(grads, wrt):
-            full[i] = em_reshape_like(g, args[i])
+        for g, i in zip(grads, wrt):  # (py_function results have unknown shapes)
+            full[i] = reshape(g, shape(args[i]))
         return full
     control.record(list(args), list(results), backward)
-
-
-def em_cast(x, dtype):
-    from ember.frontend.ops import cast
-    return cast(x, dtype)
-
-
-def em_reshape_like(x, like):
-    """`x` (a py_function result, of unknown shape when traced) with the shape of `like`."""
-    from ember.frontend.ops import reshape, shape
-    return reshape(x, shape(like))
 
 
 def _callable_name(fn) -> str:
