@@ -122,16 +122,28 @@ def test_status_line_on_a_pseudo_terminal(tmp_path):
         compile_log.THRESHOLD = 0.01
         compile_log.INTERVAL = 0.01
 
+        # the status thread writes only when the compiling thread is in Python, not in a
+        # long MLIR call: compile a shape at a time until it has written a nested step
+        nested = []
+        write = compile_log.Status._write
+        def _write(self):
+            nested.append(self.text.startswith("ember: compile @f > "))
+            write(self)
+        compile_log.Status._write = _write
+
         @em.function
         def f(x):
             return em.tanh(x) * 2.0
 
-        for n in range(2, 6):  # a compile per shape: the status thread runs only when the
-            f(np.ones(n, np.float32))  # compiling one is in Python, not in a long MLIR call
+        for n in range(2, 200):
+            f(np.ones(n, np.float32))
+            if any(nested):
+                break
         sys.stderr.write("DONE\\n")
         """))
     master, slave = pty.openpty()
-    env = dict(os.environ, EMBER_CACHE_DISABLE="1")
+    # compiled on the calling thread (the fast tier), not by tier 0's background thread
+    env = dict(os.environ, EMBER_CACHE_DISABLE="1", EMBER_TIER="fast")
     env.pop("EMBER_LOG", None)
     proc = subprocess.Popen([sys.executable, str(script)], env=env, stderr=slave,
                             stdout=subprocess.DEVNULL)
