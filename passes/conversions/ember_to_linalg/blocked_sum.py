@@ -7,10 +7,13 @@ over one block of adjacent dims (a whole-tensor sum, over the last axes, the fir
 middle ones) of more than BLOCK elements, the reduced dims are collapsed into one of R
 elements and summed level by level: the first M = R - R % BLOCK elements as rows of BLOCK,
 each row to one partial sum, and the other R % BLOCK elements apart; then the partial sums
-again, until BLOCK or fewer remain (axes apart, such as (0, 2), add in loop order). Each
-element goes through at most `levels` chains of at most BLOCK additions (`levels` is log
-base BLOCK of R, or LEVELS for a size known only at run time), so the error stays within
-levels * BLOCK units, as numpy's does within its blocks of 128.
+again, until BLOCK or fewer remain. Each element goes through at most `levels` chains of
+at most BLOCK additions (`levels` is log base BLOCK of R, or LEVELS for a size known only at
+run time), so the error stays within levels * BLOCK units, as numpy's does within its
+blocks of 128. Axes apart, such as (0, 2), are summed one run of adjacent dims at a time,
+the last run first: sum over (0, 2) = sum over 0 of (sum over 2), each blocked alone (a
+run of BLOCK or fewer is one chain), so no element goes through more chains than the runs'
+levels together.
 
 Before (tensor<1000000xf32> summed):  one generic of 10**6 additions in a row.
 After: generics over tensor<7812x128xf32> (rows), tensor<61x128xf32>, then 61 + the tails.
@@ -35,20 +38,47 @@ LEVELS = 5  # for a size known at run time: BLOCK**5 = 3.4e10 elements before th
 def blocked(lw: Lowering, x: ir.Value, t: TensorType, axes: tuple, acc: DType, init,
             combine: Callable, reduce: Callable):
     """The sum of `x` over `axes` in blocks (see the module doc), or None where the plain
-    generic is as good (BLOCK or fewer elements, or none) or the axes are not one block of
-    adjacent dims. `reduce(lw, x, t, axes, acc, init, combine)` is
-    reduction.py's single generic; `combine(element, accumulator)` widens 16-bit elements,
-    as there."""
+    generic is as good (BLOCK or fewer elements, or none). `reduce(lw, x, t, axes, acc,
+    init, combine)` is reduction.py's single generic; `combine(element, accumulator)`
+    widens 16-bit elements, as there."""
+    if not axes or 0 in t.shape:  # (no element: no error)
+        return None
+    runs = _runs(sorted(axes))
+    if len(runs) == 1:
+        return _run(lw, x, t, runs[0], acc, init, combine, reduce)
+    reduced = [t.shape[a] for a in axes]
+    if None not in reduced and _product(reduced) <= BLOCK:
+        return None
+    shape, src = list(t.shape), t.dtype
+    for run in reversed(runs):  # the last first: the earlier runs' dims keep their places
+        here = TensorType(src, tuple(shape))
+        x = _run(lw, x, here, run, acc, init, combine, reduce) or \
+            reduce(lw, x, here, run, acc, init, combine)
+        src, combine = acc, _adder(acc)  # the next runs add partial sums, of `acc`
+        del shape[run[0]:run[-1] + 1]
+    return x
+
+
+def _runs(axes: list) -> list[tuple]:
+    """Sorted `axes` as runs of adjacent dims: [0, 2, 3] -> [(0,), (2, 3)]."""
+    runs = [[axes[0]]]
+    for a in axes[1:]:
+        if a == runs[-1][-1] + 1:
+            runs[-1].append(a)
+        else:
+            runs.append([a])
+    return [tuple(r) for r in runs]
+
+
+def _run(lw: Lowering, x: ir.Value, t: TensorType, axes: tuple, acc: DType, init,
+         combine: Callable, reduce: Callable):
+    """`blocked` over one run of adjacent dims `axes`, or None (BLOCK or fewer elements)."""
     rank, k = len(t.shape), len(axes)
-    if not axes:
-        return None
-    p = min(axes)  # the reduced dims' place once collapsed into one
-    if tuple(sorted(axes)) != tuple(range(p, p + k)):
-        return None
+    p = axes[0]  # the reduced dims' place once collapsed into one
     kept_dims = [i for i in range(rank) if i not in axes]
     reduced = [t.shape[a] for a in sorted(axes)]
     count = None if None in reduced else _product(reduced)
-    if count is not None and count <= BLOCK or 0 in t.shape:  # (no element: no error)
+    if count is not None and count <= BLOCK:
         return None
     groups = [[i] for i in kept_dims]
     groups.insert(p, sorted(axes))
