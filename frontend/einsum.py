@@ -141,9 +141,10 @@ def _check_sizes(equation: str, operands: list, labels: list[list]) -> None:
                 if size == 1:
                     continue
             elif label in seen and seen[label][0] != size:
-                _fail(equation, f"label {label!r} is {seen[label][0]} in operand "
-                                f"{seen[label][1]} but {size} in operand {n}")
-            seen[label] = (size, n)
+                _fail(equation, f"label {label!r} has size {seen[label][0]} at dim "
+                                f"{seen[label][2]} of operand {seen[label][1]} but {size} at "
+                                f"dim {axis} of operand {n}")
+            seen[label] = (size, n, axis)
     for label, places in where.items():
         if len(places) < 2 or all(x.shape[axis] is not None for x, axis, _ in places):
             continue

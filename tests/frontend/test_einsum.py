@@ -154,7 +154,9 @@ BAD = [
     ("i1->i", [(2, 3)], "has '1'; labels are letters"),
     ("......->", [(2, 3)], "more than one '...'"),
     ("i->i->i", [(2,)], "more than one '->'"),
-    ("ij,jk->ik", [(2, 3), (4, 5)], "label 'j' is 3 in operand 0 but 4 in operand 1"),
+    ("ij,jk->ik", [(2, 3), (4, 5)],
+     "label 'j' has size 3 at dim 1 of operand 0 but 4 at dim 0 of operand 1"),
+    ("ii->i", [(2, 3)], "label 'i' has size 2 at dim 0 of operand 0 but 3 at dim 1 of operand 0"),
     ("...i,...i->...", [(2, 3), (4, 3)], "do not broadcast \\(2 against 4\\)"),
     ("...i->i", [(2, 3)], "1 '...' dim\\(s\\) but the output has no '...'"),
 ]
