@@ -52,7 +52,7 @@ try:
     from ember import config, debugging, errors, linalg, math, nn, passes, types
     from ember import random
     from ember.dialects.ember.dtypes import complex64, complex128
-    from ember import signal
+    from ember import bitwise, signal
     from ember.frontend.complex_ops import complex  # noqa: A004 - tf.complex
     from ember.frontend import autograph
     from ember.frontend.control_flow import ControlFlowError, cond

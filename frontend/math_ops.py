@@ -10,7 +10,7 @@ import numpy as np
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
 from ember.dialects.ember import elementwise as E
-from ember.dialects.ember.base import Op
+from ember.dialects.ember.base import Op, OpTypeError
 from ember.frontend.dispatch import execute, execute_float, float_fits
 from ember.frontend.tensor import Tensor, _representable, convert_to_tensor
 
@@ -122,6 +122,12 @@ greater = _binary(E.GreaterOp, "greater")
 greater_equal = _binary(E.GreaterEqualOp, "greater_equal")
 logical_and = _binary(E.LogicalAndOp, "logical_and")
 logical_or = _binary(E.LogicalOrOp, "logical_or")
+bitwise_and = _binary(E.BitwiseAndOp, "bitwise_and")
+bitwise_or = _binary(E.BitwiseOrOp, "bitwise_or")
+bitwise_xor = _binary(E.BitwiseXorOp, "bitwise_xor")
+left_shift = _binary(E.LeftShiftOp, "left_shift")
+right_shift = _binary(E.RightShiftOp, "right_shift")
+invert = _unary(E.InvertOp, "invert")
 
 
 def logical_xor(x, y, name=None):
@@ -134,6 +140,12 @@ def logical_xor(x, y, name=None):
       <ember.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
     """
     del name
+    x, y = (convert_to_tensor(v, dtype_hint=dtypes.bool_) for v in (x, y))
+    for t in (x, y):
+        if t.dtype is not dtypes.bool_:
+            raise OpTypeError("em.logical_xor", f"takes bool tensors; got {t.dtype.name}. "
+                              "For integers' bits use em.bitwise.bitwise_xor (or x ^ y), "
+                              "for `x != y` em.not_equal.")
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
 
 

@@ -38,6 +38,8 @@ from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, e
                                      multiply, negative, not_equal, pow, relu, round, rsqrt,
                                      sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv,
                                      where)
+from ember.frontend.math_ops import (bitwise_and, bitwise_or, bitwise_xor, invert,  # noqa: F401
+                                     left_shift, right_shift)
 from ember.frontend.math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: F401
                                      cosh, sinh, tan)
 from ember.frontend.nn_ops import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax
@@ -347,6 +349,25 @@ def _ne(x, y):
         return True
 
 
+def _bits(logical, bitwise):
+    """An operator that is `logical` on a bool tensor and `bitwise` on an integer one (as
+    tf.Tensor's `&`, `|`, `^`), and its reflected form."""
+    def op(x, y):
+        return (logical if x.dtype.is_bool else bitwise)(x, y)
+
+    def reflected(x, y):
+        return (logical if x.dtype.is_bool else bitwise)(y, x)
+    return op, reflected
+
+
+def _invert(x):
+    return logical_not(x) if x.dtype.is_bool else invert(x)
+
+
+_and, _rand = _bits(logical_and, bitwise_and)
+_or, _ror = _bits(logical_or, bitwise_or)
+_xor, _rxor = _bits(logical_xor, bitwise_xor)
+
 _OPERATORS = {
     "__add__": add, "__radd__": _reflected(add),
     "__sub__": subtract, "__rsub__": _reflected(subtract),
@@ -358,10 +379,11 @@ _OPERATORS = {
     "__matmul__": matmul, "__rmatmul__": _reflected(matmul),
     "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
     "__eq__": _eq, "__ne__": _ne,
-    "__and__": logical_and, "__rand__": _reflected(logical_and),
-    "__or__": logical_or, "__ror__": _reflected(logical_or),
-    "__xor__": logical_xor, "__rxor__": _reflected(logical_xor),
-    "__invert__": logical_not, "__neg__": negative, "__abs__": abs,
+    "__and__": _and, "__rand__": _rand, "__or__": _or, "__ror__": _ror,
+    "__xor__": _xor, "__rxor__": _rxor, "__invert__": _invert,
+    "__lshift__": left_shift, "__rlshift__": _reflected(left_shift),
+    "__rshift__": right_shift, "__rrshift__": _reflected(right_shift),
+    "__neg__": negative, "__abs__": abs,
     "__getitem__": _getitem,
 }
 for _name, _fn in _OPERATORS.items():

@@ -297,7 +297,8 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
               "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__",
               "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__",
+              "__xor__", "__rxor__", "__invert__", "__lshift__", "__rlshift__",
+              "__rshift__", "__rrshift__", "__neg__", "__abs__",
               "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__"):
     setattr(Variable, _name, _operator(_name))
 

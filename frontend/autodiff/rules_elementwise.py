@@ -10,6 +10,7 @@ import math
 
 from ember.dialects.ember import creation as C
 from ember.dialects.ember.elementwise import binary as B
+from ember.dialects.ember.elementwise import bitwise as W
 from ember.dialects.ember.elementwise import compare as K
 from ember.dialects.ember.elementwise import special as S
 from ember.dialects.ember.elementwise import trig as T
@@ -20,6 +21,8 @@ from ember.frontend.autodiff.rule_helpers import conj, is_real_or_complex, ops, 
 non_differentiable("piecewise constant: its gradient is zero almost everywhere (TensorFlow "
                    "returns None for it too)", U.SignOp, U.FloorOp, U.CeilOp, U.RoundOp,
                    B.FloorDivOp)
+non_differentiable("integers' bits: integer results, never differentiable", W.BitwiseAndOp,
+                   W.BitwiseOrOp, W.BitwiseXorOp, W.LeftShiftOp, W.RightShiftOp, W.InvertOp)
 non_differentiable("boolean result", U.LogicalNotOp, U.IsNanOp, U.IsFiniteOp, K.EqualOp,
                    K.NotEqualOp, K.LessOp, K.LessEqualOp, K.GreaterOp, K.GreaterEqualOp,
                    K.LogicalAndOp, K.LogicalOrOp)

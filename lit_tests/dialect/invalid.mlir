@@ -601,3 +601,19 @@ func.func @fft_of_real(%a: tensor<8xf32>) {
   %0 = "ember.fft"(%a) : (tensor<8xf32>) -> tensor<8xf32>
   return
 }
+
+// -----
+// Bitwise ops take integers only: bool tensors have the logical ops, floats have no bits to
+// operate on.
+func.func @bitwise_of_floats(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'ember.bitwise_and' op operands of type tensor<4xf32> must have integer (int8, int16, int32, int64 or uint8) elements}}
+  %0 = "ember.bitwise_and"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+func.func @invert_of_bools(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'ember.invert' op operand of type tensor<4xi1> must have integer (int8, int16, int32, int64 or uint8) elements}}
+  %0 = "ember.invert"(%a) : (tensor<4xi1>) -> tensor<4xi1>
+  return
+}

@@ -23,6 +23,7 @@ F[0, :3] = [np.nan, np.inf, -0.0]
 P = np.abs(RNG.standard_normal((3, 4))).astype(np.float32) + 0.1   # positive
 I = np.array([[7, -7, 0, 100], [-128, 127, 5, -1], [2, -3, 64, 9]], np.int8)
 J = np.array([-2, 2, 3, -5], np.int8)                              # non-zero divisors
+SHIFTS = np.array([-2, 9, 3, 7], np.int8)  # shift amounts: below, above and inside [0, 7]
 B = np.array([[True, False, True, False]])
 C = np.array([[True], [False], [True]])
 S = np.array([[1.0, -0.0, np.nan, 0.0, 2.0, -np.inf, 1.0, np.nan, 0.0, -1.0],
@@ -343,6 +344,13 @@ ROWS = {
     "ember.less_equal": ([I, J], {}, py_cmp(lambda a, b: a <= b)),
     "ember.greater": ([F, P[0]], {}, py_cmp(lambda a, b: a > b)),
     "ember.greater_equal": ([I, J], {}, py_cmp(lambda a, b: a >= b)),
+    # bits (Python's ints: two's complement; shift amounts clamped to [0, 7], as TensorFlow)
+    "ember.bitwise_and": ([I, J], {}, py_ints(lambda a, b: a & b)),
+    "ember.bitwise_or": ([I, J], {}, py_ints(lambda a, b: a | b)),
+    "ember.bitwise_xor": ([I, J], {}, py_ints(lambda a, b: a ^ b)),
+    "ember.left_shift": ([I, SHIFTS], {}, py_ints(lambda a, b: a << min(max(b, 0), 7))),
+    "ember.right_shift": ([I, SHIFTS], {}, py_ints(lambda a, b: a >> min(max(b, 0), 7))),
+    "ember.invert": ([I], {}, lambda x: np.array([[~v for v in r] for r in x.tolist()], np.int8)),
     "ember.logical_and": ([C, B], {}, py_cmp(lambda a, b: a and b)),
     "ember.logical_or": ([C, B], {}, py_cmp(lambda a, b: a or b)),
     "ember.select": ([C, F, np.float32(-1)], {},

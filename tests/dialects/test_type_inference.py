@@ -35,6 +35,7 @@ def ids(rows):
     return [f"{r[0]}-{i}" for i, r in enumerate(rows)]
 
 
+INTEGER = "integer (int8, int16, int32, int64 or uint8)"
 DIFFERENT = "have different element types"  # the rest of that message explains the fix
 
 # -- elementwise ----------------------------------------------------------------------------
@@ -99,6 +100,9 @@ UNARY = [
     ("ember.logical_not", ["tensor<2xf32>"], {},
      (OpTypeError, "operand of type tensor<2xf32> must have bool (i1) elements")),
     ("ember.sqrt", [], {}, (OpTypeError, "expects 1 operands (input), got 0")),
+    ("ember.invert", ["tensor<?xui8>"], {}, ["tensor<?xui8>"]),
+    ("ember.invert", ["tensor<2xf32>"], {},
+     (OpTypeError, f"operand of type tensor<2xf32> must have {INTEGER} elements")),
 ]
 
 BINARY = [
@@ -150,6 +154,15 @@ BINARY = [
                    "floating-point) elements")),
     ("ember.logical_and", ["tensor<3xi32>", "tensor<3xi32>"], {},
      (OpTypeError, "operands of type tensor<3xi32> must have bool (i1) elements")),
+    ("ember.bitwise_and", ["tensor<?x3xi32>", "tensor<3xi32>"], {}, ["tensor<?x3xi32>"]),
+    ("ember.bitwise_or", ["tensor<2xui8>", "tensor<ui8>"], {}, ["tensor<2xui8>"]),
+    ("ember.bitwise_xor", ["tensor<*xi64>", "tensor<2xi64>"], {}, ["tensor<*xi64>"]),
+    ("ember.left_shift", ["tensor<4xi8>", "tensor<1xi8>"], {}, ["tensor<4xi8>"]),
+    ("ember.right_shift", ["tensor<4xi16>", "tensor<4xi16>"], {}, ["tensor<4xi16>"]),
+    ("ember.bitwise_and", ["tensor<3xi1>", "tensor<3xi1>"], {},
+     (OpTypeError, f"operands of type tensor<3xi1> must have {INTEGER} elements")),
+    ("ember.left_shift", ["tensor<3xi32>", "tensor<3xi64>"], {},
+     (OpTypeError, f"operand types tensor<3xi32> and tensor<3xi64> {DIFFERENT}")),
     ("ember.add", ["tensor<3xi32>"], {}, (OpTypeError, "expects 2 operands (lhs, rhs), got 1")),
     ("ember.add", ["tensor<3xi32>", "!ember.resource<tensor<3xi32>>"], {},
      (OpTypeError, "operand 'rhs' must be a tensor, got !ember.resource<tensor<3xi32>>")),

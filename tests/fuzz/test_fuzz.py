@@ -41,7 +41,7 @@ SCALE = int(os.environ.get("EMBER_FUZZ_SCALE", "1"))
 IR_INPUTS = 500 * SCALE
 PROGRAMS = 125 * SCALE
 AUTOGRAPH_PROGRAMS = 75 * SCALE
-OPS_PROGRAMS = 100 * SCALE  # fewer leave catalogue ops uncalled (75: 10)
+OPS_PROGRAMS = 125 * SCALE  # at least one per recipe (123): each is featured once
 WORKERS = int(os.environ.get("EMBER_FUZZ_WORKERS", "2"))
 TIMEOUT_S = 60.0  # per input: a hang, not a slow compile on a busy 2-core machine
 # Users' first calls run the fast tier and hot code the full one (tiered compilation): the

@@ -1,5 +1,5 @@
 """Elementwise ops: unary math (unary.py; tan, the inverse and hyperbolic functions and atan2:
-trig.py), binary arithmetic with broadcasting (binary.py),
+trig.py), binary arithmetic with broadcasting (binary.py), integers' bits (bitwise.py),
 comparisons, logic and select (compare.py); shared traits and kernels in common.py.
 
 Semantics follow TensorFlow (tf.math): no implicit dtype conversion between operands, integer
@@ -28,6 +28,8 @@ from ember.dialects.ember.elementwise.trig import (AcoshOp, AcosOp, AsinhOp, Asi
 from ember.dialects.ember.elementwise.binary import (AddOp, BinaryOp, DivOp, FloorDivOp, MaximumOp,
                                                      MinimumOp, ModOp, MulOp, PowOp, SubOp,
                                                      broadcast_result)
+from ember.dialects.ember.elementwise.bitwise import (BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
+                                                      InvertOp, LeftShiftOp, RightShiftOp)
 from ember.dialects.ember.elementwise.compare import (CompareOp, EqualityOp, EqualOp,
                                                       GreaterEqualOp, GreaterOp, LessEqualOp,
                                                       LessOp, LogicalAndOp, LogicalOp, LogicalOrOp,
@@ -44,3 +46,5 @@ __all__ = ["AbsOp", "AddOp", "BinaryOp", "CeilOp", "CompareOp", "CosOp", "DivOp"
 __all__ += ["DigammaOp", "LgammaOp"]
 __all__ += ["AcoshOp", "AcosOp", "AsinhOp", "AsinOp", "Atan2Op", "AtanhOp", "AtanOp", "CoshOp",
             "SinhOp", "TanOp"]
+__all__ += ["BitwiseAndOp", "BitwiseOrOp", "BitwiseXorOp", "InvertOp", "LeftShiftOp",
+            "RightShiftOp"]

@@ -55,6 +55,7 @@ from ember.passes.conversions.ember_to_linalg import sorting  # noqa: F401 (rule
 from ember.passes.conversions.ember_to_linalg import unique  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import complex_math  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg import signal  # noqa: F401 (rules)
+from ember.passes.conversions.ember_to_linalg import bitwise  # noqa: F401 (rules)
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, Lowering,
                                                              LoweringError, build_generic,
                                                              lowers, retype_ui8)
