@@ -2,9 +2,8 @@
 
 Conversion follows TensorFlow: Python ints become int32 (int64 when they do not fit), floats
 float32, bools bool, strings string; numpy arrays keep their dtype. A Python value combined
-with a tensor takes the tensor's dtype, and must be representable in it — `int_tensor + 1.5`
-is a TypeError, as in TensorFlow; a list holding tensors is stacked (autopack.py).
-Operators are attached in `ember.frontend.ops`.
+with a tensor takes its dtype, and must be representable in it (`int_tensor + 1.5` is a
+TypeError); a list holding tensors is stacked (autopack.py). Operators: `frontend/ops.py`.
 """
 
 from __future__ import annotations
@@ -315,7 +314,8 @@ def _is_python_value(value) -> bool:
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = None) -> Tensor:
-    """Converts a Tensor, numpy array or (nested) Python value to an `em.Tensor`.
+    """Converts a Tensor, numpy array or (nested) Python value to an `em.Tensor` (arrays are
+    copied, as TensorFlow's: refilling the caller's buffer does not change the tensor).
 
     Args:
       value: the value to convert.
@@ -344,8 +344,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         arr = _array_of(value)
         if arr.dtype.kind == "c" and want is not None and not want.is_complex:
             raise _complex_error(value, want)  # never truncated to its real part
-        if want is not None and _dtype_of(arr) is not want:
-            arr = arr.astype(want.np_dtype)
+        arr = arr.astype(want.np_dtype) if want is not None and _dtype_of(arr) is not want \
+            else np.array(arr, order="C", copy=True)
         return Tensor(arr)  # checks the elements (strings: str or bytes)
     if (first := autopack.first_tensor(value)) is not None:  # a list holding tensors
         return autopack.pack(value, first, want)  # TensorFlow's auto-packing: a stack

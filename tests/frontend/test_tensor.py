@@ -585,3 +585,18 @@ def test_print_defaults_to_stderr(capsys):
     em.print("to stderr", em.constant([1]))
     captured = capsys.readouterr()
     assert captured.err == "to stderr [1]\n" and captured.out == ""
+
+
+def test_converted_arrays_are_copies_refilling_the_buffer_changes_no_tensor():
+    """As TensorFlow's: a host buffer refilled per batch leaves earlier tensors alone."""
+    buf = np.zeros(3, np.float32)
+    batches = []
+    for step in range(3):
+        buf[:] = step
+        batches.append(em.convert_to_tensor(buf))
+    x = np.arange(4, dtype=np.float32)
+    views = [em.reshape(x, [2, 2]), em.identity(x), em.stop_gradient(x), em.squeeze(x),
+             em.expand_dims(x, 0), em.convert_to_tensor(x, dtype=em.float32)]
+    x[0] = -1.0
+    assert [b.numpy().tolist() for b in batches] == [[0.0] * 3, [1.0] * 3, [2.0] * 3]
+    assert [float(np.ravel(v.numpy())[0]) for v in views] == [0.0] * len(views)
