@@ -65,6 +65,32 @@ class Layer(Module):
     def dtype(self):
         return self._dtype
 
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        """Keras's freeze, set on this layer and every sublayer: a frozen layer's weights
+        leave `trainable_variables` (fit and the optimizers skip them), the Variables as
+        they are (a tape still watches them, as TensorFlow's)."""
+        for layer in (self, *(m for m in self.submodules if isinstance(m, Layer))):
+            layer.__dict__["_trainable"] = bool(value)
+
+    def _frozen(self) -> set:
+        return {id(v) for layer in (self, *self.submodules)
+                if isinstance(layer, Layer) and not layer._trainable for v in layer.variables}
+
+    @property
+    def trainable_variables(self) -> tuple:
+        frozen = self._frozen()
+        return tuple(v for v in super().trainable_variables if id(v) not in frozen)
+
+    @property
+    def non_trainable_variables(self) -> tuple:
+        frozen = self._frozen()
+        return tuple(v for v in self.variables if not v.trainable or id(v) in frozen)
+
     def __init_subclass__(cls, **kwargs):
         """Wraps a subclass's `build` so a direct `layer.build(shape)` call (as the guide
         advises before training several models with one function) marks the layer built and
@@ -101,24 +127,18 @@ class Layer(Module):
         return weight
 
     def _walk_order(self) -> list:
-        """A layer's weights in the order it made them, as Keras lists them (kernel before
-        bias), then its other attributes sorted as tf.Module's."""
+        """A layer's weights in the order it made them, then its other attributes in the
+        order they were first set, as Keras tracks them (kernel before bias, an encoder
+        made before its decoder before it), not sorted as tf.Module's."""
         made = {id(w): i for i, w in enumerate(self._made)}
         own = vars(self)
         weights = sorted((k for k in own if id(own[k]) in made), key=lambda k: made[id(own[k])])
-        return weights + [k for k in sorted(own) if k not in weights]
+        return weights + [k for k in own if k not in weights]
 
-    @property
-    def weights(self) -> list:
-        return list(self.variables)
-
-    @property
-    def trainable_weights(self) -> list:
-        return list(self.trainable_variables)
-
-    @property
-    def non_trainable_weights(self) -> list:
-        return list(self.non_trainable_variables)
+    # Keras's names for the variables, as lists
+    weights = property(lambda self: list(self.variables))
+    trainable_weights = property(lambda self: list(self.trainable_variables))
+    non_trainable_weights = property(lambda self: list(self.non_trainable_variables))
 
 
 def _built_once(build):

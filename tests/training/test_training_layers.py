@@ -219,3 +219,43 @@ def test_weights_are_listed_in_the_order_keras_lists_them():
     model(em.ones([3, 5]))
     assert [v.name.split("/")[-1] for v in model.trainable_variables] == [
         "kernel:0", "bias:0", "gamma:0", "beta:0", "kernel:0", "bias:0"]
+
+
+class _AutoEncoder(em.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = em.layers.Dense(4)  # made first: listed first, as Keras tracks it
+        self.decoder = em.layers.Dense(4)
+
+    def call(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def test_a_models_sublayers_are_listed_in_the_order_they_were_set():
+    """Not sorted by attribute name (tf.Module's walk): a Keras-ordered set_weights list
+    put the encoder's weights in the decoder (wrong outputs, no error)."""
+    model, x = _AutoEncoder(), np.ones((1, 4), np.float32)
+    model(x)
+    assert [v.name for v in model.trainable_variables] == [
+        model.encoder.kernel.name, model.encoder.bias.name, model.decoder.kernel.name,
+        model.decoder.bias.name]
+    eye = np.eye(4, dtype=np.float32)
+    model.set_weights([2 * eye, np.zeros(4, np.float32), eye, np.full(4, 10, np.float32)])
+    np.testing.assert_array_equal(model(x).numpy(), [[12.0] * 4])
+
+
+def test_a_frozen_layer_leaves_trainable_variables_and_fit_keeps_it():
+    model = em.keras.Sequential([em.keras.layers.Dense(4), em.keras.layers.Dense(1)])
+    model(np.ones((2, 3), np.float32))
+    base = model.layers[0]
+    base.trainable = False
+    assert len(model.trainable_variables) == 2 and len(model.non_trainable_variables) == 2
+    assert len(base.trainable_weights) == 0 and base.kernel.trainable  # the Variable as made
+    before = base.kernel.numpy().copy()
+    model.compile(optimizer=em.keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(np.ones((8, 3), np.float32), np.ones((8, 1), np.float32), epochs=2, verbose=0)
+    np.testing.assert_array_equal(base.kernel.numpy(), before)
+    model.trainable = False  # reaches every sublayer, and back
+    assert model.trainable_variables == ()
+    model.trainable = True
+    assert len(model.trainable_variables) == 4
