@@ -13,6 +13,7 @@ emits `if not initialized: assign(...)`, as TensorFlow lifts such initialisers.
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from typing import Optional
 
@@ -32,13 +33,16 @@ _ids = itertools.count(1)
 
 
 class VariableHandle:
-    """The storage of a variable: what the interpreter and compiled code read and write."""
+    """The storage of a variable: what the interpreter and compiled code read and write.
+    `lock` makes a read-modify-write atomic (an eager assign_add, a compiled call that
+    writes the variable): re-entrant, for a py_function that writes it during such a call."""
 
-    __slots__ = ("value", "id", "__weakref__")
+    __slots__ = ("value", "id", "lock", "__weakref__")
 
     def __init__(self, value: Optional[np.ndarray]):
         self.value = value
         self.id = next(_ids)
+        self.lock = threading.RLock()
 
 
 # em.distribute's variable creator (set by ember.runtime.distribute.mirrored): called with the
@@ -185,10 +189,10 @@ class Variable(metaclass=_VariableMeta):
             raise tracing.eager_use_error(value)
         types = (_resource_type(self), TensorType(value.dtype, tuple(value._value.shape)))
         spec.infer_types(types, {})
-        old = self._handle.value
-        with np.errstate(all="ignore"):
-            new = np.asarray(spec.reference(old, value._value), dtype=self.dtype.np_dtype)
-        self._handle.value = np.array(new, copy=True)
+        handle = self._handle
+        with handle.lock, np.errstate(all="ignore"):
+            new = np.asarray(spec.reference(handle.value, value._value), self.dtype.np_dtype)
+            handle.value = np.array(new, copy=True)
         return self
 
     def assign(self, value, read_value: bool = True):

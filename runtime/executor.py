@@ -24,6 +24,7 @@ then, as on eviction.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import threading
 import warnings
@@ -74,6 +75,7 @@ class Executor:
         self._tiered = "fast" in getattr(self._backend, "tiers", ())
         self._tier_failure_reported = False
         self._traced = tier0  # the FuncGraph, for tier 0
+        self._may_write: set | None = None  # the variables' arguments it may write
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
@@ -82,24 +84,55 @@ class Executor:
         written in place, and arrays of large captured constants, in argument order)."""
         values = [e if isinstance(e, np.ndarray) else e.value for e in extra]
         if self.fallback_reason is None and all(v is not None for v in values):
-            inputs = arrays + values
-            key = tuple((a.shape, a.dtype.str) for a in inputs)
-            exe = self._compiled.get(key)
-            if exe is None:
-                exe = self._compile(key, inputs)
-            else:
-                self._touch(key)
+            exe = self._executable(arrays + values)
+            written = self._written(exe.variables) if exe is not None else ()
+            if exe is not None and not written:  # (a variable only read comes back as it
+                outs = exe(arrays + values)      # was: not stored, a write meanwhile stays)
+                return tuple(outs[:len(outs) - len(exe.variables)])
             if exe is not None:
-                outs = exe(inputs)
-                if not exe.variables:
-                    return tuple(outs)
-                count = len(outs) - len(exe.variables)
-                for index, value in zip(exe.variables, outs[count:]):
-                    extra[index - len(arrays)].value = value
-                return tuple(outs[:count])
+                # read, run and write under the written variables' locks, as TensorFlow's
+                # AssignAdd: calls from several threads (compiled code releases the GIL)
+                # must not add to the same old value
+                with _locked([extra[i - len(arrays)] for i in written]):
+                    inputs = arrays + [e if isinstance(e, np.ndarray) else e.value
+                                       for e in extra]
+                    exe = self._executable(inputs)  # (another shape assigned meanwhile)
+                    if exe is not None:
+                        outs = exe(inputs)
+                        count = len(outs) - len(exe.variables)
+                        for index, value in zip(exe.variables, outs[count:]):
+                            if index in written:
+                                extra[index - len(arrays)].value = value
+                        return tuple(outs[:count])
         if self.fallback_reason is not None and not self._by_design:
             self._check_policy(self.fallback_reason)
-        return self._interpreter().call(self._symbol, arrays + extra)
+        with _locked([e for e in extra if not isinstance(e, np.ndarray)]):
+            return self._interpreter().call(self._symbol, arrays + extra)
+
+    def _written(self, variables: list) -> frozenset:
+        """Which of the argument numbers `variables` (the variables the code returns) the
+        trace may write: its argument is used by anything but `ember.read_variable` (an
+        assign, a call). The others are only read, and their values are not stored back."""
+        if not variables:
+            return frozenset()
+        if self._may_write is None:
+            graph, may_write = self._traced, set()
+            for arg in graph.block.arguments if graph is not None else ():
+                if str(arg.type).startswith("!ember.resource") and any(
+                        getattr(use.owner, "operation", use.owner).name != "ember.read_variable"
+                        for use in arg.uses):
+                    may_write.add(arg.arg_number)
+            self._may_write = may_write if graph is not None else None
+        return frozenset(variables) if self._may_write is None else \
+            frozenset(i for i in variables if i in self._may_write)
+
+    def _executable(self, inputs: list):
+        key = tuple((a.shape, a.dtype.str) for a in inputs)
+        exe = self._compiled.get(key)
+        if exe is None:
+            return self._compile(key, inputs)
+        self._touch(key)
+        return exe
 
     def _compile(self, key, arrays):
         with self._lock:
@@ -205,6 +238,16 @@ class Executor:
     def tiers(self) -> dict:
         """Key -> "fast" or "full": the tier of each compiled specialisation's code."""
         return {key: getattr(exe, "tier", "full") for key, exe in list(self._compiled.items())}
+
+
+@contextlib.contextmanager
+def _locked(handles: list):
+    """Holds the locks of variable `handles` (each once, in the order of their ids: two
+    calls locking the same variables cannot deadlock)."""
+    with contextlib.ExitStack() as stack:
+        for handle in sorted({h.id: h for h in handles}.values(), key=lambda h: h.id):
+            stack.enter_context(handle.lock)
+        yield
 
 
 def constant_digests(graph) -> str:
