@@ -138,6 +138,9 @@ class RangeOp(Op):
     def size(cls, start, limit, delta) -> int:
         if delta == 0:
             raise OpAttributeError(cls.name, "delta must not be zero")
+        if all(isinstance(v, (int, np.integer)) for v in (start, limit, delta)):
+            # exact: a float quotient rounds 2**63-wide spans (4 elements where 5 fit)
+            return max(0, -(-(int(limit) - int(start)) // int(delta)))
         length = np.ceil((limit - start) / delta)
         if not np.isfinite(length):
             raise OpShapeError(cls.name, f"range({start}, {limit}, {delta}) has no finite "
@@ -152,6 +155,10 @@ class RangeOp(Op):
     @staticmethod
     def reference(start, limit, delta):
         n = RangeOp.size(start.item(), limit.item(), delta.item())
+        if start.dtype.kind in "iu":  # wrapping int64 products: the values lie in range
+            with np.errstate(over="ignore"):
+                return (np.arange(n, dtype=np.int64) * np.int64(delta.item())
+                        + np.int64(start.item())).astype(start.dtype)
         return (start + delta * np.arange(n)).astype(start.dtype)
 
 

@@ -123,8 +123,10 @@ func.func @shapes(%x: tensor<2x3xf32>, %y: tensor<?x4xui8>, %z: tensor<f64>) -> 
 
 // -----
 
-// A range of run-time bounds: its length is max(0, ceildiv(limit - start, delta)); a zero
-// delta calls a site reporting the three bounds, whose inference raises eager's error.
+// A range of run-time bounds: its length is ceil(|limit - start| / |delta|) in unsigned
+// arithmetic (exact where the signed difference overflows), 0 if the bounds run the other
+// way; a zero delta, or a length of 2**63 elements or more, calls a site reporting the
+// three bounds, whose inference raises eager's error.
 // CHECK-LABEL: func.func private @ember_error_0(i64, i64, i64)
 // CHECK-SAME:    ember.op = "ember.range"
 // CHECK-SAME:    ember.valued = "[0, 1, 2]"
@@ -132,8 +134,12 @@ func.func @shapes(%x: tensor<2x3xf32>, %y: tensor<?x4xui8>, %z: tensor<f64>) -> 
 // CHECK:         %[[ZERO:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
 // CHECK:         scf.if %[[ZERO]] {
 // CHECK-NEXT:      func.call @ember_error_0(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64) -> ()
-// CHECK:         %[[N:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : i64
-// CHECK:         %[[M:.*]] = arith.maxsi %[[N]], %{{.*}} : i64
+// CHECK:         %[[Q:.*]] = arith.divui %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[R:.*]] = arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[N:.*]] = arith.addi %[[Q]], %{{.*}} : i64
+// CHECK:         %[[M:.*]] = arith.select %{{.*}}, %[[N]], %{{.*}} : i64
+// CHECK:         %[[HUGE:.*]] = arith.cmpi slt, %[[M]], %{{.*}} : i64
+// CHECK:         scf.if %[[HUGE]] {
 // CHECK:         %[[SIZE:.*]] = arith.index_cast %[[M]] : i64 to index
 // CHECK:         tensor.empty(%[[SIZE]]) : tensor<?xi32>
 func.func @range_dynamic(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>) -> tensor<?xi32> {

@@ -13,7 +13,11 @@ from ember.runtime.executor import InterpreterFallbackWarning
 
 BOUNDS = [(0, 5, 1), (5, 0, -2), (1, 10, 3), (3, 3, 1), (7, 2, 1), (0, 1, 0)]
 FLOAT_BOUNDS = [(0.5, 2.2, 0.3), (0, np.inf, 1), (0, 1, np.nan), (2.0, -1.0, -0.7)]
+# spans of 2**63 and more (the signed difference overflows), and 2**62 int64 elements
+WIDE_BOUNDS = [(-2**63, 2**63 - 1, 2**62), (-(2**62) - 5, 2**62 + 5, 2**61),
+               (2**63 - 1, -2**63, -2**62), (0, 2**62, 1)]
 CASES = ([(dt, b) for dt in (np.int8, np.int32, np.int64) for b in BOUNDS]
+         + [(np.int64, b) for b in WIDE_BOUNDS] + [(np.float32, (0.0, 3e38, 1e-38))]
          + [(np.uint8, b) for b in BOUNDS if min(b) >= 0]
          + [(dt, b) for dt in (np.float32, np.float64) for b in BOUNDS + FLOAT_BOUNDS])
 
@@ -42,6 +46,25 @@ def test_range_of_run_time_bounds_matches_eager(dtype, bounds):
             got = f(*args).numpy()
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("source,dtype,n", [
+    ("em.zeros([n, n])", np.int64, 2**32), ("em.zeros([n, n, n])", np.int32, 2**30),
+    ("em.fill([n, n], 1.0)", np.int64, 2**32), ("em.zeros([n, 4])", np.int64, 2**61),
+    ("em.broadcast_to(1.0, [n, n])", np.int64, 2**32),
+    ("em.random.stateless_uniform([n, n], [1, 2])", np.int64, 2**32),
+    ("em.linspace(0.0, 1.0, n)", np.int64, 2**62)])
+def test_run_time_sizes_too_large_raise_eagers_error(source, dtype, n):
+    """Their byte count wraps around in int64: compiled code allocated the wrapped size and
+    wrote past it (a segfault); it now raises what eager raises, before allocating."""
+    fn = eval(f"lambda n: {source}")  # noqa: S307 - the test's own expressions
+    with pytest.raises(em.errors.OpError) as eager:
+        fn(em.constant(np.array(n, dtype)))
+    with pytest.raises(type(eager.value)) as compiled:
+        em.function(fn)(np.array(n, dtype))
+    assert "is too large" in str(eager.value)
+    assert str(compiled.value).split(" op ")[1].startswith(
+        str(eager.value).split(" op ")[1][:60]), (str(compiled.value), str(eager.value))
 
 
 def test_ops_built_on_a_traced_range_compile():

@@ -32,7 +32,7 @@ from mlir.dialects import arith, linalg, math, tensor
 
 from ember.dialects.ember import creation as C
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.types import MAX_BYTES, TensorType
 from ember.passes.conversions.ember_to_linalg.checks import check, shape_check
 from ember.passes.conversions.ember_to_linalg.common import (PARALLEL, Lowering,
                                                              LoweringError, element_type,
@@ -69,7 +69,7 @@ def lower_fill(op, lw: Lowering):
     if out.shape is None:
         raise LoweringError(f"result {out} needs a known rank")
     if not out.is_static:
-        check_dims(lw, dims, lw.operand_types[0])
+        check_dims(lw, dims, lw.operand_types[0], 0)
     scalar = _scalar(value, out.dtype)
     sizes = [d if d is not None else _dim_from(lw, dims, lw.operand_types[0], i)
              for i, d in enumerate(out.shape)]
@@ -77,13 +77,45 @@ def lower_fill(op, lw: Lowering):
     return [linalg.fill(scalar, outs=[empty])]
 
 
-def check_dims(lw: Lowering, dims: ir.Value, dims_type: TensorType) -> None:
-    """Raises eager's error (creation.NEGATIVE_DIM) when the shape operand `dims`, read at
-    run time, holds a negative dim."""
+def check_dims(lw: Lowering, dims: ir.Value, dims_type: TensorType, operand: int) -> None:
+    """Raises eager's error when the shape operand `dims` (operand number `operand`), read
+    at run time, holds a negative dim (creation.NEGATIVE_DIM) or sizes whose elements would
+    take more bytes than an int64 counts (the result type's: native code would allocate
+    the wrapped-around size and write past it)."""
     zero = arith.ConstantOp(element_type(dims_type.dtype), 0).result
     check(lw, dims, dims_type,
           lambda d: arith.CmpIOp(arith.CmpIPredicate.slt, d, zero).result,
           lambda a: a < 0, C.NEGATIVE_DIM, error="OpShapeError")
+    out, i64 = lw.result_types[0], ir.IntegerType.get_signless(64)
+    wide = arith.ExtUIOp if dims_type.dtype.kind == "uint" else arith.ExtSIOp
+    sizes = []
+    for k, d in enumerate(out.shape):
+        if d is None:
+            v = tensor.ExtractOp(dims, [lw.index(k)]).result
+            d = v if dims_type.dtype.bits == 64 else wide(i64, v).result
+        sizes.append(d)
+    shape_check(lw, too_large(sizes, out.dtype.np_dtype.itemsize or 1), valued=(operand,))
+
+
+def too_large(sizes: list, itemsize: int) -> ir.Value:
+    """Whether elements of `sizes` (ints, or i64 values not negative) would take more than
+    MAX_BYTES (2**63 - 1) bytes, counted as TensorType counts them (dims > 1 only), without
+    overflowing: `total * d` fits iff `d <= MAX_BYTES // total`."""
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    c = (lambda v: arith.ConstantOp(i64, v).result)
+    total, bad = c(itemsize), arith.ConstantOp(i1, 0).result
+    for d in sizes:
+        if isinstance(d, int):
+            if d <= 1:
+                continue
+            d = c(d)
+        big = arith.CmpIOp(arith.CmpIPredicate.sgt, d, c(1)).result
+        room = arith.DivSIOp(c(MAX_BYTES), total).result
+        over = arith.AndIOp(big, arith.CmpIOp(arith.CmpIPredicate.sgt, d, room).result).result
+        bad = arith.OrIOp(bad, over).result
+        grow = arith.AndIOp(big, arith.XOrIOp(bad, arith.ConstantOp(i1, 1).result).result)
+        total = arith.SelectOp(grow.result, arith.MulIOp(total, d).result, total).result
+    return bad
 
 
 def _scalar(value: ir.Value, dtype) -> ir.Value:
@@ -141,18 +173,40 @@ def _range_size(lw: Lowering, start, limit, delta, dtype) -> ir.Value:
         shape_check(lw, arith.XOrIOp(finite, arith.ConstantOp(i1, 1).result).result,
                     valued=(0, 1, 2))
         length = arith.MaximumFOp(length, arith.ConstantOp(f64, 0.0).result).result
-        length = arith.FPToSIOp(i64, arith.SelectOp(finite, length, arith.ConstantOp(
-            f64, 0.0).result).result).result
+        # 2**63 or more elements: too large, as eager says (fptosi of it would be poison)
+        fits = arith.CmpFOp(arith.CmpFPredicate.OLT, length,
+                            arith.ConstantOp(f64, float(2**63)).result).result
+        shape_check(lw, arith.XOrIOp(fits, arith.ConstantOp(i1, 1).result).result,
+                    valued=(0, 1, 2))
+        length = arith.FPToSIOp(i64, arith.SelectOp(arith.AndIOp(finite, fits).result, length,
+                                                    arith.ConstantOp(f64, 0.0).result).result
+                                ).result
     else:
         wide = arith.ExtUIOp if dtype.kind == "uint" else arith.ExtSIOp
         start, limit, delta = (v if dtype.bits == 64 else wide(i64, v).result
                                for v in (start, limit, delta))
-        zero = arith.ConstantOp(i64, 0).result
-        is_zero = arith.CmpIOp(arith.CmpIPredicate.eq, delta, zero).result
+        c = (lambda v: arith.ConstantOp(i64, v).result)
+        is_zero = arith.CmpIOp(arith.CmpIPredicate.eq, delta, c(0)).result
         shape_check(lw, is_zero, valued=(0, 1, 2))
-        safe = arith.SelectOp(is_zero, arith.ConstantOp(i64, 1).result, delta).result
-        length = arith.CeilDivSIOp(arith.SubIOp(limit, start).result, safe).result
-        length = arith.MaxSIOp(length, zero).result
+        # |limit - start| and |delta| as unsigned: exact where the signed ones overflow
+        # (range(-2**63, 2**63 - 1, 2**62) has 4 elements)
+        up = arith.CmpIOp(arith.CmpIPredicate.sgt, delta, c(0)).result
+        ahead = arith.CmpIOp(arith.CmpIPredicate.sgt, limit, start).result
+        behind = arith.CmpIOp(arith.CmpIPredicate.slt, limit, start).result
+        some = arith.SelectOp(up, ahead, behind).result
+        span = arith.SelectOp(up, arith.SubIOp(limit, start).result,
+                              arith.SubIOp(start, limit).result).result
+        step = arith.SelectOp(up, delta, arith.SubIOp(c(0), delta).result).result
+        step = arith.SelectOp(is_zero, c(1), step).result
+        whole = arith.DivUIOp(span, step).result
+        part = arith.CmpIOp(arith.CmpIPredicate.ne, arith.RemUIOp(span, step).result,
+                            c(0)).result
+        length = arith.AddIOp(whole, arith.ExtUIOp(i64, part).result).result
+        length = arith.SelectOp(some, length, c(0)).result
+        # more than 2**63 - 1 elements (unsigned): too large, as eager says
+        huge = arith.CmpIOp(arith.CmpIPredicate.slt, length, c(0)).result
+        shape_check(lw, huge, valued=(0, 1, 2))
+    shape_check(lw, too_large([length], (dtype.np_dtype.itemsize or 1)), valued=(0, 1, 2))
     return arith.IndexCastOp(ir.IndexType.get(), length).result
 
 

@@ -200,7 +200,7 @@ def _sizes(lw: Lowering) -> tuple:
     if out.shape is None:
         raise LoweringError(f"result {out} needs a known rank")
     if not out.is_static:
-        check_dims(lw, shape, shape_type)
+        check_dims(lw, shape, shape_type, 1)
     return tuple(d if d is not None else arith.IndexCastOp(ir.IndexType.get(), tensor.ExtractOp(
         shape, [lw.index(i)]).result).result for i, d in enumerate(out.shape))
 

@@ -25,7 +25,7 @@ from ember.dialects.ember import structure as S
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
 from ember.passes.conversions.ember_to_linalg.builders import collapse, size_of
-from ember.passes.conversions.ember_to_linalg.creation import check_dims
+from ember.passes.conversions.ember_to_linalg.creation import check_dims, too_large
 from ember.passes.ir_utils import constant_of
 from ember.passes.conversions.ember_to_linalg.checks import shape_check
 from ember.passes.conversions.ember_to_linalg.common import (LOWERINGS, PARALLEL, Lowering,
@@ -62,6 +62,7 @@ def _check_sizes(lw: Lowering, shape: ir.Value, st, dims: tuple) -> None:
     i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
     bad = arith.ConstantOp(i1, 0).result
     wide = arith.ExtUIOp if st.dtype.kind == "uint" else arith.ExtSIOp
+    sizes = []
     for k, d in enumerate(dims):
         v = tensor.ExtractOp(shape, [lw.index(k)]).result
         v = v if st.dtype.bits == 64 else wide(i64, v).result
@@ -69,7 +70,9 @@ def _check_sizes(lw: Lowering, shape: ir.Value, st, dims: tuple) -> None:
             (0, arith.CmpIPredicate.slt)
         bad = arith.OrIOp(bad, arith.CmpIOp(predicate, v, arith.ConstantOp(i64, want).result)
                           .result).result
-    shape_check(lw, bad, valued=(1,))
+        sizes.append(arith.MaxSIOp(v, arith.ConstantOp(i64, 0).result).result)
+    itemsize = lw.result_types[0].dtype.np_dtype.itemsize or 1
+    shape_check(lw, arith.OrIOp(bad, too_large(sizes, itemsize)).result, valued=(1,))
 
 
 @lowers(S.DynamicBroadcastToOp)
@@ -202,7 +205,7 @@ def lower_dynamic_random(op, lw: Lowering):
     if out.shape is None:
         raise LoweringError(f"result {out} needs a known rank")
     if not out.is_static:
-        check_dims(lw, shape, shape_type)
+        check_dims(lw, shape, shape_type, 1)
     sizes = tuple(d if d is not None else arith.IndexCastOp(ir.IndexType.get(), tensor.ExtractOp(
         shape, [lw.index(i)]).result).result for i, d in enumerate(out.shape))
     return [random_values(lw, sizes)]
