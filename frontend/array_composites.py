@@ -61,18 +61,24 @@ def _known(value):
     return np.asarray(value)
 
 
-def _counts(value, what: str, length=None) -> list:
+def _counts(value, what: str, length=None, wide: bool = False) -> list:
     """A scalar or 1-D count argument as a list of Python ints and scalar int32 tensors (a
-    1-D tensor of unknown length must have `length` elements, checked when it runs)."""
+    1-D tensor of unknown length must have `length` elements, checked when it runs); with
+    `wide`, int64 tensors stay int64 (a roll's shift), else each value must fit in int32
+    (eager and compiled raise alike: a cast would wrap 3 - 2**32 around to 3)."""
     known = _known(value)
     if known is not None:
         if known.ndim > 1 or not (known.size == 0 or np.issubdtype(known.dtype, np.integer)):
             raise TypeError(f"em.{what} must be an int, a list of ints or a 0-D/1-D integer "
                             f"tensor, got {value!r}")
-        return [int(v) for v in known.reshape(-1)]
+        counts = [int(v) for v in known.reshape(-1)]
+        if not wide and _tensor_valued(value):
+            for c in counts:
+                _check(_INT32_MIN <= c <= _INT32_MAX, _outside_int32(what), True)
+        return counts
     if isinstance(value, (list, tuple)):
-        return [c for v in value for c in _counts(v, what)]
-    t = _int32(value, what)
+        return [c for v in value for c in _counts(v, what, wide=wide)]
+    t = _int32(value, what, wide)
     if t.ndim not in (0, 1) or (t.ndim and t.shape[0] is None and length is None):
         raise TypeError(f"em.{what} must be a 0-D or 1-D integer tensor of a length known "
                         f"while tracing (give its shape in the input_signature), got {t!r}")
@@ -81,11 +87,23 @@ def _counts(value, what: str, length=None) -> list:
     return [t] if t.ndim == 0 else [t[i] for i in builtins.range(t.shape[0] or length)]
 
 
-def _int32(value, what: str):
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
+
+
+def _outside_int32(what: str) -> str:
+    return f"em.{what} must lie in int32's range [-2**31, 2**31 - 1]"
+
+
+def _int32(value, what: str, wide: bool = False):
+    """An integer tensor as int32 (checked to fit when it is int64), or int64 with `wide`."""
     t = convert_to_tensor(value)
     if not t.dtype.is_integer:
         raise TypeError(f"em.{what} must be integers, got {t!r}")
-    return ops.cast(t, dtypes.int32) if t.dtype is not dtypes.int32 else t
+    if t.dtype is dtypes.int64 and not wide:
+        _check(ops.reduce_all(ops.logical_and(t >= _INT32_MIN, t <= _INT32_MAX)),
+               _outside_int32(what), True)
+    return t if t.dtype is dtypes.int32 or (wide and t.dtype is dtypes.int64) else \
+        ops.cast(t, dtypes.int32)
 
 
 def _tensor_valued(value) -> bool:
@@ -323,13 +341,19 @@ def roll(input, shift, axis, name=None):  # noqa: A002
     if axes is None or axes.ndim > 1 or not np.issubdtype(axes.dtype, np.integer):
         raise TypeError(f"em.roll: axis must be an int or a list of ints, got {axis!r}")
     axes = [int(a) for a in axes.reshape(-1)]
-    shifts = _counts(shift, "roll: shift", length=len(axes))
+    shifts = _counts(shift, "roll: shift", length=len(axes), wide=True)
     if len(shifts) != len(axes):
         raise ValueError(f"em.roll: {len(shifts)} shifts for {len(axes)} axes")
     for s, a in zip(shifts, axes):
         a = _axis(a, rank, "roll")
         size = size_of(x, a)
         if is_tensor(s) or is_tensor(size):
+            # the shift modulo the size first (in its own dtype: an int64 shift is not cut
+            # to 32 bits), so range(size) - shift cannot overflow near INT_MIN
+            if is_tensor(s):
+                n = ops.maximum(ops.cast(size, s.dtype), 1) if is_tensor(size) else \
+                    builtins.max(size, 1)
+                s = ops.cast(ops.floormod(s, n), dtypes.int32)
             index = ops.floormod(ops.range(size) - s, ops.maximum(size, 1))
             x = ops.gather(x, index, axis=a)
         elif size and s % size:

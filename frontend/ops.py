@@ -315,9 +315,12 @@ def _one_hot_traced(idx: Tensor, depth: Tensor, on: Tensor, off: Tensor, axis: i
     if not -rank_ - 1 <= axis <= rank_:
         raise ValueError(f"em.one_hot: axis {axis} is out of range for rank {rank_ + 1}")
     axis %= rank_ + 1
-    positions = range(cast(depth, idx.dtype), dtype=idx.dtype)
+    from ember.frontend.effects import assert_true  # (effects imports this module)
+    assert_true(depth >= 0, "em.one_hot: depth must be >= 0")  # eager's check, when it runs
+    # compared in int64: depth cast to the indices' dtype wrapped (uint8 indices, depth 300)
+    positions = range(cast(depth, dtypes.int64), dtype=dtypes.int64)
     positions = reshape(positions, [-1] + [1] * (rank_ - axis))
-    return where(equal(expand_dims(idx, axis), positions), on, off)
+    return where(equal(expand_dims(cast(idx, dtypes.int64), axis), positions), on, off)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):

@@ -233,3 +233,40 @@ def test_counts_of_outputs_unknown_while_tracing_are_errors_that_say_so():
     with pytest.raises(ValueError, match="number of parts must be known while tracing"):
         em.function(lambda x, n: em.split(x, n, axis=1),
                     input_signature=spec).get_concrete_function()
+
+
+def _both(fn, *args):
+    """fn's result (or error) eagerly and compiled, on tensors of `args`."""
+    out = []
+    for run in (fn, em.function(fn)):
+        try:
+            out.append(run(*[em.constant(a) for a in args]).numpy().tolist())
+        except em.errors.OpError as e:
+            out.append(str(e).split(" (at ")[0])
+    return out
+
+
+@pytest.mark.parametrize("source", ["em.tile(em.ones([1]), [n])", "em.repeat(em.ones([2]), n)",
+                                    "em.split(em.range(3.0), [n, 3 - n])[0]"])
+def test_int64_counts_outside_int32_raise_not_wrap(source):
+    """A cast to int32 wrapped 3 - 2**32 around to 3: compiled code tiled 3 times."""
+    fn = eval(f"lambda n: {source}")  # noqa: S307 - the test's own expressions
+    eager, compiled = _both(fn, np.int64(3 - 2**32))
+    assert eager == compiled and "must lie in int32's range" in eager
+
+
+def test_roll_by_an_int64_shift_and_by_int_min():
+    x = np.arange(5, dtype=np.float32)
+    for shift in (np.int64(2**32 + 3), np.int32(-2**31), np.int32(-2**31 + 1)):
+        want = np.roll(x, int(shift)).tolist()
+        assert _both(lambda v, s: em.roll(v, s, 0), x, shift) == [want, want], shift
+
+
+def test_one_hot_of_a_traced_depth_past_the_indices_dtype():
+    """The depth was cast to the indices' dtype: uint8 indices and depth 300 gave 44 columns;
+    a negative depth gave none where eager raises."""
+    for idx, depth in ((np.array([0, 1], np.uint8), 300), (np.array([0, 1], np.int8), 130)):
+        eager, compiled = _both(lambda i, d: em.one_hot(i, d), idx, np.int32(depth))
+        assert eager == compiled and np.asarray(compiled).shape == (2, depth)
+    with pytest.raises(em.errors.InvalidArgumentError, match="depth must be >= 0"):
+        em.function(lambda i, d: em.one_hot(i, d))(np.array([0], np.int32), np.int32(-3))
