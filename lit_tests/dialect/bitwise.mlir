@@ -5,6 +5,7 @@
 // RUN: ember-opt %s | FileCheck %s
 // RUN: ember-opt %s | ember-opt | FileCheck %s
 // RUN: ember-opt %s --mlir-print-op-generic | ember-opt | FileCheck %s
+// RUN: ember-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // CHECK-LABEL: func.func @bits(
 // CHECK:       "ember.bitwise_and"(%{{.*}}, %{{.*}}) : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
@@ -13,6 +14,10 @@
 // CHECK:       "ember.left_shift"(%{{.*}}, %{{.*}}) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
 // CHECK:       "ember.right_shift"(%{{.*}}, %{{.*}}) : (tensor<4xi8>, tensor<i8>) -> tensor<4xi8>
 // CHECK:       "ember.invert"(%{{.*}}) : (tensor<?x4xui8>) -> tensor<?x4xui8>
+// GENERIC-LABEL: sym_name = "bits"
+// GENERIC:       "ember.bitwise_and"({{.*}}) : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+// GENERIC:       "ember.left_shift"({{.*}}) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// GENERIC:       "ember.invert"({{.*}}) : (tensor<?x4xui8>) -> tensor<?x4xui8>
 func.func @bits(%a: tensor<4xi32>, %s: tensor<i32>, %u: tensor<?x4xui8>, %r: tensor<4xui8>,
                 %l: tensor<2x3xi64>, %row: tensor<3xi64>, %b: tensor<4xi8>, %n: tensor<i8>)
     -> (tensor<4xi32>, tensor<?x4xui8>, tensor<2x3xi64>, tensor<4xi32>, tensor<4xi8>, tensor<?x4xui8>) {
