@@ -44,7 +44,7 @@ from ember.runtime.call_gradients import call_recorded
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
-from ember.runtime.input_signature import (InputSignatureError, check_signature,
+from ember.runtime.input_signature import (InputSignatureError, check_defaults, check_signature,
                                            convert_to_signature, fits, mismatch_message,
                                            type_of_argument, unexpected_keyword)
 from ember.runtime.retracing import RetraceLog
@@ -197,9 +197,9 @@ class Function:
                   for n, spec in zip(names, self._input_signature)]
         for n, value in zip(names, values):
             bound.arguments[n] = value
-        ok = len(values) == len(self._input_signature)
-        for value, spec in zip(values, self._input_signature):
-            ok = ok and fits(value, spec)
+        check_defaults(bound, self._signature, self._input_signature, self._name)
+        ok = len(values) == len(self._input_signature) and all(
+            fits(value, spec) for value, spec in zip(values, self._input_signature))
         if not ok:
             raise InputSignatureError(
                 mismatch_message(self._name, names, values, self._input_signature))

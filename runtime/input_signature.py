@@ -64,6 +64,33 @@ def check_signature(signature, py_signature: inspect.Signature, name: str):
     return tuple(signature)
 
 
+def check_defaults(bound: inspect.BoundArguments, py_signature: inspect.Signature,
+                   signature: tuple, name: str) -> None:
+    """A parameter the input_signature does not cover takes only its default, and must have
+    one (tf.function raises when it is decorated; checked here, on the call, where a
+    method's `self` is bound): TypeError naming it."""
+    for p in list(py_signature.parameters.values())[len(signature):]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty:
+            raise TypeError(f"input_signature of '{name}' has no entry for parameter "
+                            f"'{p.name}', which has no default: add an em.TensorSpec for it, "
+                            "or give it a default (the only value it may then take)")
+        value = bound.arguments.get(p.name, p.default)
+        if value is not p.default and not (type(value) is type(p.default)
+                                           and _equal(value, p.default)):
+            raise TypeError(f"'{name}' was called with {p.name}={value!r}, but its "
+                            f"input_signature does not cover '{p.name}', which may only "
+                            f"take its default {p.default!r}: add an em.TensorSpec for it")
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an array or an object without a plain ==
+        return False
+
+
 def mismatch_message(name: str, names: list, values: list, signature: tuple) -> str:
     """The InputSignatureError text for the call of Function `name` with `values`."""
     why = next(filter(None, (_mismatch(v, s, n) for n, v, s in zip(names, values,
