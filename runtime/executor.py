@@ -76,6 +76,7 @@ class Executor:
         self._tier_failure_reported = False
         self._traced = tier0  # the FuncGraph, for tier 0
         self._may_write: set | None = None  # the variables' arguments it may write
+        self._written_of: dict = {}  # `_written`'s answers, by variables list
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
@@ -84,10 +85,11 @@ class Executor:
         written in place, and arrays of large captured constants, in argument order)."""
         values = [e if isinstance(e, np.ndarray) else e.value for e in extra]
         if self.fallback_reason is None and all(v is not None for v in values):
-            exe = self._executable(arrays + values)
+            inputs = arrays + values
+            exe = self._executable(inputs)
             written = self._written(exe.variables) if exe is not None else ()
             if exe is not None and not written:  # (a variable only read comes back as it
-                outs = exe(arrays + values)      # was: not stored, a write meanwhile stays)
+                outs = exe(inputs)               # was: not stored, a write meanwhile stays)
                 return tuple(outs[:len(outs) - len(exe.variables)])
             if exe is not None:
                 # read, run and write under the written variables' locks, as TensorFlow's
@@ -115,6 +117,10 @@ class Executor:
         assign, a call). The others are only read, and their values are not stored back."""
         if not variables:
             return frozenset()
+        key = tuple(variables)
+        known = self._written_of.get(key)  # (each call asks: once per variables list)
+        if known is not None:
+            return known
         if self._may_write is None:
             graph, may_write = self._traced, set()
             for arg in graph.block.arguments if graph is not None else ():
@@ -123,8 +129,9 @@ class Executor:
                         for use in arg.uses):
                     may_write.add(arg.arg_number)
             self._may_write = may_write if graph is not None else None
-        return frozenset(variables) if self._may_write is None else \
+        known = self._written_of[key] = frozenset(variables) if self._may_write is None else \
             frozenset(i for i in variables if i in self._may_write)
+        return known
 
     def _executable(self, inputs: list):
         key = tuple((a.shape, a.dtype.str) for a in inputs)
