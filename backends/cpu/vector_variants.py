@@ -1,18 +1,21 @@
-"""Vector variants of fastmath's sin and cos, so that huge arguments cost only when present.
+"""Vector variants of fastmath's sin and cos, so that large arguments cost only when present.
 
 fastmath's f32 `sin`/`cos` are exact for every float: lanes with |x| >= 2**28 need
 Payne-Hanek's argument reduction (sincos_reduction.py), and a branchless loop body computes
 it for every element, about half of the kernel's instructions (bench case C: 2.5x slower than
 without). A scalar branch cannot help: LLVM's vectoriser turns it into a select again.
-So the full tier hands the vectoriser whole-vector versions of the two functions, in which
-a branch looks at all lanes at once:
+Below 2**20 (fastmath_sincos.SMALL) a reduction in f32 with fused multiply-adds is as
+accurate and far cheaper than the f64 one (no conversions, half the vectors). So the full tier hands the vectoriser
+whole-vector versions of the two functions, in which a branch looks at all lanes at once:
 
     __ember_sin_f32_v16(x: vector<16xf32>):
-        if any lane of x is large, inf or NaN (large_arguments):  exact kernel (as now)
-        else:                                     Cody-Waite only (sincos_moderate)
+        if any lane of x has |x| >= 2**20, or is inf or NaN (beyond_small):
+            if any lane is large, inf or NaN (large_arguments):  exact kernel
+            else:                                Cody-Waite in f64 (sincos_moderate)
+        else:                                    Cody-Waite in f32 (sincos_small)
 
-Both sides give the same bits for the lanes that are not large, so results do not depend
-on which path a vector took; on targets with FMA the cheap side fuses two of Cody-Waite's
+Every side gives the same bits for the lanes it is meant for, so results do not depend
+on which path a vector took; on targets with FMA the f64 side fuses two of Cody-Waite's
 exact steps (fastmath_sincos._cody_waite, same bits). The mechanism is LLVM's vector
 function ABI:
 
@@ -112,29 +115,43 @@ def _build(name: str, lanes: int, function: str, masked: bool, fma: bool) -> Non
             zero = arith.ConstantOp(vt, ir.DenseElementsAttr.get_splat(
                 vt, ir.FloatAttr.get(ir.F32Type.get(), 0.0))).result
             x = arith.SelectOp(entry.arguments[1], x, zero).result
-        large, exact, moderate = _paths(function, x, fma)
-        lanes_int = ir.IntegerType.get_signless(lanes)
-        bits = llvm.BitcastOp(lanes_int, large).result
-        zero = arith.ConstantOp(lanes_int, ir.IntegerAttr.get(lanes_int, 0)).result
-        any_large = arith.CmpIOp(arith.CmpIPredicate.ne, bits, zero).result
-        branch = scf.IfOp(any_large, [vt], has_else=True)
-        with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([exact()])
-        with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([moderate()])
-        func.ReturnOp([branch.results[0]])
+        cheapest, levels = _paths(function, x, fma)
+        func.ReturnOp([_choose(vt, lanes, cheapest, levels)])
+
+
+def _choose(vt, lanes: int, cheapest, levels):
+    """The kernel `cheapest` builds where no lane of the vector is in the mask of
+    `levels[0]` (an i1 per lane), else, recursively, `levels[0]`'s kernel with the
+    remaining levels: one branch per level, on all lanes at once."""
+    if not levels:
+        return cheapest()
+    (mask, kernel), rest = levels[0], levels[1:]
+    lanes_int = ir.IntegerType.get_signless(lanes)
+    bits = llvm.BitcastOp(lanes_int, mask()).result
+    zero = arith.ConstantOp(lanes_int, ir.IntegerAttr.get(lanes_int, 0)).result
+    branch = scf.IfOp(arith.CmpIOp(arith.CmpIPredicate.ne, bits, zero).result, [vt],
+                      has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([_choose(vt, lanes, kernel, rest)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([cheapest()])
+    return branch.results[0]
 
 
 def _paths(function: str, x, fma: bool):
-    """(the i1 per lane that needs the exact kernel, a builder of the exact kernel, one of
-    the kernel that is exact where no lane needs it) of `function` at `x`."""
+    """(a builder of the cheapest kernel of `function` at `x`, [(a builder of the i1 per
+    lane that needs more than the kernel before, a builder of that kernel), ...]), the
+    last kernel exact for every lane; each gives the same bits as the exact kernel on the
+    lanes it is meant for."""
     if function == "tanh":  # tanh_moderate: the polynomial of |x| < 0.625 only (no e**2x)
-        return (fastmath.tanh_large_arguments(x), lambda: fastmath.tanh(x),
-                lambda: fastmath.tanh_moderate(x))
+        return (lambda: fastmath.tanh_moderate(x),
+                [(lambda: fastmath.tanh_large_arguments(x), lambda: fastmath.tanh(x))])
     cosine = function == "cos"
-    return (fastmath_sincos.large_arguments(x),
-            lambda: fastmath_sincos.cos(x) if cosine else fastmath_sincos.sin(x),
-            lambda: fastmath_sincos.sincos_moderate(x, cosine, fma))
+    return (lambda: fastmath_sincos.sincos_small(x, cosine),
+            [(lambda: fastmath_sincos.beyond_small(x),
+              lambda: fastmath_sincos.sincos_moderate(x, cosine, fma)),
+             (lambda: fastmath_sincos.large_arguments(x),
+              lambda: fastmath_sincos.cos(x) if cosine else fastmath_sincos.sin(x))])
 
 
 def present(llvm_ir: str) -> bool:

@@ -1,9 +1,11 @@
 // Transcendentals lower to plain arith (fastmath.py), not libm calls, so a fused chain of
 // them becomes one vector loop (pinned to haswell: AVX2, <8 x float>). sin's argument
-// reduction runs in f64 (<8 x double>); no tanhf/expf/sinf/... call or math intrinsic is
-// left anywhere.
+// reduction runs in f32 with fused multiply-adds below 2**20 (math.fma, the one math op
+// left: LLVM's fma intrinsic, an instruction where the target has FMA), in f64 (<8 x
+// double>) above; no tanhf/expf/sinf/... call or other math intrinsic is left anywhere.
 
-// RUN: ember-compile %s --emit=linalg | FileCheck %s --check-prefix=LINALG --implicit-check-not=math.
+// RUN: ember-compile %s --emit=linalg \
+// RUN:   | FileCheck %s --check-prefix=LINALG --implicit-check-not='{{math\.([^f]|f[^m])}}'
 // RUN: ember-compile %s --emit=llvmir --optimize --cpu=haswell --features=+avx2,+fma,+avx \
 // RUN:   | FileCheck %s --check-prefix=LLVM --implicit-check-not=tanhf --implicit-check-not=expf \
 // RUN:       --implicit-check-not=sinf --implicit-check-not=cosf --implicit-check-not=logf \
@@ -32,6 +34,7 @@
 // LINALG:           arith.bitcast
 // LINALG-LABEL: func.func private @__ember_sin_f32(
 // LINALG:           arith.extf {{.*}} : f32 to f64
+// LINALG:           math.fma {{.*}} : f32
 
 // LLVM-LABEL: define void @chain(
 // LLVM:       vector.body:
@@ -44,9 +47,11 @@
 // LLVM:         fdiv <8 x float> splat (float 2.000000e+00)
 //   exp: the shifter 1.5 * 2**23 rounds x/ln2 to an integer
 // LLVM:         fadd <8 x float> {{.*}}, splat (float 0x4168000000000000)
-//   sin: Cody-Waite reduction in f64, polynomials in f32, quadrant sign by xor
+//   sin: Cody-Waite reduction in f64 for vectors with a lane >= 2**20, in f32 for the
+//   others (x * 2/pi and the shifter in one fma), polynomials in f32, quadrant sign by xor
 // LLVM:         fpext <8 x float> {{.*}} to <8 x double>
 // LLVM:         fptrunc <8 x double> {{.*}} to <8 x float>
+// LLVM:         @llvm.fma.v8f32(<8 x float> {{.*}}, <8 x float> splat (float 0x3FE45F3060000000)
 // LLVM:         xor <8 x i32>
 // LLVM:         store <8 x float>
 // LLVM:         br i1 {{.*}}, label %middle.block, label %vector.body

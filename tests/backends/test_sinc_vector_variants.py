@@ -1,7 +1,8 @@
 """sin and cos through the CPU backend's vector variants (backends/cpu/vector_variants.py):
-a vector of 8/16 lanes takes Payne-Hanek's reduction only when one of its lanes is huge,
-and every lane must come out the same bits whichever path its vector took, in the full tier
-(vector variants), the fast tier (the scalar branchless function) and a scalar remainder."""
+a vector of 8/16 lanes takes the f64 reduction only when one of its lanes has |x| >= 2**20
+(MEDIUM) and Payne-Hanek's only when one is huge (HUGE), and every lane must come out the
+same bits whichever path its vector took, in the full tier (vector variants), the fast tier
+(the scalar branchless function) and a scalar remainder."""
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from ember.dialects.ember.types import parse_type
 F32 = np.float32
 HUGE = np.array([1e30, -3.4028235e38, 2.0 ** 28, -2.0 ** 28 - 64, 8.4e8, 1e10, np.inf,
                  -np.inf, np.nan], F32)
+# beyond the f32 reduction (fastmath_sincos.SMALL), within f64 Cody-Waite's
+MEDIUM = np.array([2.0 ** 20, -2.0 ** 20 - 0.125, 3.1e6, 8.3e7, -2.6e8, 2.0 ** 28 - 16], F32)
 
 
 def _compiled(name: str, n: int, tier: str = "full"):
@@ -34,12 +37,13 @@ def _ordinary(n: int) -> np.ndarray:
                            rng.uniform(-1e6, 1e6, n - n // 2)]).astype(F32)
 
 
+@pytest.mark.parametrize("planted", ["huge", "medium"])
 @pytest.mark.parametrize("name", ["sin", "cos"])
-def test_a_huge_lane_leaves_the_other_lanes_bits_unchanged(name, cache_dir):
+def test_a_huge_lane_leaves_the_other_lanes_bits_unchanged(name, planted, cache_dir):
     n = 4099  # not a multiple of 8 or 16: a masked tail (AVX-512) or a scalar remainder
-    # a huge lane every 37 and in the last, partial vector
-    y, _, fy = run_with_planted_lanes(_compiled(name, n), _ordinary(n), HUGE, 5, 37,
-                                      F32(3e30))
+    # a huge (medium) lane every 37 and in the last, partial vector
+    lanes, last = (HUGE, F32(3e30)) if planted == "huge" else (MEDIUM, F32(-5e6))
+    y, _, fy = run_with_planted_lanes(_compiled(name, n), _ordinary(n), lanes, 5, 37, last)
     with np.errstate(all="ignore"):
         want = getattr(np, name)(y.astype(np.float64)).astype(F32)
     d = ulps(fy, want)
@@ -51,6 +55,7 @@ def test_full_tier_agrees_with_the_fast_tier_bit_for_bit(name, cache_dir):
     n = 1003
     x = _ordinary(n)
     x[::50] = np.resize(HUGE, x[::50].size)
+    x[7::50] = np.resize(MEDIUM, x[7::50].size)
     full = _compiled(name, n)([x])[0]
     fast = _compiled(name, n, "fast")([x])[0]
     assert np.array_equal(full.view(np.int32), fast.view(np.int32))

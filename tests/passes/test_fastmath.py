@@ -304,8 +304,10 @@ def test_float64_special_values(name):
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_float32_lowering_has_no_math_calls(name):
+    # math.fma (sin and cos's f32 reduction) is an LLVM intrinsic, not a libm function
     text = str(lower(_text(name, "tensor<8xf32>")))
-    assert "math." not in text, text
+    assert "math." not in text.replace("math.fma", ""), text
+    assert ("math.fma" in text) == (name in ("sin", "cos")), text
     assert "arith.bitcast" in text
 
 
