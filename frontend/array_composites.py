@@ -171,10 +171,13 @@ def linspace(start, stop, num, name=None, axis=0):
         start, stop = ops.broadcast_to(start, shape), ops.broadcast_to(stop, shape)
     rank = _rank(start, "linspace")
     axis = _axis(int(axis), rank + 1, "linspace")
-    known = _known(num)
-    if known is not None and (known.ndim or int(known) < 0):
-        raise ValueError(f"em.linspace: num must be a non-negative int, got {num!r}")
+    known, tensor_valued = _known(num), _tensor_valued(num)
+    if known is not None and known.ndim:
+        raise ValueError(f"em.linspace: num must be a scalar int, got {num!r}")
     num = int(known) if known is not None else convert_to_tensor(num)
+    # a tensor's num: the same AssertionFailedError eagerly and where compiled code runs
+    _check(num >= 0, "em.linspace: num must be >= 0" + ("" if tensor_valued else f", got {num}"),
+           tensor_valued)
     steps = ops.reshape(ops.range(num), [1] * axis + [-1] + [1] * (rank - axis))
     first, last = ops.expand_dims(start, axis), ops.expand_dims(stop, axis)
     span = ops.cast(ops.maximum(convert_to_tensor(num) - 1, 1), start.dtype)

@@ -191,6 +191,8 @@ ERRORS = {
     "gather_batch_out_of_range": (lambda p, i: em.gather(p, i, batch_dims=1),
                                   [X, np.array([[0], [4], [1]], i32)],
                                   (AssertionFailedError,) * 3, "out of range"),
+    "linspace_negative_num_tensor": (lambda n: em.linspace(0.0, 1.0, n), [i32(-3)],
+                                     (AssertionFailedError,) * 3, "num must be >= 0"),
     "gather_batch_dims_differ": (lambda p, i: em.gather(p, i, batch_dims=1),
                                  [X, np.array([[0], [1]], i32)],
                                  (ValueError, ValueError, AssertionFailedError),
@@ -216,7 +218,8 @@ def test_errors_say_what_eager_and_compiled(name):
      "repeats must be >= 0, got -1"),
     (lambda: em.split(em.constant(X), [1, -1, -1]), ValueError, "at most one size may be -1"),
     (lambda: em.roll(em.constant(X), [1, 2], 0), ValueError, "2 shifts for 1 axes"),
-    (lambda: em.linspace(0.0, 1.0, -1), ValueError, "num must be a non-negative int"),
+    (lambda: em.linspace(0.0, 1.0, -1), ValueError, "num must be >= 0, got -1"),
+    (lambda: em.linspace(0.0, 1.0, [2]), ValueError, "num must be a scalar int"),
     (lambda: em.tile(em.constant(X), [1.5, 2]), TypeError, "multiples must be"),
 ])
 def test_bad_python_arguments_are_value_errors(call, error, message):
