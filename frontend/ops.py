@@ -299,7 +299,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
     if is_tensor(depth):
         value = trace_time_value(convert_to_tensor(depth))
-        if value is None:
+        if value is None or np.ndim(value) or int(value) < 0:  # the traced checks, eagerly
             return _one_hot_traced(idx, convert_to_tensor(depth), on, off, int(axis))
         depth = value
     return execute(I.OneHotOp, [idx, on, off], {"depth": int(depth), "axis": int(axis)})
