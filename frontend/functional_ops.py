@@ -187,6 +187,8 @@ def _fold(fn, elems, initializer, reverse: bool, keep_all: bool):
             results.append(acc)
         if not keep_all:
             return acc
+        if not results:  # no slices (and an initializer): each leaf's (0, ...) stack
+            return nest.map_structure(lambda t: ops.expand_dims(t, 0)[:0], acc)
         if reverse:
             results = results[::-1]
         return nest.pack_sequence_as(acc, [ops.stack(list(p)) for p in zip(

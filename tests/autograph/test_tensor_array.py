@@ -241,3 +241,16 @@ def test_map_fn_over_zero_rows_gives_an_empty_result_eagerly_and_compiled():
         total, doubled = run(em.constant(x))
         assert total.shape == (0,) and doubled.shape == (0, 3)
         assert total.dtype == em.float32
+
+
+def test_scan_over_zero_rows_with_an_initializer_is_empty_eagerly_and_compiled():
+    """Eager raised from the nest helper (no result to pack); compiled code gave (0, 2)."""
+    def fn(x):
+        return em.scan(lambda a, v: (a[0] + v, a[1] * 2), x,
+                       initializer=(em.constant([0.0, 0.0]), em.constant(1)))
+    x = np.zeros([0, 2], np.float32)
+    for run in (fn, em.function(fn),
+                em.function(fn, input_signature=[em.TensorSpec([None, 2], em.float32)])):
+        sums, counts = run(em.constant(x))
+        assert sums.shape == (0, 2) and sums.dtype == em.float32
+        assert counts.shape == (0,) and counts.dtype == em.int32
