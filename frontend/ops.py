@@ -28,6 +28,7 @@ from ember.dialects.ember.base import Op, OpShapeError
 from ember.frontend.creation_ops import (fill, ones, ones_like, range, rank, shape, size,
                                          stateless_random_normal, stateless_random_uniform, zeros,
                                          zeros_like)
+from ember.frontend import dynamic_pad
 from ember.frontend.dispatch import execute
 from ember.frontend.indexing import is_tensor, slice_spec
 from ember.frontend.math_ops import (abs, add, cast, ceil, cos, divide, equal, erf, erfc, exp,
@@ -325,10 +326,12 @@ def _one_hot_traced(idx: Tensor, depth: Tensor, on: Tensor, off: Tensor, axis: i
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with `paddings` = [[before, after], ...] per dim; mode CONSTANT/REFLECT/SYMMETRIC."""
-    del name
     x = convert_to_tensor(tensor)
-    flat = [int(p) for p in np.asarray(paddings).reshape(-1)]
     value = convert_to_tensor(constant_values, dtype_hint=x.dtype)
+    padded = dynamic_pad.from_tensor(x, paddings, mode.upper(), value)  # None: the op pads
+    if padded is not None:
+        return padded
+    flat = [int(p) for p in np.asarray(paddings).reshape(-1)]
     return execute(I.PadOp, [x, value], {"paddings": flat, "mode": mode.upper()})
 
 

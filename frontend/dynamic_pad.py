@@ -1,0 +1,88 @@
+"""em.pad with paddings given as a tensor (tf.pad's `paddings` may be computed in the
+function): CONSTANT concatenates fills before and after each dim, REFLECT and SYMMETRIC
+gather each dim's rows at their mirrored positions, so the sizes may be known only when the
+code runs. The checks `ember.pad` makes of its paddings are asserts here: a bad tensor of
+paddings raises the same AssertionFailedError eagerly and compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.frontend.tensor import Tensor, convert_to_tensor
+
+_INT32 = (-2**31, 2**31 - 1)
+
+
+def static_paddings_ok(x: Tensor, known: np.ndarray, mode: str) -> bool:
+    """Whether the paddings `known` (a tensor's value, known while tracing) pass the checks
+    of ember.pad for `x` (then the op pads with them, as with a Python list)."""
+    rank, dims = x.shape.rank, x.shape.as_list() if x.shape.rank is not None else None
+    if rank is None or known.shape != (rank, 2) or (known < 0).any():
+        return False
+    if mode == "CONSTANT":
+        return True
+    slack = 1 if mode == "REFLECT" else 0
+    return all(d is None or max(lo, hi) <= d - slack for (lo, hi), d in zip(known.tolist(), dims))
+
+
+def pad(x: Tensor, paddings: Tensor, mode: str, value: Tensor) -> Tensor:
+    """`x` padded by the [rank, 2] integer tensor `paddings` (before, after per dim)."""
+    from ember.frontend import ops
+    from ember.frontend.effects import assert_true  # (effects imports the ops)
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError("em.pad: paddings given as a tensor need an input of known rank")
+    if not paddings.dtype.is_integer or paddings.shape.rank not in (None, 2) or \
+            paddings.shape.rank == 2 and paddings.shape[1] not in (None, 2) or \
+            paddings.shape.rank == 2 and paddings.shape[0] not in (None, rank):
+        raise ValueError(f"em.pad: paddings must be an integer tensor of shape [{rank}, 2] "
+                         f"(before, after per dim), got {paddings.dtype.name} "
+                         f"{paddings.shape}")
+    if paddings.shape.rank is None or None in paddings.shape.as_list():
+        assert_true(ops.reduce_all(ops.equal(ops.shape(paddings), [rank, 2])),
+                    f"em.pad: paddings must have shape [{rank}, 2] (before, after per dim)")
+    if paddings.dtype != dtypes.int32:
+        fits = ops.logical_and(paddings >= _INT32[0], paddings <= _INT32[1])
+        assert_true(ops.reduce_all(fits), "em.pad: paddings must lie in int32's range")
+        paddings = ops.cast(paddings, dtypes.int32)
+    assert_true(ops.reduce_all(paddings >= 0), "em.pad: paddings must be >= 0")
+    for axis in range(rank):
+        before, after = paddings[axis, 0], paddings[axis, 1]
+        sizes = ops.shape(x)
+        n = sizes[axis]
+        if mode == "CONSTANT":
+            def fill(count):
+                return ops.fill(ops.concat([sizes[:axis], ops.reshape(count, [1]),
+                                            sizes[axis + 1:]], 0), value)
+            x = ops.concat([fill(before), x, fill(after)], axis)
+            continue
+        limit = n - 1 if mode == "REFLECT" else n
+        assert_true(ops.maximum(before, after) <= limit,
+                    f"em.pad: {mode} padding of dim {axis} exceeds its size"
+                    + (" - 1" if mode == "REFLECT" else ""))
+        j = ops.range(before + n + after) - before
+        if mode == "REFLECT":  # ... 2 1 [0 1 2 ... n-1] n-2 n-3 ...
+            j = (n - 1) - ops.abs((n - 1) - ops.abs(j))
+        else:  # SYMMETRIC: ... 1 0 [0 1 ... n-1] n-1 n-2 ...
+            j = ops.where(j < 0, -1 - j, j)
+            j = ops.where(j >= n, 2 * n - 1 - j, j)
+        x = ops.gather(x, j, axis=axis)
+    return x
+
+
+def from_tensor(x: Tensor, paddings, mode: str, value: Tensor):
+    """em.pad by this module where `paddings` is a tensor whose value is unknown while
+    tracing, or fails the op's checks (so that the error is the asserts', as where it is
+    unknown); None where the op pads (a Python value, or a good one known now)."""
+    from ember.frontend.indexing import is_tensor
+    from ember.frontend.shape_args import trace_time_value
+    if not is_tensor(paddings) or mode not in ("CONSTANT", "REFLECT", "SYMMETRIC") or \
+            value.ndim != 0 or value.dtype != x.dtype:
+        return None
+    paddings = convert_to_tensor(paddings)
+    known = trace_time_value(paddings)
+    if known is not None and static_paddings_ok(x, known, mode):
+        return None
+    return pad(x, paddings, mode, value)
