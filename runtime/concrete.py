@@ -1,12 +1,11 @@
 """`ConcreteFunction`: one trace of a Python function, for one input signature.
 
-It owns the traced module (a `func.func` plus the functions it calls), knows how the call's
-arguments map onto the function's parameters (tensors become arguments; Python values are
-fixed at trace time and must be passed again unchanged), and runs the function: through its
-executor (executor.py: compiled code per input shapes, or the reference interpreter when it
-cannot be compiled), or, when called while another function is being traced, by emitting a
-`func.call` into that trace. Its optimisation stages are stages.py, what it keeps of its
-arguments and results structures.py, its fast entry fast_path.py.
+It owns the traced module (a `func.func` and its callees), maps a call's arguments onto its
+parameters (tensors become arguments; Python values are fixed at trace time and must be
+passed again unchanged), and runs: through its executor (executor.py: compiled code per input
+shapes, else the reference interpreter), or inside another trace as a `func.call`. Its
+optimisation stages are stages.py, what it keeps of arguments and results structures.py,
+its fast entry fast_path.py.
 """
 
 from __future__ import annotations
@@ -65,14 +64,11 @@ class ConcreteFunction:
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
         self._result_dtypes: list | None = None  # see _wrap_results
-        # Compiled code is cached under the traced module and the pipeline when the
-        # pipeline is Ember's own (its code is in the cache key): a process that finds the
-        # code on disk never runs the pipeline. A user's pass could change without the key
-        # changing, so with one the optimised text is the key, as for the interpreter. The
-        # traced module is keyed by its bytecode (locations included): 20x faster to write
-        # than its text, which matters on a first call that hits the disk cache.
-        # Large captured constants are arguments (tracing.py): their bytes enter the key as
-        # a hash, so functions capturing different arrays never share an entry.
+        # Compiled code is cached under the traced module (its bytecode, locations included:
+        # 20x faster to write than its text) and the pipeline when the pipeline is Ember's
+        # own (its code is in the cache key): a cache hit never runs the pipeline. A user's
+        # pass could change without the key changing: then the optimised text is the key.
+        # Large captured constants are arguments (tracing.py): their bytes' hash is keyed.
         source = None
         constants = constant_digests(graph)
         if compile_enabled and (pipeline is None or pipeline.is_builtin()):
@@ -95,8 +91,8 @@ class ConcreteFunction:
         return {n: live(t) for n, t in self._stored_templates.items()}
 
     def _ensure_optimized(self) -> Optimized:
-        """Runs the pipeline on first need (a compile that misses the caches, the
-        interpreter, `mlir("optimized")`, statistics) and keeps the result."""
+        """Runs the pipeline on first need (a compile that misses the caches, the interpreter,
+        `mlir("optimized")`, statistics) and keeps the result."""
         if self._optimized is None:
             with self._optimized_lock:
                 if self._optimized is None:
@@ -176,8 +172,7 @@ class ConcreteFunction:
 
     @property
     def compiled_tiers(self) -> dict:
-        """Per compiled specialisation (((shape, dtype), ...) of its inputs): "fast" or
-        "full", the tier of the code it runs (runtime/tiers.py)."""
+        """Per compiled specialisation (its inputs' (shape, dtype)s): "fast" or "full"."""
         return self._executor.tiers()
 
     def pass_timings(self) -> list[tuple[str, float]]:
@@ -190,13 +185,11 @@ class ConcreteFunction:
         return f"ConcreteFunction {self.signature_summary(verbose)}"
 
     def signature_summary(self, verbose: bool = True) -> str:
-        """`name(args)`, then the argument and return types (as the guide's
-        `pretty_printed_concrete_signatures()` lists each trace)."""
+        """`name(args)`, then the argument and return types (per trace, as TF lists them)."""
         params, arg_lines = [], []
         for name, param in self._signature.parameters.items():
             template = self._templates[name]
-            leaves = nest.flatten(template)
-            if any(isinstance(leaf, SymbolicTensor) for leaf in leaves):
+            if _has_tensor(template):
                 params.append(name)
                 arg_lines.append(f"    {name}: {describe(template)}")
             else:
@@ -217,11 +210,12 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         if recording.recording() and self._owner is not None:
             return call_recorded(self._owner, args, kwargs, self)  # one op for the tapes
-        flat = self._flat_inputs(self.call_arguments(args, kwargs))
         graph = current_graph()
+        borrowed = [] if graph is None else None  # a call's numpy arrays: not copied
+        flat = self._flat_inputs(self.call_arguments(args, kwargs), borrowed)
         if graph is not None:
             return self.call_in_graph(graph, flat)
-        return self.call_flat(flat)
+        return self.call_flat(flat, borrowed)
 
     def call_arguments(self, args, kwargs) -> dict:
         """A call's arguments by parameter name, taken as TensorFlow does: like a call of the
@@ -299,8 +293,7 @@ class ConcreteFunction:
         return lambda outs: self._pack(self._wrap_results(outs))
 
     def _wrap_results(self, arrays) -> list[Tensor]:
-        """The function's results as Tensors of the traced result dtypes (the constructor
-        checks that each array holds them)."""
+        """The results as Tensors of the traced result dtypes (checked by the constructor)."""
         dtypes_ = self._result_dtypes
         if dtypes_ is None:
             results = ir.FunctionType(self._graph.func.type).results
@@ -308,7 +301,8 @@ class ConcreteFunction:
                 dtypes_ = self._result_dtypes = [type_from_mlir(t).dtype for t in results]
         return [Tensor(np.asarray(a), dt) for a, dt in zip(arrays, dtypes_)]
 
-    def _flat_inputs(self, arguments: dict) -> list:
+    def _flat_inputs(self, arguments: dict, borrowed: list | None = None) -> list:
+        """The call's tensors; given a `borrowed` list, numpy arrays' indices (not copied)."""
         flat = []
         for name, template in self._templates.items():
             actual = arguments[name]
@@ -317,7 +311,7 @@ class ConcreteFunction:
                                 f"structure {actual!r}, but it was traced with {template!r}")
             for expected, value in zip(nest.flatten(template), nest.flatten(actual)):
                 if isinstance(expected, SymbolicTensor):
-                    flat.append(self._check_tensor(name, len(flat), expected, value))
+                    flat.append(self._check_tensor(name, len(flat), expected, value, borrowed))
                 elif not same_python_value(expected, value):
                     raise TypeError(
                         f"ConcreteFunction {self._pretty_name()} was constructed with "
@@ -325,11 +319,17 @@ class ConcreteFunction:
                         f"called with {type(value).__name__} value {value!r}.")
         return flat
 
-    def _check_tensor(self, name: str, index: int, expected: SymbolicTensor, value) -> Tensor:
+    def _check_tensor(self, name: str, index: int, expected: SymbolicTensor, value,
+                      borrowed: list | None = None) -> Tensor:
         if isinstance(value, Variable):
             value = value.read_value()
         try:
-            t = convert_to_tensor(value, dtype_hint=expected.dtype)
+            if borrowed is not None and type(value) is np.ndarray and \
+                    value.dtype is expected.dtype.np_dtype and value.dtype.kind != "O":
+                t = Tensor(value, expected.dtype)  # what convert_to_tensor makes, uncopied
+                borrowed.append(index)
+            else:
+                t = convert_to_tensor(value, dtype_hint=expected.dtype)
         except TypeError as e:
             raise InvalidArgumentError(self.name, f"input #{index} ({name}): {e}") from None
         if t.dtype is not expected.dtype:
@@ -343,8 +343,8 @@ class ConcreteFunction:
                 f"the traced shape {expected.shape}")
         return t
 
-    def call_flat(self, flat: list[Tensor]):
-        """Runs the function eagerly on the flattened tensor inputs."""
+    def call_flat(self, flat: list[Tensor], borrowed=()):
+        """Runs the function on the flat tensor inputs (`borrowed`: see Executor.run)."""
         args = [t._value if not isinstance(t, SymbolicTensor) else _eager_error(t) for t in flat]
         for kind, obj in self._graph.extra_args:
             if kind == "variable":
@@ -356,7 +356,7 @@ class ConcreteFunction:
                     f"{self.name} captured {obj!r} from the trace of '{obj.graph.name}' and can "
                     "only be called inside that trace")
         extra = args[len(flat):]
-        results = self._executor.run(args[:len(flat)], extra)
+        results = self._executor.run(args[:len(flat)], extra, borrowed)
         return self._pack(self._wrap_results(results))
 
     def call_in_graph(self, graph: FuncGraph, flat: list[Tensor]):

@@ -80,13 +80,19 @@ class Executor:
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
-    def run(self, arrays: list[np.ndarray], extra: list) -> tuple:
+    def run(self, arrays: list[np.ndarray], extra: list, borrowed=()) -> tuple:
         """Runs on `arrays` (the tensor inputs) and `extra` (variable handles, read and
-        written in place, and arrays of large captured constants, in argument order)."""
+        written in place, and arrays of large captured constants, in argument order).
+        The arrays at indices `borrowed` are the caller's (not copied for the call):
+        compiled code only reads them; the interpreter, which may keep or return what it
+        is given, gets copies."""
         values = [e if isinstance(e, np.ndarray) else e.value for e in extra]
         if self.fallback_reason is None and all(v is not None for v in values):
             inputs = arrays + values
             exe = self._executable(inputs)
+            if borrowed and isinstance(exe, tier0.Interpreted):
+                arrays, borrowed = _owned(arrays, borrowed), ()
+                inputs = arrays + values
             written = self._written(exe.variables) if exe is not None else ()
             if exe is not None and not written:  # (a variable only read comes back as it
                 outs = exe(inputs)               # was: not stored, a write meanwhile stays)
@@ -108,6 +114,7 @@ class Executor:
                         return tuple(outs[:count])
         if self.fallback_reason is not None and not self._by_design:
             self._check_policy(self.fallback_reason)
+        arrays = _owned(arrays, borrowed)
         with _locked([e for e in extra if not isinstance(e, np.ndarray)]):
             return self._interpreter().call(self._symbol, arrays + extra)
 
@@ -245,6 +252,12 @@ class Executor:
     def tiers(self) -> dict:
         """Key -> "fast" or "full": the tier of each compiled specialisation's code."""
         return {key: getattr(exe, "tier", "full") for key, exe in list(self._compiled.items())}
+
+
+def _owned(arrays: list, borrowed) -> list:
+    """`arrays` with those at indices `borrowed` copied."""
+    return [a.copy() if i in borrowed else a for i, a in enumerate(arrays)] if borrowed \
+        else arrays
 
 
 @contextlib.contextmanager

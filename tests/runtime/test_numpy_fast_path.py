@@ -74,3 +74,26 @@ def test_a_new_dtype_or_shape_retraces_or_respecialises_instead_of_reusing_an_en
                                    np.empty(0), np.ones(()), np.zeros(4, np.uint8)[1:]])
 def test_data_pointer_is_the_arrays_data_address(array):
     assert data_pointer(array) == array.ctypes.data
+
+
+def test_a_first_call_reads_numpy_inputs_in_place_and_the_interpreter_gets_copies():
+    """A call's numpy arguments are not copied for compiled code, which only reads them
+    (the first call's general path as the fast path); the interpreter, which returns and
+    assigns what it is given, runs on copies: nothing it returns or stores aliases them."""
+    a = np.arange(4, dtype=np.float32)
+    compiled = em.function(lambda x: x * 2.0)
+    cf = compiled.get_concrete_function(a)
+    borrowed = []
+    (t,) = cf._flat_inputs(cf.call_arguments((a,), {}), borrowed)
+    assert borrowed == [0] and np.shares_memory(t._value, a)
+    np.testing.assert_array_equal(compiled(a).numpy(), a * 2)
+    v = em.Variable(np.zeros(4, np.float32))
+
+    def keep(x):
+        v.assign(x)
+        return x
+    for kept in (em.function(keep, jit_compile=False), em.function(keep)):
+        out = kept(a).numpy()
+        a[0] += 1.0  # the caller's array changes: nothing the call made follows it
+        assert out[0] == a[0] - 1.0 and v.numpy()[0] == a[0] - 1.0
+        assert not np.shares_memory(out, a) and not np.shares_memory(v.numpy(), a)
