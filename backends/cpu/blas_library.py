@@ -19,7 +19,7 @@ library's addresses, so generated code and the compile cache do not depend on th
 
 from __future__ import annotations
 
-import collections
+import _ctypes
 import ctypes
 import functools
 import os
@@ -30,9 +30,16 @@ CANDIDATES = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_"),
               ("cblas_sgemm64_", "cblas_dgemm64_"))
 
 
-# (path, the (sgemm, dgemm) symbols in the library, their addresses). Not a dataclass nor
-# a typing.NamedTuple: defining either costs a cache hit ~1 ms.
-Library = collections.namedtuple("Library", ("path", "names", "addresses"))
+class Library:
+    """The `path` of a library, its (sgemm, dgemm) symbols (`names`) and their `addresses`.
+    (A plain class: a dataclass costs a cache hit ~1 ms to define, a namedtuple ~0.1 ms.)"""
+    __slots__ = ("path", "names", "addresses")
+
+    def __init__(self, path: str, names: tuple[str, str], addresses: tuple[int, int]):
+        self.path, self.names, self.addresses = path, names, addresses
+
+    def __repr__(self) -> str:
+        return f"Library(path={self.path!r}, names={self.names!r}, addresses={self.addresses!r})"
 
 
 def _mapped_paths() -> list[str]:
@@ -74,22 +81,29 @@ def _loaded_folder_paths() -> list[str]:
         names = sorted(n for n in os.listdir(folder) if "blas" in n.lower() and ".so" in n)
     except OSError:
         return []
-    return [os.path.join(folder, n) for n in names if _open(os.path.join(folder, n), loaded=True)]
+    return [os.path.join(folder, n) for n in names if _handle(os.path.join(folder, n), True)]
 
 
-def _open(path: str, loaded: bool = False) -> Optional[Library]:
-    """The ILP64 pair of the library at `path`, or None; with `loaded`, only if the process
-    has loaded it already (it is not loaded here)."""
-    try:  # already loaded by numpy: the same handle
-        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD if loaded else ctypes.DEFAULT_MODE)
+def _handle(path: str, loaded: bool = False) -> Optional[int]:
+    """The library at `path` opened (`dlopen`, never closed: as ctypes.CDLL leaves it, whose
+    class per library costs more than the lookups), or None; with `loaded`, only if the
+    process has loaded it already (it is not loaded here: the same handle)."""
+    try:
+        return _ctypes.dlopen(path, os.RTLD_NOLOAD if loaded else ctypes.DEFAULT_MODE)
     except OSError:
+        return None
+
+
+def _open(path: str, handle: Optional[int] = None) -> Optional[Library]:
+    """The ILP64 pair of the library at `path` (opened as `handle`, if given), or None."""
+    handle = _handle(path) if handle is None else handle
+    if handle is None:
         return None
     for names in CANDIDATES:
         try:
-            fns = [getattr(lib, n) for n in names]
-        except AttributeError:
+            return Library(path, names, tuple(_ctypes.dlsym(handle, n) for n in names))
+        except OSError:  # (dlsym: "undefined symbol")
             continue
-        return Library(path, names, tuple(ctypes.cast(fn, ctypes.c_void_p).value for fn in fns))
     return None
 
 

@@ -241,12 +241,7 @@ class Executable:
         if not address:
             raise JitError(f"symbol @{symbol} not found in the compiled module")
         self._dynamic = [i for i, t in enumerate(self.result_types) if not t.is_static]
-        signature = []
-        for t in self.arg_types + [self.result_types[i] for i in range(len(result_types))
-                                   if i not in self._dynamic]:
-            signature += _memref_ctypes(len(t.shape))
-        self._fn = ctypes.CFUNCTYPE(None, *signature)(address) if not self._dynamic \
-            else None
+        self._address, self._fn = address, None  # `_fn`: by __call__, for code without entry
         self._out_specs = [(t.shape, t.dtype.np_dtype) for t in self.result_types
                            if t.is_static]
         self._in_specs = [(t.shape, t.dtype.np_dtype) for t in self.arg_types]
@@ -317,6 +312,11 @@ class Executable:
             contiguous.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
         if self._entry is not None:
             return self.call_pointers([data_pointer(a) for a in contiguous])
+        if self._fn is None:  # (its ctypes type costs a cache hit ~30 us: on first need)
+            signature = []
+            for t in self.arg_types + self.result_types:  # (all static without an entry)
+                signature += _memref_ctypes(len(t.shape))
+            self._fn = ctypes.CFUNCTYPE(None, *signature)(self._address)
         outs = self._outputs.take()
         flat: list = []  # code without an entry wrapper: MLIR's calling convention
         for a in [*contiguous, *outs]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -29,7 +30,7 @@ class OutputBuffers:
 
     def __init__(self, specs: Sequence[tuple]):
         self._specs = list(specs)
-        self._big = any(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        self._big = any(math.prod(shape) * np.dtype(dtype).itemsize  # (np.prod: ~50 us)
                         >= block_cache.MIN_BYTES for shape, dtype in self._specs) \
             and block_cache.available()
         if not self._big and len(self._specs) == 1:  # the commonest call: bound once

@@ -182,15 +182,15 @@ class SharedCode:
             finally:
                 os.close(fd)
             mode = os.RTLD_NOW | os.RTLD_LOCAL | (os.RTLD_NODELETE if permanent else 0)
-            self._lib = ctypes.CDLL(path, mode=mode)
+            self._handle = _ctypes.dlopen(path, mode)  # (a ctypes.CDLL: a class per library)
         finally:
             os.unlink(path)
         self._close = _ctypes.dlclose  # held: at exit, module globals may be gone
 
     def _address(self, name: str) -> int:
         try:
-            return ctypes.cast(self._lib[name], ctypes.c_void_p).value or 0
-        except AttributeError:
+            return _ctypes.dlsym(self._handle, name)
+        except OSError:  # "undefined symbol"
             return 0
 
     def get_function_address(self, name: str) -> int:
@@ -202,9 +202,9 @@ class SharedCode:
         return self._address(name)
 
     def __del__(self):
-        lib = getattr(self, "_lib", None)
-        if lib is not None:
-            self._close(lib._handle)
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            self._close(handle)
 
 
 def load_code(backend, obj: bytes, library: bytes | None = None):
