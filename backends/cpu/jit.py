@@ -1,11 +1,12 @@
 """JIT: LLVM IR -> machine code in this process (llvmlite MCJIT, or a shared library through
-the dynamic loader: shared.py), and the flat call path.
+the dynamic loader: shared.py), and the entry wrapper the flat call path calls.
 
 The lowered function takes every memref expanded into scalars (MLIR's default calling
 convention): `allocated, aligned, offset, sizes..., strides...` per argument, inputs first
-and then one output buffer per result (`buffer-results-to-out-params`). `Executable` keeps
-the ctypes function and fills that list from numpy arrays: the only per-call Python work is
-reading each array's data pointer and allocating the outputs.
+and then one output buffer per result (`buffer-results-to-out-params`). `Executable`
+(executable.py, re-exported here; a cache hit imports only that module) keeps the ctypes
+function and fills that list from numpy arrays: the only per-call Python work is reading
+each array's data pointer and allocating the outputs.
 
 Lifetime: an execution engine (and the machine code in it) lives exactly as long as the
 objects that can call into it: the `Executable` holding it, and through it every cache
@@ -15,23 +16,16 @@ engine is disposed and its code freed; nothing keeps engines for the life of the
 
 from __future__ import annotations
 
-import ctypes
 from typing import TYPE_CHECKING, Sequence
-
-import numpy as np
 
 from ember.backends import compile_log
 from ember.backends.cpu import block_cache, host_target, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
-from ember.backends.cpu.results import OutputBuffers, owned_results
+from ember.backends.cpu.executable import (ENTRY_PREFIX, Executable,  # noqa: F401
+                                           JitError)
 if TYPE_CHECKING:
     from ember.backends.cpu.backend import CpuBackend
-from ember.dialects.ember.array_pointer import data_pointer
-from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
-
-class JitError(EmberError, RuntimeError):
-    """Machine-code generation failed (a bug in a lowering; the message says where)."""
 
 
 def jit_compile(backend: CpuBackend, llvm_ir: str):
@@ -70,9 +64,6 @@ def bind_gemm(backend: CpuBackend, code: str | bytes) -> dict:
         raise JitError("the code calls numpy's OpenBLAS, but no OpenBLAS library is "
                        "available in this process: compile with EMBER_BLAS=off")
     return own
-
-
-ENTRY_PREFIX = "__ember_entry_"
 
 
 def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> str:
@@ -210,124 +201,3 @@ def load_object(backend: CpuBackend, obj: bytes):
         engine.finalize_object()
     native.bind(engine)
     return engine
-
-
-def _memref_ctypes(rank: int) -> list:
-    return [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_int64] * (2 * rank)
-
-
-class Executable:
-    """A compiled function for fixed (static) input types. Results of static shape are
-    written into arrays the caller allocates; results of dynamic shape (sizes known only
-    when the call ends) come back as arrays over the buffers compiled code allocated
-    (`owned_results`)."""
-
-    def __init__(self, engine, symbol: str, arg_types: Sequence[TensorType],
-                 result_types: Sequence[TensorType]):
-        for t in arg_types:
-            if not t.is_static:
-                raise JitError(f"compiled functions need static argument shapes, got {t}")
-        for t in result_types:
-            if t.shape is None:
-                raise JitError(f"compiled functions need ranked results, got {t}")
-        self.arg_types = list(arg_types)
-        self.result_types = list(result_types)
-        self.variables: list[int] = []  # argument index of each trailing variable result
-        self.keep_alive: list = []  # host callbacks the code calls
-        self.errors: dict = {}  # status -> error site (native.error_sites)
-        self.symbol = symbol
-        self._engine = engine
-        address = engine.get_function_address(symbol)
-        if not address:
-            raise JitError(f"symbol @{symbol} not found in the compiled module")
-        self._dynamic = [i for i, t in enumerate(self.result_types) if not t.is_static]
-        self._address, self._fn = address, None  # `_fn`: by __call__, for code without entry
-        self._out_specs = [(t.shape, t.dtype.np_dtype) for t in self.result_types
-                           if t.is_static]
-        self._in_specs = [(t.shape, t.dtype.np_dtype) for t in self.arg_types]
-        entry = engine.get_function_address(ENTRY_PREFIX + symbol)
-        self._entry = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)(entry) if entry \
-            else None
-        if self._entry is None and self._dynamic:
-            raise JitError(f"@{symbol} returns results of dynamic shape but has no entry")
-        self.fast_path = self._entry is not None  # call_pointers is available
-        # the buffers' pointers, then the slots the entry writes a failure's values into
-        self._first_value = len(self.arg_types) + len(self.result_types)
-        self._pointers = ctypes.c_void_p * (self._first_value + native.MAX_VALUES)
-        self._outputs = OutputBuffers(self._out_specs)
-
-    def call_pointers(self, pointers: list[int]) -> list[np.ndarray]:
-        """The fast path: inputs given as data pointers of C-contiguous arrays of exactly
-        `arg_types` (the caller guarantees it); returns the freshly allocated outputs."""
-        outs = self._outputs.take()
-        if self._dynamic:
-            return self._call_dynamic(pointers, outs)
-        data = self._pointers(*pointers, *map(data_pointer, outs))
-        status = self._entry(data)  # inlined run_entry: this is the hot path
-        if status:
-            self._raise(status, data)
-        return outs
-
-    def _call_dynamic(self, pointers: list[int], outs: list[np.ndarray]) -> list[np.ndarray]:
-        """A call with results of dynamic shape: their slots come back holding descriptors
-        (entry_wrapper), turned into arrays that own their buffers. On a failure no
-        descriptor was written (the call unwound before returning): nothing to free."""
-        static = iter(outs)
-        slots = [0 if i in self._dynamic else data_pointer(next(static))
-                 for i in range(len(self.result_types))]
-        data = self._pointers(*pointers, *slots)
-        status = self._entry(data)
-        if status:
-            self._raise(status, data)
-        base = len(self.arg_types)
-        owned = iter(owned_results([(data[base + i], t) for i, t in enumerate(self.result_types)
-                                    if i in self._dynamic]))
-        static = iter(outs)
-        return [next(owned) if i in self._dynamic else next(static)
-                for i in range(len(self.result_types))]
-
-    def run_entry(self, pointers: list[int]) -> None:
-        """Calls the entry on the buffers' data pointers (inputs, then outputs); raises
-        the error compiled code reported, if any (native.py). Only for functions whose
-        results all have static shapes."""
-        data = self._pointers(*pointers)
-        status = self._entry(data)
-        if status:
-            self._raise(status, data)
-
-    def _raise(self, status: int, data) -> None:
-        values = [ctypes.c_int64(data[self._first_value + k] or 0).value
-                  for k in range(native.MAX_VALUES)]  # the entry's value slots
-        native.raise_for_status(status, values, self.errors, self.symbol)
-
-    def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        if len(arrays) != len(self._in_specs):
-            raise ValueError(f"expected {len(self._in_specs)} arrays, got {len(arrays)}")
-        contiguous = []
-        for i, (a, (shape, dtype)) in enumerate(zip(arrays, self._in_specs)):
-            a = np.asarray(a)  # a numpy scalar (np.float32(1)) has no data address to pass
-            if a.shape != shape or a.dtype != dtype:
-                raise ValueError(f"argument {i} must be {dtype} {shape}, got {a.dtype} "
-                                 f"{a.shape}")
-            contiguous.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
-        if self._entry is not None:
-            return self.call_pointers([data_pointer(a) for a in contiguous])
-        if self._fn is None:  # (its ctypes type costs a cache hit ~30 us: on first need)
-            signature = []
-            for t in self.arg_types + self.result_types:  # (all static without an entry)
-                signature += _memref_ctypes(len(t.shape))
-            self._fn = ctypes.CFUNCTYPE(None, *signature)(self._address)
-        outs = self._outputs.take()
-        flat: list = []  # code without an entry wrapper: MLIR's calling convention
-        for a in [*contiguous, *outs]:
-            _append(flat, a)
-        self._fn(*flat)
-        return outs
-
-
-def _append(flat: list, a: np.ndarray) -> None:
-    pointer = data_pointer(a)
-    flat += [pointer, pointer, 0]
-    flat += a.shape
-    item = a.itemsize or 1
-    flat += [s // item for s in a.strides] if a.size else [1] * a.ndim

@@ -149,7 +149,7 @@ def load_entry(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, b
     """The executable of a cache entry (object code + metadata). Everything that could
     make it unusable is checked before native code sees it (a truncated object crashes
     the loader): raises _BadEntry naming the problem."""
-    from ember.backends.cpu.jit import Executable, JitError
+    from ember.backends.cpu.executable import Executable, JitError
     from ember.backends.cpu.shared import load_code
     obj, record = entry
     try:
