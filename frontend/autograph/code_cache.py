@@ -4,13 +4,13 @@ the code object (marshal) instead of reading, parsing and transforming the sourc
 
 An entry is keyed by everything the conversion reads: the function's file (path and its
 size, mtime and inode: the source), where the function is in it (first line, name, free
-variables), the Python version (bytecode and marshal format) and the same stats of
-AutoGraph's own source files. Functions without a file on disk (the REPL, `exec`), and
-files modified in the last seconds (a second write in the same clock tick could keep their
-stats), are converted every time and not stored. Entries live in the
-compile cache's directory (`$EMBER_CACHE_DIR`, `~/.cache/ember`; none when
-`EMBER_CACHE_DISABLE=1`) under `autograph/`, written atomically and checksummed: one that
-does not check out is converted again and overwritten.
+variables; for a lambda, the positions of its code too), the Python version (bytecode and
+marshal format) and the same stats of AutoGraph's own source files. Functions without a
+file on disk (the REPL, `exec`), and files modified in the last seconds (a second write in
+the same clock tick could keep their stats), are converted every time and not stored.
+Entries live in the compile cache's directory (`$EMBER_CACHE_DIR`, `~/.cache/ember`; none
+when `EMBER_CACHE_DISABLE=1`) under `autograph/`, written atomically and checksummed: one
+that does not check out is converted again and overwritten.
 """
 
 from __future__ import annotations
@@ -85,7 +85,9 @@ def _path(code: types.CodeType) -> str | None:
     key = digest.hexdigest(repr((
         sys.version, importlib.util.MAGIC_NUMBER, converters, code.co_filename,
         s.st_size, s.st_mtime_ns, s.st_ino, code.co_firstlineno, code.co_name,
-        code.co_qualname, code.co_freevars)).encode())
+        code.co_qualname, code.co_freevars,
+        # lambdas on one line share the rest: where each one's code is tells them apart
+        tuple(code.co_positions()) if code.co_name == "<lambda>" else None)).encode())
     return os.path.join(directory, "autograph", key[:2], key + ".code")
 
 

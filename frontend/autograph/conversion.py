@@ -7,9 +7,10 @@ original's globals, defaults and closure cells (a closure variable the caller re
 later is seen by both), plus one more cell, `ag__`, the operators. Conversions are cached
 per function object.
 
-What cannot be converted runs as written: functions without source (the REPL, `exec`),
-lambdas, builtins, generators' callers aside; a function whose source is missing warns
-once. Ember's own functions, the standard library's and other installed packages' are
+A lambda is converted as a function returning its expression (its calls, `and`/`or` and
+conditional expressions), found in its file's syntax tree by where its code is. What
+cannot be converted runs as written: functions without source (the REPL, `exec`),
+builtins, generators' callers aside; a function whose source is missing warns once. Ember's own functions, the standard library's and other installed packages' are
 never converted, nor is anything marked with `do_not_convert`.
 """
 
@@ -63,9 +64,11 @@ def do_not_convert(fn):
 
 def is_user_function(fn) -> bool:
     """Whether `fn` is the user's own Python function (converted when called)."""
-    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+    if not isinstance(fn, types.FunctionType):
         return False
     if getattr(fn, "__ag_do_not_convert__", False) or getattr(fn, "__ag_converted__", False):
+        return False
+    if "ag__" in fn.__code__.co_freevars:  # a lambda of converted code: converted with it
         return False
     top = (getattr(fn, "__module__", None) or "").split(".")[0]
     if top == "ember" or top in sys.stdlib_module_names:
@@ -222,15 +225,21 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     if code in _trees:
         _trees.move_to_end(code)
         return _trees[code]
-    source = _source(fn)
-    if source is None:
-        return None
-    tree = ast.parse(textwrap.dedent(source))
-    node = tree.body[0]
-    if not isinstance(node, ast.FunctionDef):
-        return None
-    ast.increment_lineno(tree, code.co_firstlineno - 1)  # (its decorators' line)
-    node.decorator_list = []
+    if code.co_name == "<lambda>":
+        node = _lambda_def(fn)
+        if node is None:
+            return None
+        tree = ast.Module([node], type_ignores=[])
+    else:
+        source = _source(fn)
+        if source is None:
+            return None
+        tree = ast.parse(textwrap.dedent(source))
+        node = tree.body[0]
+        if not isinstance(node, ast.FunctionDef):
+            return None
+        ast.increment_lineno(tree, code.co_firstlineno - 1)  # (its decorators' line)
+        node.decorator_list = []
     namer = Namer(node)
     asserts.transform(node)
     return_statements.transform(node, namer)
@@ -244,6 +253,33 @@ def _converted_tree(fn) -> ast.FunctionDef | None:
     if len(_trees) > _CACHED_CODE:
         _trees.popitem(last=False)
     return node
+
+
+def _lambda_def(fn) -> ast.FunctionDef | None:
+    """`def <lambda>(args): return body` for the lambda `fn`, from its file's syntax tree
+    (absolute line numbers): of the lambdas on its first line, the smallest whose span
+    holds every position of its code (lambdas on one line differ there). None where the
+    file is missing or no longer parses."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    spans = [(a, c, b, d) for a, b, c, d in code.co_positions()  # (but RESUME's, RETURN's:
+             if None not in (a, b, c, d) and (a, c) != (b, d)]      # empty, at column 0)
+    first = min(((a, c) for a, c, _, _ in spans), default=None)
+    last = max(((b, d) for _, _, b, d in spans), default=None)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno and first is not None
+             and (n.lineno, n.col_offset) <= first and last <= (n.end_lineno, n.end_col_offset)]
+    if not found:
+        return None
+    lam = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+    node = ast.FunctionDef(name="__ag_lambda", args=lam.args,
+                           body=[ast.copy_location(ast.Return(lam.body), lam.body)],
+                           decorator_list=[], returns=None, type_comment=None)
+    return ast.copy_location(node, lam)
 
 
 def _converted_code(fn) -> types.CodeType | None:

@@ -1,16 +1,20 @@
 """What gets converted, and how: the user's functions called from converted code (methods,
 closures, nested functions, decorated functions, functools.partial), never Ember's own or
-library code; lambdas and code without source run as written; `autograph=False`."""
+library code; lambdas, as functions returning their expression (two on one line told apart);
+code without source runs as written; `autograph=False`."""
 
 import contextlib
 import functools
+import importlib.util
+import os
+import time
 import warnings
 
 import numpy as np
 import pytest
 
 import ember as em
-from ember.frontend.autograph import conversion
+from ember.frontend.autograph import code_cache, conversion
 
 
 def relu_if(x):
@@ -123,6 +127,50 @@ def test_decorated_functions_and_partials_are_converted():
 def test_lambdas_run_as_written():
     f = em.function(lambda x: em.cond(x > 0, lambda: x, lambda: -x))
     assert f(em.constant(-4)).numpy() == 4
+
+
+def count_down(n):
+    total = em.constant(0)
+    while n > 0:
+        total += n
+        n -= 1
+    return total
+
+
+def magnitude(n):
+    if n < 0:
+        return -n
+    return n
+
+
+def test_a_lambda_given_to_em_function_converts_what_it_calls():
+    """A user found `em.function(lambda n: helper(n))` failing on helper's `while`: the
+    lambda ran as written, so helper was never converted."""
+    f = em.function(lambda n: magnitude(n) + count_down(n))
+    assert [f(em.constant(v)).numpy() for v in (-4, 4)] == [4, 14]
+
+
+def test_lambdas_on_one_line_are_told_apart(tmp_path, monkeypatch):
+    """Two lambdas on one line share their file, line, name and free variables: the code
+    cache keys them by their code's positions too (a second process loads both)."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(code_cache, "RACY_NS", 0)  # (AutoGraph's own files may be new)
+    code_cache._converters.cache_clear()
+    source = tmp_path / "two_lambdas.py"
+    source.write_text("import ember as em\n"
+                      "def down(n):\n    while n > 0:\n        n -= 2\n    return n\n"
+                      "f, g = em.function(lambda n: down(n)), em.function(lambda n: -down(n))\n")
+    old = time.time() - 3600  # older than the cache's racy window
+    os.utime(source, (old, old))
+    for _ in range(2):  # the second time from the code cache, as a new process would
+        conversion._codes.clear()
+        conversion._trees.clear()
+        spec = importlib.util.spec_from_file_location("two_lambdas", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert [module.f(em.constant(5)).numpy(), module.g(em.constant(5)).numpy()] == [-1, 1]
+    code_cache._converters.cache_clear()
+    assert len(list((tmp_path / "cache" / "autograph").rglob("*.code"))) == 3
 
 
 def test_ember_and_library_functions_are_not_converted():
