@@ -193,10 +193,12 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     results = nest.flatten(out)
     captured = seen.inputs()
     sources = [v if differentiable(v) else None for v in inits] + captured
+    names = labels or [f"loop variable {i} of the em.while_loop at {_here()}"
+                       for i in range(len(types))]  # in errors of the reverse loop
 
     def backward(cts):
         return _while_backward(traced_body, loop_vars, results, filled(cts, results), count,
-                               stacks, types, captured)
+                               stacks, types, captured, names)
     record(sources, results, backward)
     return out
 
@@ -253,13 +255,17 @@ def _room(buffer: Tensor, rows) -> Tensor:
     return cond(rows > have, grow, lambda: buffer)
 
 
-def _popped(stack, i: Tensor) -> Tensor:
-    """Element i of a stack (`_new_stack`)."""
+def _popped(stack, i: Tensor, ttype) -> Tensor:
+    """Element i of a stack (`_new_stack`) for a loop variable of type `ttype`. An element
+    of a ragged stack gets the dims `ttype` fixes back (its stored shape is a tensor, which
+    would leave every dim `?`), so the body is traced again on the type it was traced on
+    and the reverse loop's cotangents keep the loop variable's shape."""
     from ember.frontend import ops
     if not isinstance(stack, tuple):
         return ops.gather(stack, i)
     elements, offsets, shapes = stack
-    return ops.reshape(elements[offsets[i]:offsets[i + 1]], shapes[i])
+    dims = [shapes[i][k] if d is None else d for k, d in enumerate(ttype.shape)]
+    return ops.reshape(elements[offsets[i]:offsets[i + 1]], dims)
 
 
 def _joined(a: tuple | None, b: tuple | None) -> list | None:
@@ -270,30 +276,62 @@ def _joined(a: tuple | None, b: tuple | None) -> list | None:
     return [x if x == y else None for x, y in zip(a, b)]
 
 
-def _while_backward(body, loop_vars, results, cts, count, stacks, types, captured):
+def _here() -> str:
+    from ember.frontend.user_code import user_location
+    filename, line = user_location()
+    return f"{filename}:{line}"
+
+
+def _fitted(grad: Tensor, dims: list | None, label: str) -> Tensor:
+    """`grad`, a loop variable's cotangent after one reverse iteration, with the static dims
+    `dims` the reverse loop carries it at. A gradient has its source's shape, but a rule
+    (an em.custom_gradient's grad_fn) may return it with `?` dims the loop knows."""
+    from ember.frontend import ops
+    from ember.frontend.control_flow import ControlFlowError
+    from ember.frontend.shape import TensorShape
+    from ember.frontend.while_loop import _allows
+    have = grad.shape.dims
+    if _allows(dims, have):
+        return grad
+    if have is not None and (len(have) != len(dims) or not _allows(have, dims)):
+        raise ControlFlowError(
+            f"the gradient with respect to {label} has shape {TensorShape(have)}, but the "
+            f"loop variable has shape {TensorShape(dims)}; a gradient must have the shape of "
+            f"what it is the gradient of: check the gradient functions (em.custom_gradient) "
+            f"of the ops in the loop body")
+    return ops.reshape(grad, [ops.shape(grad)[k] if d is None else d
+                              for k, d in enumerate(dims)])
+
+
+def _while_backward(body, loop_vars, results, cts, count, stacks, types, captured, labels):
     from ember.frontend import ops
     from ember.frontend.shape import TensorShape
     from ember.frontend.while_loop import _call, _like, while_loop
     diff = [j for j, t in enumerate(types) if t.dtype.is_floating or t.dtype.is_complex]
+    # the shapes both a loop variable and its cotangent fit; each iteration keeps them
+    dims = [_joined(types[j].shape, cts[j].shape.dims) for j in diff]
+    zeros = tuple(_zeros(c) for c in captured)
+    cap_dims = [z.shape.dims for z in zeros]
 
     def keep_going(i, ct_vars, ct_caps):
         return ops.greater(i, 0)
 
     def step(i, ct_vars, ct_caps):
         i = i - 1
-        state = [_popped(s, i) for s in stacks]
+        state = [_popped(s, i, t) for s, t in zip(stacks, types)]
         inner = nest.pack_sequence_as(loop_vars, state)
         full = [None] * len(types)
         for j, c in zip(diff, ct_vars):
             full[j] = c
         grads = gradient_of(lambda: _like(loop_vars, _call(body, inner)),
                             [state[j] for j in diff] + captured, results, full)
-        new_caps = tuple(a + g for a, g in zip(ct_caps, grads[len(diff):]))
-        return i, tuple(grads[:len(diff)]), new_caps
-    start = (count, tuple(cts[j] for j in diff), tuple(_zeros(c) for c in captured))
-    invariants = (TensorShape([]), tuple(TensorShape(_joined(types[j].shape, cts[j].shape.dims))
-                                         for j in diff),
-                  tuple(TensorShape(_zeros(c).shape) for c in captured))
+        new_vars = tuple(_fitted(g, d, labels[j]) for g, d, j in zip(grads, dims, diff))
+        new_caps = tuple(a + _fitted(g, d, f"the value {c!r} the loop body reads")
+                         for a, g, d, c in zip(ct_caps, grads[len(diff):], cap_dims, captured))
+        return i, new_vars, new_caps
+    start = (count, tuple(cts[j] for j in diff), zeros)
+    invariants = (TensorShape([]), tuple(TensorShape(d) for d in dims),
+                  tuple(TensorShape(d) for d in cap_dims))
     _, ct_vars, ct_caps = while_loop(keep_going, step, start, shape_invariants=invariants)
     out = [None] * len(types)
     for j, c in zip(diff, ct_vars):
