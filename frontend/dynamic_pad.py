@@ -73,16 +73,36 @@ def pad(x: Tensor, paddings: Tensor, mode: str, value: Tensor) -> Tensor:
 
 
 def from_tensor(x: Tensor, paddings, mode: str, value: Tensor):
-    """em.pad by this module where `paddings` is a tensor whose value is unknown while
-    tracing, or fails the op's checks (so that the error is the asserts', as where it is
-    unknown); None where the op pads (a Python value, or a good one known now)."""
-    from ember.frontend.indexing import is_tensor
+    """em.pad by this module where `paddings` is a tensor, or lists holding tensors, whose
+    value is unknown while tracing or fails the op's checks (so that the error is the
+    asserts', as where it is unknown); None where the op pads (Python values, or good ones
+    known now)."""
     from ember.frontend.shape_args import trace_time_value
-    if not is_tensor(paddings) or mode not in ("CONSTANT", "REFLECT", "SYMMETRIC") or \
+    leaves = _tensors_in(paddings)
+    if not leaves or mode not in ("CONSTANT", "REFLECT", "SYMMETRIC") or \
             value.ndim != 0 or value.dtype != x.dtype:
         return None
-    paddings = convert_to_tensor(paddings)
+    paddings = _packed(paddings, leaves[0].dtype)
     known = trace_time_value(paddings)
     if known is not None and static_paddings_ok(x, known, mode):
         return None
     return pad(x, paddings, mode, value)
+
+
+def _tensors_in(value) -> list:
+    """The tensors in `value` (a tensor, or lists and tuples holding some)."""
+    from ember.frontend.indexing import is_tensor
+    if is_tensor(value):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def _packed(value, dtype) -> Tensor:
+    """`value` as one tensor: nested lists of tensors and ints stacked (as tf.pad's
+    paddings are), the ints as `dtype`, the first tensor's."""
+    from ember.frontend import ops
+    if isinstance(value, (list, tuple)) and value:
+        return ops.stack([_packed(v, dtype) for v in value])
+    return convert_to_tensor(value, dtype=None if _tensors_in(value) else dtype)

@@ -326,7 +326,8 @@ def _compiled(fn, code: types.CodeType) -> types.CodeType | None:
 def _convert(fn):
     inner = _converted_code(fn)
     if inner is None:
-        _warn_once(fn)
+        if fn.__code__.co_name != "<lambda>":  # (a lambda without source runs as written,
+            _warn_once(fn)                       # as lambdas did before they were converted)
         return fn
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(AG)

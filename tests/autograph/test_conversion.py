@@ -150,6 +150,13 @@ def test_a_lambda_given_to_em_function_converts_what_it_calls():
     assert [f(em.constant(v)).numpy() for v in (-4, 4)] == [4, 14]
 
 
+def test_a_lambda_without_source_runs_as_written_without_a_warning():
+    f = eval("lambda x: x * 2")  # noqa: S307 - no file: nothing to convert
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert em.function(f)(em.constant(3)).numpy() == 6
+
+
 def test_lambdas_on_one_line_are_told_apart(tmp_path, monkeypatch):
     """Two lambdas on one line share their file, line, name and free variables: the code
     cache keys them by their code's positions too (a second process loads both)."""

@@ -50,6 +50,22 @@ def test_paddings_computed_in_the_function():
     assert np.array_equal(em.function(fn)(em.constant(X), em.constant(2)).numpy(), want)
 
 
+def test_paddings_as_lists_holding_tensors():
+    """A new user's `em.pad(x, [[1, s[0]], [0, 1]])` with `s = em.shape(x)` failed (its
+    paddings were turned into a numpy array), with an error that told them to do this."""
+    @em.function
+    def fn(x, n):
+        s = em.shape(x)
+        return (em.pad(x, [[1, s[0]], [0, 1]]), em.pad(x, [[1, s[0] - 2], [0, 1]], "REFLECT"),
+                em.pad(x, ((n, 0), (0, n))))
+    a, b, c = fn(em.constant(X), em.constant(2))
+    np.testing.assert_array_equal(a.numpy(), np.pad(X, [[1, 3], [0, 1]]))
+    np.testing.assert_array_equal(b.numpy(), np.pad(X, [[1, 1], [0, 1]], mode="reflect"))
+    np.testing.assert_array_equal(c.numpy(), np.pad(X, [[2, 0], [0, 2]]))
+    eager = em.pad(em.constant(X), [[em.constant(1), 0], [0, 1]]).numpy()
+    np.testing.assert_array_equal(eager, np.pad(X, [[1, 0], [0, 1]]))
+
+
 def test_gradient_through_tensor_paddings_keeps_the_inner_rows():
     @em.function
     def grad(x, p):
