@@ -193,8 +193,8 @@ class Function:
 
     def _check_input_signature(self, bound: inspect.BoundArguments) -> None:
         names = list(self._signature.parameters)[:len(self._input_signature)]
-        values = [convert_to_signature(bound.arguments[n], spec)
-                  for n, spec in zip(names, self._input_signature)]
+        given = [bound.arguments[n] for n in names]  # (the message shows them as given)
+        values = [convert_to_signature(v, s) for v, s in zip(given, self._input_signature)]
         for n, value in zip(names, values):
             bound.arguments[n] = value
         check_defaults(bound, self._signature, self._input_signature, self._name)
@@ -202,7 +202,7 @@ class Function:
             fits(value, spec) for value, spec in zip(values, self._input_signature))
         if not ok:
             raise InputSignatureError(
-                mismatch_message(self._name, names, values, self._input_signature))
+                mismatch_message(self._name, names, values, self._input_signature, given))
 
     def _call_type(self, bound: inspect.BoundArguments) -> SequenceTraceType:
         names, parts = [], []

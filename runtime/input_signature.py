@@ -91,11 +91,13 @@ def _equal(a, b) -> bool:
         return False
 
 
-def mismatch_message(name: str, names: list, values: list, signature: tuple) -> str:
-    """The InputSignatureError text for the call of Function `name` with `values`."""
+def mismatch_message(name: str, names: list, values: list, signature: tuple,
+                     given: list | None = None) -> str:
+    """The InputSignatureError text for the call of Function `name` with `values` (as
+    converted to the signature; `given`: as the caller passed them, for the listing)."""
     why = next(filter(None, (_mismatch(v, s, n) for n, v, s in zip(names, values,
                                                                    signature))), "")
-    inputs = ",\n    ".join(_show(v) for v in values)
+    inputs = ",\n    ".join(_show(v) for v in (values if given is None else given))
     specs = ",\n    ".join(repr(s) for s in signature)
     return (f"Python inputs incompatible with input_signature of '{name}'"
             f"{': ' + why if why else ''}\n  inputs: (\n    {inputs})"
