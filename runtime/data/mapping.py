@@ -134,8 +134,9 @@ def _note(name, where, spec, error) -> str:
              "it: compute with em ops, or wrap Python code that needs values in "
              "em.py_function.")
     if name == "<lambda>" and "Python bool" in str(error):
-        note += (" AutoGraph converts `if`/`while` (and `a if c else b`) in a function "
-                 "defined with `def`, not in a lambda: use a def, or em.where.")
+        note += (" AutoGraph converts `a if c else b` in a lambda only where it can read its "
+                 "source (not one typed at a prompt or made by exec): use a def in a file, "
+                 "or em.where.")
     return note
 
 

@@ -81,6 +81,12 @@ def test_the_values_note_goes_with_value_errors_only():
         assert "em.py_function" not in note
 
 
-def test_a_lambda_branching_on_a_tensor_is_told_to_use_a_def():
-    note = _notes(lambda: D.range(3).map(lambda x: x * 2 if x > 1 else x))
-    assert "not in a lambda: use a def, or em.where" in note
+def test_a_lambda_branching_on_a_tensor_is_converted():
+    assert list(D.range(3).map(lambda x: x * 2 if x > 1 else x).as_numpy_iterator()) == \
+        [0, 1, 4]
+
+
+def test_a_lambda_without_source_branching_on_a_tensor_is_told_to_use_a_def():
+    branching = eval("lambda x: x * 2 if x > 1 else x")  # noqa: S307 - no source to read
+    note = _notes(lambda: D.range(3).map(branching))
+    assert "only where it can read its source" in note and "use a def in a file" in note
