@@ -111,7 +111,7 @@ class CpuBackend(StagedLowering):
         if self.options.gemm in ("auto", "openblas"):
             with module.context:
                 choice.retarget(module, self.options.gemm,
-                                lambda *shape: self._chooser().timings(*shape))
+                                lambda shapes: self._chooser().timings_of(shapes))
         return module
 
     def _chooser(self) -> "choice.Chooser":

@@ -38,12 +38,16 @@ MARGIN = 0.85
 # as large): both libraries run them at the machine's peak, and Ember's kernel is kept.
 MAX_MEASURED_MACS = 1 << 28
 NO_TRANS = 111
+# How long OpenBLAS's threads spin after a call before they sleep (its THREAD_TIMEOUT:
+# 2**28 cycles, ~0.09 s at 3 GHz), slowing Ember's kernel on the other cores meanwhile
+OPENBLAS_SPIN_S = 0.1
 
 
 def retarget(module: ir.Module, mode: str, timings) -> int:
     """Renames the GEMM calls in `module` that should go to OpenBLAS: all of them in
-    `openblas` mode; in `auto` mode all of them if, by `timings(element, ta, tb, m, n, k)`
-    (seconds per call of each library, measured once per shape), OpenBLAS takes at most
+    `openblas` mode; in `auto` mode all of them if, by `timings([(element, ta, tb, m, n,
+    k), ...])` (seconds per call of each library per shape, measured once per shape:
+    Chooser.timings_of), OpenBLAS takes at most
     MARGIN of Ember's time for the function's products together, else none (and none if a
     product's shape is known only at run time). One library per function: with both,
     OpenBLAS's threads spin after its calls while Ember's threads run the next product
@@ -66,8 +70,8 @@ def retarget(module: ir.Module, mode: str, timings) -> int:
         if any(None in shape for shape in shapes):
             return 0
         total = {"ember": 0.0, "openblas": 0.0}
-        for (_, element), shape in zip(calls, shapes):
-            for library, seconds in timings(element, *shape).items():
+        for times in timings([(element, *shape) for (_, element), shape in zip(calls, shapes)]):
+            for library, seconds in times.items():
                 total[library] += seconds
         if not total["openblas"] < MARGIN * total["ember"]:
             return 0
@@ -113,32 +117,72 @@ class Chooser:
         """`own(element)`: the address of Ember's GEMM (loaded on first use); `openblas`:
         OpenBLAS's by element; `context`: what else the timings depend on (cache key)."""
         self.own, self.openblas, self.context = own, openblas, context
-        self._memory: dict[tuple, str] = {}
+        self._memory: dict[tuple, dict] = {}
         self._lock = threading.Lock()
+        self._openblas_ran = -OPENBLAS_SPIN_S  # when `measure` last called OpenBLAS
 
     def timings(self, element: str, ta: int, tb: int, m: int, n: int, k: int) -> dict:
-        """Seconds per call of each library for this shape, measured once per machine
-        (memory, then disk cache); products beyond MAX_MEASURED_MACS count as equal."""
-        shape = (element, ta != NO_TRANS, tb != NO_TRANS, m, n, k)
-        with self._lock:
-            if shape in self._memory:
-                return self._memory[shape]
-            from ember.backends.cpu.cache import cache_key, disk_cache
-            key = cache_key("gemm-timing", *self.context, *shape)
-            entry = disk_cache().load(key)
-            times = entry[1].get("seconds") if entry is not None else None
-            if not (isinstance(times, dict) and
-                    all(isinstance(times.get(x), float) for x in ("ember", "openblas"))):
-                if m * n * k > MAX_MEASURED_MACS:
-                    times = {"ember": 1.0, "openblas": 1.0}
-                else:
-                    times = self.measure(*shape)
-                    disk_cache().store(key, b"", {"seconds": times})
-            self._memory[shape] = times
-            return times
+        """Seconds per call of each library for this shape (`timings_of`)."""
+        return self.timings_of([(element, ta, tb, m, n, k)])[0]
 
-    def measure(self, element: str, ta: bool, tb: bool, m: int, n: int, k: int) -> dict:
-        """Median seconds per call of each GEMM on random operands of this shape."""
+    def timings_of(self, shapes: list[tuple]) -> list[dict]:
+        """Seconds per call of each library for each (element, ta, tb, m, n, k), measured
+        once per machine (memory, then disk cache); products beyond MAX_MEASURED_MACS count
+        as equal. The shapes not known yet are timed together: Ember's kernel for all of
+        them, then OpenBLAS's (after each of its calls OpenBLAS's threads spin for a while
+        and slow whatever runs next on the other cores: timed one shape after another,
+        Ember's kernel took 1.8x its time on the shapes after the first, and case D's
+        products went to OpenBLAS though Ember's ran the function 10% faster)."""
+        from ember.backends.cpu.cache import cache_key, disk_cache
+        keys = [(e, ta != NO_TRANS, tb != NO_TRANS, m, n, k) for e, ta, tb, m, n, k in shapes]
+        with self._lock:
+            missing = {}
+            for shape in keys:
+                if shape in self._memory or shape in missing:
+                    continue
+                key = cache_key("gemm-timing", *self.context, *shape)
+                entry = disk_cache().load(key)
+                times = entry[1].get("seconds") if entry is not None else None
+                if isinstance(times, dict) and \
+                        all(isinstance(times.get(x), float) for x in ("ember", "openblas")):
+                    self._memory[shape] = times
+                elif shape[3] * shape[4] * shape[5] > MAX_MEASURED_MACS:
+                    self._memory[shape] = {"ember": 1.0, "openblas": 1.0}
+                else:
+                    missing[shape] = key
+            if missing:
+                measured = self.measure(list(missing))
+                for (shape, key), times in zip(missing.items(), measured):
+                    disk_cache().store(key, b"", {"seconds": times})
+                    self._memory[shape] = times
+            return [self._memory[shape] for shape in keys]
+
+    def measure(self, shapes: list[tuple]) -> list[dict]:
+        """Median seconds per call of each GEMM on random operands of each shape (element,
+        ta, tb, m, n, k): Ember's for every shape first, then OpenBLAS's (`timings_of`)."""
+        import statistics  # here: ~4 ms of a warm start's first call, which times nothing
+        calls = [self._call(*shape) for shape in shapes]  # (fns, args, operands kept alive)
+        wait = self._openblas_ran + OPENBLAS_SPIN_S - time.perf_counter()
+        if wait > 0:  # this chooser's last OpenBLAS call: its threads may still spin
+            time.sleep(wait)
+        times: list[dict] = [{} for _ in shapes]
+        for name in ("ember", "openblas"):
+            for out, (fns, args, _) in zip(times, calls):
+                fn = fns[name]
+                fn(*args)  # warm-up: pages, threads, caches
+                runs: list[float] = []
+                budget = time.perf_counter() + 0.025  # a first call waits, once per shape
+                while len(runs) < 3 or (len(runs) < 7 and time.perf_counter() < budget):
+                    t0 = time.perf_counter()
+                    fn(*args)
+                    runs.append(time.perf_counter() - t0)
+                out[name] = statistics.median(runs)
+        self._openblas_ran = time.perf_counter()
+        return times
+
+    def _call(self, element: str, ta: bool, tb: bool, m: int, n: int, k: int):
+        """({library: its GEMM as a ctypes function}, the arguments of one call of this
+        shape, the random operands they point into)."""
         dtype = np.float32 if element == "f32" else np.float64
         scalar = ctypes.c_float if element == "f32" else ctypes.c_double
         rng = np.random.default_rng(0)
@@ -152,18 +196,5 @@ class Chooser:
         args = (101, 112 if ta else NO_TRANS, 112 if tb else NO_TRANS, m, n, k, 1.0,
                 a.ctypes.data, max(a.shape[1], 1), b.ctypes.data, max(b.shape[1], 1), 0.0,
                 c.ctypes.data, max(n, 1))
-        # Ember's first: OpenBLAS's threads spin for a while after each of its calls and
-        # would slow whatever runs next on the other cores
         fns = {"ember": proto(self.own(element)), "openblas": proto(self.openblas[element])}
-        times: dict[str, float] = {}
-        import statistics  # here: ~4 ms of a warm start's first call, which times nothing
-        for name, fn in fns.items():
-            fn(*args)  # warm-up: pages, threads, caches
-            runs: list[float] = []
-            budget = time.perf_counter() + 0.025  # a first call waits, once per shape
-            while len(runs) < 3 or (len(runs) < 7 and time.perf_counter() < budget):
-                t0 = time.perf_counter()
-                fn(*args)
-                runs.append(time.perf_counter() - t0)
-            times[name] = statistics.median(runs)
-        return times
+        return fns, args, (a, b, c)
