@@ -9,27 +9,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.dialects.ember import dtypes
+from ember.dialects.ember.base import OpError
+from ember.dialects.ember.types import TensorType
 from ember.frontend.tensor import Tensor, convert_to_tensor
 
-_INT32 = (-2**31, 2**31 - 1)
-
-
 def static_paddings_ok(x: Tensor, known: np.ndarray, mode: str) -> bool:
-    """Whether the paddings `known` (a tensor's value, known while tracing) pass the checks
-    of ember.pad for `x` (then the op pads with them, as with a Python list)."""
-    rank, dims = x.shape.rank, x.shape.as_list() if x.shape.rank is not None else None
-    if rank is None or known.shape != (rank, 2) or (known < 0).any():
+    """Whether ember.pad takes the paddings `known` (a tensor's value, known while tracing)
+    for `x`, by the op's own checks (then it pads with them, as with a Python list)."""
+    from ember.dialects.ember.indexing import PadOp
+    rank = x.shape.rank
+    if rank is None or known.shape != (rank, 2):
         return False
-    if mode == "CONSTANT":
-        return True
-    slack = 1 if mode == "REFLECT" else 0
-    return all(d is None or max(lo, hi) <= d - slack for (lo, hi), d in zip(known.tolist(), dims))
+    try:
+        PadOp.infer(TensorType(x.dtype, tuple(x.shape.as_list())), TensorType(x.dtype, ()),
+                    paddings=[int(p) for p in known.reshape(-1)], mode=mode)
+    except OpError:
+        return False
+    return True
 
 
 def pad(x: Tensor, paddings: Tensor, mode: str, value: Tensor) -> Tensor:
     """`x` padded by the [rank, 2] integer tensor `paddings` (before, after per dim)."""
     from ember.frontend import ops
+    from ember.frontend.array_composites import _int32  # (it imports the ops)
     from ember.frontend.effects import assert_true  # (effects imports the ops)
     rank = x.shape.rank
     if rank is None:
@@ -43,10 +45,7 @@ def pad(x: Tensor, paddings: Tensor, mode: str, value: Tensor) -> Tensor:
     if paddings.shape.rank is None or None in paddings.shape.as_list():
         assert_true(ops.reduce_all(ops.equal(ops.shape(paddings), [rank, 2])),
                     f"em.pad: paddings must have shape [{rank}, 2] (before, after per dim)")
-    if paddings.dtype != dtypes.int32:
-        fits = ops.logical_and(paddings >= _INT32[0], paddings <= _INT32[1])
-        assert_true(ops.reduce_all(fits), "em.pad: paddings must lie in int32's range")
-        paddings = ops.cast(paddings, dtypes.int32)
+    paddings = _int32(paddings, "pad: paddings")  # (int64 checked to fit)
     assert_true(ops.reduce_all(paddings >= 0), "em.pad: paddings must be >= 0")
     for axis in range(rank):
         before, after = paddings[axis, 0], paddings[axis, 1]
