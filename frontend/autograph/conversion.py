@@ -10,8 +10,9 @@ per function object.
 A lambda is converted as a function returning its expression (its calls, `and`/`or` and
 conditional expressions), found in its file's syntax tree by where its code is. What
 cannot be converted runs as written: functions without source (the REPL, `exec`),
-builtins, generators' callers aside; a function whose source is missing warns once. Ember's own functions, the standard library's and other installed packages' are
-never converted, nor is anything marked with `do_not_convert`.
+builtins, generators' callers aside; a function whose source is missing warns once (a
+lambda does not). Ember's own functions, the standard library's and other installed
+packages' are never converted, nor is anything marked with `do_not_convert`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ _CACHED_CODE = 4096
 _INNER = "__ag_converted"
 _trees: collections.OrderedDict = collections.OrderedDict()
 _codes: collections.OrderedDict = collections.OrderedDict()
+_file_trees: dict = {}  # file -> (its linecache lines, their syntax tree), for lambdas
 _warned: set = set()
 
 
@@ -262,10 +264,15 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
     file is missing or no longer parses."""
     code = fn.__code__
     lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
-    try:
-        tree = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
-        return None
+    cached = _file_trees.get(code.co_filename)
+    if cached is None or cached[0] is not lines:  # (linecache's list: new when it changes)
+        try:
+            cached = _file_trees[code.co_filename] = (lines, ast.parse("".join(lines)))
+        except (SyntaxError, ValueError):
+            return None
+        if len(_file_trees) > 16:
+            _file_trees.pop(next(iter(_file_trees)))
+    tree = cached[1]
     spans = [(a, c, b, d) for a, b, c, d in code.co_positions()  # (but RESUME's, RETURN's:
              if None not in (a, b, c, d) and (a, c) != (b, d)]      # empty, at column 0)
     first = min(((a, c) for a, c, _, _ in spans), default=None)
@@ -276,6 +283,7 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
     if not found:
         return None
     lam = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+    lam = copy.deepcopy(lam)  # (the converters change it; the file's tree is kept)
     node = ast.FunctionDef(name="__ag_lambda", args=lam.args,
                            body=[ast.copy_location(ast.Return(lam.body), lam.body)],
                            decorator_list=[], returns=None, type_comment=None)
