@@ -5,8 +5,9 @@ Payne-Hanek's argument reduction (sincos_reduction.py), and a branchless loop bo
 it for every element, about half of the kernel's instructions (bench case C: 2.5x slower than
 without). A scalar branch cannot help: LLVM's vectoriser turns it into a select again.
 Below 2**20 (fastmath_sincos.SMALL) a reduction in f32 with fused multiply-adds is as
-accurate and far cheaper than the f64 one (no conversions, half the vectors). So the full tier hands the vectoriser
-whole-vector versions of the two functions, in which a branch looks at all lanes at once:
+accurate and far cheaper than the f64 one (no conversions, half the vectors). So the full
+tier hands the vectoriser whole-vector versions of the two functions, in which a branch
+looks at all lanes at once:
 
     __ember_sin_f32_v16(x: vector<16xf32>):
         if any lane of x has |x| >= 2**20, or is inf or NaN (beyond_small):

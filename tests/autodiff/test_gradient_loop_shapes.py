@@ -136,8 +136,8 @@ def test_loop_gradient_when_a_gradient_function_knows_less_of_the_shape(spec):
     # was: ControlFlowError compiled, even for a static shape: the reverse loop carried the
     # loop variable's cotangent at (3, 2) and got back (3, None) from the custom gradient
     x = RNG.standard_normal((3, 2)).astype(np.float32)
-    _same_as_eager(_loop_of(_doubled), [em.TensorSpec(spec, em.float32), em.TensorSpec([], em.int32)],
-                   x, np.int32(3))
+    _same_as_eager(_loop_of(_doubled),
+                   [em.TensorSpec(spec, em.float32), em.TensorSpec([], em.int32)], x, np.int32(3))
 
 
 @em.custom_gradient
