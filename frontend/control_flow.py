@@ -19,7 +19,7 @@ from mlir.dialects import scf, tensor
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
-from ember.frontend import nest
+from ember.frontend import detached, nest
 from ember.frontend.autodiff import control, recording
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -91,26 +91,27 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
     blocks, scopes, outs = [], [], []
     seen = control.Region() if recording.recording() else None
-    for i, (fn, branch) in enumerate(((true_fn, "the true branch"),
-                                      (false_fn, "the false branch"))):
-        block = ir.Block.create_at_start(owner.regions[i], [])
-        with graph.region(block, f"{branch} of {what}") as scope, \
-                (control.region(seen) if seen else contextlib.nullcontext()):
-            outs.append(fn())
-        blocks.append(block)
-        scopes.append(scope)
-    if seen is not None:
-        seen.passes(nest.flatten(outs))
 
     def enter(i: int):
         return graph.region(blocks[i], "", scopes[i])
-    if reconcile is not None:
-        outs = reconcile(outs, enter)
-    merged = []
-    for i, out in enumerate(outs):
-        with enter(i):
-            merged.append((out, _leaf_values(graph, nest.flatten(out))))
-    result = _merge_branches(graph, condition, merged, blocks)
+    with detached.abandoned_on_error(owner):  # (its blocks move to the scf.if at the end)
+        for i, (fn, branch) in enumerate(((true_fn, "the true branch"),
+                                          (false_fn, "the false branch"))):
+            block = ir.Block.create_at_start(owner.regions[i], [])
+            with graph.region(block, f"{branch} of {what}") as scope, \
+                    (control.region(seen) if seen else contextlib.nullcontext()):
+                outs.append(fn())
+            blocks.append(block)
+            scopes.append(scope)
+        if seen is not None:
+            seen.passes(nest.flatten(outs))
+        if reconcile is not None:
+            outs = reconcile(outs, enter)
+        merged = []
+        for i, out in enumerate(outs):
+            with enter(i):
+                merged.append((out, _leaf_values(graph, nest.flatten(out))))
+        result = _merge_branches(graph, condition, merged, blocks)
     if seen is not None:
         control.record_cond(pred, true_fn, false_fn, result, seen)
     return result
@@ -176,11 +177,14 @@ def trial_trace(fn: Callable, args: list):
     params = iter(block.arguments)
     dropped = control.region(control.Region()) if recording.recording() else \
         contextlib.nullcontext()  # what the tapes record in it goes with it
-    with graph.region(block, "a trial trace"), dropped:
-        out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, typed) else a
-                   for a in args])
-        return nest.map_structure(
-            lambda v: TensorSpec.from_tensor(v) if isinstance(v, Tensor) else v, out)
+    try:
+        with graph.region(block, "a trial trace"), dropped:
+            out = fn(*[graph.wrap(next(params), "trial") if isinstance(a, typed) else a
+                       for a in args])
+            return nest.map_structure(
+                lambda v: TensorSpec.from_tensor(v) if isinstance(v, Tensor) else v, out)
+    finally:
+        detached.cut(trial)  # dropped: its tensors may be held where the module is not
 
 
 def _ttype(value: ir.Value) -> TensorType:

@@ -17,7 +17,7 @@ from mlir.dialects import scf
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
-from ember.frontend import nest
+from ember.frontend import detached, nest
 from ember.frontend.autodiff import control, recording
 from ember.frontend.control_flow import ControlFlowError, _cast, _predicate, _ttype
 from ember.frontend.shape import TensorShape
@@ -219,44 +219,45 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
         locs = [ir.Location.unknown()] * len(types)
         before = ir.Block.create_at_start(owner.regions[0], mlir_types, locs)
         after = ir.Block.create_at_start(owner.regions[1], mlir_types, locs)
-    with graph.region(before, f"the condition of {what}"):
-        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
-                                                 before.arguments])
-        keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
-        with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
-            scf.ConditionOp(keep_going, list(before.arguments))
-    with graph.region(after, f"the body of {what}"):
-        args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
-                                                 after.arguments])
-        out = _like(loop_vars, _call(body, args))
-        flat = [convert_to_tensor(v) for v in nest.flatten(out)]
-        if len(flat) != len(types):
-            raise ControlFlowError(f"em.while_loop body returned {len(flat)} values for "
-                                   f"{len(types)} loop variables")
-        values = [graph.resolve(v) for v in flat]
-    for i, (t, v) in enumerate(zip(types, values)):
-        got = _ttype(v)
-        if got.dtype is not t.dtype:
-            raise ControlFlowError(f"{label(i)} enters as {t.dtype.name} and leaves the "
-                                   f"body as {got.dtype.name}; a loop variable keeps its "
-                                   f"dtype across iterations: cast it (em.cast) in the "
-                                   f"body or give it the wider dtype before the loop")
-        if not _allows(t.shape, got.shape):
-            where = "its shape invariant" if declared else "the shape it enters the loop with"
-            raise ControlFlowError(
-                f"{label(i)} ({_describe(loop_vars, i)}) has shape "
-                f"{TensorShape(t.shape)} ({where}) but shape {TensorShape(got.shape)} after "
-                f"one iteration; to let its shape vary across iterations, " + (
-                    relax or _relax_hint)(i, _relaxed(t.shape, got.shape)))
-    with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
-        scf.YieldOp([_cast(graph, v, t) for v, t in zip(values, types)])
-    with graph.context, graph.insertion_point(), graph.location():
-        # the casts of the initial values go before the loop, in the block it is built in
-        init_values = [_cast(graph, graph.resolve(v), t) for v, t in zip(inits, types)]
-        loop = ir.Operation.create("scf.while", results=mlir_types, operands=init_values,
-                                   regions=2)
-    before.append_to(loop.regions[0])
-    after.append_to(loop.regions[1])
+    with detached.abandoned_on_error(owner):  # (its blocks move to the scf.while)
+        with graph.region(before, f"the condition of {what}"):
+            args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
+                                                     before.arguments])
+            keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
+            with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
+                scf.ConditionOp(keep_going, list(before.arguments))
+        with graph.region(after, f"the body of {what}"):
+            args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
+                                                     after.arguments])
+            out = _like(loop_vars, _call(body, args))
+            flat = [convert_to_tensor(v) for v in nest.flatten(out)]
+            if len(flat) != len(types):
+                raise ControlFlowError(f"em.while_loop body returned {len(flat)} values for "
+                                       f"{len(types)} loop variables")
+            values = [graph.resolve(v) for v in flat]
+        for i, (t, v) in enumerate(zip(types, values)):
+            got = _ttype(v)
+            if got.dtype is not t.dtype:
+                raise ControlFlowError(f"{label(i)} enters as {t.dtype.name} and leaves the "
+                                       f"body as {got.dtype.name}; a loop variable keeps its "
+                                       f"dtype across iterations: cast it (em.cast) in the "
+                                       f"body or give it the wider dtype before the loop")
+            if not _allows(t.shape, got.shape):
+                where = "its shape invariant" if declared else "the shape it enters the loop with"
+                raise ControlFlowError(
+                    f"{label(i)} ({_describe(loop_vars, i)}) has shape "
+                    f"{TensorShape(t.shape)} ({where}) but shape {TensorShape(got.shape)} after "
+                    f"one iteration; to let its shape vary across iterations, " + (
+                        relax or _relax_hint)(i, _relaxed(t.shape, got.shape)))
+        with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
+            scf.YieldOp([_cast(graph, v, t) for v, t in zip(values, types)])
+        with graph.context, graph.insertion_point(), graph.location():
+            # the casts of the initial values go before the loop, in the block it is built in
+            init_values = [_cast(graph, graph.resolve(v), t) for v, t in zip(inits, types)]
+            loop = ir.Operation.create("scf.while", results=mlir_types, operands=init_values,
+                                       regions=2)
+        before.append_to(loop.regions[0])
+        after.append_to(loop.regions[1])
     results = [graph.wrap(r, "while") for r in loop.results]
     return nest.pack_sequence_as(loop_vars, results)
 
