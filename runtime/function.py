@@ -44,8 +44,7 @@ from ember.runtime.call_gradients import call_recorded
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
-from ember.runtime.input_signature import (InputSignatureError, check_defaults, check_signature,
-                                           convert_to_signature, fits, mismatch_message,
+from ember.runtime.input_signature import (check_call, check_signature, per_parameter,
                                            type_of_argument, unexpected_keyword)
 from ember.runtime.retracing import RetraceLog
 
@@ -78,6 +77,7 @@ class Function:
         self._signature = inspect.signature(python_function)
         self._definition = definition_site(python_function)
         self._input_signature = check_signature(input_signature, self._signature, self._name)
+        self._covered = per_parameter(self._input_signature, self._signature)  # (for *args)
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._backend = backend
@@ -187,29 +187,16 @@ class Function:
             raise TypeError(f"{self._name}{self._signature}: "
                             f"{unexpected_keyword(self._signature, kwargs) or e}") from None
         bound.apply_defaults()
-        if self._input_signature is not None:
-            self._check_input_signature(bound)
+        if self._covered is not None:
+            check_call(bound, self._signature, self._covered, self._name)
         return bound
-
-    def _check_input_signature(self, bound: inspect.BoundArguments) -> None:
-        names = list(self._signature.parameters)[:len(self._input_signature)]
-        given = [bound.arguments[n] for n in names]  # (the message shows them as given)
-        values = [convert_to_signature(v, s) for v, s in zip(given, self._input_signature)]
-        for n, value in zip(names, values):
-            bound.arguments[n] = value
-        check_defaults(bound, self._signature, self._input_signature, self._name)
-        ok = len(values) == len(self._input_signature) and all(
-            fits(value, spec) for value, spec in zip(values, self._input_signature))
-        if not ok:
-            raise InputSignatureError(
-                mismatch_message(self._name, names, values, self._input_signature, given))
 
     def _call_type(self, bound: inspect.BoundArguments) -> SequenceTraceType:
         names, parts = [], []
         for i, name in enumerate(self._signature.parameters):
             value = bound.arguments[name]
-            if self._input_signature is not None and i < len(self._input_signature):
-                value = self._input_signature[i]
+            if self._covered is not None and i < len(self._covered):
+                value = self._covered[i]
             names.append(name)
             parts.append(type_of_argument(value))
         return SequenceTraceType(tuple, tuple(parts), tuple(names))

@@ -47,6 +47,9 @@ def _spec_stand_in(leaf):
 
 
 def check_signature(signature, py_signature: inspect.Signature, name: str):
+    """The input_signature as given (a tuple), checked against the function's parameters:
+    TypeError if it is not a sequence of TensorSpecs (nested in lists, tuples, dicts) or has
+    more entries than positional parameters and the function has no `*args`."""
     if signature is None:
         return None
     if not isinstance(signature, (tuple, list)):
@@ -56,12 +59,68 @@ def check_signature(signature, py_signature: inspect.Signature, name: str):
         if not isinstance(spec, TensorSpec):
             raise TypeError(f"input_signature of '{name}' may only contain em.TensorSpec "
                             f"(nested in lists/tuples/dicts), got {spec!r}")
-    positional = [p for p in py_signature.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(signature) > len(positional):
+    positional = _positional(py_signature)
+    if len(signature) > len(positional) and _varargs(py_signature) is None:
         raise TypeError(f"input_signature of '{name}' has {len(signature)} entries but the "
-                        f"function takes {len(positional)} positional parameters")
+                        f"function takes {len(positional)} positional parameters (and no "
+                        f"*args)")
     return tuple(signature)
+
+
+def per_parameter(signature: tuple | None, py_signature: inspect.Signature):
+    """The input_signature with one entry per parameter it covers, in order: where the
+    function has `*args` and the signature covers every positional parameter, the entries
+    past them, as one tuple, are the entry of `*args` (tf.function's input_signature then
+    fixes how many it takes)."""
+    if signature is None or _varargs(py_signature) is None:
+        return signature
+    n = len(_positional(py_signature))
+    return signature if len(signature) < n else signature[:n] + (tuple(signature[n:]),)
+
+
+def _positional(py_signature: inspect.Signature) -> list:
+    return [p for p in py_signature.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _varargs(py_signature: inspect.Signature):
+    return next((p for p in py_signature.parameters.values()
+                 if p.kind is p.VAR_POSITIONAL), None)
+
+
+def check_call(bound: inspect.BoundArguments, py_signature: inspect.Signature,
+               signature: tuple, name: str) -> None:
+    """Converts the `bound` arguments the input_signature covers (`signature`: one entry
+    per parameter, `per_parameter`) to its dtypes, in place; InputSignatureError if they do
+    not fit it, TypeError if an argument it does not cover is given (check_defaults)."""
+    names = list(py_signature.parameters)[:len(signature)]
+    given = [bound.arguments.get(n, ()) for n in names]
+    values = [convert_to_signature(v, s) for v, s in zip(given, signature)]
+    for n, value in zip(names, values):
+        if n in bound.arguments:
+            bound.arguments[n] = value
+    check_defaults(bound, py_signature, signature, name)
+    if all(fits(value, spec) for value, spec in zip(values, signature)):
+        return
+    varargs = _varargs(py_signature)
+    if varargs is None or len(names) <= len(_positional(py_signature)):
+        raise InputSignatureError(mismatch_message(name, names, values, signature, given))
+    # *args as the caller sees it: its count first, then arguments and specs listed flat
+    extra, want = values[-1], signature[-1]
+    why = None if len(extra) == len(want) else (
+        f"it fixes *{varargs.name} to {len(want)} value(s), got {len(extra)}")
+    flat = [*given[:-1], *given[-1]]
+    specs = (*signature[:-1], *want)
+    raise InputSignatureError(_with_listing(name, why, flat, specs) if why else
+                              mismatch_message(name, names, values, signature, flat, specs))
+
+
+def _with_listing(name: str, why: str, given: list, specs: tuple) -> str:
+    inputs = ",\n    ".join(_show(v) for v in given)
+    listed = ",\n    ".join(repr(s) for s in specs)
+    return (f"Python inputs incompatible with input_signature of '{name}'"
+            f"{': ' + why if why else ''}\n  inputs: (\n    {inputs})"
+            f"\n  input_signature: (\n    {listed}).")
 
 
 def check_defaults(bound: inspect.BoundArguments, py_signature: inspect.Signature,
@@ -92,16 +151,14 @@ def _equal(a, b) -> bool:
 
 
 def mismatch_message(name: str, names: list, values: list, signature: tuple,
-                     given: list | None = None) -> str:
+                     given: list | None = None, listed: tuple | None = None) -> str:
     """The InputSignatureError text for the call of Function `name` with `values` (as
-    converted to the signature; `given`: as the caller passed them, for the listing)."""
+    converted to the signature; `given`: as the caller passed them, and `listed`: the
+    input_signature as given, for the listing)."""
     why = next(filter(None, (_mismatch(v, s, n) for n, v, s in zip(names, values,
                                                                    signature))), "")
-    inputs = ",\n    ".join(_show(v) for v in (values if given is None else given))
-    specs = ",\n    ".join(repr(s) for s in signature)
-    return (f"Python inputs incompatible with input_signature of '{name}'"
-            f"{': ' + why if why else ''}\n  inputs: (\n    {inputs})"
-            f"\n  input_signature: (\n    {specs}).")
+    return _with_listing(name, why, values if given is None else given,
+                         signature if listed is None else listed)
 
 
 def convert_to_signature(value, spec):
@@ -208,7 +265,8 @@ def _show(value) -> str:
     their values, which may be large), other values by a short repr."""
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_show(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+        return f"[{inner}]" if isinstance(value, list) else \
+            f"({inner}{',' if len(value) == 1 else ''})"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {_show(v)}" for k, v in value.items()) + "}"
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
