@@ -239,8 +239,11 @@ def fits(value, spec) -> bool:
     if hook is not None:  # a composite spec (em.distribute's PerReplicaSpec)
         return hook(value, fits)
     if isinstance(spec, TensorSpec):
-        if isinstance(value, TensorSpec):
-            return value.dtype is spec.dtype and spec.shape.is_compatible_with(value.shape)
+        if isinstance(value, TensorSpec):  # as specific as `spec` (a subtype), as in TF
+            want, dims = spec.shape.dims, value.shape.dims
+            return value.dtype is spec.dtype and (want is None or (
+                dims is not None and len(dims) == len(want)
+                and all(w is None or d == w for d, w in zip(dims, want))))
         dtype = getattr(value, "dtype", None)
         shape = getattr(value, "shape", None)
         if dtype is None or shape is None:
@@ -315,7 +318,7 @@ def _mismatch(value, spec, where: str) -> str | None:
     got = getattr(dtype, "name", str(dtype))
     if got != spec.dtype.name:
         return f"{arg} has dtype {got}, its em.TensorSpec dtype {spec.dtype.name}"
-    dims = getattr(shape, "dims", tuple(shape))
+    dims = shape.dims if hasattr(shape, "dims") else tuple(shape)
     if want is not None and (dims is None or len(dims) != len(want)):
         rank = "unknown" if dims is None else len(dims)
         return (f"{arg} has shape {_dims(shape)} (rank {rank}), its em.TensorSpec shape "

@@ -1,8 +1,10 @@
-"""Parameters an input_signature does not cover (runtime/input_signature.check_defaults)."""
+"""Parameters an input_signature does not cover (runtime/input_signature.check_defaults), and
+specs wider than it."""
 
 import pytest
 
 import ember as em
+from ember.errors import InputSignatureError
 
 
 def test_a_parameter_the_signature_does_not_cover_takes_only_its_default():
@@ -18,3 +20,24 @@ def test_a_parameter_the_signature_does_not_cover_takes_only_its_default():
     with pytest.raises(TypeError, match="no entry for parameter 'flag', which has no default"):
         g(em.constant(1.0), True)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_spec_wider_than_the_signature_is_refused_not_narrowed():
+    """get_concrete_function (and em.aot's `signature`) with a spec less specific than the
+    input_signature's was given the signature's concrete function: a `--signature
+    'f32[?,784]'` asking for a dynamic batch silently compiled batch 32. As TensorFlow, a
+    spec must be a subtype of the signature's: as specific or more."""
+    f = em.function(lambda x: x * 2.0, input_signature=[em.TensorSpec([32, 784])])
+    with pytest.raises(InputSignatureError, match="argument `x` has shape \\(None, 784\\), its "
+                       "em.TensorSpec shape \\(32, 784\\): dimension 0 is None, the "
+                       "signature fixes it to 32"):
+        f.get_concrete_function(em.TensorSpec([None, 784]))
+    with pytest.raises(InputSignatureError, match="has shape <unknown> \\(rank unknown\\)"):
+        f.get_concrete_function(em.TensorSpec(None))
+    with pytest.raises(InputSignatureError, match="dimension 0 is None"):
+        em.aot.compile(f, ["f32[?,784]"], out_dir="/nonexistent/never-written")
+    cf = f.get_concrete_function(em.TensorSpec([32, 784]))
+    assert cf.structured_input_signature[0][0].shape.as_list() == [32, 784]
+    g = em.function(lambda x: x * 2.0, input_signature=[em.TensorSpec([None, 784])])
+    narrower = g.get_concrete_function(em.TensorSpec([8, 784]))  # a subtype: the signature's
+    assert narrower.structured_input_signature[0][0].shape.as_list() == [None, 784]
