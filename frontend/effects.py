@@ -37,8 +37,12 @@ def _as_tensor(value) -> Tensor:
     return value._as_tensor() if hasattr(value, "_as_tensor") else convert_to_tensor(value)
 
 
-def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=None):  # noqa: A001
+def print(*inputs, output_stream=None, summarize=None, sep: str = " ",  # noqa: A001
+          end: str = "\n", name=None):
     """Prints tensors and Python values on every call, like tf.print (stderr by default).
+
+    `summarize`: how many entries at each end of every dim are shown, the rest as `...`
+    (None: 3, as tf.print; -1: all of them).
 
     Example:
       >>> import ember as em, sys
@@ -47,15 +51,31 @@ def print(*inputs, output_stream=None, sep: str = " ", end: str = "\n", name=Non
     """
     del name
     stream = sys.stderr if output_stream is None else output_stream
+    summarize = _summarize(summarize)
     if any(isinstance(v, (tuple, list, dict)) for v in inputs):  # tf.print's structures
         inputs, sep = _spread(inputs, sep), ""
     graph = current_graph()
     if graph is None:
-        stream.write(_render(inputs, sep) + end)
+        stream.write(_render(inputs, sep, summarize) + end)
     elif stream is sys.stdout or stream is sys.stderr:
-        _emit_prints(graph, inputs, "stdout" if stream is sys.stdout else "stderr", sep, end)
+        _emit_prints(graph, inputs, "stdout" if stream is sys.stdout else "stderr", sep, end,
+                     summarize)
     else:
-        _print_via_callback(graph, inputs, stream, sep, end)
+        _print_via_callback(graph, inputs, stream, sep, end, summarize)
+
+
+def _summarize(value) -> int:
+    """em.print's `summarize` as ember.print's attribute: TypeError/ValueError if it is
+    not None, -1 or an int >= 0."""
+    if value is None:
+        return state.EDGE_ITEMS
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"em.print: summarize must be an int (entries shown at each end of "
+                        f"a dim; -1 for all, None for 3), got {value!r}")
+    if value < -1:
+        raise ValueError(f"em.print: summarize must be -1 (show every entry) or >= 0, got "
+                         f"{value}")
+    return int(value)
 
 
 def _spread(inputs, sep: str) -> list:
@@ -117,17 +137,18 @@ def assert_same_shape(a: Tensor, b: Tensor, message: str) -> None:
                                          ops.shape(b, dtypes.int64))), message)
 
 
-def _render(inputs, sep: str) -> str:
+def _render(inputs, sep: str, summarize: int = state.EDGE_ITEMS) -> str:
     parts = []
     for value in inputs:
         if _is_tensor(value):
-            parts.append(state.format_value(_as_tensor(value)._value))
+            parts.append(state.format_value(_as_tensor(value)._value, summarize))
         else:
             parts.append(str(value))
     return sep.join(parts)
 
 
-def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str) -> None:
+def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str,
+                 summarize: int) -> None:
     """One `ember.print` per tensor, the text before it in its `format`; text known at trace
     time that cannot go there (it holds a literal `{}`, or no tensor follows) goes into an
     `end`, which takes any text: of the print before, or of a text-only print (a `format`
@@ -152,16 +173,18 @@ def _emit_prints(graph: FuncGraph, inputs, stream: str, sep: str, end: str) -> N
     for tensor, fmt, text in ops:
         if tensor is None:  # text only: any operand will do, it is not shown
             anchor = tensor = anchor or convert_to_tensor(0)
-        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": text, "stream": stream})
+        graph.apply(state.PrintOp, [tensor], {"format": fmt, "end": text, "stream": stream,
+                                              "summarize": summarize})
 
 
-def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str) -> None:
+def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str,
+                        summarize: int) -> None:
     tensors = [_as_tensor(v) for v in inputs if _is_tensor(v)]
 
     def host(*arrays):
         values = iter(arrays)
         shown = [Tensor(np.asarray(next(values))) if _is_tensor(v) else v for v in inputs]
-        stream.write(_render(shown, sep) + end)
+        stream.write(_render(shown, sep, summarize) + end)
         return ()
     emit_host_call(graph, host, tensors, [], "print")
 

@@ -32,14 +32,15 @@ from ember.passes.ir_utils import symbol_name
 # How a print symbol is called: its C interface gets a pointer to a strided memref
 # descriptor of the site's rank. A change here must change every symbol.
 _ABI = "mlir-ciface-memref-descriptor-v1"
-_SITE_KEYS = ("format", "end", "stream", "type")
+_SITE_KEYS = ("format", "end", "stream", "type", "summarize")
 _lock = threading.Lock()
 _bound: dict[str, tuple[dict, object]] = {}  # symbol -> (site, ctypes callback), for good
 
 
 def print_symbol(site: dict) -> str:
-    """The symbol of the printer for `site` (format, end, stream, type): equal sites, in any
-    module and any process, get the same symbol; different sites different ones."""
+    """The symbol of the printer for `site` (format, end, stream, type, summarize): equal
+    sites, in any module and any process, get the same symbol; different sites different
+    ones."""
     text = json.dumps([_ABI] + [site[k] for k in _SITE_KEYS])
     return "ember_print_" + digest.hexdigest(text.encode())[:24]
 
@@ -56,7 +57,8 @@ def rename_prints(module: ir.Module) -> list[dict]:
         site = {"format": ir.StringAttr(op.attributes["ember.format"]).value,
                 "end": ir.StringAttr(op.attributes["ember.end"]).value,
                 "stream": ir.StringAttr(op.attributes["ember.stream"]).value,
-                "type": str(ir.TypeAttr(op.attributes["ember.type"]).value)}
+                "type": str(ir.TypeAttr(op.attributes["ember.type"]).value),
+                "summarize": ir.IntegerAttr(op.attributes["ember.summarize"]).value}
         symbol = print_symbol(site)
         renames[symbol_name(op)] = symbol
         if symbol in kept:  # an equal site: its calls go to the first declaration
@@ -117,7 +119,7 @@ def _printer(site: dict):
     rank, dtype = len(ttype.shape), ttype.dtype.np_dtype
     desc = _descriptor(rank)
     head, tail = site["format"].split("{}") if "{}" in site["format"] else (None, None)
-    end, stream = site["end"], site["stream"]
+    end, stream, summarize = site["end"], site["stream"], site["summarize"]
 
     def printer(pointer):
         if head is None:  # a format without {} prints its text only
@@ -127,7 +129,7 @@ def _printer(site: dict):
         sizes = tuple(d.sizes) if rank else ()
         strides = tuple(d.strides) if rank else ()
         value = _array(d.aligned, d.offset, sizes, strides, dtype)
-        getattr(sys, stream).write(head + format_value(value) + tail + end)
+        getattr(sys, stream).write(head + format_value(value, summarize) + tail + end)
 
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(printer)
 

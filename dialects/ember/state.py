@@ -114,35 +114,37 @@ class AssignSubVariableOp(AssignOp):
         return old - delta
 
 
-_EDGE_ITEMS = 3  # tf.print's default `summarize`: first and last 3 of each longer dim
+EDGE_ITEMS = 3  # tf.print's default `summarize`: first and last 3 of each longer dim
 
 
-def format_value(x: np.ndarray) -> str:
+def format_value(x: np.ndarray, summarize: int = EDGE_ITEMS) -> str:
     """Formats a tensor value the way tf.print does (TensorFlow's `SummarizeValue`).
 
-    `[1 2 3]`, scalars bare, no padding; a dim longer than 6 shows its first and last 3
-    entries around `...`; rows of a matrix on new lines (`[[1 2]\n [3 4]]`). Floats use
-    TensorFlow's shortest-of-two precisions: `%.6g` when it reads back exactly, else `%.9g`
-    (`%.15g`/`%.17g` for float64; float16 and bfloat16 print as float32). Bools print as
-    `1`/`0`; a scalar string prints as its raw (UTF-8 decoded) text, string elements of an
-    array in double quotes (`["a" "b"]`), as current tf.print does.
+    `[1 2 3]`, scalars bare, no padding; a dim longer than 2 * `summarize` shows its first
+    and last `summarize` entries around `...` (`summarize` -1: every entry); rows of a
+    matrix on new lines (`[[1 2]\n [3 4]]`). Floats use TensorFlow's shortest-of-two
+    precisions: `%.6g` when it reads back exactly, else `%.9g` (`%.15g`/`%.17g` for
+    float64; float16 and bfloat16 print as float32). Bools print as `1`/`0`; a scalar
+    string prints as its raw (UTF-8 decoded) text, string elements of an array in double
+    quotes (`["a" "b"]`), as current tf.print does.
     """
     if x.size == 0:
         return "[]"
+    edge = summarize if summarize >= 0 else max(x.shape, default=0)
     if x.dtype == np.float64:
-        return _summarize(x, lambda v: _float_text(float(v), 15, 17, np.float64))
+        return _summarize(x, lambda v: _float_text(float(v), 15, 17, np.float64), edge)
     if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16.np_dtype:
         x = x.astype(np.float32)
-        return _summarize(x, lambda v: _float_text(float(v), 6, 9, np.float32))
+        return _summarize(x, lambda v: _float_text(float(v), 6, 9, np.float32), edge)
     if x.dtype == np.bool_:
-        return _summarize(x, lambda v: "1" if v else "0")
+        return _summarize(x, lambda v: "1" if v else "0", edge)
     if x.dtype == object:
         def text(v):
             return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
         if x.ndim == 0:
             return text(x[()])
-        return _summarize(x, lambda v: f'"{text(v)}"')
-    return _summarize(x, str)
+        return _summarize(x, lambda v: f'"{text(v)}"', edge)
+    return _summarize(x, str, edge)
 
 
 def _float_text(value: float, digits: int, more_digits: int, np_type) -> str:
@@ -152,15 +154,15 @@ def _float_text(value: float, digits: int, more_digits: int, np_type) -> str:
     return text
 
 
-def _summarize(x: np.ndarray, element, depth: int = 0) -> str:
+def _summarize(x: np.ndarray, element, edge: int, depth: int = 0) -> str:
     if x.ndim == 0:
         return element(x[()])
     n = x.shape[0]
-    shown = [*range(min(n, _EDGE_ITEMS)), *range(max(_EDGE_ITEMS, n - _EDGE_ITEMS), n)]
-    parts = [element(x[i]) if x.ndim == 1 else _summarize(x[i], element, depth + 1)
+    shown = [*range(min(n, edge)), *range(max(edge, n - edge), n)]
+    parts = [element(x[i]) if x.ndim == 1 else _summarize(x[i], element, edge, depth + 1)
              for i in shown]
-    if n > 2 * _EDGE_ITEMS:
-        parts.insert(_EDGE_ITEMS, "...")
+    if n > 2 * edge:
+        parts.insert(edge, "...")
     sep = " " if x.ndim == 1 else "\n" * (x.ndim - 1) + " " * (depth + 1)
     return "[" + sep.join(parts) + "]"
 
@@ -173,21 +175,27 @@ class PrintOp(Op):
     prints only its text and `end`: the operand is not shown (em.print of text alone, whose
     text is known at trace time, still prints on every call, in order with the others).
 
+    `summarize` is how many entries at each end of a dim are shown (tf.print's: default 3,
+    -1 for all; format_value).
+
     Example:
-      "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
+      "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
     """
 
     name = "ember.print"
     operands = ("input",)
     results = ()
     attrs = {"format": Attr("str", "{}"), "end": Attr("str", "\n"),
-             "stream": Attr("str", "stderr")}
+             "stream": Attr("str", "stderr"), "summarize": Attr("i64", EDGE_ITEMS)}
     traits = _EFFECT
     family = "state"
     total_when = Total.ALWAYS
 
     @classmethod
-    def infer(cls, x: TensorType, *, format, end, stream):
+    def infer(cls, x: TensorType, *, format, end, stream, summarize):
+        if summarize < -1:
+            raise OpAttributeError(cls.name, f"summarize must be -1 (every entry) or >= 0, "
+                                   f"got {summarize}")
         if format.count("{}") > 1:
             raise OpAttributeError(cls.name, f"format must contain at most one {{}}, "
                                    f"got {format!r}")
@@ -197,11 +205,11 @@ class PrintOp(Op):
         return ()
 
     @staticmethod
-    def reference(x, *, format, end, stream):
+    def reference(x, *, format, end, stream, summarize):
         if "{}" not in format:
             return format + end
         head, tail = format.split("{}")
-        return head + format_value(x) + tail + end
+        return head + format_value(x, summarize) + tail + end
 
 
 @register

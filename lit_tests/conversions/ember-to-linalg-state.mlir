@@ -75,12 +75,12 @@ func.func @read_in_region(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>, %c:
 
 // -----
 
-// Print: one private declaration per site, carrying the format and the ember type (ui8
+// Print: one private declaration per site, carrying the format, summarize and the ember type (ui8
 // prints unsigned although the signature says i8), called in program order.
 // CHECK:       func.func private @ember_print_0(tensor<3xi8> {bufferization.access = "read"})
-// CHECK-SAME:    attributes {ember.end = "\0A", ember.format = "x = {}", ember.stream = "stderr", ember.type = tensor<3xui8>, llvm.emit_c_interface}
+// CHECK-SAME:    attributes {ember.end = "\0A", ember.format = "x = {}", ember.stream = "stderr", ember.summarize = 3 : i64, ember.type = tensor<3xui8>, llvm.emit_c_interface}
 // CHECK:       func.func private @ember_print_1(tensor<?x2xf32> {bufferization.access = "read"})
-// CHECK-SAME:    attributes {ember.end = "", ember.format = "{}", ember.stream = "stdout", ember.type = tensor<?x2xf32>, llvm.emit_c_interface}
+// CHECK-SAME:    attributes {ember.end = "", ember.format = "{}", ember.stream = "stdout", ember.summarize = -1 : i64, ember.type = tensor<?x2xf32>, llvm.emit_c_interface}
 // CHECK-LABEL: func.func @print(
 // CHECK-SAME:    %[[X:.*]]: tensor<3xi8>, %[[D:.*]]: tensor<?x2xf32>)
 // CHECK-NEXT:  call @ember_print_0(%[[X]]) : (tensor<3xi8>) -> ()
@@ -88,9 +88,9 @@ func.func @read_in_region(%r: !ember.resource<tensor<f32>>, %v: tensor<f32>, %c:
 // CHECK-NEXT:  call @ember_print_2(%[[X]]) : (tensor<3xi8>) -> ()
 // CHECK-NEXT:  return
 func.func @print(%x: tensor<3xui8>, %d: tensor<?x2xf32>) {
-  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xui8>) -> ()
-  "ember.print"(%d) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
-  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xui8>) -> ()
+  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xui8>) -> ()
+  "ember.print"(%d) {end = "", format = "{}", stream = "stdout", summarize = -1 : i64} : (tensor<?x2xf32>) -> ()
+  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xui8>) -> ()
   return
 }
 
@@ -159,7 +159,7 @@ func.func @passes_variable(%r: !ember.resource<tensor<f32>>) -> tensor<f32> {
 
 // ERR: :{{[0-9]+}}:{{[0-9]+}}: error: cannot lower 'ember.print': string tensors only run on the host (interpreter)
 func.func @print_string(%s: tensor<!ember.string>) {
-  "ember.print"(%s) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<!ember.string>) -> ()
+  "ember.print"(%s) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<!ember.string>) -> ()
   return
 }
 

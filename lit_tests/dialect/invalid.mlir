@@ -473,14 +473,21 @@ func.func @random_integer_dtype(%seed: tensor<2xi64>) {
 // -----
 func.func @print_format_two_placeholders(%v: tensor<2xi32>) {
   // expected-error @+1 {{'ember.print' op format must contain at most one {}, got '{} and {}'}}
-  "ember.print"(%v) {end = "\0A", format = "{} and {}", stream = "stderr"} : (tensor<2xi32>) -> ()
+  "ember.print"(%v) {end = "\0A", format = "{} and {}", stream = "stderr", summarize = 3 : i64} : (tensor<2xi32>) -> ()
   return
 }
 
 // -----
 func.func @print_bad_stream(%v: tensor<2xi32>) {
   // expected-error @+1 {{'ember.print' op stream must be "stderr" or "stdout", got 'stdlog'}}
-  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stdlog"} : (tensor<2xi32>) -> ()
+  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stdlog", summarize = 3 : i64} : (tensor<2xi32>) -> ()
+  return
+}
+
+// -----
+func.func @print_bad_summarize(%v: tensor<2xi32>) {
+  // expected-error @+1 {{'ember.print' op summarize must be -1 (every entry) or >= 0, got -2}}
+  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stdout", summarize = -2 : i64} : (tensor<2xi32>) -> ()
   return
 }
 

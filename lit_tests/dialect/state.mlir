@@ -107,24 +107,24 @@ func.func @read_assign_read(%r: !ember.resource<tensor<4xf32>>, %delta: tensor<4
   return %before, %after : tensor<4xf32>, tensor<4xf32>
 }
 
-// `end` is printed with MLIR's string escapes ("\0A" is a newline).
+// `end` is printed with MLIR's string escapes ("\0A" is a newline); summarize -1 shows all.
 // CHECK-LABEL: func.func @print(
 // CHECK-SAME:    %[[X:.*]]: tensor<3xi32>, %[[D:.*]]: tensor<?x2xf32>, %[[S:.*]]: tensor<!ember.string>)
-// CHECK:       "ember.print"(%[[X]]) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
-// CHECK:       "ember.print"(%[[D]]) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
-// CHECK:       "ember.print"(%[[S]]) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout"} : (tensor<!ember.string>) -> ()
-// CHECK:       "ember.print"(%[[X]]) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
+// CHECK:       "ember.print"(%[[X]]) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
+// CHECK:       "ember.print"(%[[D]]) {end = "", format = "{}", stream = "stdout", summarize = -1 : i64} : (tensor<?x2xf32>) -> ()
+// CHECK:       "ember.print"(%[[S]]) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout", summarize = 3 : i64} : (tensor<!ember.string>) -> ()
+// CHECK:       "ember.print"(%[[X]]) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
 // CHECK:       return
 // GENERIC-LABEL: sym_name = "print"
-// GENERIC:       "ember.print"({{.*}}) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
-// GENERIC:       "ember.print"({{.*}}) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
-// GENERIC:       "ember.print"({{.*}}) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout"} : (tensor<!ember.string>) -> ()
-// GENERIC:       "ember.print"({{.*}}) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
+// GENERIC:       "ember.print"({{.*}}) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
+// GENERIC:       "ember.print"({{.*}}) {end = "", format = "{}", stream = "stdout", summarize = -1 : i64} : (tensor<?x2xf32>) -> ()
+// GENERIC:       "ember.print"({{.*}}) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout", summarize = 3 : i64} : (tensor<!ember.string>) -> ()
+// GENERIC:       "ember.print"({{.*}}) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
 func.func @print(%x: tensor<3xi32>, %d: tensor<?x2xf32>, %s: tensor<!ember.string>) {
-  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
-  "ember.print"(%d) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
-  "ember.print"(%s) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout"} : (tensor<!ember.string>) -> ()
-  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr"} : (tensor<3xi32>) -> ()
+  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
+  "ember.print"(%d) {end = "", format = "{}", stream = "stdout", summarize = -1 : i64} : (tensor<?x2xf32>) -> ()
+  "ember.print"(%s) {end = " | ", format = "[{}] \22quoted\22", stream = "stdout", summarize = 3 : i64} : (tensor<!ember.string>) -> ()
+  "ember.print"(%x) {end = "\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xi32>) -> ()
   return
 }
 

@@ -18,10 +18,10 @@ print(tick.get_concrete_function(em.TensorSpec([], em.int32)).mlir("traced"))
 # CHECK:       func.func private @__py_function_[[N:[0-9]+]](tensor<i32>) -> tensor<*xi32>
 # CHECK-LABEL: func.func @tick(%arg0: tensor<i32>, %arg1: !ember.resource<tensor<i32>>)
 # CHECK:         %[[R0:.*]] = "ember.read_variable"(%arg1)
-# CHECK:         "ember.print"(%[[R0]]) {end = "\0A", format = "before {}", stream = "stderr"}
+# CHECK:         "ember.print"(%[[R0]]) {end = "\0A", format = "before {}", stream = "stderr", summarize = 3 : i64}
 # CHECK:         "ember.assign_add_variable"(%arg1, %arg0)
 # CHECK:         %[[R1:.*]] = "ember.read_variable"(%arg1)
-# CHECK:         "ember.print"(%[[R1]]) {end = "\0A", format = "after {}", stream = "stderr"}
+# CHECK:         "ember.print"(%[[R1]]) {end = "\0A", format = "after {}", stream = "stderr", summarize = 3 : i64}
 # CHECK:         call @__py_function_[[N]]({{.*}}) : (tensor<i32>) -> tensor<*xi32>
 
 

@@ -196,7 +196,7 @@ func.func @if_constant(%x: tensor<2xf32>, %r: !ember.resource<tensor<2xf32>>) ->
       scf.yield %x : tensor<2xf32>
     } else {
       %e = "ember.exp"(%x) : (tensor<2xf32>) -> tensor<2xf32>
-      "ember.print"(%e) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<2xf32>) -> ()
+      "ember.print"(%e) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<2xf32>) -> ()
       scf.yield %e : tensor<2xf32>
     }
     scf.yield %1 : tensor<2xf32>
@@ -237,7 +237,7 @@ func.func @while_false(%x: tensor<i32>) -> (tensor<i32>, tensor<i32>) {
   %0 = scf.while (%i = %c0) : (tensor<i32>) -> tensor<i32> {
     %f = "ember.constant"() {value = dense<false> : tensor<i1>} : () -> tensor<i1>
     %e = tensor.extract %f[] : tensor<i1>
-    "ember.print"(%i) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<i32>) -> ()
+    "ember.print"(%i) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<i32>) -> ()
     scf.condition(%e) %i : tensor<i32>
   } do {
   ^bb0(%i: tensor<i32>):

@@ -105,7 +105,7 @@ func.func @division_by_zero() -> (tensor<2xi32>, tensor<2xi32>, tensor<f32>) {
 // CHECK-NEXT:    return %[[V]]
 func.func @effects(%r: !ember.resource<tensor<2xf32>>) -> tensor<2xf32> {
   %c = "ember.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
-  "ember.print"(%c) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<2xf32>) -> ()
+  "ember.print"(%c) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<2xf32>) -> ()
   "ember.assign_variable"(%r, %c) : (!ember.resource<tensor<2xf32>>, tensor<2xf32>) -> ()
   %v = "ember.read_variable"(%r) : (!ember.resource<tensor<2xf32>>) -> tensor<2xf32>
   "ember.assign_add_variable"(%r, %c) : (!ember.resource<tensor<2xf32>>, tensor<2xf32>) -> ()

@@ -141,7 +141,7 @@ func.func @reads_merge(%v: !ember.resource<tensor<4xf32>>, %w: !ember.resource<t
   %0 = "ember.read_variable"(%v) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
   "ember.assign_variable"(%w, %x) : (!ember.resource<tensor<4xf32>>, tensor<4xf32>) -> ()
   %1 = "ember.read_variable"(%v) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
-  "ember.print"(%1) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xf32>) -> ()
+  "ember.print"(%1) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()
   %2 = "ember.read_variable"(%v) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
@@ -224,8 +224,8 @@ func.func @read_in_writing_loop(%v: !ember.resource<tensor<f32>>, %x: tensor<f32
 // CHECK-NEXT:  "ember.assign_add_variable"(%[[V]], %[[X]])
 // CHECK-NEXT:  return
 func.func @effects(%v: !ember.resource<tensor<4xf32>>, %x: tensor<4xf32>) {
-  "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xf32>) -> ()
-  "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xf32>) -> ()
+  "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()
+  "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()
   "ember.assign_add_variable"(%v, %x) : (!ember.resource<tensor<4xf32>>, tensor<4xf32>) -> ()
   "ember.assign_add_variable"(%v, %x) : (!ember.resource<tensor<4xf32>>, tensor<4xf32>) -> ()
   return

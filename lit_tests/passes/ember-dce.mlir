@@ -53,7 +53,7 @@ func.func @chains(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func private @opaque()
 func.func @effects_kept(%v: !ember.resource<tensor<f32>>, %x: tensor<f32>) {
   %e = "ember.exp"(%x) : (tensor<f32>) -> tensor<f32>
-  "ember.print"(%e) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<f32>) -> ()
+  "ember.print"(%e) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<f32>) -> ()
   "ember.assign_variable"(%v, %e) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
   "ember.assign_add_variable"(%v, %x) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
   %r = "ember.read_variable"(%v) : (!ember.resource<tensor<f32>>) -> tensor<f32>
@@ -118,7 +118,7 @@ func.func @if_kept(%x: tensor<4xf32>, %p: i1) -> (tensor<4xf32>, tensor<4xf32>) 
     scf.yield %x, %x : tensor<4xf32>, tensor<4xf32>
   }
   %effect = scf.if %p -> (tensor<4xf32>) {
-    "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xf32>) -> ()
+    "ember.print"(%x) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()
     scf.yield %x : tensor<4xf32>
   } else {
     scf.yield %x : tensor<4xf32>

@@ -141,7 +141,7 @@ func.func @effects_stay(%v: !ember.resource<tensor<f32>>, %x: tensor<f32>, %ub: 
   %c1 = arith.constant 1 : index
   scf.for %i = %c0 to %ub step %c1 {
     %e = "ember.exp"(%x) : (tensor<f32>) -> tensor<f32>
-    "ember.print"(%e) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<f32>) -> ()
+    "ember.print"(%e) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<f32>) -> ()
     "ember.assign_variable"(%v, %e) : (!ember.resource<tensor<f32>>, tensor<f32>) -> ()
     func.call @opaque() : () -> ()
   }
@@ -187,7 +187,7 @@ func.func @read_with_call(%w: !ember.resource<tensor<f32>>, %ub: index) {
   %c1 = arith.constant 1 : index
   scf.for %i = %c0 to %ub step %c1 {
     %rw = "ember.read_variable"(%w) : (!ember.resource<tensor<f32>>) -> tensor<f32>
-    "ember.print"(%rw) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<f32>) -> ()
+    "ember.print"(%rw) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<f32>) -> ()
     func.call @opaque() : () -> ()
   }
   return
@@ -223,12 +223,12 @@ func.func @may_fail(%a: tensor<4xi32>, %d: tensor<4xi32>, %f: tensor<4xf32>, %id
     %m = "ember.mod"(%a, %d) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
     %p = "ember.pow"(%a, %d) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
     %g = "ember.gather"(%f, %idx) {axis = 0 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
-    "ember.print"(%q) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xi32>) -> ()
-    "ember.print"(%fd) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xf32>) -> ()
-    "ember.print"(%q2) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xi32>) -> ()
-    "ember.print"(%m) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xi32>) -> ()
-    "ember.print"(%p) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<4xi32>) -> ()
-    "ember.print"(%g) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<2xf32>) -> ()
+    "ember.print"(%q) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xi32>) -> ()
+    "ember.print"(%fd) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()
+    "ember.print"(%q2) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xi32>) -> ()
+    "ember.print"(%m) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xi32>) -> ()
+    "ember.print"(%p) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<4xi32>) -> ()
+    "ember.print"(%g) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<2xf32>) -> ()
   }
   return
 }
@@ -330,9 +330,9 @@ func.func @entered_with_the_loop(%f: tensor<4xf32>, %idx: tensor<2xi64>, %n: ten
   %c3 = arith.constant 3 : index
   scf.for %k = %c0 to %c3 step %c1 {
     %g1 = "ember.gather"(%f, %idx) {axis = 0 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
-    "ember.print"(%g1) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<2xf32>) -> ()
+    "ember.print"(%g1) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<2xf32>) -> ()
     %g2 = "ember.gather"(%f, %idx) {axis = 0 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
-    "ember.print"(%g2) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<2xf32>) -> ()
+    "ember.print"(%g2) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<2xf32>) -> ()
   }
   return
 }
@@ -350,7 +350,7 @@ func.func @empty_range(%f: tensor<4xf32>, %idx: tensor<2xi64>) {
   %c1 = arith.constant 1 : index
   scf.for %k = %c1 to %c0 step %c1 {
     %g = "ember.gather"(%f, %idx) {axis = 0 : i64} : (tensor<4xf32>, tensor<2xi64>) -> tensor<2xf32>
-    "ember.print"(%g) {format = "{}", end = "\0A", stream = "stdout"} : (tensor<2xf32>) -> ()
+    "ember.print"(%g) {format = "{}", end = "\0A", stream = "stdout", summarize = 3 : i64} : (tensor<2xf32>) -> ()
   }
   return
 }

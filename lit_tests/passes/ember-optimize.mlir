@@ -59,12 +59,12 @@ func.func @identities(%x: tensor<4xi32>) -> tensor<4xi32> {
 func.func private @host(tensor<4xf32>) -> tensor<4xf32>
 func.func @effects(%x: tensor<4xf32>, %r: !ember.resource<tensor<4xf32>>) -> tensor<4xf32> {
   %v1 = "ember.read_variable"(%r) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
-  "ember.print"(%v1) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<4xf32>) -> ()
+  "ember.print"(%v1) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<4xf32>) -> ()
   %dead = "ember.exp"(%v1) : (tensor<4xf32>) -> tensor<4xf32>
   "ember.assign_add_variable"(%r, %x) : (!ember.resource<tensor<4xf32>>, tensor<4xf32>) -> ()
   %v2 = "ember.read_variable"(%r) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
-  "ember.print"(%v2) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<4xf32>) -> ()
-  "ember.print"(%v2) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<4xf32>) -> ()
+  "ember.print"(%v2) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<4xf32>) -> ()
+  "ember.print"(%v2) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<4xf32>) -> ()
   %s = call @host(%x) : (tensor<4xf32>) -> tensor<4xf32>
   %t = call @host(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>

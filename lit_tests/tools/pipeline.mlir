@@ -35,8 +35,8 @@ func.func @f(%x: tensor<4xf32>, %r: !ember.resource<tensor<4xf32>>) -> (tensor<4
   %c2 = arith.constant 1 : i32
   %sum = arith.addi %c1, %c2 : i32
   %v = "ember.read_variable"(%r) : (!ember.resource<tensor<4xf32>>) -> tensor<4xf32>
-  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<4xf32>) -> ()
-  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stderr"} : (tensor<4xf32>) -> ()
+  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<4xf32>) -> ()
+  "ember.print"(%v) {end = "\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<4xf32>) -> ()
   %s = "ember.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %s, %v : tensor<4xf32>, tensor<4xf32>
 }

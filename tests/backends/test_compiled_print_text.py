@@ -50,7 +50,7 @@ def test_print_of_known_text_compiles_and_matches_eager(inputs, stream, capsys):
 def test_text_only_print_op_verifies_and_interprets(capsys):
     from ember.dialects.ember.state import PrintOp
     assert PrintOp.reference(np.int32(7), format="just text", end="!\n",
-                             stream="stdout") == "just text!\n"
+                             stream="stdout", summarize=3) == "just text!\n"
     f = em.function(lambda x: (em.print("only text"), x)[1], jit_compile=False)
     f(em.constant(3))
     assert capsys.readouterr().err == "only text\n"

@@ -18,9 +18,9 @@ from ember.passes.pipeline import run_pipeline
 
 _SITES = """
 func.func @print(%x: tensor<3xui8>, %d: tensor<?x2xf32>) {
-  "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr"} : (tensor<3xui8>) -> ()
-  "ember.print"(%d) {end = "", format = "{}", stream = "stdout"} : (tensor<?x2xf32>) -> ()
-  "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr"} : (tensor<3xui8>) -> ()
+  "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xui8>) -> ()
+  "ember.print"(%d) {end = "", format = "{}", stream = "stdout", summarize = 3 : i64} : (tensor<?x2xf32>) -> ()
+  "ember.print"(%x) {end = "\\0A", format = "x = {}", stream = "stderr", summarize = 3 : i64} : (tensor<3xui8>) -> ()
   return
 }
 """
@@ -50,14 +50,17 @@ def test_equal_sites_share_a_symbol_named_after_what_they_print(context):
 
 
 @pytest.mark.parametrize("key, other", [("format", "y = {}"), ("end", ""),
-                                        ("stream", "stdout"), ("type", "tensor<3xi8>")])
+                                        ("stream", "stdout"), ("type", "tensor<3xi8>"),
+                                        ("summarize", -1)])
 def test_sites_that_print_differently_get_different_symbols(key, other):
-    site = {"format": "x = {}", "end": "\n", "stream": "stderr", "type": "tensor<3xui8>"}
+    site = {"format": "x = {}", "end": "\n", "stream": "stderr", "type": "tensor<3xui8>",
+            "summarize": 3}
     assert host.print_symbol(site) != host.print_symbol({**site, key: other})
 
 
 def test_an_object_whose_symbol_names_another_printer_is_refused():
-    site = {"format": "x = {}", "end": "\n", "stream": "stderr", "type": "tensor<3xf32>"}
+    site = {"format": "x = {}", "end": "\n", "stream": "stderr", "type": "tensor<3xf32>",
+            "summarize": 3}
     other = {**site, "format": "y = {}"}
     with pytest.raises(host.PrintBindingError, match="does not name the printer"):
         host.bind_print({**site, "symbol": host.print_symbol(other)})

@@ -93,3 +93,40 @@ def test_traced_print_formats_like_eager(value, text, capsys):
     assert capsys.readouterr().err == f"x: {text}\n"
     assert '"ember.print"' in show.get_concrete_function(em.constant(value)).mlir()
     assert printed(em.constant(value)) == text
+
+
+SUMMARIZED = [
+    # tf.print's `summarize`: first and last n entries of every longer dim; -1: all of them.
+    (None, em.range(10), "[0 1 2 ... 7 8 9]"),
+    (-1, em.range(10), "[0 1 2 3 4 5 6 7 8 9]"),
+    (2, em.range(10), "[0 1 ... 8 9]"),
+    (0, em.range(10), "[...]"),
+    (5, em.range(10), "[0 1 2 3 4 5 6 7 8 9]"),
+    (1, em.reshape(em.range(20), [4, 5]), "[[0 ... 4]\n ...\n [15 ... 19]]"),
+    (-1, em.reshape(em.range(16), [2, 8]),
+     "[[0 1 2 3 4 5 6 7]\n [8 9 10 11 12 13 14 15]]"),
+]
+
+
+@pytest.mark.parametrize("summarize,value,text", SUMMARIZED)
+def test_summarize_eagerly_and_compiled(summarize, value, text, capsys):
+    stream = io.StringIO()
+    em.print(value, output_stream=stream, summarize=summarize, end="")
+    assert stream.getvalue() == text
+
+    @em.function
+    def show(x):  # to stdout: an ember.print op, compiled (prints never run on tier 0)
+        em.print("v:", x, output_stream=sys.stdout, summarize=summarize)
+        return x
+    capsys.readouterr()
+    show(value)
+    assert capsys.readouterr().out == f"v: {text}\n"
+    traced = show.get_concrete_function(value).mlir()
+    assert f"summarize = {3 if summarize is None else summarize} : i64" in traced
+
+
+@pytest.mark.parametrize("summarize,error", [(-2, ValueError), (1.5, TypeError),
+                                             (True, TypeError), ("all", TypeError)])
+def test_summarize_must_be_an_int_from_minus_one(summarize, error):
+    with pytest.raises(error, match="em.print: summarize must be"):
+        em.print(em.range(3), summarize=summarize)

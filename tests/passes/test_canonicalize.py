@@ -103,11 +103,11 @@ CONTROL_FLOW = """
     %t = tensor.extract %ct[] : tensor<i1>
     %0 = scf.if %t -> (tensor<2xf32>) {
       %e = "ember.exp"(%x) : (tensor<2xf32>) -> tensor<2xf32>
-      "ember.print"(%e) {end = "\\0A", format = "then {}", stream = "stderr"}
+      "ember.print"(%e) {end = "\\0A", format = "then {}", stream = "stderr", summarize = 3 : i64}
         : (tensor<2xf32>) -> ()
       scf.yield %e : tensor<2xf32>
     } else {
-      "ember.print"(%x) {end = "\\0A", format = "else {}", stream = "stderr"}
+      "ember.print"(%x) {end = "\\0A", format = "else {}", stream = "stderr", summarize = 3 : i64}
         : (tensor<2xf32>) -> ()
       scf.yield %x : tensor<2xf32>
     }
@@ -115,11 +115,11 @@ CONTROL_FLOW = """
     %1 = scf.while (%i = %c0) : (tensor<i32>) -> tensor<i32> {
       %f = "ember.constant"() {value = dense<false> : tensor<i1>} : () -> tensor<i1>
       %p = tensor.extract %f[] : tensor<i1>
-      "ember.print"(%i) {end = "\\0A", format = "cond {}", stream = "stderr"} : (tensor<i32>) -> ()
+      "ember.print"(%i) {end = "\\0A", format = "cond {}", stream = "stderr", summarize = 3 : i64} : (tensor<i32>) -> ()
       scf.condition(%p) %i : tensor<i32>
     } do {
     ^bb0(%i: tensor<i32>):
-      "ember.print"(%i) {end = "\\0A", format = "body {}", stream = "stderr"} : (tensor<i32>) -> ()
+      "ember.print"(%i) {end = "\\0A", format = "body {}", stream = "stderr", summarize = 3 : i64} : (tensor<i32>) -> ()
       scf.yield %i : tensor<i32>
     }
     return %0, %1 : tensor<2xf32>, tensor<i32>

@@ -114,7 +114,7 @@ def test_effects_and_unknown_seeds_are_not_folded(mlir_context):
       func.func @main(%r: !ember.resource<tensor<2xi64>>, %seed: tensor<2xi64>) -> tensor<2xf32> {
         %s = "ember.constant"() {value = dense<[1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
         "ember.assign_variable"(%r, %s) : (!ember.resource<tensor<2xi64>>, tensor<2xi64>) -> ()
-        "ember.print"(%s) {end = "\\0A", format = "{}", stream = "stderr"} : (tensor<2xi64>) -> ()
+        "ember.print"(%s) {end = "\\0A", format = "{}", stream = "stderr", summarize = 3 : i64} : (tensor<2xi64>) -> ()
         %u = "ember.random_uniform"(%seed) {dtype = f32, maxval = 1.0 : f64, minval = 0.0 : f64,
             shape = array<i64: 2>} : (tensor<2xi64>) -> tensor<2xf32>
         return %u : tensor<2xf32>

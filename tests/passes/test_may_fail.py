@@ -90,7 +90,7 @@ def test_a_region_op_may_fail_when_an_op_it_holds_may(context, inner, fails):
     op = _op(context, f"""func.func @f(%p: i1, %x: tensor<?xf32>, %y: tensor<?xf32>) {{
   scf.if %p {{
     %r = {inner}
-    "ember.print"(%r) {{format = "{{}}", end = "\\0A", stream = "stdout"}} : (tensor<?xf32>) -> ()
+    "ember.print"(%r) {{format = "{{}}", end = "\\0A", stream = "stdout", summarize = 3 : i64}} : (tensor<?xf32>) -> ()
   }}
   return
 }}""", "scf.if")
@@ -106,7 +106,7 @@ def test_only_assert_gather_and_scatter_fail_whatever_their_operand_types():
 
 
 def test_pure_ops_agrees_with_is_pure_at_every_depth(context):
-    body = ('"ember.print"(%x) {format = "{}", end = "\\0A", stream = "stdout"} '
+    body = ('"ember.print"(%x) {format = "{}", end = "\\0A", stream = "stdout", summarize = 3 : i64} '
             ': (tensor<f32>) -> ()')
     for _ in range(4):  # an impure op at the bottom of nested ifs, next to pure ones
         body = f"""scf.if %p {{

@@ -43,7 +43,7 @@ def test_purity_of_nested_control_flow_is_that_of_its_innermost_ops():
     pure = _nested_ifs(6)
     effectful = pure.replace('%y = "ember.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>',
                              '"ember.print"(%x) {end = "\\0A", format = "{}", stream = '
-                             '"stdout"} : (tensor<4xf32>) -> ()\n %y = "ember.neg"(%x) : '
+                             '"stdout", summarize = 3 : i64} : (tensor<4xf32>) -> ()\n %y = "ember.neg"(%x) : '
                              "(tensor<4xf32>) -> tensor<4xf32>")
     for text, expected in ((pure, True), (effectful, False)):
         with default_context():

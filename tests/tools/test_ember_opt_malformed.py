@@ -225,12 +225,12 @@ CASES = {
         _b("func.func private @f(tensor<3x3074457345618258602xf32>)\n"), rc=0),
     # -- strings whose escapes are not UTF-8 (every Python read of them raised) -------------
     "string_attribute_escape_not_utf8": Case(
-        _func('  "ember.print"(%x) {end = "\\FF\\FE", format = "{}", stream = "stdout"} : '
+        _func('  "ember.print"(%x) {end = "\\FF\\FE", format = "{}", stream = "stdout", summarize = 3 : i64} : '
               "(tensor<4xf32>) -> ()"), stderr="2:28: error: string literal is not valid UTF-8"),
     "symbol_name_escape_not_utf8": Case(_b('func.func @"\\C3"() {\n  return\n}\n'),
                                         stderr="1:12: error: string literal"),
     "string_escapes_that_are_utf8_are_fine": Case(
-        _func('  "ember.print"(%x) {end = "\\C3\\A9\\0A", format = "{}", stream = "stdout"}'
+        _func('  "ember.print"(%x) {end = "\\C3\\A9\\0A", format = "{}", stream = "stdout", summarize = 3 : i64}'
               " : (tensor<4xf32>) -> ()"), rc=0),
     # -- lowering and passes on shapes they once crashed or hung on ------------------------
     "unranked_result_through_the_lowering": Case(

@@ -70,6 +70,8 @@ def lower_print(op, lw: Lowering):
     decl.attributes["ember.type"] = ir.TypeAttr.get(ir.Type.parse(str(t)))  # ui8 vs i8
     for key in ("format", "end", "stream"):
         decl.attributes[f"ember.{key}"] = ir.StringAttr.get(a[key])
+    decl.attributes["ember.summarize"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                            a["summarize"])
     decl.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
     decl.attributes["arg_attrs"] = ir.ArrayAttr.get(
         [ir.DictAttr.get({"bufferization.access": ir.StringAttr.get("read")})])
