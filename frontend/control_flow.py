@@ -80,13 +80,18 @@ def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
 
 
 def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
-               reconcile: Callable | None = None, what: str = "em.cond"):
+               reconcile: Callable | None = None, what: str = "em.cond",
+               branches: tuple[str, str] | None = None):
     """`cond` on a symbolic `pred`: both branches traced into an `scf.if`. AutoGraph's
     `reconcile(outs, enter)` may rewrite the branches' outputs before they are merged:
     `outs` is [true output, false output], `enter(i)` re-enters branch i's region (to
-    create values there); it returns the outputs to merge."""
+    create values there); it returns the outputs to merge. `branches` names the two
+    branches for a caller built on `cond` (em.switch_case's "branch 0"); the errors then
+    name `what` and those branches instead of em.cond's true and false branch."""
     graph = current_graph()
     condition = _predicate(graph, pred, what)
+    labels = ("em.cond", "the true branch", "the false branch") if branches is None else \
+        (what, *branches)
     with graph.context:
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
     blocks, scopes, outs = [], [], []
@@ -95,8 +100,7 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
     def enter(i: int):
         return graph.region(blocks[i], "", scopes[i])
     with detached.abandoned_on_error(owner):  # (its blocks move to the scf.if at the end)
-        for i, (fn, branch) in enumerate(((true_fn, "the true branch"),
-                                          (false_fn, "the false branch"))):
+        for i, (fn, branch) in enumerate(((true_fn, labels[1]), (false_fn, labels[2]))):
             block = ir.Block.create_at_start(owner.regions[i], [])
             with graph.region(block, f"{branch} of {what}") as scope, \
                     (control.region(seen) if seen else contextlib.nullcontext()):
@@ -111,7 +115,7 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
         for i, out in enumerate(outs):
             with enter(i):
                 merged.append((out, _leaf_values(graph, nest.flatten(out))))
-        result = _merge_branches(graph, condition, merged, blocks)
+        result = _merge_branches(graph, condition, merged, blocks, labels)
     if seen is not None:
         control.record_cond(pred, true_fn, false_fn, result, seen)
     return result
@@ -124,27 +128,30 @@ def cond_effects(pred, true_fn: Callable, false_fn: Callable) -> None:
     cond(pred, run(true_fn), run(false_fn))
 
 
-def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks):
-    """Checks the branch outputs agree, adds the yields and builds the `scf.if`."""
+def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks, labels):
+    """Checks the branch outputs agree, adds the yields and builds the `scf.if`. `labels`
+    is (what, true branch's name, false branch's name), for the errors."""
     (t_out, t_leaves), (f_out, f_leaves) = outs
+    what, t_name, f_name = labels
     if nest.structure(t_out) != nest.structure(f_out):
-        raise ControlFlowError(f"em.cond branches must return the same structure; the true "
-                               f"branch returned {t_out!r}, the false branch {f_out!r}")
+        raise ControlFlowError(f"{what} branches must return the same structure; {t_name} "
+                               f"returned {t_out!r}, {f_name} {f_out!r}")
     positions, types = [], []
     for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
         a_is, b_is = isinstance(a, ir.Value), isinstance(b, ir.Value)
         if not a_is and not b_is:
             if a is not b and a != b:
-                raise ControlFlowError(f"em.cond branches return different Python values "
-                                       f"{a!r} and {b!r} at output {i}; return tensors instead")
+                raise ControlFlowError(f"{what} branches return different Python values "
+                                       f"{a!r} ({t_name}) and {b!r} ({f_name}) at output "
+                                       f"{i}; return tensors instead")
             continue
         if a_is != b_is:
-            raise ControlFlowError(f"output {i} of em.cond is a tensor in one branch and the "
+            raise ControlFlowError(f"output {i} of {what} is a tensor in one branch and the "
                                    f"Python value {b if a_is else a!r} in the other")
         ta, tb = _ttype(a), _ttype(b)
         if ta.dtype is not tb.dtype:
-            raise ControlFlowError(f"output {i} of em.cond has dtype {ta.dtype.name} in the "
-                                   f"true branch and {tb.dtype.name} in the false branch")
+            raise ControlFlowError(f"output {i} of {what} has dtype {ta.dtype.name} in "
+                                   f"{t_name} and {tb.dtype.name} in {f_name}")
         positions.append(i)
         types.append(_join([ta, tb]))
     for block, leaves in zip(blocks, (t_leaves, f_leaves)):
