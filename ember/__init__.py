@@ -92,6 +92,7 @@ try:
     from ember.frontend.tracing import OutOfScopeError, init_scope
     from ember.frontend.norms import norm
     from ember.frontend.misc_composites import add_n, clip_by_global_norm, unique_with_counts
+    from ember.frontend.tensor_like import is_tensor
     from ember.frontend.variables import Variable
     from ember.frontend.autodiff import (GradientTape, UnconnectedGradients, custom_gradient,
                                          recompute_grad, stop_gradient)
