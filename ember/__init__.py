@@ -91,7 +91,8 @@ try:
     from ember.frontend.sort_ops import argsort, sort, unique
     from ember.frontend.tracing import OutOfScopeError, init_scope
     from ember.frontend.norms import norm
-    from ember.frontend.misc_composites import add_n, clip_by_global_norm, unique_with_counts
+    from ember.frontend.misc_composites import (add_n, clip_by_global_norm, sequence_mask,
+                                                unique_with_counts)
     from ember.frontend.tensor_like import is_tensor
     from ember.frontend.variables import Variable
     from ember.frontend.autodiff import (GradientTape, UnconnectedGradients, custom_gradient,

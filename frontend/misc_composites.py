@@ -1,6 +1,7 @@
 """Functions TensorFlow users reach for that are compositions of other ops, as in
 TensorFlow's Python layer: `add_n`, `clip_by_global_norm`, `unique_with_counts`,
-`linalg.matrix_transpose` / `linalg.adjoint` and `math.cumulative_logsumexp`."""
+`sequence_mask`, `linalg.matrix_transpose` / `linalg.adjoint` and
+`math.cumulative_logsumexp`."""
 
 from __future__ import annotations
 
@@ -107,6 +108,38 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     y, idx = unique(x, out_idx=out_idx)
     count = unsorted_segment_sum(ops.ones_like(idx), idx, ops.size(y, out_type=idx.dtype))
     return UniqueWithCountsOutput(y, idx, count)
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
+    """The mask of the first `lengths[i]` places of each row (tf.sequence_mask): shape
+    `lengths.shape + [maxlen]`, `mask[i, ..., j] = j < lengths[i, ...]`, of `dtype`.
+
+    `maxlen` (a Python int or a scalar tensor) defaults to the largest length, 0 when there
+    are none; the last dim is then `?` in a traced function. Built as TensorFlow builds it:
+    `em.range(maxlen)` compared with the lengths cast to maxlen's dtype, then cast.
+
+    Example:
+      >>> import ember as em
+      >>> em.sequence_mask([1, 3, 2], 5).numpy().astype(int)
+      array([[1, 0, 0, 0, 0],
+             [1, 1, 1, 0, 0],
+             [1, 1, 0, 0, 0]])
+    """
+    del name
+    lengths = convert_to_tensor(lengths)
+    if not (lengths.dtype.is_integer or lengths.dtype.is_floating):
+        raise TypeError(f"em.sequence_mask: lengths must be integers, got dtype "
+                        f"{lengths.dtype.name}")
+    if maxlen is None:
+        maxlen = ops.maximum(ops.reduce_max(lengths), convert_to_tensor(0, lengths.dtype))
+    maxlen = convert_to_tensor(maxlen)
+    if maxlen.shape.rank not in (0, None):
+        raise ValueError(f"em.sequence_mask: maxlen must be a scalar, got shape "
+                         f"{maxlen.shape}; pass the one length every row is padded to")
+    places = ops.range(0, maxlen, 1, dtype=maxlen.dtype)
+    mask = ops.less(places, ops.cast(ops.expand_dims(lengths, -1), maxlen.dtype))
+    dtype = dtypes.bool_ if dtype is None else dtypes.as_dtype(dtype)
+    return mask if dtype is dtypes.bool_ else ops.cast(mask, dtype)
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
