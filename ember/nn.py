@@ -2,7 +2,7 @@
 `ember.frontend`; this module only re-exports)."""
 
 from ember.frontend.nn_composites import (batch_normalization, bias_add, elu, embedding_lookup,
-                                          gelu, l2_normalize,
+                                          gelu, l2_loss, l2_normalize,
                                           leaky_relu, moments, relu6, selu,
                                           sigmoid_cross_entropy_with_logits, silu, softplus,
                                           softmax_cross_entropy_with_logits, softsign,
@@ -17,7 +17,7 @@ from ember.frontend.nn_ops import depthwise_conv2d
 
 __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "elu", "embedding_lookup",
            "gelu",
-           "l2_normalize",
+           "l2_loss", "l2_normalize",
            "leaky_relu", "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu",
            "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign",

@@ -1,5 +1,5 @@
 """`em.nn` functions that are compositions of other ops, as in TensorFlow's Python layer:
-activations, normalisation, moments and the cross-entropy losses. Each follows
+activations, normalisation, moments, `l2_loss` and the cross-entropy losses. Each follows
 tf.nn's formula (the numerically stable one where TensorFlow uses one), so eager and
 compiled agree and the dtype rules are those of the ops it is made of (floats)."""
 
@@ -165,6 +165,20 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     shifted = -mean * inv if offset is None else \
         convert_to_tensor(offset, dtype=x.dtype) - mean * inv
     return x * inv + shifted
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2 over all of `t`: a scalar of t's dtype (tf.nn.l2_loss; no square
+    root). Summed as TensorFlow's kernel sums it, each square halved first.
+
+    Example:
+      >>> import ember as em
+      >>> em.nn.l2_loss(em.constant([[1.0, 2.0], [3.0, 4.0]]))
+      <ember.Tensor: shape=(), dtype=float32, numpy=15.0>
+    """
+    del name
+    x = _float(t, "l2_loss")
+    return ops.reduce_sum(ops.square(x) * _const(0.5, x))
 
 
 def _same_shape(labels, logits, what: str):
