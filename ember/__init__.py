@@ -94,6 +94,7 @@ try:
     from ember.frontend.misc_composites import (add_n, clip_by_global_norm, sequence_mask,
                                                 unique_with_counts)
     from ember.frontend.tensor_like import is_tensor
+    from ember.frontend.switch_case import case, switch_case
     from ember.frontend.variables import Variable
     from ember.frontend.autodiff import (GradientTape, UnconnectedGradients, custom_gradient,
                                          recompute_grad, stop_gradient)
