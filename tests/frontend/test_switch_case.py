@@ -206,3 +206,12 @@ def test_switch_case_branches_that_do_not_fit_name_the_branches():
                        match="em.switch_case branches must return the same structure; branch 0 "
                              "returned .*, the default branch"):
         g(em.constant(0))
+
+
+def test_switch_case_branches_returning_different_python_values_name_them():
+    f = em.function(lambda i: em.switch_case(i, [lambda: 1, lambda: 2]))
+    with pytest.raises(em.errors.ControlFlowError,
+                       match=r"em.switch_case branches return different Python values 1 "
+                             r"\(branch 0\) and 2 \(branch 1\) at output 0; return tensors"):
+        f(em.constant(0))
+    assert em.switch_case(em.constant(1), [lambda: 1, lambda: 2]) == 2  # eagerly: Python
