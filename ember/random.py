@@ -11,8 +11,8 @@ import types as _types
 from ember.frontend.random_composites import (categorical, normal, shuffle,
                                               stateless_categorical, stateless_dropout,
                                               stateless_shuffle, truncated_normal, uniform)
-from ember.frontend.random_generator import (Algorithm, Generator, get_global_generator,
-                                             set_global_generator, set_seed)
+from ember.frontend.random_generator import Algorithm, Generator
+from ember.frontend.random_seed import get_global_generator, set_global_generator, set_seed
 from ember.frontend.random_ops import (stateless_normal, stateless_truncated_normal,
                                        stateless_uniform)
 

@@ -1,5 +1,5 @@
 """`em.random` functions built from Philox draws and other ops: the module-level
-`uniform`/`normal`/`truncated_normal` (global generator or an op seed), `categorical`,
+`uniform`/`normal`/`truncated_normal` (a generator chosen by seed: random_seed.py), `categorical`,
 `shuffle`, their stateless forms, and `em.nn.dropout` / `stateless_dropout`.
 
 `categorical` samples by the Gumbel-max trick (argmax of logits + Gumbel noise, one
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
-from ember.frontend import random_generator as G
 from ember.frontend import random_ops as R
+from ember.frontend import random_seed as seeds
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import convert_to_tensor
 
@@ -23,20 +23,20 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     """Uniform numbers in [minval, maxval) from the global generator, or from the
     generator of operation seed `seed` (tf.random.uniform). Integer dtypes need maxval."""
     del name
-    return G.generator_for(seed).uniform(shape, minval, maxval, dtype)
+    return seeds.generator_for(seed).uniform(shape, minval, maxval, dtype)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal numbers (tf.random.normal)."""
     del name
-    return G.generator_for(seed).normal(shape, mean, stddev, dtype)
+    return seeds.generator_for(seed).normal(shape, mean, stddev, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                      name=None):
     """Normal numbers within 2 stddev of `mean` (tf.random.truncated_normal)."""
     del name
-    return G.generator_for(seed).truncated_normal(shape, mean, stddev, dtype)
+    return seeds.generator_for(seed).truncated_normal(shape, mean, stddev, dtype)
 
 
 def _logits(logits, where: str):
@@ -64,7 +64,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Class indices drawn from the categorical distributions of each row of `logits`
     ([batch, classes]): an int64 [batch, num_samples] tensor (tf.random.categorical)."""
     del name
-    gen = G.generator_for(seed)
+    gen = seeds.generator_for(seed)
     return _categorical(logits, num_samples, dtype, lambda s, dt: gen.uniform(s, dtype=dt),
                         "em.random.categorical")
 
@@ -99,7 +99,7 @@ def _shuffle(value, keys_fn, where: str):
 def shuffle(value, seed=None, name=None):
     """`value` randomly permuted along its first dim (tf.random.shuffle)."""
     del name
-    gen = G.generator_for(seed)
+    gen = seeds.generator_for(seed)
     return _shuffle(value, lambda s: gen.uniform_full_int(s, dtypes.int64),
                     "em.random.shuffle")
 
@@ -146,7 +146,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
       [0.0, 2.0]
     """
     del name
-    gen = G.generator_for(seed)
+    gen = seeds.generator_for(seed)
     return _dropout(x, rate, noise_shape, lambda s, dt: gen.uniform(s, dtype=dt),
                     "em.nn.dropout")
 

@@ -8,9 +8,10 @@ reads it, computes the numbers (`ember.philox_random`) and advances the counter 
 `em.function` every call advances it (the read and the write are variable ops that run on
 every call), eagerly and compiled alike.
 
-The global generator (`em.random.get_global_generator`) backs `em.random.uniform` & co.;
-`em.random.set_seed(s)` replaces it with `Generator.from_seed(s)` (TensorFlow's global seed
-does not reseed its global generator: Ember's does, so a seeded program repeats).
+`em.random.uniform` & co. draw from generators chosen by seed (random_seed.py): the global
+generator, which `em.random.set_seed(s)` replaces with `Generator.from_seed(s)`
+(TensorFlow's global seed does not reseed its global generator: Ember's does, so a seeded
+program repeats), or an operation seed's.
 """
 
 from __future__ import annotations
@@ -25,12 +26,10 @@ from ember.frontend import ops
 from ember.frontend import random_ops as R
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.tracing import init_scope
 from ember.frontend.variables import Variable
 
 STATE_SIZE = 3  # TensorFlow's PHILOX_STATE_SIZE: two counter words and a key
 RESERVED = 256  # counter steps per output (TensorFlow's kReservedSamplesPerOutput)
-DEFAULT_GLOBAL_SEED = 87654321  # TensorFlow's DEFAULT_GRAPH_SEED
 
 
 class Algorithm(enum.Enum):
@@ -214,44 +213,3 @@ def _checked_state(state) -> Tensor:
                          f"(counter low, counter high, key), got {state.shape}")
     return state
 
-
-# -- the global generator ---------------------------------------------------------------
-
-_global: dict = {"generator": None, "seed": None, "by_op_seed": {}}
-
-
-def get_global_generator() -> Generator:
-    """The generator `em.random.uniform` & co. draw from (made from OS entropy on first use,
-    or from `em.random.set_seed`)."""
-    if _global["generator"] is None:
-        with init_scope():
-            _global["generator"] = Generator.from_non_deterministic_state()
-    return _global["generator"]
-
-
-def set_global_generator(generator: Generator) -> None:
-    """Replaces the global generator."""
-    if not isinstance(generator, Generator):
-        raise TypeError(f"em.random.set_global_generator needs a Generator, got {generator!r}")
-    _global["generator"] = generator
-
-
-def set_seed(seed) -> None:
-    """Seeds `em.random`: the global generator becomes `Generator.from_seed(seed)` and the
-    generators of operation seeds restart (tf.random.set_seed)."""
-    seed = int(seed)
-    with init_scope():
-        _global.update(generator=Generator.from_seed(seed), seed=seed, by_op_seed={})
-
-
-def generator_for(seed) -> Generator:
-    """The global generator, or for an operation `seed` its own generator made from (global
-    seed, seed): a sequence that repeats after `set_seed`, as TensorFlow's op seeds."""
-    if seed is None:
-        return get_global_generator()
-    key = (_global["seed"], int(seed))
-    if key not in _global["by_op_seed"]:
-        glob = DEFAULT_GLOBAL_SEED if key[0] is None else key[0]
-        with init_scope():
-            _global["by_op_seed"][key] = Generator.from_seed([glob, key[1]])
-    return _global["by_op_seed"][key]
