@@ -2,8 +2,10 @@
 TensorFlow's (the code is in `ember.frontend`; this module only re-exports).
 
 `Generator` keeps its state in an `em.Variable` (works inside `em.function`); the module
-functions draw from the global generator (`set_seed`, `get_global_generator`) or from the
-generator of an operation seed; the `stateless_*` functions are determined by a [2] seed.
+functions follow tf.random.set_seed's rules (`ember.frontend.random_seed`): eagerly they draw
+from the global generator (`set_seed`, `get_global_generator`) or from the generator of an
+operation seed, traced into an em.function from the trace's own generators, which
+`set_seed` restarts too; the `stateless_*` functions are determined by a [2] seed.
 """
 
 import types as _types

@@ -8,10 +8,10 @@ reads it, computes the numbers (`ember.philox_random`) and advances the counter 
 `em.function` every call advances it (the read and the write are variable ops that run on
 every call), eagerly and compiled alike.
 
-`em.random.uniform` & co. draw from generators chosen by seed (random_seed.py): the global
-generator, which `em.random.set_seed(s)` replaces with `Generator.from_seed(s)`
+`em.random.uniform` & co. draw from generators chosen by seed (random_seed.py): eagerly the
+global generator, which `em.random.set_seed(s)` replaces with `Generator.from_seed(s)`
 (TensorFlow's global seed does not reseed its global generator: Ember's does, so a seeded
-program repeats), or an operation seed's.
+program repeats), and inside an em.function generators of the trace's own.
 """
 
 from __future__ import annotations
@@ -213,3 +213,12 @@ def _checked_state(state) -> Tensor:
                          f"(counter low, counter high, key), got {state.shape}")
     return state
 
+
+def generator_of(state: Variable) -> Generator:
+    """A Philox generator drawing from (and advancing) the existing int64 [3] Variable
+    `state`, which its owner keeps (random_seed.py's traced states)."""
+    if state.dtype is not dtypes.int64 or state.shape.as_list() != [STATE_SIZE]:
+        raise ValueError(f"a Philox state Variable is int64 [{STATE_SIZE}], got {state!r}")
+    generator = Generator.__new__(Generator)
+    generator._alg, generator._state_var = Algorithm.PHILOX.value, state
+    return generator

@@ -1,25 +1,62 @@
 """The seeds of `em.random`'s stateful functions (`uniform`, `normal`, `dropout`, ...):
-which Philox generator a call draws from, under tf.random.set_seed's rules (TensorFlow's
-`random_seed.py`).
+which Philox generator a call draws from, eagerly and traced, under tf.random.set_seed's
+rules (TensorFlow's `random_seed.py`).
 
-A call without an operation seed draws from the global generator, one sequence A1, A2, ...
-that `set_seed(s)` restarts; a call with an operation seed draws from the generator of
-(global seed, op seed), shared by every call with that seed, restarted by `set_seed` too.
+Eagerly, a call without an operation seed draws from the global generator, one sequence
+A1, A2, ... that `set_seed(s)` restarts; a call with an operation seed draws from the
+generator of (global seed, op seed), shared by every call with that seed, restarted by
+`set_seed` too.
+
+Traced into an em.function, random ops own their state, as TensorFlow's kernels keep their
+counters: the ops without an operation seed share one generator per trace (a nested
+function's ops share the enclosing trace's), started where `set_seed` starts the global
+one, so each function draws the sequence A1, A2, ... of a re-run of the program
+("tf.function acts like a re-run of a program"), A3, A4 on its next call; an op with an
+operation seed owns a generator of (global seed, op seed), so two ops with `seed=1` give
+(A1, A1), then (A2, A2). Each state is an int64 [3] Variable made when the op is traced
+(under `em.init_scope`) and captured by the trace, so compiled code and the interpreter read
+and advance it alike on every call. `set_seed` assigns every such state that is still alive
+its starting value for the new seed: traced functions restart without being traced again.
+Functions without random ops capture nothing: their calls cost what they did.
+
+Without a global seed, each trace's shared generator starts from the operating system's
+entropy (TensorFlow picks a random seed), and op seeds pair with DEFAULT_GLOBAL_SEED.
 """
 
 from __future__ import annotations
 
-from ember.frontend.random_generator import Generator
-from ember.frontend.trace_scope import init_scope
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from ember.dialects.ember import dtypes
+from ember.frontend.random_generator import (STATE_SIZE, Generator, generator_of,
+                                             state_from_seed)
+from ember.frontend.trace_scope import active_graphs, current_graph, init_scope
+from ember.frontend.variables import Variable
 
 DEFAULT_GLOBAL_SEED = 87654321  # TensorFlow's DEFAULT_GRAPH_SEED
 
 _global: dict = {"generator": None, "seed": None, "by_op_seed": {}}
+# The generators of random ops traced into em.functions: the one shared by a trace's ops
+# without an op seed, by trace (a FuncGraph); and every traced state -> its op seed (None:
+# the shared one), which set_seed resets. Both forget a trace's states when it dies.
+_shared_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_traced_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()  # traces on several threads register states; set_seed reads them
+
+
+class _TracedState(Variable):
+    """The state of a traced random op: an ordinary Variable of this process. A subclass,
+    so that em.distribute's variable creators, which make `em.Variable(...)` a mirrored or
+    parameter-server variable under a strategy's scope, leave it alone."""
 
 
 def get_global_generator() -> Generator:
-    """The generator `em.random.uniform` & co. draw from (made from OS entropy on first use,
-    or from `em.random.set_seed`)."""
+    """The generator eager `em.random.uniform` & co. draw from (made from OS entropy on
+    first use, or from `em.random.set_seed`)."""
     if _global["generator"] is None:
         with init_scope():
             _global["generator"] = Generator.from_non_deterministic_state()
@@ -27,28 +64,86 @@ def get_global_generator() -> Generator:
 
 
 def set_global_generator(generator: Generator) -> None:
-    """Replaces the global generator."""
+    """Replaces the global generator, the one eager calls draw from. Traced random ops
+    draw from their trace's own; a function that captured the old generator itself
+    (`get_global_generator().uniform(...)`) keeps it, as TensorFlow's."""
     if not isinstance(generator, Generator):
         raise TypeError(f"em.random.set_global_generator needs a Generator, got {generator!r}")
     _global["generator"] = generator
 
 
 def set_seed(seed) -> None:
-    """Seeds `em.random`: the global generator becomes `Generator.from_seed(seed)` and the
-    generators of operation seeds restart (tf.random.set_seed)."""
+    """Sets the global seed (tf.random.set_seed): the global generator becomes
+    `Generator.from_seed(seed)`, the generators of operation seeds restart, and so do the
+    random ops already traced into em.functions (compiled or not, without tracing again).
+
+    Example:
+      >>> em.random.set_seed(1234)
+      >>> f = em.function(lambda: em.random.uniform([2]))
+      >>> a = f().numpy()
+      >>> em.random.set_seed(1234)
+      >>> bool((f().numpy() == a).all())
+      True
+    """
     seed = int(seed)
     with init_scope():
         _global.update(generator=Generator.from_seed(seed), seed=seed, by_op_seed={})
+        with _lock:
+            states = list(_traced_states.items())
+        for state, op_seed in states:
+            state.assign(_initial_state(op_seed))
 
 
 def generator_for(seed) -> Generator:
-    """The global generator, or for an operation `seed` its own generator made from (global
-    seed, seed): a sequence that repeats after `set_seed`, as TensorFlow's op seeds."""
+    """The generator a random op with operation seed `seed` (or None) draws from: eagerly
+    the global generator or the op seed's; inside a trace the trace's own (see the
+    module)."""
+    if current_graph() is not None:
+        return _traced_generator(seed)
     if seed is None:
         return get_global_generator()
     key = (_global["seed"], int(seed))
     if key not in _global["by_op_seed"]:
-        glob = DEFAULT_GLOBAL_SEED if key[0] is None else key[0]
         with init_scope():
-            _global["by_op_seed"][key] = Generator.from_seed([glob, key[1]])
+            _global["by_op_seed"][key] = Generator.from_seed(_op_seed_words(int(seed)))
     return _global["by_op_seed"][key]
+
+
+def _traced_generator(seed) -> Generator:
+    """A new generator for this op (an op seed), or the shared one of the outermost trace
+    under way: a function traced inside another draws from the enclosing function's, as
+    if its body were written there."""
+    if seed is not None:
+        return _new_traced_generator(int(seed))
+    graph = active_graphs()[0]
+    with _lock:
+        shared = _shared_by_trace.get(graph)
+    if shared is None:
+        shared = _new_traced_generator(None)
+        with _lock:
+            shared = _shared_by_trace.setdefault(graph, shared)
+    return shared
+
+
+def _new_traced_generator(op_seed: int | None) -> Generator:
+    with init_scope():
+        state = _TracedState(_initial_state(op_seed), trainable=False, name="rng_state",
+                             dtype=dtypes.int64)
+    with _lock:
+        _traced_states[state] = op_seed
+    return generator_of(state)
+
+
+def _initial_state(op_seed: int | None) -> np.ndarray:
+    """Where a traced op's generator starts under the current global seed: the global
+    generator's start (no op seed), or the op seed's generator's."""
+    if op_seed is not None:
+        return state_from_seed(_op_seed_words(op_seed))
+    if _global["seed"] is None:
+        return np.frombuffer(os.urandom(8 * STATE_SIZE), np.int64).copy()
+    return state_from_seed(_global["seed"])
+
+
+def _op_seed_words(op_seed: int) -> list:
+    glob = _global["seed"]
+    return [DEFAULT_GLOBAL_SEED if glob is None else glob, op_seed]
