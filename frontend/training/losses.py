@@ -73,7 +73,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     """
     where = "em.losses.categorical_crossentropy"
     y_pred = _prediction(y_pred, where)
-    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    y_true = _labels(y_true, y_pred)
     if not y_true.shape.is_compatible_with(y_pred.shape):
         raise ValueError(f"{where}: y_true and y_pred must have the same shape, got "
                          f"{y_true.shape} and {y_pred.shape}")
@@ -87,6 +87,13 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         ops.multiply(y_true, _log_probabilities(y_pred, axis)), axis=axis))
 
 
+def _labels(y_true, y_pred):
+    """`y_true` as a tensor of `y_pred`'s dtype: integer and bool labels (and weights) are
+    cast, as Keras casts them (a regression fit on integer targets)."""
+    y_true = convert_to_tensor(y_true)
+    return y_true if y_true.dtype is y_pred.dtype else cast(y_true, y_pred.dtype)
+
+
 def mean_squared_error(y_true, y_pred):
     """mean((y_true - y_pred) ** 2) over the last axis (keras.losses.mean_squared_error).
 
@@ -95,7 +102,7 @@ def mean_squared_error(y_true, y_pred):
       array([0.5], dtype=float32)
     """
     y_pred = _prediction(y_pred, "em.losses.mean_squared_error")
-    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    y_true = _labels(y_true, y_pred)
     return ops.reduce_mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
 
 
@@ -107,7 +114,7 @@ def mean_absolute_error(y_true, y_pred):
       array([1.5], dtype=float32)
     """
     y_pred = _prediction(y_pred, "em.losses.mean_absolute_error")
-    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    y_true = _labels(y_true, y_pred)
     return ops.reduce_mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
 
 
@@ -120,7 +127,7 @@ def huber(y_true, y_pred, delta=1.0):
       array([1.3125], dtype=float32)
     """
     y_pred = _prediction(y_pred, "em.losses.huber")
-    y_true = convert_to_tensor(y_true, dtype=y_pred.dtype)
+    y_true = _labels(y_true, y_pred)
     abs_error = ops.abs(ops.subtract(y_pred, y_true))
     quadratic = ops.minimum(abs_error, delta)
     linear = ops.subtract(abs_error, quadratic)
@@ -139,8 +146,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     """
     where = "em.losses.binary_crossentropy"
     y_pred = _prediction(y_pred, where)
-    y_true = convert_to_tensor(y_true)
-    y_true = y_true if y_true.dtype is y_pred.dtype else cast(y_true, y_pred.dtype)
+    y_true = _labels(y_true, y_pred)
     if label_smoothing:
         y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
     if from_logits:  # max(x, 0) - x * z + log(1 + exp(-|x|)), as TF's stable form
@@ -168,7 +174,7 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         values = self.fn(y_true, y_pred, **self.kwargs)
         if sample_weight is not None:
-            weight = convert_to_tensor(sample_weight, dtype=values.dtype)
+            weight = _labels(sample_weight, values)  # (int or bool weights: cast, as Keras)
             values = ops.multiply(values, weight)
         if self.reduction in ("none", None):
             return values

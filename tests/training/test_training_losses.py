@@ -87,3 +87,32 @@ def test_bad_inputs_raise():
         em.losses.categorical_crossentropy(ONE_HOT[:, :2], PROBS)
     with pytest.raises(ValueError, match="one dim fewer"):
         em.losses.SparseCategoricalCrossentropy(from_logits=True)(ONE_HOT, LOGITS)
+
+
+@pytest.mark.parametrize("loss, y_true", [
+    (em.losses.MeanSquaredError(), np.array([[1, 2], [0, 3]], np.int32)),
+    (em.losses.MeanAbsoluteError(), np.array([[1, 2], [0, 3]], np.int64)),
+    (em.losses.Huber(), np.array([[1, 0], [0, 1]], np.bool_)),
+    (em.losses.CategoricalCrossentropy(), np.array([[1, 0], [0, 1]], np.int32)),
+    (em.losses.BinaryCrossentropy(), np.array([[True, False], [False, True]])),
+])
+def test_integer_and_bool_labels_are_cast_to_the_predictions_dtype(loss, y_true):
+    """As Keras: a regression fit on integer targets, or bool labels, was a TypeError ("a
+    int64 tensor cannot be used where float32 is required")."""
+    y_pred = np.array([[0.9, 0.1], [0.2, 0.8]], np.float32)
+    want = float(loss(y_true.astype(np.float32), y_pred))
+    assert float(loss(y_true, y_pred)) == pytest.approx(want, rel=1e-6)
+    compiled = em.function(lambda t, p: loss(t, p))
+    assert float(compiled(y_true, y_pred)) == pytest.approx(want, rel=1e-6)
+    weighted = float(loss(y_true, y_pred, sample_weight=np.array([1, 0], np.int32)))
+    assert weighted == pytest.approx(float(loss(y_true.astype(np.float32), y_pred,
+                                                sample_weight=[1.0, 0.0])), rel=1e-6)
+
+
+def test_fit_on_integer_regression_targets():
+    x = np.random.default_rng(0).standard_normal((8, 3)).astype(np.float32)
+    model = em.keras.Sequential([em.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    history = model.fit(x, np.arange(8), epochs=2, verbose=0).history
+    assert history["loss"][1] < history["loss"][0]
+    assert np.isfinite(model.evaluate(x, np.arange(8), verbose=0)).all()
