@@ -166,6 +166,13 @@ def _concrete(fn, signature) -> tuple[str, ConcreteFunction]:
         if not isinstance(s, TensorSpec):
             raise AotError(f"signature entries must be em.TensorSpec or 'f32[?,784]' "
                            f"strings, got {s!r}")
+    if signature is not None and fn.input_signature is not None:
+        # the specs asked for, not the input_signature's wider ones (InputSignatureError
+        # for a spec wider than it): 'f32[4,3]' of a [?,3] signature compiles [4,3]
+        fn.get_concrete_function(*specs)
+        fn = Function(fn.python_function, input_signature=specs, autograph=fn._autograph,
+                      backend=fn._backend, jit_compile=fn._jit_compile, name=fn._name,
+                      pipeline=fn._pipeline_text)
     return _entry_name(fn.__name__), fn.get_concrete_function(*specs)
 
 

@@ -209,3 +209,21 @@ def test_parameter_names_that_clash_with_generated_ones(tmp_path):
     lib = em.aot.load(str(tmp_path))
     one = np.float32(1)
     assert lib(np.ones(2, np.float32), np.full(2, 2, np.float32), one, one).tolist() == [3, 3]
+
+
+def test_an_explicit_signature_narrower_than_the_input_signature_is_the_one_compiled(tmp_path):
+    """The specs asked for, not the function's wider input_signature: 'f32[4,3]' of a
+    [None, 3] signature gave a library taking [?,3] (a new user's ember-compile run). A
+    spec wider than the signature is an InputSignatureError."""
+    @em.function(input_signature=[em.TensorSpec([None, 3], em.float32)])
+    def predict(x):
+        return em.matmul(x, em.ones([3, 2])) + 1.0
+
+    manifest = em.aot.compile(predict, ["f32[4,3]"], out_dir=str(tmp_path / "fixed"))
+    (entry,) = manifest["entries"]
+    assert entry["inputs"][0]["shape"] == [4, 3] and entry["outputs"][0]["shape"] == [4, 2]
+    lib = em.aot.load(str(tmp_path / "fixed"))
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    _check(lib, predict, x)
+    with pytest.raises(em.errors.InputSignatureError, match="dimension 1 is None"):
+        em.aot.compile(predict, ["f32[4,?]"], out_dir=str(tmp_path / "wide"))
