@@ -159,12 +159,27 @@ def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,
     inits = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
     types = [TensorType(t.dtype, t.shape.dims) for t in inits]
     if shape_invariants is not None:
-        types = _invariant_types(loop_vars, shape_invariants, types)
+        types = _invariant_types(loop_vars, shape_invariants, types, labels, what)
     return _trace_while_once(graph, cond, body, loop_vars, inits, types,
                              shape_invariants is not None, labels, relax, what)
 
 
-def _invariant_types(loop_vars, shape_invariants, types: list[TensorType]) -> list[TensorType]:
+def _here(what: str) -> str:
+    """`what` (a loop), for em.while_loop with the user's `file:line` that builds it (called
+    while tracing it); AutoGraph's loops name theirs already ("the for loop at f.py:3")."""
+    if what != "em.while_loop":
+        return what
+    filename, line = user_location()
+    return f"{what} at {filename}:{line}"
+
+
+def _label(labels: list[str] | None, i: int, what: str) -> str:
+    return labels[i] if labels else f"loop variable {i} of {_here(what)}"
+
+
+def _invariant_types(loop_vars, shape_invariants, types: list[TensorType],
+                     labels: list[str] | None = None,
+                     what: str = "em.while_loop") -> list[TensorType]:
     """The loop variables' types with the shapes `shape_invariants` gives them."""
     shapes: list[TensorShape] = []
 
@@ -174,22 +189,24 @@ def _invariant_types(loop_vars, shape_invariants, types: list[TensorType]) -> li
             shapes.append(TensorShape(inv))
             return
         if inv_kids is None or len(inv_kids) != len(kids):
-            raise ControlFlowError(f"shape_invariants {shape_invariants!r} of em.while_loop do "
-                                   f"not match the structure of its loop_vars {loop_vars!r}")
+            raise ControlFlowError(f"shape_invariants {shape_invariants!r} of {_here(what)} "
+                                   f"do not match the structure of its loop_vars "
+                                   f"{loop_vars!r}")
         for k, i in zip(kids, inv_kids):
             walk(k, i)
     try:
         walk(loop_vars, shape_invariants)
     except TypeError as e:
-        raise ControlFlowError(f"em.while_loop: shape_invariants must hold an em.TensorShape "
+        raise ControlFlowError(f"{_here(what)}: shape_invariants must hold an em.TensorShape "
                                f"per loop variable: {e}") from None
     out = []
     for i, (t, shape) in enumerate(zip(types, shapes)):
         if not _allows(shape.dims, t.shape):
-            raise ControlFlowError(f"loop variable {i} of em.while_loop enters the loop with "
-                                   f"shape {TensorShape(t.shape)}, which its shape invariant "
-                                   f"{shape} does not allow; give it an invariant that does "
-                                   f"(None for a dimension that varies)")
+            raise ControlFlowError(
+                f"{_label(labels, i, what)} enters the loop with shape "
+                f"{TensorShape(t.shape)}, which its shape invariant {shape} does not allow; "
+                f"give it an invariant that does (None for a dimension that varies), or "
+                f"give the value that shape before the loop (em.ensure_shape)")
         out.append(TensorType(t.dtype, shape.dims))
     return out
 
@@ -212,7 +229,7 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
                                      declared, labels_, relax, what, recorded=False)
         return control.record_while(trace_once, cond, body, loop_vars, inits, types, labels)
     def label(i: int) -> str:
-        return labels[i] if labels else f"loop variable {i} of em.while_loop"
+        return _label(labels, i, what)
     mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]
     with graph.context:
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())

@@ -153,6 +153,31 @@ def test_a_shape_that_changes_says_how_to_relax_it():
     assert em.function(shape_relaxed)(em.constant(3)).shape == (8,)
 
 
+def invariant_rejects_the_entering_shape(x):
+    v = x
+    for i in em.range(3):
+        em.autograph.experimental.set_loop_options(
+            shape_invariants=[(v, em.TensorShape([None, 2]))])
+        v = em.concat([v, v], 0)
+    return v
+
+
+def test_an_invariant_that_rejects_the_entering_shape_names_the_variable_and_the_loop():
+    """A value of shape (None, None) under set_loop_options' (None, 2): the error named
+    "loop variable 1 of em.while_loop", neither the variable nor the user's line."""
+    line = _line_of(invariant_rejects_the_entering_shape, "for i in em.range(3)")
+    f = em.function(invariant_rejects_the_entering_shape,
+                    input_signature=[em.TensorSpec([None, None])])
+    with pytest.raises(ControlFlowError, match=rf"loop variable 'v' of the for loop at "
+                                               rf"{HERE}:{line} enters the loop with shape "
+                                               rf"\(None, None\), which its shape invariant "
+                                               rf"\(None, 2\) does not allow"):
+        f(np.ones((1, 2), np.float32))
+    ok = em.function(invariant_rejects_the_entering_shape,
+                     input_signature=[em.TensorSpec([None, 2])])
+    assert ok(np.ones((1, 2), np.float32)).shape == (8, 2)
+
+
 def undefined_before_loop(n):
     i = 0
     while i < n:

@@ -87,7 +87,8 @@ def test_shape_invariants_with_maximum_iterations():
 def test_loop_variable_changing_shape_without_invariants_is_an_error():
     f = em.function(lambda a: em.while_loop(lambda i, x: i < 3, _doubling, (0, a)))
     with pytest.raises(ControlFlowError,
-                       match=r"loop variable 1 of em\.while_loop \(initial value .*'a:0'.*\) "
+                       match=r"loop variable 1 of em\.while_loop at .*test_while_loop_shapes\.py:"
+                             r"\d+ \(initial value .*'a:0'.*\) "
                              r"has shape \(2,\) \(the shape it enters the loop with\) but "
                              r"shape \(4,\) after one iteration; .*pass shape_invariants.*"
                              r"em\.TensorShape\(\[None\]\)"):
@@ -110,6 +111,28 @@ def test_shape_invariant_that_rejects_the_initial_value_is_an_error():
     with pytest.raises(ControlFlowError, match=r"loop variable 1 .* enters the loop with shape "
                                                r"\(2,\), which its shape invariant \(3,\)"):
         f(np.ones(2, np.float32))
+
+
+def _entering_unknown_columns(x):
+    return em.while_loop(lambda v: em.shape(v)[0] < 10,
+                         lambda v: (em.concat([v, v], 0),), (x,),
+                         shape_invariants=(em.TensorShape([None, 2]),))
+
+
+def test_an_initial_value_of_unknown_dims_its_invariant_rejects_names_the_users_line():
+    """A value entering as (None, None) under an invariant of (None, 2): the error named
+    neither the user's file nor line. It names the em.while_loop call's."""
+    import inspect
+    lines, first = inspect.getsourcelines(_entering_unknown_columns)
+    call = range(first + 1, first + len(lines))  # the call's lines (Python reports one)
+    f = em.function(_entering_unknown_columns, input_signature=[em.TensorSpec([None, None])])
+    with pytest.raises(ControlFlowError) as e:
+        f(np.ones((1, 2), np.float32))
+    message = str(e.value)
+    assert "loop variable 0 of em.while_loop at " in message
+    assert any(f"{__file__}:{line} enters the loop with shape (None, None), which its shape "
+               f"invariant (None, 2) does not allow" in message for line in call), message
+    assert "em.ensure_shape" in message
 
 
 def test_shape_invariants_of_another_structure_are_an_error():
