@@ -48,8 +48,10 @@ def _slice(elems, flat, i):
 
 def _arrays(specs, size, like=None) -> list:
     """A TensorArray of `size` per spec; with `like` (a tensor per spec), allocated with its
-    run-time shape when the spec's shape is not fully known (a `?` dim)."""
-    arrays = [TensorArray(s.dtype, size=size, element_shape=s.shape) for s in specs]
+    run-time shape when the spec's shape is not fully known (a `?` dim). (Every element has
+    one shape, so not the padded arrays an element_shape with a `?` dim would make.)"""
+    arrays = [TensorArray(s.dtype, size=size, element_shape=s.shape
+                          if s.shape.is_fully_defined() else None) for s in specs]
     if like is None:
         return arrays
     return [a if a.allocated else a.allocated_for(t) for a, t in zip(arrays, like)]

@@ -231,10 +231,11 @@ def _driver(kind: str) -> str:
 
 def _shape_invariants(opts: dict, names: tuple, state: tuple):
     """The loop variables' shapes: as they enter, except those `set_loop_options` relaxes
-    and the buffers of growing TensorArrays (their first dimension)."""
+    and the buffers of TensorArrays that grow (their first dimension) or hold elements of
+    different shapes (TensorArray.loop_invariants)."""
     from ember.frontend.shape import TensorShape
     pairs = opts.get("shape_invariants") or []
-    growing = any(isinstance(v, TensorArray) and v.dynamic_size for v in state)
+    growing = any(isinstance(v, TensorArray) and v.changes_shape_in_loops for v in state)
     if not pairs and not growing:
         return None
     invariants = [v.loop_invariants() if isinstance(v, TensorArray) else

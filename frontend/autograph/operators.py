@@ -163,7 +163,7 @@ def _allocated_alike(a: TensorArray, b: TensorArray, enter):
     buffer of the other's elements there, so both branches yield one type."""
     i, written, empty = (1, a, b) if a.allocated else (0, b, a)
     with enter(i):
-        empty = empty._with_element(written.element_shape)
+        empty = empty.allocated_as(written)
     return (a, empty) if i == 1 else (empty, b)
 
 
