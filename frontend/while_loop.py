@@ -22,6 +22,7 @@ from ember.frontend.autodiff import control, recording
 from ember.frontend.control_flow import ControlFlowError, _cast, _predicate, _ttype
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.tensor_array import TensorArray
 from ember.frontend.tracing import FuncGraph, current_graph
 from ember.frontend.user_code import user_location
 
@@ -156,9 +157,10 @@ def _traced_while(graph: FuncGraph, cond, body, loop_vars, shape_invariants,
         counted = None if labels is None else labels + ["the iteration count"]
         return _traced_while(graph, counted_cond, counted_body, wrapped_vars,
                              shape_invariants, None, counted, relax, what)[0]
+    _check_arrays(loop_vars, what)
     inits = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
     types = [TensorType(t.dtype, t.shape.dims) for t in inits]
-    if shape_invariants is not None:
+    if shape_invariants is not None or _any_array_varies(loop_vars):
         types = _invariant_types(loop_vars, shape_invariants, types, labels, what)
     return _trace_while_once(graph, cond, body, loop_vars, inits, types,
                              shape_invariants is not None, labels, relax, what)
@@ -177,17 +179,42 @@ def _label(labels: list[str] | None, i: int, what: str) -> str:
     return labels[i] if labels else f"loop variable {i} of {_here(what)}"
 
 
+def _check_arrays(loop_vars, what: str) -> None:
+    """An em.TensorArray nothing was written to has no buffer a loop could carry yet."""
+    for var in nest.flatten(loop_vars, expand_composites=False):
+        if isinstance(var, TensorArray) and not var.allocated:
+            raise ControlFlowError(
+                f"{_here(what)} carries an em.TensorArray nothing is written to before the "
+                f"loop and whose element_shape is not given, so the type of its elements "
+                f"is unknown when the loop is built; give it element_shape= (None for a "
+                f"dimension that varies), or write it in a Python loop that AutoGraph stages")
+
+
+def _any_array_varies(loop_vars) -> bool:
+    return any(isinstance(v, TensorArray) and v.changes_shape_in_loops
+               for v in nest.flatten(loop_vars, expand_composites=False))
+
+
+_OWN = object()  # (no shape invariant given: the shape the variable enters the loop with)
+
+
 def _invariant_types(loop_vars, shape_invariants, types: list[TensorType],
                      labels: list[str] | None = None,
                      what: str = "em.while_loop") -> list[TensorType]:
-    """The loop variables' types with the shapes `shape_invariants` gives them."""
-    shapes: list[TensorShape] = []
+    """The loop variables' types with the shapes `shape_invariants` gives them (None:
+    those they enter with), an em.TensorArray's those its buffer needs, whatever is
+    given for it (as in TensorFlow)."""
+    shapes: list[TensorShape | None] = []
 
     def walk(var, inv):
-        kids, inv_kids = nest._children(var), nest._children(inv)
-        if kids is None:
-            shapes.append(TensorShape(inv))
+        if isinstance(var, TensorArray):
+            shapes.extend(var.loop_invariants())
             return
+        kids = nest._children(var)
+        if kids is None:
+            shapes.append(None if inv is _OWN else TensorShape(inv))
+            return
+        inv_kids = [_OWN] * len(kids) if inv is _OWN else nest._children(inv)
         if inv_kids is None or len(inv_kids) != len(kids):
             raise ControlFlowError(f"shape_invariants {shape_invariants!r} of {_here(what)} "
                                    f"do not match the structure of its loop_vars "
@@ -195,12 +222,15 @@ def _invariant_types(loop_vars, shape_invariants, types: list[TensorType],
         for k, i in zip(kids, inv_kids):
             walk(k, i)
     try:
-        walk(loop_vars, shape_invariants)
+        walk(loop_vars, _OWN if shape_invariants is None else shape_invariants)
     except TypeError as e:
         raise ControlFlowError(f"{_here(what)}: shape_invariants must hold an em.TensorShape "
                                f"per loop variable: {e}") from None
     out = []
     for i, (t, shape) in enumerate(zip(types, shapes)):
+        if shape is None:
+            out.append(t)
+            continue
         if not _allows(shape.dims, t.shape):
             raise ControlFlowError(
                 f"{_label(labels, i, what)} enters the loop with shape "

@@ -1,7 +1,7 @@
 """em.TensorArray with a partially known element_shape (`[None, 3]`, `em.TensorShape([None])`),
 as tf.TensorArray takes it: elements of different first dims with infer_shape=False,
 concat() joining them and stack() needing one shape, eagerly, compiled and carried by
-AutoGraph's loops; shapes that do not fit raise the same error eagerly
+AutoGraph's loops and em.while_loop; shapes that do not fit raise the same error eagerly
 and compiled."""
 
 import numpy as np
@@ -204,6 +204,45 @@ def test_without_an_element_shape_the_first_write_in_a_loop_sets_the_rank():
     x = em.constant([1.0, 2.0, 3.0])
     for run in _runs(no_element_shape, [em.TensorSpec([None]), em.TensorSpec([], em.int32)]):
         assert run(x, em.constant(3)).numpy().tolist() == [1, 2, 3, 2, 3, 3]
+
+
+def functional_loop(n):
+    ta = em.TensorArray(em.float32, size=0, dynamic_size=True, element_shape=[None],
+                        infer_shape=False)
+    _, ta = em.while_loop(lambda i, ta: i < n,
+                          lambda i, ta: (i + 1, ta.write(i, em.fill(em.reshape(i, [1]),
+                                                                    em.cast(i, em.float32)))),
+                          (0, ta))
+    return ta.concat()
+
+
+def functional_scalars(n):
+    ta = em.TensorArray(em.float32, size=0, dynamic_size=True, element_shape=[])
+    _, ta = em.while_loop(lambda i, ta: i < n,
+                          lambda i, ta: (i + 1, ta.write(i, em.cast(i, em.float32))), (0, ta))
+    return ta.stack()
+
+
+def test_em_while_loop_carries_an_array_whose_buffer_grows():
+    """em.while_loop gives an array's buffer the shapes it varies in (a growing first dim,
+    the open dims of its elements) without shape_invariants, as tf.while_loop does; a
+    growing array of scalars was an error ("has shape (1,) ... but shape (None,) after one
+    iteration")."""
+    for run in _runs(functional_loop, _n()):
+        assert run(em.constant(4)).numpy().tolist() == [1.0, 2.0, 2.0, 3.0, 3.0, 3.0]
+    for run in _runs(functional_scalars, _n()):
+        assert run(em.constant(3)).numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+def test_em_while_loop_over_an_array_with_nothing_written_says_to_give_its_shape():
+    def fn(n):
+        ta = em.TensorArray(em.float32, size=0, dynamic_size=True)
+        return em.while_loop(lambda i, ta: i < n,
+                             lambda i, ta: (i + 1, ta.write(i, 1.0)), (0, ta))[1].stack()
+    with pytest.raises(em.errors.ControlFlowError,
+                       match=rf"em\.while_loop at {__file__}:\d+ carries an em\.TensorArray "
+                             r"nothing is written to before the loop.*give it element_shape="):
+        em.function(fn)(em.constant(3))
 
 
 def test_arrays_of_size_zero_known_only_when_the_code_runs():
