@@ -263,11 +263,7 @@ class TensorArray:
         shape = TensorShape(shape)
         out = self.__ember_rebuild__([None, self._size])
         out._element_shape = shape
-        capacity = _static(self._size)
-        if capacity is None:  # a size known when the code runs
-            capacity = 1 if self.dynamic_size else self._size
-        if self.dynamic_size and isinstance(capacity, int):
-            capacity = max(capacity, 1)
+        capacity = _capacity(self._size, self.dynamic_size)
         if padded_ is None:
             padded_ = not shape.is_fully_defined()
         if padded_:
@@ -283,9 +279,7 @@ class TensorArray:
         ops = _ops()
         out = self.__ember_rebuild__([None, self._size])
         out._element_shape = value.shape
-        capacity = _static(self._size)
-        capacity = (max(capacity, 1) if self.dynamic_size else capacity) \
-            if capacity is not None else self._size
+        capacity = _capacity(self._size, self.dynamic_size)
         out._buffer = ops.zeros(ops.concat([ops.reshape(convert_to_tensor(
             capacity, dtype=dtypes.int32), [1]), ops.shape(value)], 0), self.dtype)
         return out
@@ -298,6 +292,17 @@ class TensorArray:
         shape = ops.concat([ops.reshape(convert_to_tensor(capacity, dtype=dtypes.int32), [1]),
                             convert_to_tensor(dims, dtype=dtypes.int32)], 0)
         return ops.zeros(shape, self.dtype)
+
+
+def _capacity(size, dynamic: bool):
+    """The rows an array of `size` elements (an int, or a tensor known when the code runs)
+    is made with: `size`, and at least one where it grows (doubling needs one)."""
+    static = _static(size)
+    if static is not None:
+        return max(static, 1) if dynamic else static
+    if not dynamic:
+        return size
+    return _ops().maximum(convert_to_tensor(size, dtype=dtypes.int32), 1)
 
 
 def _grown_size(ta: TensorArray, index):

@@ -254,3 +254,17 @@ def test_scan_over_zero_rows_with_an_initializer_is_empty_eagerly_and_compiled()
         sums, counts = run(em.constant(x))
         assert sums.shape == (0, 2) and sums.dtype == em.float32
         assert counts.shape == (0,) and counts.dtype == em.int32
+
+
+def _sized_at_run_time(n, element_shape):
+    ta = em.TensorArray(em.float32, size=n, dynamic_size=True, element_shape=element_shape)
+    return ta.write(0, em.ones([2])).stack()
+
+
+@pytest.mark.parametrize("element_shape", [None, [None]])
+def test_a_dynamic_array_of_a_size_known_at_run_time_has_that_many_elements(element_shape):
+    """Compiled, an array of `size=n` (a tensor) with dynamic_size=True was made with room
+    for one element, and stack() gave that one where eagerly it gave n (as TensorFlow)."""
+    want = [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    for run in (_sized_at_run_time, em.function(_sized_at_run_time)):
+        assert run(em.constant(3), element_shape).numpy().tolist() == want
