@@ -1,4 +1,7 @@
-"""Helpers for the eager numerics tests: `expect` checks a result's dtype, shape and values."""
+"""Helpers for the eager numerics tests: `expect` checks a result's dtype, shape and values;
+`no_fallback` makes a test fail where em.function would run on the interpreter."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -38,3 +41,13 @@ def expect():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def no_fallback():
+    previous = em.config.get_fallback()
+    em.config.set_fallback("error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", em.InterpreterFallbackWarning)
+        yield
+    em.config.set_fallback(previous)

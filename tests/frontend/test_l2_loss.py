@@ -2,7 +2,6 @@
 dtype, eager and compiled (static and `?` dims), and its gradient `t` (times the upstream
 gradient) through em.GradientTape, eagerly, inside em.function and for a Variable."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -11,16 +10,6 @@ import ember as em
 
 T = np.array([[-3.0, -0.5, 0.0, 0.7], [2.5, -1e-3, 8.0, -7.5], [1.0, 2.0, -2.0, 0.25]])
 RTOL = {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-13}
-
-
-@pytest.fixture
-def no_fallback():
-    previous = em.config.get_fallback()
-    em.config.set_fallback("error")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", em.InterpreterFallbackWarning)
-        yield
-    em.config.set_fallback(previous)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])

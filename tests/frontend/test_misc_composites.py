@@ -4,7 +4,6 @@ numpy oracle, and compiled (static, dynamic and empty shapes) against numpy too,
 fallback to the interpreter. Also input_signature's conversion of Python values."""
 
 import collections
-import warnings
 
 import numpy as np
 import pytest
@@ -14,16 +13,6 @@ import ember as em
 M = np.array([[2.0, -1.0], [1.0, 3.0]])
 A = np.array([[[-3.0, -0.5, 0.0, 0.7], [2.5, -1e-3, 8.0, -7.5], [1.0, 2.0, -2.0, 0.25]],
               [[0.5, 4.0, -1.0, 2.0], [0.0, 0.0, 1.5, -6.0], [3.0, -3.0, 0.5, 1.0]]])
-
-
-@pytest.fixture
-def no_fallback():
-    previous = em.config.get_fallback()
-    em.config.set_fallback("error")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", em.InterpreterFallbackWarning)
-        yield
-    em.config.set_fallback(previous)
 
 
 def _check(fn, oracle, arrays, rtol=2e-6, atol=1e-6, exact=False):

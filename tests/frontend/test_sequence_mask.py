@@ -3,22 +3,11 @@
 int or a tensor) or the largest length, lengths of any rank, the result's dtype, and
 TensorFlow's checks, raised alike eagerly and compiled."""
 
-import warnings
 
 import numpy as np
 import pytest
 
 import ember as em
-
-
-@pytest.fixture
-def no_fallback():
-    previous = em.config.get_fallback()
-    em.config.set_fallback("error")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", em.InterpreterFallbackWarning)
-        yield
-    em.config.set_fallback(previous)
 
 
 def oracle(lengths, maxlen=None, dtype=np.bool_):
