@@ -28,25 +28,35 @@ from ember.frontend.user_code import user_location
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
+               parallel_iterations=10, back_prop=True, swap_memory=False,
                maximum_iterations=None, name=None):
-    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (tf.while_loop).
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (tf.while_loop, its
+    parameters in its order).
 
     While tracing, each loop variable must keep its shape across an iteration; a variable
     whose shape changes needs a less specific shape in `shape_invariants` (a structure like
-    `loop_vars` of `em.TensorShape`s, e.g. `em.TensorShape([None])`).
+    `loop_vars` of `em.TensorShape`s, e.g. `em.TensorShape([None])`). `parallel_iterations`
+    and `swap_memory` are accepted and have no effect (an iteration runs as one compiled
+    step; nothing is swapped to the host); `back_prop=False` stops gradients through the
+    loop's results, as TF's deprecated argument did.
 
     Example:
       >>> import ember as em
       >>> em.while_loop(lambda i: i < 10, lambda i: (i * 2,), (em.constant(1),))
       (<ember.Tensor: shape=(), dtype=int32, numpy=16>,)
     """
-    del name
+    del name, parallel_iterations, swap_memory
     graph = current_graph()
     if graph is None:
-        return _eager_while(cond, body, loop_vars, maximum_iterations)
-    from ember.frontend.autograph.conversion import convert
-    return _traced_while(graph, convert(cond), convert(body), loop_vars, shape_invariants,
-                         maximum_iterations)
+        out = _eager_while(cond, body, loop_vars, maximum_iterations)
+    else:
+        from ember.frontend.autograph.conversion import convert
+        out = _traced_while(graph, convert(cond), convert(body), loop_vars, shape_invariants,
+                            maximum_iterations)
+    if not back_prop:
+        from ember.frontend.autodiff.custom import stop_gradient
+        out = nest.map_structure(lambda v: stop_gradient(v) if isinstance(v, Tensor) else v, out)
+    return out
 
 
 def _call(fn, structure):

@@ -140,3 +140,25 @@ def test_shape_invariants_of_another_structure_are_an_error():
                                             shape_invariants=(em.TensorShape([None]),)))
     with pytest.raises(ControlFlowError, match="do not match the structure of its loop_vars"):
         f(np.ones(2, np.float32))
+
+
+def test_tf_while_loop_parameters_in_tfs_order():
+    """parallel_iterations and swap_memory are accepted (no effect); back_prop=False stops
+    gradients; positional arguments follow tf.while_loop's order (the fifth is
+    parallel_iterations, not maximum_iterations)."""
+    x = em.constant(2.0)
+
+    def run(*args, **kwargs):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y = em.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x),
+                              (em.constant(0), x), *args, **kwargs)[1]
+        grad = tape.gradient(y, x)
+        return float(y), None if grad is None else float(grad)
+    assert run(parallel_iterations=32, swap_memory=True) == (16.0, 32.0)
+    assert run(back_prop=False) == (16.0, None)
+    assert run(None, 1)[0] == 16.0  # parallel_iterations=1: all three iterations run
+    assert run(maximum_iterations=1)[0] == 4.0
+    f = em.function(lambda x: em.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x),
+                                            (em.constant(0), x), None, 1, False)[1])
+    assert float(f(x)) == 16.0
