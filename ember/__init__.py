@@ -58,6 +58,7 @@ try:
     from ember.frontend.control_flow import ControlFlowError, cond
     from ember.frontend.while_loop import while_loop
     from ember.frontend.effects import print, py_function
+    from ember.frontend.numpy_function import numpy_function
     from ember.frontend.ops import (abs, add, argmax, argmin, avg_pool2d, broadcast_to, cast,
                                     ceil, concat, conv2d, cos, divide, equal, exp, expand_dims,
                                     expm1, fill, floor, floordiv, floormod, gather, greater,
