@@ -2,8 +2,12 @@
 code when it runs (`ember.assert` ops; the functions are in `ember.frontend`)."""
 
 from ember.frontend.effects import assert_true
-from ember.frontend.math_composites import (assert_all_finite, assert_equal, assert_less,
-                                            check_numerics)
+from ember.frontend.math_composites import (
+    assert_all_finite, assert_equal, assert_greater, assert_greater_equal, assert_less,
+    assert_less_equal, assert_negative, assert_non_negative, assert_non_positive,
+    assert_none_equal, assert_positive, assert_rank, check_numerics)
 
-__all__ = ["assert_all_finite", "assert_equal", "assert_less", "assert_true",
-           "check_numerics"]
+__all__ = ["assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal",
+           "assert_less", "assert_less_equal", "assert_negative", "assert_non_negative",
+           "assert_non_positive", "assert_none_equal", "assert_positive", "assert_rank",
+           "assert_true", "check_numerics"]

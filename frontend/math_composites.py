@@ -93,14 +93,54 @@ def _message(message, default: str) -> str:
     return default if message is None else f"{message}: {default}"
 
 
-def assert_equal(x, y, message=None, summarize=None, name=None):
-    """Raises (at run time in compiled code) unless x == y everywhere."""
-    assert_true(ops.reduce_all(ops.equal(x, y)), _message(message, "x == y did not hold"))
+def _comparison(name: str, compare, relation: str):
+    """tf.debugging's `assert_<name>(x, y)`: raises (eagerly at once, in compiled code when
+    it runs) unless `x <relation> y` holds everywhere (broadcasting)."""
+    def check(x, y, message=None, summarize=None, name=None):
+        assert_true(ops.reduce_all(compare(x, y)),
+                    _message(message, f"x {relation} y did not hold"))
+    check.__name__ = check.__qualname__ = f"assert_{name}"
+    check.__doc__ = f"Raises (at run time in compiled code) unless x {relation} y everywhere."
+    return check
 
 
-def assert_less(x, y, message=None, summarize=None, name=None):
-    """Raises (at run time in compiled code) unless x < y everywhere."""
-    assert_true(ops.reduce_all(ops.less(x, y)), _message(message, "x < y did not hold"))
+def _sign(name: str, compare, relation: str):
+    """tf.debugging's `assert_<name>(x)`: `x <relation> 0` everywhere."""
+    def check(x, message=None, summarize=None, name=None):
+        x = convert_to_tensor(x)
+        assert_true(ops.reduce_all(compare(x, ops.zeros_like(x))),
+                    _message(message, f"x {relation} 0 did not hold"))
+    check.__name__ = check.__qualname__ = f"assert_{name}"
+    check.__doc__ = f"Raises (at run time in compiled code) unless x {relation} 0 everywhere."
+    return check
+
+
+assert_equal = _comparison("equal", ops.equal, "==")
+assert_none_equal = _comparison("none_equal", ops.not_equal, "!=")
+assert_less = _comparison("less", ops.less, "<")
+assert_less_equal = _comparison("less_equal", ops.less_equal, "<=")
+assert_greater = _comparison("greater", ops.greater, ">")
+assert_greater_equal = _comparison("greater_equal", ops.greater_equal, ">=")
+assert_positive = _sign("positive", ops.greater, ">")
+assert_negative = _sign("negative", ops.less, "<")
+assert_non_negative = _sign("non_negative", ops.greater_equal, ">=")
+assert_non_positive = _sign("non_positive", ops.less_equal, "<=")
+
+
+def assert_rank(x, rank, message=None, name=None):
+    """tf.debugging.assert_rank: ValueError at once where `x`'s rank is known and is not
+    `rank`; else raises (at run time in compiled code) unless it is."""
+    x = convert_to_tensor(x)
+    if isinstance(rank, bool) or not isinstance(rank, int):
+        raise TypeError(f"em.debugging.assert_rank: rank must be a Python int, got {rank!r}")
+    known = x.shape.rank
+    if known is not None:
+        if known != rank:
+            raise ValueError(_message(message, f"the tensor must have rank {rank}, but its "
+                                               f"shape is {x.shape} (rank {known})"))
+        return
+    assert_true(ops.equal(ops.rank(x), rank),
+                _message(message, f"the tensor must have rank {rank}"))
 
 
 def assert_all_finite(t, message, name=None):
