@@ -2,10 +2,12 @@
 
 Eagerly it is a plain Python `if`. While tracing, each branch (converted by AutoGraph, as
 TensorFlow converts the functions given to tf.cond) is traced once into its own
-region (Python side effects in it happen once, at trace time), and the op picks at run
-time. Branch outputs must have the same structure and dtypes; where shapes differ the
-result gets the most specific common shape (`tensor<2xf32>` and `tensor<3xf32>` give
-`tensor<?xf32>`, via `tensor.cast`).
+region (Python side effects in it happen once, at trace time), whatever the predicate (one
+known while tracing becomes a constant, which the optimiser folds), and the op picks at run
+time. Branch outputs are converted to tensors as tf.cond's are and must have the same
+structure and dtypes; where shapes differ the result gets the most specific common shape
+(`tensor<2xf32>` and `tensor<3xf32>` give `tensor<?xf32>`, via `tensor.cast`).
+`smart_cond`, for Ember's own code, picks a branch known while tracing instead.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from typing import Callable
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import scf, tensor
 
@@ -64,19 +67,62 @@ def _leaf_values(graph: FuncGraph, leaves: list) -> list:
 def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
     """Runs `true_fn()` if `pred` else `false_fn()` (tf.cond); traced as `scf.if`.
 
+    Eagerly only the chosen branch runs, and its result is returned as it is. Inside an
+    em.function both branches are traced whatever `pred` is (a symbolic tensor; a
+    variable, read when the function runs; an eager tensor or a Python bool, which become
+    constants), and their results must have the same structure and dtypes: the checks do
+    not depend on whether the predicate is known while tracing. As tf.cond converts its
+    branches' outputs with convert_to_tensor, the Python numbers and bools, numpy values
+    and variables a branch returns become tensors there (`lambda: 1` and `lambda: 0`
+    give an int32 tensor; `[1, 2]` a list of two); None and other Python values must be
+    equal in both branches. (TensorFlow 2 refuses a Python bool `pred` inside
+    tf.function; Ember traces it as a constant. To trace one branch only, use a Python
+    `if` on a value known while tracing.)
+
     Example:
       >>> import ember as em
       >>> em.cond(em.constant(3) > 2, lambda: "big", lambda: "small")
       'big'
+      >>> em.function(lambda x: em.cond(x > 2, lambda: 1, lambda: 0))(em.constant(3))
+      <ember.Tensor: shape=(), dtype=int32, numpy=1>
     """
     del name
     if true_fn is None or false_fn is None:
         raise TypeError("em.cond needs both true_fn and false_fn")
-    graph = current_graph()
-    if graph is None or not isinstance(pred, SymbolicTensor):
+    if current_graph() is None:
+        return true_fn() if bool(pred) else false_fn()
+    from ember.frontend.autograph.conversion import convert  # (it imports this module)
+    return trace_cond(convert_to_tensor(pred), _tensor_outputs(convert(true_fn)),
+                      _tensor_outputs(convert(false_fn)))
+
+
+def smart_cond(pred, true_fn: Callable, false_fn: Callable):
+    """`true_fn()` if `pred` else `false_fn()`, picked at once where `pred` is known (a
+    Python bool, an eager tensor), em.cond's `scf.if` where it is symbolic; the results
+    are the branches' own. For Ember's own code, whose conditions (shapes, capacities) are
+    often known while tracing: one branch traced keeps static shapes (TensorFlow's
+    smart_cond)."""
+    if current_graph() is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if bool(pred) else false_fn()
     from ember.frontend.autograph.conversion import convert  # (it imports this module)
     return trace_cond(pred, convert(true_fn), convert(false_fn))
+
+
+def _tensor_outputs(fn: Callable) -> Callable:
+    """`fn` with what it returns converted as tf.cond converts a branch's outputs (in the
+    branch, where the constants belong)."""
+    return lambda: nest.map_structure(_as_output, fn())
+
+
+def _as_output(value):
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+        kind = np.asarray(value).dtype.kind
+        return convert_to_tensor(value) if kind in "biufc" else value
+    if callable(getattr(type(value), "_as_tensor", None)):  # a variable: its read
+        return value._as_tensor()
+    return value
 
 
 def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
@@ -125,7 +171,7 @@ def cond_effects(pred, true_fn: Callable, false_fn: Callable) -> None:
     """`cond` for branches run only for their effects (they return None)."""
     def run(fn):
         return lambda: (fn(), None)[1]
-    cond(pred, run(true_fn), run(false_fn))
+    smart_cond(pred, run(true_fn), run(false_fn))
 
 
 def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks, labels):
@@ -147,11 +193,14 @@ def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks, labels)
             continue
         if a_is != b_is:
             raise ControlFlowError(f"output {i} of {what} is a tensor in one branch and the "
-                                   f"Python value {b if a_is else a!r} in the other")
+                                   f"Python value {b if a_is else a!r} in the other; "
+                                   f"return a tensor from both")
         ta, tb = _ttype(a), _ttype(b)
         if ta.dtype is not tb.dtype:
             raise ControlFlowError(f"output {i} of {what} has dtype {ta.dtype.name} in "
-                                   f"{t_name} and {tb.dtype.name} in {f_name}")
+                                   f"{t_name} and {tb.dtype.name} in {f_name}; cast one of "
+                                   f"them (em.cast: a Python int becomes int32, a float "
+                                   f"float32)")
         positions.append(i)
         types.append(_join([ta, tb]))
     for block, leaves in zip(blocks, (t_leaves, f_leaves)):

@@ -123,16 +123,16 @@ def _first_written(apply, specs, arrays, n) -> list:
     the first element's output and holding it (the loop then starts at 1, so `fn` runs once
     per element). Over zero elements those dims are unknowable: eager's error."""
     from ember.frontend import ops
-    from ember.frontend.control_flow import cond
+    from ember.frontend.control_flow import smart_cond
     from ember.frontend.effects import assert_true
 
     def none():
         assert_true(ops.equal(n, 1), _NO_ELEMENTS)  # n is 0 here: it raises
         return [ops.zeros([0 if d is None else d for d in s.shape.dims], s.dtype)
                 for s in specs]
-    first = cond(n > 0, lambda: apply(0), none)
+    first = smart_cond(n > 0, lambda: apply(0), none)
     arrays = [a if a.allocated else a.allocated_for(t) for a, t in zip(arrays, first)]
-    return cond(n > 0, lambda: [a.write(0, t) for a, t in zip(arrays, first)],
+    return smart_cond(n > 0, lambda: [a.write(0, t) for a, t in zip(arrays, first)],
                 lambda: arrays)
 
 

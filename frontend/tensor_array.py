@@ -315,7 +315,7 @@ def _grown_size(ta: TensorArray, index):
 def _grown(buffer, index):
     """`buffer` with its capacity doubled (or raised to index + 1) while index is past it."""
     ops = _ops()
-    from ember.frontend.control_flow import cond
+    from ember.frontend.control_flow import smart_cond
     capacity = ops.shape(buffer)[0]
 
     def grow():
@@ -323,7 +323,7 @@ def _grown(buffer, index):
         pad = ops.zeros(ops.concat([ops.reshape(new - capacity, [1]),
                                     ops.shape(buffer)[1:]], 0), buffer.dtype)
         return ops.concat([buffer, pad], 0)
-    return cond(index >= capacity, grow, lambda: buffer)  # eagerly a Python `if`
+    return smart_cond(index >= capacity, grow, lambda: buffer)  # eagerly a Python `if`
 
 
 def _check_index(index, capacity, what: str) -> None:

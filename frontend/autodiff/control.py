@@ -244,7 +244,7 @@ def _room(buffer: Tensor, rows) -> Tensor:
     """`buffer` with at least `rows` rows: its capacity doubled (or raised to `rows`)."""
     from ember.dialects.ember import dtypes
     from ember.frontend import ops
-    from ember.frontend.control_flow import cond
+    from ember.frontend.control_flow import smart_cond
     have = ops.cast(ops.shape(buffer)[0], rows.dtype)
 
     def grow():
@@ -252,7 +252,7 @@ def _room(buffer: Tensor, rows) -> Tensor:
         pad = ops.zeros(ops.concat([ops.reshape(ops.cast(extra, dtypes.int32), [1]),
                                     ops.shape(buffer)[1:]], 0), buffer.dtype)
         return ops.concat([buffer, pad], 0)
-    return cond(rows > have, grow, lambda: buffer)
+    return smart_cond(rows > have, grow, lambda: buffer)
 
 
 def _popped(stack, i: Tensor, ttype) -> Tensor:

@@ -62,11 +62,11 @@ def _may_exceed(others, from_end: int) -> bool:
 
 
 def _sum_if_broadcast(ct: Tensor, x: Tensor, x_axis: int, axis: int) -> Tensor:
-    from ember.frontend.control_flow import cond
+    from ember.frontend.control_flow import smart_cond
     o = ops()
     dim = o.shape(x)[x_axis]
     broadcast = o.logical_and(o.equal(dim, 1), o.not_equal(o.shape(ct)[axis], 1))
-    return cond(broadcast, lambda: o.reduce_sum(ct, axis=[axis], keepdims=True), lambda: ct)
+    return smart_cond(broadcast, lambda: o.reduce_sum(ct, axis=[axis], keepdims=True), lambda: ct)
 
 
 def _unbroadcast_unranked(ct: Tensor, x: Tensor) -> Tensor:
