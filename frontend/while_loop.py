@@ -280,7 +280,7 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
         with graph.region(before, f"the condition of {what}"):
             args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
                                                      before.arguments])
-            keep_going = _predicate(graph, _call(cond, args), "em.while_loop")
+            keep_going = _predicate(graph, _call(cond, args), what)
             with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
                 scf.ConditionOp(keep_going, list(before.arguments))
         with graph.region(after, f"the body of {what}"):

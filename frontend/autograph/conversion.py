@@ -18,7 +18,6 @@ packages' are never converted, nor is anything marked with `do_not_convert`.
 from __future__ import annotations
 
 import ast
-import builtins
 import collections
 import copy
 import functools
@@ -34,13 +33,11 @@ import warnings
 import weakref
 
 from ember.dialects.ember.errors import EmberWarning
-from ember.frontend.autograph import code_cache, iterator_loops, loops, operators
+from ember.frontend.autograph import code_cache, loops, operators, py_builtins
 from ember.frontend.autograph.ast_util import Namer
 from ember.frontend.autograph.converters import (asserts, break_statements, call_trees,
                                                  continue_statements, control_flow,
                                                  logical_expressions, return_statements)
-from ember.frontend.tensor import Tensor
-from ember.frontend.tracing import SymbolicTensor, current_graph
 from ember.frontend.user_code import user_stacklevel
 
 _LIBRARY_DIRS = ("site-packages", "dist-packages")
@@ -108,39 +105,12 @@ def to_code(fn) -> str:
 
 def converted_call(f, /, *args, **kwargs):
     """A call in converted code: `f` converted first when it is user code; the builtins
-    `range`, `len`, `enumerate` and `zip` on symbolic tensors stage (em.range, the first
-    dimension, a staged `for` over index and rows, over rows of each)."""
-    if f is builtins.range and any(isinstance(a, SymbolicTensor) for a in args):
-        from ember.frontend.ops import range as em_range
-        return em_range(*args, **kwargs)
-    if f is builtins.len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
-        return _length(args[0])
-    if f is builtins.enumerate and args and isinstance(args[0], SymbolicTensor):
-        return loops.StagedIterable("enumerate", [args[0]], *args[1:2],
-                                        **({"start": kwargs["start"]} if "start" in kwargs
-                                           else {}))
-    if f is builtins.enumerate and args and hasattr(type(args[0]), "__ember_staged_iter__") \
-            and current_graph() is not None:  # a dataset: its loop counts
-        return iterator_loops.Enumerated(*args, **kwargs)
-    if f is builtins.zip and args and not kwargs and current_graph() is not None and all(
-            hasattr(type(a), "__ember_staged_iter__") for a in args):  # datasets
-        return iterator_loops.Zipped(*args)
-    if f is builtins.zip and any(isinstance(a, SymbolicTensor) for a in args) and \
-            all(isinstance(a, Tensor) for a in args) and not kwargs:
-        return loops.StagedIterable("zip", list(args))
-    if f is builtins.next and len(args) == 1 and not kwargs and hasattr(args[0], "__next__"):
-        iterator = iterator_loops.staged_iterator(args[0])
-        if iterator is not None:  # a dataset's iterator: the pull is staged
-            return iterator.get_next()
+    AutoGraph stages on tensors (`range`, `len`, `enumerate`, `zip`, `next`) run their
+    overloads in py_builtins.py."""
+    overload = py_builtins.overload_of(f)
+    if overload is not None:
+        return overload(*args, **kwargs)
     return convert(f)(*args, **kwargs)
-
-
-def _length(t: SymbolicTensor):
-    """A tensor's first dimension: a tensor where it is known only at run time."""
-    if not t.shape.rank or t.shape[0] is not None:
-        return len(t)  # a Python int, or Tensor's own error (a scalar, an unknown rank)
-    from ember.frontend.ops import shape
-    return shape(t)[0]
 
 
 AG = types.SimpleNamespace(**{name: getattr(module, name) for module in (operators, loops)

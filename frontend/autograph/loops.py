@@ -11,7 +11,7 @@ from ember.dialects.ember import dtypes
 from ember.dialects.ember.base import OpError, OpTypeError
 from ember.frontend import nest
 from ember.frontend.autograph.operators import (ZerosOf, and_, is_number, is_tensorlike,
-                                                reconciler, staged, where_of)
+                                                reconciler, staged, tensor_of, where_of)
 from ember.frontend.autograph.undefined import Undefined, UndefinedReturnValue
 from ember.frontend.autograph.iterator_loops import iterator_for, staged_iterator
 from ember.frontend.control_flow import ControlFlowError, trace_cond, trial_trace
@@ -25,7 +25,7 @@ __all__ = ["StagedIterable", "for_stmt", "while_stmt"]
 def while_stmt(test, body, state: tuple, names: tuple, lineno: int, opts: dict | None = None):
     """`while test(*state): state = body(*state)`; staged once the test is a tensor."""
     while True:
-        keep_going = test(*state)
+        keep_going = tensor_of(test(*state))  # (a variable: read in each iteration)
         if staged(keep_going):
             return _staged_loop(test, body, state, names, where_of(lineno), "while", opts)
         if not keep_going:
@@ -37,6 +37,7 @@ def for_stmt(iterable, body, state: tuple, names: tuple, lineno: int, extra_test
              opts: dict | None = None):
     """`for target in iterable: state = body(target, *state)`, stopping early when
     `extra_test(*state)` (break, return) is false."""
+    iterable = tensor_of(iterable)
     iterator = staged_iterator(iterable)  # a dataset or iterator: one loop pulling elements
     if iterator is not None:
         return iterator_for(iterable, iterator, body, state, names, where_of(lineno),

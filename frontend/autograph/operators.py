@@ -1,6 +1,8 @@
 """What converted code calls (`ag__.<name>`, the loops in loops.py): each statement or
 operator runs as Python on Python values and eager tensors, and is staged (`scf.if`) when
-its condition is a symbolic tensor of a trace.
+its condition is a symbolic tensor of a trace, or a variable (`em.Variable`, a distributed
+one) inside a trace: that is read when the function runs, as TensorFlow's AutoGraph treats
+a tf.Variable as the tensor it holds (`tensor_of`).
 
 Branches and loop bodies are functions of the state (the variables they may change, by
 name) returning the new state, so a staged construct's results are exactly those
@@ -19,7 +21,7 @@ from ember.frontend.control_flow import ControlFlowError, trace_cond
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tensor_array import TensorArray
-from ember.frontend.tracing import SymbolicTensor
+from ember.frontend.tracing import SymbolicTensor, current_graph
 
 __all__ = ["ControlFlowError", "Undefined", "UndefinedReturnValue", "and_",
            "assert_stmt", "compare_chain", "if_exp", "if_stmt", "ld", "ldc", "not_", "or_",
@@ -34,6 +36,17 @@ def where_of(lineno: int) -> str:
 
 def staged(value) -> bool:
     return isinstance(value, SymbolicTensor)
+
+
+def tensor_of(value):
+    """`value`, except a variable inside a trace: its read (a symbolic tensor), which is
+    what decides a condition or a loop when the function runs. Outside a trace a variable
+    stays itself; Python reads it where it needs a value (`bool`, `__index__`)."""
+    if isinstance(value, Tensor) or current_graph() is None:
+        return value
+    if callable(getattr(type(value), "_as_tensor", None)) and not isinstance(value, Undefined):
+        return value._as_tensor()
+    return value
 
 
 def ld(frame_locals: dict, names: tuple) -> tuple:
@@ -80,6 +93,7 @@ def retval(value):
 
 def if_stmt(test, body, orelse, state: tuple, names: tuple, lineno: int):
     """`if test:` body `else:` orelse, over the variables `names` (values `state`)."""
+    test = tensor_of(test)
     if not staged(test):
         return body(*state) if test else orelse(*state)
     where = where_of(lineno)
@@ -89,6 +103,7 @@ def if_stmt(test, body, orelse, state: tuple, names: tuple, lineno: int):
 
 def if_exp(test, body, orelse, lineno: int):
     """`body() if test else orelse()`."""
+    test = tensor_of(test)
     if not staged(test):
         return body() if test else orelse()
     where = where_of(lineno)
@@ -220,14 +235,14 @@ class ZerosOf:
 
 def and_(a_fn, b_fn):
     """`a and b`, short-circuiting: `b` is traced into a branch when `a` is a tensor."""
-    a = a_fn()
+    a = tensor_of(a_fn())
     if not staged(a):
         return a and b_fn()
     return trace_cond(a, lambda: convert_to_tensor(b_fn()), lambda: a, None, "`and`")
 
 
 def or_(a_fn, b_fn):
-    a = a_fn()
+    a = tensor_of(a_fn())
     if not staged(a):
         return a or b_fn()
     return trace_cond(a, lambda: a, lambda: convert_to_tensor(b_fn()), None, "`or`")
@@ -261,6 +276,7 @@ def compare_chain(first, *rest):
 
 
 def not_(a):
+    a = tensor_of(a)
     if staged(a):
         from ember.frontend.ops import logical_not
         return logical_not(a)
@@ -269,6 +285,7 @@ def not_(a):
 
 def assert_stmt(test, message_fn, lineno: int):
     """`assert test, message`: a tensor test is checked when the code runs."""
+    test = tensor_of(test)
     if not staged(test):
         if not test:
             message = message_fn() if message_fn is not None else None
@@ -282,7 +299,7 @@ def assert_stmt(test, message_fn, lineno: int):
 
 def python_only(test, construct: str, lineno: int):
     """The test of a statement AutoGraph leaves as Python (it holds `construct`)."""
-    if staged(test):
+    if staged(tensor_of(test)):
         raise ControlFlowError(
             f"the statement at {where_of(lineno)} has a tensor condition but contains "
             f"{construct}, which AutoGraph cannot stage (both branches or every iteration "
