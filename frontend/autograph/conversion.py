@@ -105,8 +105,8 @@ def to_code(fn) -> str:
 
 def converted_call(f, /, *args, **kwargs):
     """A call in converted code: `f` converted first when it is user code; the builtins
-    AutoGraph stages on tensors (`range`, `len`, `enumerate`, `zip`, `next`) run their
-    overloads in py_builtins.py."""
+    AutoGraph stages on tensors (`range`, `len`, `int`, `sorted`, ...) run their overloads
+    in py_builtins.py."""
     overload = py_builtins.overload_of(f)
     if overload is not None:
         return overload(*args, **kwargs)

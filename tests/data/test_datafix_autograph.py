@@ -73,12 +73,20 @@ def _notes(build):
 
 def test_the_values_note_goes_with_value_errors_only():
     assert "em.py_function" in _notes(lambda: D.range(3).map(lambda x: x.numpy() + 1))
-    assert "em.py_function" in _notes(lambda: D.range(3).map(lambda x: int(x)))
+    assert "em.py_function" in _notes(lambda: D.range(3).map(lambda x: [10, 20, 30][x]))
     for build in (lambda: D.from_tensor_slices(([1], [2])).map(lambda x: x + 1),
                   lambda: D.range(3).map(lambda x: x.no_such_method())):
         note = _notes(build)
         assert "while tracing <lambda> with the element_spec" in note
         assert "em.py_function" not in note
+
+
+def test_int_and_float_of_an_element_are_casts_as_in_tensorflow():
+    ints = D.range(3).map(lambda x: int(x * 2))
+    floats = D.range(3).map(lambda x: float(x) / 2)
+    assert ints.element_spec.dtype is em.int32 and floats.element_spec.dtype is em.float32
+    assert list(ints.as_numpy_iterator()) == [0, 2, 4]
+    assert list(floats.as_numpy_iterator()) == [0.0, 0.5, 1.0]
 
 
 def test_a_lambda_branching_on_a_tensor_is_converted():
