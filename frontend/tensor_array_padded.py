@@ -229,5 +229,5 @@ def _grown(buffer: Tensor, shapes: Tensor, fill: Tensor, index: Tensor) -> tuple
 
 
 def _cond(pred, true_fn, false_fn):
-    from ember.frontend.control_flow import cond
-    return cond(pred, true_fn, false_fn)  # eagerly a Python `if`
+    from ember.frontend.control_flow import smart_cond
+    return smart_cond(pred, true_fn, false_fn)  # a known predicate: a Python `if`
