@@ -16,6 +16,7 @@ program repeats), and inside an em.function generators of the trace's own.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 
@@ -26,6 +27,7 @@ from ember.frontend import ops
 from ember.frontend import random_ops as R
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.trace_scope import current_graph
 from ember.frontend.variables import Variable
 
 STATE_SIZE = 3  # TensorFlow's PHILOX_STATE_SIZE: two counter words and a key
@@ -141,20 +143,30 @@ class Generator:
 
     def skip(self, delta) -> None:
         """Advances the state as drawing `delta` numbers would."""
-        state = self._state_var.read_value()
         steps = ops.multiply(convert_to_tensor(delta, dtype=dtypes.int64),
                              convert_to_tensor(RESERVED, dtype=dtypes.int64))
-        self._state_var.assign(R.advance(state, steps))
+        with self._advancing():
+            self._state_var.assign(R.advance(self._state_var.read_value(), steps))
 
     def _draw(self, shape, where: str, make):
         """`make(state, shape operand)` on the current state, which then advances."""
         shape = R.shape_operand(shape, where)
-        state = self._state_var.read_value()
-        out = make(state, shape)
         count = ops.reduce_prod(cast(shape, dtypes.int64))
         steps = ops.multiply(count, convert_to_tensor(RESERVED, dtype=dtypes.int64))
-        self._state_var.assign(R.advance(state, steps))
+        with self._advancing():
+            state = self._state_var.read_value()
+            out = make(state, shape)
+            self._state_var.assign(R.advance(state, steps))
         return out
+
+    def _advancing(self):
+        """Eagerly, the state's lock around a read and its advance: threads drawing from one
+        generator (the replicas of strategy.run) take turns and never draw the same
+        numbers. Traced, nothing: a compiled call holds the locks of the variables it
+        writes while it runs (runtime/executor.py)."""
+        if current_graph() is not None:
+            return contextlib.nullcontext()
+        return self._state_var.handle.lock
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
         """Uniform numbers in [minval, maxval): floats (maxval defaults to 1) or integers

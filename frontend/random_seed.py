@@ -19,6 +19,13 @@ and advance it alike on every call. `set_seed` assigns every such state that is 
 its starting value for the new seed: traced functions restart without being traced again.
 Functions without random ops capture nothing: their calls cost what they did.
 
+Every state this module makes (the global generator's, an op seed's, a traced op's) is a
+plain Variable of this process, even under an em.distribute strategy's scope or inside
+`strategy.run`: it is never mirrored, so making it lazily inside a replica needs no
+meeting of the replicas, and the replicas drawing from it take turns (each draw reads and
+advances the state under its lock) and get different numbers, as TensorFlow's replicas
+do with a generator made outside a strategy.
+
 Without a global seed, each trace's shared generator starts from the operating system's
 entropy (TensorFlow picks a random seed), and op seeds pair with DEFAULT_GLOBAL_SEED.
 """
@@ -48,18 +55,26 @@ _traced_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()  # traces on several threads register states; set_seed reads them
 
 
-class _TracedState(Variable):
-    """The state of a traced random op: an ordinary Variable of this process. A subclass,
-    so that em.distribute's variable creators, which make `em.Variable(...)` a mirrored or
-    parameter-server variable under a strategy's scope, leave it alone."""
+class _ProcessState(Variable):
+    """The state of a generator this module owns: an ordinary Variable of this process. A
+    subclass, so that em.distribute's variable creators, which make `em.Variable(...)` a
+    mirrored or parameter-server variable under a strategy's scope (inside a replica
+    through a merge_call, a meeting of every replica), leave it alone."""
+
+
+def _own_state(state: np.ndarray) -> Variable:
+    """A new process-local generator state starting at `state` (made eagerly)."""
+    with init_scope():
+        return _ProcessState(state, trainable=False, name="rng_state", dtype=dtypes.int64)
 
 
 def get_global_generator() -> Generator:
     """The generator eager `em.random.uniform` & co. draw from (made from OS entropy on
     first use, or from `em.random.set_seed`)."""
     if _global["generator"] is None:
-        with init_scope():
-            _global["generator"] = Generator.from_non_deterministic_state()
+        with _lock:  # replicas may ask at once: one generator, not one each
+            if _global["generator"] is None:
+                _global["generator"] = generator_of(_own_state(_entropy()))
     return _global["generator"]
 
 
@@ -87,7 +102,8 @@ def set_seed(seed) -> None:
     """
     seed = int(seed)
     with init_scope():
-        _global.update(generator=Generator.from_seed(seed), seed=seed, by_op_seed={})
+        _global.update(generator=generator_of(_own_state(state_from_seed(seed))), seed=seed,
+                       by_op_seed={})
         with _lock:
             states = list(_traced_states.items())
         for state, op_seed in states:
@@ -104,8 +120,9 @@ def generator_for(seed) -> Generator:
         return get_global_generator()
     key = (_global["seed"], int(seed))
     if key not in _global["by_op_seed"]:
-        with init_scope():
-            _global["by_op_seed"][key] = Generator.from_seed(_op_seed_words(int(seed)))
+        made = generator_of(_own_state(state_from_seed(_op_seed_words(int(seed)))))
+        with _lock:
+            _global["by_op_seed"].setdefault(key, made)
     return _global["by_op_seed"][key]
 
 
@@ -126,9 +143,7 @@ def _traced_generator(seed) -> Generator:
 
 
 def _new_traced_generator(op_seed: int | None) -> Generator:
-    with init_scope():
-        state = _TracedState(_initial_state(op_seed), trainable=False, name="rng_state",
-                             dtype=dtypes.int64)
+    state = _own_state(_initial_state(op_seed))
     with _lock:
         _traced_states[state] = op_seed
     return generator_of(state)
@@ -140,8 +155,12 @@ def _initial_state(op_seed: int | None) -> np.ndarray:
     if op_seed is not None:
         return state_from_seed(_op_seed_words(op_seed))
     if _global["seed"] is None:
-        return np.frombuffer(os.urandom(8 * STATE_SIZE), np.int64).copy()
+        return _entropy()
     return state_from_seed(_global["seed"])
+
+
+def _entropy() -> np.ndarray:
+    return np.frombuffer(os.urandom(8 * STATE_SIZE), np.int64).copy()
 
 
 def _op_seed_words(op_seed: int) -> list:

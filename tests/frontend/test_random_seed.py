@@ -176,4 +176,4 @@ def test_traced_random_state_is_not_a_distributed_variable():
         f = em.function(lambda: em.random.uniform([1]))
         f()
     state, = f.get_concrete_function().variables
-    assert type(state).__name__ == "_TracedState"
+    assert type(state).__name__ == "_ProcessState"
