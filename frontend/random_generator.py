@@ -12,6 +12,14 @@ every call), eagerly and compiled alike.
 global generator, which `em.random.set_seed(s)` replaces with `Generator.from_seed(s)`
 (TensorFlow's global seed does not reseed its global generator: Ember's does, so a seeded
 program repeats), and inside an em.function generators of the trace's own.
+
+Under em.distribute, as TensorFlow's: a generator made outside any strategy's scope is one
+stream the replicas of `strategy.run` share, taking turns; one made under a
+MirroredStrategy's scope (or inside its `run`) gives each replica a stream of its own: its
+state is mirrored (every replica advances its copy alike) and a replica draws with the
+key hashed with its replica id, one Philox block of counter (replica id, 0) under the key
+(TensorFlow's `_preprocess_key`), so a seeded generator stays deterministic; in the
+cross-replica context the key is used as it is (runtime/distribute/generators.py).
 """
 
 from __future__ import annotations
@@ -32,6 +40,14 @@ from ember.frontend.variables import Variable
 
 STATE_SIZE = 3  # TensorFlow's PHILOX_STATE_SIZE: two counter words and a key
 RESERVED = 256  # counter steps per output (TensorFlow's kReservedSamplesPerOutput)
+
+# em.distribute's hooks (set by ember.runtime.distribute.generators: the frontend imports no
+# runtime). `strategy_of_new()`: the strategy a generator made now belongs to (None: none,
+# its replicas share its stream). `replica_of(strategy)`: the id of the replica of
+# `strategy` drawing, an int64 scalar tensor that is -1 outside its replicas (a trace
+# reads it at each call), or None where no replica draws.
+strategy_of_new = None
+replica_of = None
 
 
 class Algorithm(enum.Enum):
@@ -92,8 +108,15 @@ class Generator:
         if state is None:
             raise ValueError("em.random.Generator needs a state: use Generator.from_seed, "
                              "from_non_deterministic_state or from_state")
+        self._strategy = strategy_of_new() if strategy_of_new is not None else None
         self._state_var = Variable(_checked_state(state), trainable=False, name="rng_state",
                                    dtype=dtypes.int64)
+        if not isinstance(self._state_var, Variable):
+            raise ValueError(
+                "em.random.Generator: its state would be sharded (a ShardedVariable), but "
+                "a Philox state is one value: make the ParameterServerStrategy's "
+                "variable_partitioner leave variables of 3 elements whole (None, or a "
+                "MinSizePartitioner with a large enough min_shard_bytes)")
 
     @classmethod
     def from_seed(cls, seed, alg=None) -> "Generator":
@@ -155,9 +178,23 @@ class Generator:
         steps = ops.multiply(count, convert_to_tensor(RESERVED, dtype=dtypes.int64))
         with self._advancing():
             state = self._state_var.read_value()
-            out = make(state, shape)
+            out = make(self._replica_state(state), shape)
             self._state_var.assign(R.advance(state, steps))
         return out
+
+    def _replica_state(self, state) -> Tensor:
+        """The state a replica of this generator's strategy draws from: its key hashed
+        with the replica id (see the module); outside the replicas, `state`."""
+        replica = None
+        if self._strategy is not None and replica_of is not None:
+            replica = replica_of(self._strategy)
+        if replica is None:
+            return state
+        zero = convert_to_tensor(0, dtype=dtypes.int64)
+        hashed = R.draw(ops.stack([replica, zero, state[2]]),
+                        Tensor(np.array([1], np.int64)), "bits", dtypes.int64)[0]
+        key = ops.where(ops.greater_equal(replica, zero), hashed, state[2])
+        return ops.stack([state[0], state[1], key])
 
     def _advancing(self):
         """Eagerly, the state's lock around a read and its advance: threads drawing from one
@@ -233,4 +270,5 @@ def generator_of(state: Variable) -> Generator:
         raise ValueError(f"a Philox state Variable is int64 [{STATE_SIZE}], got {state!r}")
     generator = Generator.__new__(Generator)
     generator._alg, generator._state_var = Algorithm.PHILOX.value, state
+    generator._strategy = None
     return generator

@@ -34,6 +34,7 @@ from ember.frontend.training import optimizer_base
 from ember.frontend import variables
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.variables import Variable
+from ember.runtime.distribute import generators  # noqa: F401 - em.random.Generator's hooks
 from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
                                                get_strategy, has_strategy, replica_index)
