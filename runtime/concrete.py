@@ -356,7 +356,7 @@ class ConcreteFunction:
                     f"{self.name} captured {obj!r} from the trace of '{obj.graph.name}' and can "
                     "only be called inside that trace")
         extra = args[len(flat):]
-        results = self._executor.run(args[:len(flat)], extra, borrowed)
+        results = self._executor.run(args[:len(flat)], extra, borrowed, self._graph.extra_args)
         return self._pack(self._wrap_results(results))
 
     def call_in_graph(self, graph: FuncGraph, flat: list[Tensor]):

@@ -80,12 +80,13 @@ class Executor:
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
-    def run(self, arrays: list[np.ndarray], extra: list, borrowed=()) -> tuple:
+    def run(self, arrays: list[np.ndarray], extra: list, borrowed=(), captured=()) -> tuple:
         """Runs on `arrays` (the tensor inputs) and `extra` (variable handles, read and
         written in place, and arrays of large captured constants, in argument order).
         The arrays at indices `borrowed` are the caller's (not copied for the call):
         compiled code only reads them; the interpreter, which may keep or return what it
-        is given, gets copies."""
+        is given, gets copies. `captured`: the caller's (kind, object) of each of `extra`
+        (its Variables name the locks a call holds: `held_variables`)."""
         values = [e if isinstance(e, np.ndarray) else e.value for e in extra]
         if self.fallback_reason is None and all(v is not None for v in values):
             inputs = arrays + values
@@ -101,7 +102,7 @@ class Executor:
                 # read, run and write under the written variables' locks, as TensorFlow's
                 # AssignAdd: calls from several threads (compiled code releases the GIL)
                 # must not add to the same old value
-                with _locked([extra[i - len(arrays)] for i in written]):
+                with _locked(extra, [i - len(arrays) for i in written], self.name, captured):
                     inputs = arrays + [e if isinstance(e, np.ndarray) else e.value
                                        for e in extra]
                     exe = self._executable(inputs)  # (another shape assigned meanwhile)
@@ -115,7 +116,8 @@ class Executor:
         if self.fallback_reason is not None and not self._by_design:
             self._check_policy(self.fallback_reason)
         arrays = _owned(arrays, borrowed)
-        with _locked([e for e in extra if not isinstance(e, np.ndarray)]):
+        with _locked(extra, [i for i, e in enumerate(extra) if not isinstance(e, np.ndarray)],
+                     self.name, captured):
             return self._interpreter().call(self._symbol, arrays + extra)
 
     def _written(self, variables: list) -> frozenset:
@@ -260,14 +262,36 @@ def _owned(arrays: list, borrowed) -> list:
         else arrays
 
 
+class _Holding(threading.local):
+    def __init__(self):
+        self.calls: list = []  # (name, positions, extra, captured) of `_locked`'s calls
+
+
+_holding = _Holding()
+
+
 @contextlib.contextmanager
-def _locked(handles: list):
-    """Holds the locks of variable `handles` (each once, in the order of their ids: two
-    calls locking the same variables cannot deadlock)."""
+def _locked(extra: list, positions: list, name: str, captured):
+    """Holds the locks of the variable handles at `positions` of `extra` (each once, in the
+    order of their ids: two calls locking the same variables cannot deadlock), noted for
+    `held_variables` meanwhile."""
+    handles = {extra[p].id: extra[p] for p in positions}
     with contextlib.ExitStack() as stack:
-        for handle in sorted({h.id: h for h in handles}.values(), key=lambda h: h.id):
+        for _, handle in sorted(handles.items()):
             stack.enter_context(handle.lock)
-        yield
+        _holding.calls.append((name, positions, extra, captured))
+        try:
+            yield
+        finally:
+            _holding.calls.pop()
+
+
+def held_variables() -> list:
+    """(function name, variables) of each call running on this thread that holds the locks
+    of variables (a host call inside it runs while it does, e.g. an all-reduce waiting for
+    other replicas): the captured Variables when its caller gave them, else handles."""
+    return [(name, [captured[p][1] if captured else extra[p] for p in positions])
+            for name, positions, extra, captured in _holding.calls]
 
 
 def constant_digests(graph) -> str:

@@ -11,6 +11,10 @@ import numpy as np
 from ember.backends.cpu import block_cache
 from ember.frontend.device_memory import placed
 from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.trace_scope import active_graphs
+from ember.frontend.variables import Variable
+from ember.runtime import function as function_module
+from ember.runtime.executor import held_variables
 from ember.runtime.distribute.values import check_agree, reduce_op_of, reduce_share, regroup
 
 BARRIER_TIMEOUT = 60.0  # seconds a replica waits in all_reduce for the others
@@ -79,6 +83,7 @@ class _Group:
         allocated (a reduce-scatter and all-gather in shared memory: the replicas divide the
         work instead of each summing everything); all get the same read-only results."""
         where = f"ReplicaContext.all_reduce (replica {replica})"
+        self.check_can_meet(where)
         self.slots[replica] = arrays
         if replica == 0:  # shapes as replica 0's: the check below refuses any other
             self.out = [block_cache.empty(np.shape(a), np.asarray(a).dtype) for a in arrays]
@@ -102,6 +107,7 @@ class _Group:
 
     def merge(self, replica: int, strategy, merge_fn, args, kwargs):
         where = f"ReplicaContext.merge_call (replica {replica})"
+        self.check_can_meet(where)
         self.slots[replica] = (args, kwargs)
         self._wait(where)
         if replica == 0:  # only replica 0 reads the slots, before the barrier below
@@ -122,6 +128,41 @@ class _Group:
             raise value
         raise RuntimeError(f"{where}: another replica raised in the merge_call function "
                            f"({type(value).__name__}: {value})")
+
+    def check_can_meet(self, where: str) -> None:
+        """Refuses at once a meeting the other replicas can never come to (waiting for them
+        would only end at the barrier's timeout): reached while this replica traces an
+        em.function they call too (they wait for the trace, which serves them all), or
+        inside a compiled call holding the locks of variables that their calls write."""
+        if len(self.slots) < 2:
+            return
+        if active_graphs():
+            keys = function_module._tracing.keys
+            name = f"em.function '{keys[-1][0]._name}'" if keys else "an em.function"
+            raise RuntimeError(
+                f"{where}: reached while this replica traces {name}, which every replica "
+                "of strategy.run calls: the others wait for this trace (one trace serves "
+                "them all), so they cannot meet here. Make the variables before "
+                "strategy.run, under strategy.scope() (build the model: "
+                "model.build(input_shape) or one call on a batch; the optimizer's slots: "
+                "optimizer.build(variables); metrics), call merge_call outside the "
+                "em.function, or trace the replicas together: call strategy.run inside the "
+                "em.function (@em.function def step(...): return strategy.run(fn, ...))")
+        from ember.runtime.distribute.mirrored import MirroredVariable  # it imports this
+        for name, held in held_variables():
+            shared = [v.name for v in held
+                      if isinstance(v, Variable) and not isinstance(v, MirroredVariable)]
+            if shared:
+                raise RuntimeError(
+                    f"{where}: em.function '{name}' meets the other replicas here while it "
+                    f"holds the locks of {shared}, which every replica's call writes: a "
+                    "compiled call holds the locks of the variables it writes until it "
+                    "returns (calls on several threads never update the same old value), "
+                    "and the other replicas' calls wait for them, so they cannot come. "
+                    "Give each replica its own: make them under strategy.scope() (a "
+                    "MirroredVariable has a copy per replica; an em.random.Generator made "
+                    "there a stream per replica), or write them outside the function that "
+                    "all-reduces")
 
     def _wait(self, where: str) -> None:
         try:

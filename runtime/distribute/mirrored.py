@@ -15,7 +15,9 @@
 
 Variables created inside `strategy.run` are created once (in a merge_call, from replica 0's
 initial value): every replica must create the same variables in the same order. Variables
-created by a trace (inside em.function) stay ordinary variables. Under
+created by a trace (inside em.function; in a replica also under its em.init_scope, where
+Keras layers compute their initial values) stay ordinary variables: the other replicas may
+be waiting for that trace, which serves them all, and could never join a merge_call. Under
 MultiWorkerMirroredStrategy every variable created under the scope, in `run` or by a trace
 starts from worker 0's initial value (broadcast: every worker must create the same variables
 in the same order; with several workers a traced initial value is an error).
@@ -32,6 +34,7 @@ from ember.frontend import tracing
 from ember.frontend.autodiff import recording
 from ember.frontend.training import optimizer_base
 from ember.frontend import variables
+from ember.frontend.trace_scope import active_graphs
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.variables import Variable
 from ember.runtime.distribute import generators  # noqa: F401 - em.random.Generator's hooks
@@ -170,7 +173,11 @@ def _create(args, kwargs):
     strategy = get_strategy()
     if not isinstance(strategy, MirroredStrategy):
         return None
-    if tracing.current_graph() is not None:
+    # a replica tracing, also under em.init_scope (a layer's initial values, a metric):
+    # the other replicas may wait for this trace, so they cannot meet in a merge_call
+    traced = tracing.current_graph() is not None or (
+        replica_index() is not None and active_graphs())
+    if traced:
         if getattr(strategy, "_broadcast_initial_value", None) is None:
             return None  # an ordinary variable
         return _mirror(strategy, args, kwargs)  # from worker 0's value (the first trace's)
@@ -204,10 +211,17 @@ def _apply_traced(optimizer, pairs: list, where: str):
     if not isinstance(optimizer.iterations, MirroredVariable):
         shared.insert(0, optimizer.iterations)
     if shared:
+        made = [v.name for v in shared
+                if any(v is c for c in tracing.current_graph().created_variables)]
+        which = "they" if len(made) == len(shared) else str(made)
         raise ValueError(
             f"{where}: inside an em.function that strategy.run runs every variable it "
             f"updates must be mirrored, but {[v.name for v in shared]} are not: create the "
-            "model's variables and the optimizer under strategy.scope()")
+            "model's variables and the optimizer under strategy.scope()" + (
+                f"; {which} were made while the function was traced (a Keras model makes "
+                "its weights on its first call), and a trace makes ordinary variables: "
+                "build the model under strategy.scope() before the step, with "
+                "model.build(input_shape) or one call on a batch" if made else ""))
     slots = [name for name, _ in optimizer._slot_names_for()]
     unbuilt = [v.name for _, v in pairs if slots and id(v) not in optimizer._slots]
     if unbuilt:

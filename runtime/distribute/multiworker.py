@@ -252,6 +252,7 @@ class _WorkerGroup(_Group):
         where = f"ReplicaContext.all_reduce (replica {replica})"
         one = not isinstance(arrays, list)
         local = replica - self.strategy._first_replica
+        self.check_can_meet(where)
         self.slots[local] = [arrays] if one else arrays
         self._wait(where)
         if local == 0:

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ember.dialects.ember.dtypes import int32
-from ember.frontend.tensor import constant
+from ember.frontend.tensor import constant, convert_to_tensor
 from ember.frontend.tracing import current_graph
 from ember.runtime import logical_devices
 from ember.runtime.devices import device, full_name, parse
@@ -66,8 +66,10 @@ class ReplicaContext:
         if getattr(self._group, "traced", False):  # strategy.run inside an em.function
             return self._group.all_reduce(self._id - self.strategy._first_replica,
                                           reduce_op, [value])[0]
-        if is_traced(value):  # inside an em.function: at each call, for the replica calling
-            return traced_all_reduce(reduce_op, [value])[0]
+        if is_traced(value) or current_graph() is not None:  # inside an em.function: at
+            # each call, for the replica calling (also a constant: a meeting while tracing
+            # would wait for replicas that wait for this trace)
+            return traced_all_reduce(reduce_op, [convert_to_tensor(value)])[0]
         return self._reduce_arrays(reduce_op, [as_array(value, "ReplicaContext.all_reduce")])[0]
 
     def _reduce_arrays(self, reduce_op, arrays: list) -> list:

@@ -85,6 +85,11 @@ class TracedGroup:
         """Replica i's `value` in this meeting; the last replica computes
         `combine(values)` once; every replica returns it."""
         self.calls[i] += 1
+        if tracing.current_graph() is None:
+            raise ValueError(
+                f"{where} (replica {i}): called under em.init_scope() while strategy.run "
+                "is traced inside an em.function: the replicas meet in ops of the trace, "
+                "which init_scope leaves; call it outside the init_scope")
         if tracing.current_graph() is not self.graph:
             raise ValueError(
                 f"{where} (replica {i}): called inside an em.function that the function "
