@@ -263,12 +263,13 @@ def _checked_state(state) -> Tensor:
     return state
 
 
-def generator_of(state: Variable) -> Generator:
+def generator_of(state: Variable, strategy=None) -> Generator:
     """A Philox generator drawing from (and advancing) the existing int64 [3] Variable
-    `state`, which its owner keeps (random_seed.py's traced states)."""
+    `state`, which its owner keeps (random_seed.py's states); `strategy`: the
+    MirroredStrategy whose replicas hash the key with their id (the state per replica)."""
     if state.dtype is not dtypes.int64 or state.shape.as_list() != [STATE_SIZE]:
         raise ValueError(f"a Philox state Variable is int64 [{STATE_SIZE}], got {state!r}")
     generator = Generator.__new__(Generator)
     generator._alg, generator._state_var = Algorithm.PHILOX.value, state
-    generator._strategy = None
+    generator._strategy = strategy
     return generator

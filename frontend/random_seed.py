@@ -24,7 +24,12 @@ plain Variable of this process, even under an em.distribute strategy's scope or 
 `strategy.run`: it is never mirrored, so making it lazily inside a replica needs no
 meeting of the replicas, and the replicas drawing from it take turns (each draw reads and
 advances the state under its lock) and get different numbers, as TensorFlow's replicas
-do with a generator made outside a strategy.
+do with a generator made outside a strategy. One exception: the random ops of an
+em.function traced by a replica of an eager `strategy.run` (one trace then serves every
+replica) get a state per replica, bound by each replica's call, whose key is hashed with
+the replica id as for an em.random.Generator made under the strategy's scope: a compiled
+call holds the locks of the variables it writes until it returns, so replicas sharing a
+state would take turns, and a step that also all-reduces would wait forever for them.
 
 Without a global seed, each trace's shared generator starts from the operating system's
 entropy (TensorFlow picks a random seed), and op seeds pair with DEFAULT_GLOBAL_SEED.
@@ -53,6 +58,11 @@ _global: dict = {"generator": None, "seed": None, "by_op_seed": {}}
 _shared_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _traced_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()  # traces on several threads register states; set_seed reads them
+
+# em.distribute's hook (set by ember.runtime.distribute.generators: the frontend imports no
+# runtime): `replica_states(make)` gives (a Variable holding a state `make()` per replica,
+# its strategy) when a replica of an eager `strategy.run` traces, else None (see above).
+replica_states = None
 
 
 class _ProcessState(Variable):
@@ -143,10 +153,12 @@ def _traced_generator(seed) -> Generator:
 
 
 def _new_traced_generator(op_seed: int | None) -> Generator:
-    state = _own_state(_initial_state(op_seed))
+    initial = _initial_state(op_seed)
+    made = replica_states(lambda: _own_state(initial)) if replica_states else None
+    state, strategy = made if made is not None else (_own_state(initial), None)
     with _lock:
         _traced_states[state] = op_seed
-    return generator_of(state)
+    return generator_of(state, strategy)
 
 
 def _initial_state(op_seed: int | None) -> np.ndarray:

@@ -76,6 +76,40 @@ def test_an_unbuilt_keras_model_in_a_compiled_step_fails_at_once():
                    want.format("Adam", "_2", "_2"), want.format("Adam", "_3", "_3")]
 
 
+def test_a_compiled_step_that_draws_random_numbers_and_all_reduces():
+    # the random op's state was one variable of the trace, shared by the replicas: the
+    # first replica's call held its lock while it waited in the all-reduce for the second,
+    # which waited for the lock. Each replica now has its own state (its own numbers)
+    out = _run("""
+        @em.function
+        def step(x):
+            mask = em.nn.dropout(x, 0.5)
+            return mask, ctx().all_reduce("SUM", mask)
+
+        runs = []
+        for _ in range(2):
+            em.random.set_seed(5)  # restarts every replica's state (all their copies)
+            for _ in range(2):
+                masks, sums = strategy.run(step, args=(em.ones([32]),))
+                a, b = local(masks)
+                print(a != b, local(sums)[0] == (np.add(a, b)).tolist())
+                runs.append((a, b))
+        print(runs[:2] == runs[2:], runs[0] != runs[1])
+
+        x = np.random.default_rng(0).normal(size=(64, 3)).astype(np.float32)
+        with strategy.scope():
+            model = em.keras.Sequential([em.keras.layers.Dense(8, activation="relu"),
+                                         em.keras.layers.Dropout(0.5),
+                                         em.keras.layers.Dense(2)])
+            model.compile(optimizer=em.optimizers.Adam(0.01),
+                          loss=em.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(x, (x[:, 0] > 0).astype(np.int64), batch_size=16, epochs=2,
+                            verbose=0)
+        print(len(history.history["loss"]), type(model.variables[0]).__name__)
+        """)
+    assert out == ["True True"] * 4 + ["True True", "2 MirroredVariable"]
+
+
 def test_variables_made_under_init_scope_while_a_replica_traces():
     # a metric made in the step (its variables under em.init_scope) was mirrored in a
     # merge_call the other replica, waiting for the trace, never joined; it is now an

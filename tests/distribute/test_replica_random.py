@@ -179,5 +179,6 @@ def test_a_generator_of_one_strategy_refuses_another_strategys_replicas():
         "['/job:localhost/replica:0/task:0/device:CPU:0', '/job:localhost/replica:0/task:0/"
         "device:CPU:1']), and it draws in a replica of MirroredStrategy(devices=['/job:"
         "localhost/replica:0/task:0/device:CPU:0']); a generator made under a strategy's "
-        "scope draws in that strategy's replicas only: make it under the scope of the "
-        "strategy running it, or outside any scope (its replicas then share one stream)"]
+        "scope (or by an em.function its replicas traced) draws in that strategy's "
+        "replicas only: make it under the scope of the strategy running it, or outside any "
+        "scope (its replicas then share one stream)"]
