@@ -14,10 +14,11 @@
   under the scope, the optimizer's slots built before: `optimizer.build(variables)`).
 
 Variables created inside `strategy.run` are created once (in a merge_call, from replica 0's
-initial value): every replica must create the same variables in the same order. Variables
-created by a trace (inside em.function; in a replica also under its em.init_scope, where
-Keras layers compute their initial values) stay ordinary variables: the other replicas may
-be waiting for that trace, which serves them all, and could never join a merge_call. Under
+initial value): every replica must create the same variables in the same order. One made
+under em.init_scope while a replica traces an em.function (a metric made in the step) is
+mirrored by that replica alone, from its initial value: the other replicas may wait for
+that trace, which serves them all, and could never join a merge_call. Variables created by
+a trace (inside em.function) stay ordinary variables. Under
 MultiWorkerMirroredStrategy every variable created under the scope, in `run` or by a trace
 starts from worker 0's initial value (broadcast: every worker must create the same variables
 in the same order; with several workers a traced initial value is an error).
@@ -173,15 +174,13 @@ def _create(args, kwargs):
     strategy = get_strategy()
     if not isinstance(strategy, MirroredStrategy):
         return None
-    # a replica tracing, also under em.init_scope (a layer's initial values, a metric):
-    # the other replicas may wait for this trace, so they cannot meet in a merge_call
-    traced = tracing.current_graph() is not None or (
-        replica_index() is not None and active_graphs())
-    if traced:
+    if tracing.current_graph() is not None:
         if getattr(strategy, "_broadcast_initial_value", None) is None:
             return None  # an ordinary variable
         return _mirror(strategy, args, kwargs)  # from worker 0's value (the first trace's)
-    if replica_index() is None:
+    if replica_index() is None or active_graphs():
+        # (a replica tracing, under em.init_scope: the other replicas may wait for this
+        # trace, which serves them all, and could never join a merge_call)
         return _mirror(strategy, args, kwargs)
     return get_replica_context().merge_call(lambda s: _mirror(s, args, kwargs))
 
@@ -207,9 +206,9 @@ def _distributed_apply(optimizer, grads_and_vars):
 def _apply_traced(optimizer, pairs: list, where: str):
     """In a compiled replica function: the gradients all-reduced (SUM) at each call, then
     each replica updates its own copies (identical updates of identical copies)."""
-    shared = [v for _, v in pairs if not isinstance(v, MirroredVariable)]
-    if not isinstance(optimizer.iterations, MirroredVariable):
-        shared.insert(0, optimizer.iterations)
+    slots = [s for _, v in pairs for s in optimizer._slots.get(id(v), {}).values()]
+    shared = [v for v in [optimizer.iterations] + [v for _, v in pairs] + slots
+              if not isinstance(v, MirroredVariable)]
     if shared:
         made = [v.name for v in shared
                 if any(v is c for c in tracing.current_graph().created_variables)]
@@ -219,9 +218,10 @@ def _apply_traced(optimizer, pairs: list, where: str):
             f"updates must be mirrored, but {[v.name for v in shared]} are not: create the "
             "model's variables and the optimizer under strategy.scope()" + (
                 f"; {which} were made while the function was traced (a Keras model makes "
-                "its weights on its first call), and a trace makes ordinary variables: "
-                "build the model under strategy.scope() before the step, with "
-                "model.build(input_shape) or one call on a batch" if made else ""))
+                "its weights on its first call, an optimizer its slots in build or its first "
+                "apply_gradients), and a trace makes ordinary variables: build them under "
+                "strategy.scope() before the step (model.build(input_shape) or one call on "
+                "a batch; optimizer.build(model.trainable_variables))" if made else ""))
     slots = [name for name, _ in optimizer._slot_names_for()]
     unbuilt = [v.name for _, v in pairs if slots and id(v) not in optimizer._slots]
     if unbuilt:

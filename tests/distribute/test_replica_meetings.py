@@ -69,11 +69,51 @@ def test_an_unbuilt_keras_model_in_a_compiled_step_fails_at_once():
             "every variable it updates must be mirrored, but ['dense{}/kernel:0', "
             "'dense{}/bias:0'] are not: create the model's variables and the optimizer under "
             "strategy.scope(); they were made while the function was traced (a Keras model "
-            "makes its weights on its first call), and a trace makes ordinary variables: "
-            "build the model under strategy.scope() before the step, with "
-            "model.build(input_shape) or one call on a batch")
+            "makes its weights on its first call, an optimizer its slots in build or its "
+            "first apply_gradients), and a trace makes ordinary variables: build them under "
+            "strategy.scope() before the step (model.build(input_shape) or one call on a "
+            "batch; optimizer.build(model.trainable_variables))")
     assert out == [want.format("SGD", "", ""), want.format("SGD", "_1", "_1"),
                    want.format("Adam", "_2", "_2"), want.format("Adam", "_3", "_3")]
+
+
+def test_a_model_built_under_init_scope_in_a_compiled_step_trains():
+    # Sequential.build makes the weights under em.init_scope: the tracing replica mirrors
+    # them alone (a merge_call would wait for the replica waiting for the trace); an
+    # optimizer built in the trace makes ordinary slots, refused at once
+    out = _run("""
+        with strategy.scope():
+            model = em.keras.Sequential([em.keras.layers.Dense(1)])
+            opt = em.optimizers.Adam(0.1)
+
+        @em.function
+        def step(x, y):
+            model.build([None, 3])
+            opt.build(model.trainable_variables)
+            with em.GradientTape() as tape:
+                loss = em.reduce_mean((model(x) - y) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        fails(strategy.run, step, (em.ones([8, 3]), em.ones([8, 1])))
+        with strategy.scope():  # the model is built, its weights mirrored; build the slots
+            opt = em.optimizers.Adam(0.1)
+            opt.build(model.trainable_variables)
+        for _ in range(3):
+            losses = strategy.run(step, args=(em.ones([8, 3]), em.ones([8, 1])))
+        a, b = local(losses)
+        copies = [local(v) for v in list(model.variables) + opt.variables]
+        print(a == b, [type(v).__name__ for v in model.variables],
+              all(c[0] == c[1] for c in copies))
+        """)
+    assert out[1:] == ["True ['MirroredVariable', 'MirroredVariable'] True"]
+    assert out[0].startswith(
+        "ValueError Adam.apply_gradients: inside an em.function that strategy.run runs "
+        "every variable it updates must be mirrored, but ['dense/kernel/momentum:0', "
+        "'dense/kernel/velocity:0', 'dense/bias/momentum:0', 'dense/bias/velocity:0'] are "
+        "not: create the model's variables and the optimizer under strategy.scope(); they "
+        "were made while the function was traced")
 
 
 def test_a_compiled_step_that_draws_random_numbers_and_all_reduces():
@@ -112,22 +152,28 @@ def test_a_compiled_step_that_draws_random_numbers_and_all_reduces():
 
 def test_variables_made_under_init_scope_while_a_replica_traces():
     # a metric made in the step (its variables under em.init_scope) was mirrored in a
-    # merge_call the other replica, waiting for the trace, never joined; it is now an
-    # ordinary variable of the function, as the variables a trace makes
+    # merge_call the other replica, waiting for the trace, never joined; the tracing
+    # replica now mirrors it alone, and each replica's call updates its own copy
     out = _run("""
+        made = []
+
         @em.function
         def step(x):
             metric = em.keras.metrics.Mean()
             metric.update_state(em.reduce_sum(x))
             with em.init_scope():
                 v = em.Variable(2.0)
-            return metric.result() * v
+            made.append(type(v).__name__)
+            return metric.result() * v, ctx().all_reduce("SUM", metric.result())
 
-        print(local(strategy.run(step, args=(em.ones([3]),))))
+        for _ in range(2):
+            results, sums = strategy.run(step, args=(em.ones([3]),))
+        print(local(results), local(sums), made[0])
         both = em.function(lambda x: strategy.run(step.python_function, args=(x,)))
-        print(local(both(em.ones([3]))))
+        results, sums = both(em.ones([3]))
+        print(local(results), local(sums), made[-1])
         """)
-    assert out == ["[6.0, 6.0]"] * 2
+    assert out == ["[6.0, 6.0] [6.0, 6.0] MirroredVariable"] * 2
 
 
 def test_all_reduce_of_a_python_number_in_a_compiled_step():
