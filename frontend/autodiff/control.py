@@ -11,7 +11,9 @@ branch's intermediates as extra outputs instead; tracing again keeps the forward
 was). A loop traced while a tape records carries an iteration count and a stack of its loop
 variables' values at the start of each iteration (TensorFlow stacks intermediates in
 TensorLists); the backward is a loop that runs the iterations in reverse, each one tracing
-the body again on the stacked values and taking its gradient.
+the body again on the stacked values and taking its gradient. The stacks are outputs of the
+recorded loop too: a tape around that gradient (a second derivative) sees the reverse loop
+read them, and the cotangents it gives them join the loop variables' in the reverse loop.
 """
 
 from __future__ import annotations
@@ -196,10 +198,30 @@ def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, la
     names = labels or [f"loop variable {i} of the em.while_loop at {_here()}"
                        for i in range(len(types))]  # in errors of the reverse loop
 
+    # The stacks are outputs too: a tape around the gradient (a second derivative) sees
+    # the reverse loop read them, so their cotangents flow back into this loop.
+    kept = nest.flatten(stacks)
+
     def backward(cts):
+        stack_cts = _stack_cotangents(stacks, cts[len(results):])
         return _while_backward(traced_body, loop_vars, results, filled(cts, results), count,
-                               stacks, types, captured, names)
-    record(sources, results, backward)
+                               stacks, stack_cts, types, captured, names)
+    record(sources, results + kept, backward)
+    return out
+
+
+def _stack_cotangents(stacks: tuple, cts: list) -> list:
+    """Per loop variable, the cotangent of its stack laid out as the stack (`_new_stack`),
+    or None when it has none: the elements' cotangent with the offsets and shapes kept."""
+    out, k = [], 0
+    for s in stacks:
+        ct = cts[k] if k < len(cts) else None
+        if isinstance(s, tuple):
+            out.append(None if ct is None else (ct, s[1], s[2]))
+            k += 3
+        else:
+            out.append(ct)
+            k += 1
     return out
 
 
@@ -303,7 +325,8 @@ def _fitted(grad: Tensor, dims: list | None, label: str) -> Tensor:
                               for k, d in enumerate(dims)])
 
 
-def _while_backward(body, loop_vars, results, cts, count, stacks, types, captured, labels):
+def _while_backward(body, loop_vars, results, cts, count, stacks, stack_cts, types, captured,
+                    labels):
     from ember.frontend import ops
     from ember.frontend.shape import TensorShape
     from ember.frontend.while_loop import _call, _like, while_loop
@@ -325,6 +348,10 @@ def _while_backward(body, loop_vars, results, cts, count, stacks, types, capture
             full[j] = c
         grads = gradient_of(lambda: _like(loop_vars, _call(body, inner)),
                             [state[j] for j in diff] + captured, results, full)
+        # the value pushed at iteration i was read by a later computation too (the
+        # reverse loop of a first derivative): its cotangent joins the body's
+        grads = [g if stack_cts[j] is None else g + _popped(stack_cts[j], i, types[j])
+                 for g, j in zip(grads, diff)] + list(grads[len(diff):])
         new_vars = tuple(_fitted(g, d, labels[j]) for g, d, j in zip(grads, dims, diff))
         new_caps = tuple(a + _fitted(g, d, f"the value {c!r} the loop body reads")
                          for a, g, d, c in zip(ct_caps, grads[len(diff):], cap_dims, captured))
