@@ -142,26 +142,32 @@ def trace_cond(pred: SymbolicTensor, true_fn: Callable, false_fn: Callable,
         owner = ir.Operation.create("scf.execute_region", regions=2, loc=ir.Location.unknown())
     blocks, scopes, outs = [], [], []
     seen = control.Region() if recording.recording() else None
+    replayed = control.ReplayedBranches()
 
     def enter(i: int):
         return graph.region(blocks[i], "", scopes[i])
     with detached.abandoned_on_error(owner):  # (its blocks move to the scf.if at the end)
         for i, (fn, branch) in enumerate(((true_fn, labels[1]), (false_fn, labels[2]))):
             block = ir.Block.create_at_start(owner.regions[i], [])
+            replayed.enter()
             with graph.region(block, f"{branch} of {what}") as scope, \
                     (control.region(seen) if seen else contextlib.nullcontext()):
                 outs.append(fn())
+            replayed.leave()
             blocks.append(block)
             scopes.append(scope)
         if seen is not None:
             seen.passes(nest.flatten(outs))
         if reconcile is not None:
             outs = reconcile(outs, enter)
+        outs = replayed.outputs(outs)
         merged = []
         for i, out in enumerate(outs):
             with enter(i):
                 merged.append((out, _leaf_values(graph, nest.flatten(out))))
-        result = _merge_branches(graph, condition, merged, blocks, labels)
+        if seen is not None and seen.inputs():
+            seen.snapshot()  # the Variables' values before the scf.if, for its gradient
+        result = replayed.result(_merge_branches(graph, condition, merged, blocks, labels))
     if seen is not None:
         control.record_cond(pred, true_fn, false_fn, result, seen)
     return result

@@ -10,6 +10,7 @@ shape (`em.TensorShape([None])`), which the loop then carries.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 from mlir import ir
@@ -18,7 +19,7 @@ from mlir.dialects import scf
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
 from ember.frontend import detached, nest
-from ember.frontend.autodiff import control, recording
+from ember.frontend.autodiff import loops, recording
 from ember.frontend.control_flow import ControlFlowError, _cast, _predicate, _ttype
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -262,12 +263,15 @@ def _allows(invariant: tuple | None, shape: tuple | None) -> bool:
 
 def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool,
                       labels: list[str] | None = None, relax: Callable | None = None,
-                      what: str = "em.while_loop", recorded: bool = True):
+                      what: str = "em.while_loop", recorded: bool = True, extend=None):
+    """Traces the loop; with `extend`, a gradient's (autodiff/loops.py) hook called at the
+    end of the body's trace, the loop carries the values it adds (`_Carry`) too, and the
+    result is (the loop's results, the added values' results)."""
     if recorded and recording.recording():  # a tape records: keep what its gradient needs
-        def trace_once(cond_, body_, loop_vars_, inits_, types_, labels_):
+        def trace_once(cond_, body_, loop_vars_, inits_, types_, labels_, extend=None):
             return _trace_while_once(graph, cond_, body_, loop_vars_, inits_, types_,
-                                     declared, labels_, relax, what, recorded=False)
-        return control.record_while(trace_once, cond, body, loop_vars, inits, types, labels)
+                                     declared, labels_, relax, what, False, extend)
+        return loops.record_while(trace_once, cond, body, loop_vars, inits, types, labels)
     def label(i: int) -> str:
         return _label(labels, i, what)
     mlir_types = [ir.Type.parse(str(t), context=graph.context) for t in types]
@@ -276,13 +280,12 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
         locs = [ir.Location.unknown()] * len(types)
         before = ir.Block.create_at_start(owner.regions[0], mlir_types, locs)
         after = ir.Block.create_at_start(owner.regions[1], mlir_types, locs)
+    carry = _Carry(graph, before, after)
     with detached.abandoned_on_error(owner):  # (its blocks move to the scf.while)
         with graph.region(before, f"the condition of {what}"):
             args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
                                                      before.arguments])
             keep_going = _predicate(graph, _call(cond, args), what)
-            with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
-                scf.ConditionOp(keep_going, list(before.arguments))
         with graph.region(after, f"the body of {what}"):
             args = nest.pack_sequence_as(loop_vars, [graph.wrap(a, "while") for a in
                                                      after.arguments])
@@ -292,6 +295,9 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
                 raise ControlFlowError(f"em.while_loop body returned {len(flat)} values for "
                                        f"{len(types)} loop variables")
             values = [graph.resolve(v) for v in flat]
+            added = [graph.resolve(v) for v in extend(carry)] if extend else []
+        with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
+            scf.ConditionOp(keep_going, list(before.arguments))  # (carry's arguments too)
         for i, (t, v) in enumerate(zip(types, values)):
             got = _ttype(v)
             if got.dtype is not t.dtype:
@@ -306,17 +312,55 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
                     f"{TensorShape(t.shape)} ({where}) but shape {TensorShape(got.shape)} after "
                     f"one iteration; to let its shape vary across iterations, " + (
                         relax or _relax_hint)(i, _relaxed(t.shape, got.shape)))
+        types = types + carry.types
         with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
-            scf.YieldOp([_cast(graph, v, t) for v, t in zip(values, types)])
+            scf.YieldOp([_cast(graph, v, t) for v, t in zip(values + added, types)])
+        inits = inits + [v for make in carry.inits for v in make()]  # (before the loop)
         with graph.context, graph.insertion_point(), graph.location():
             # the casts of the initial values go before the loop, in the block it is built in
             init_values = [_cast(graph, graph.resolve(v), t) for v, t in zip(inits, types)]
-            loop = ir.Operation.create("scf.while", results=mlir_types, operands=init_values,
-                                       regions=2)
+            loop = ir.Operation.create("scf.while", results=[v.type for v in init_values],
+                                       operands=init_values, regions=2)
         before.append_to(loop.regions[0])
         after.append_to(loop.regions[1])
     results = [graph.wrap(r, "while") for r in loop.results]
-    return nest.pack_sequence_as(loop_vars, results)
+    out = nest.pack_sequence_as(loop_vars, results[:len(mlir_types)])
+    return (out, results[len(mlir_types):]) if extend else out
+
+
+class _Carry:
+    """What a gradient's `extend` hook (see `_trace_while_once`) uses to make the loop being
+    traced carry more values once its body is traced: `carry(types, make_inits)`
+    adds loop-carried values of `types` (an argument of both regions, forwarded by the
+    condition, yielded by the body) and returns the body's arguments for them;
+    `make_inits()` gives their initial values, before the loop. Within `at_start()`, ops
+    go to the start of the body (a Variable's value as the iteration begins)."""
+
+    def __init__(self, graph: FuncGraph, before: ir.Block, after: ir.Block):
+        self.graph, self.before, self.after = graph, before, after
+        self.types: list[TensorType] = []
+        self.inits: list[Callable] = []
+
+    def __call__(self, types: list[TensorType], make_inits: Callable) -> list:
+        out = []
+        with self.graph.context:
+            loc = ir.Location.unknown()
+            for t in types:
+                mlir_type = ir.Type.parse(str(t))
+                self.before.add_argument(mlir_type, loc)
+                out.append(self.graph.wrap(self.after.add_argument(mlir_type, loc), "while"))
+        self.types += types
+        self.inits.append(make_inits)
+        return out
+
+    @contextlib.contextmanager
+    def at_start(self):
+        graph = self.graph
+        graph._insertion.append(ir.InsertionPoint.at_block_begin(self.after))
+        try:
+            yield
+        finally:
+            graph._insertion.pop()
 
 
 def _relax_hint(i: int, shape: str) -> str:

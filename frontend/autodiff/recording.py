@@ -20,6 +20,7 @@ class _State(threading.local):
         self.contexts: list[list] = [[]]  # one list of recording tapes per (nested) trace
         self.paused = 0  # inside em.stop_gradient / a custom_gradient's forward
         self.readers: list = []  # see `reads`: they hear of Variable reads even when paused
+        self.trackers: list = []  # see `tracking`: they hear of Variable reads and writes
         self.replays: list[dict] = []  # see `replaying`: per replay, id(Variable) -> value
 
 
@@ -32,7 +33,8 @@ def tapes() -> list:
 
 
 def recording() -> bool:
-    return (bool(_state.contexts[-1]) and not _state.paused) or bool(_state.readers)
+    return (bool(_state.contexts[-1]) and not _state.paused) or bool(_state.readers) or \
+        bool(_state.trackers)
 
 
 @contextlib.contextmanager
@@ -44,6 +46,18 @@ def reads(reader):
         yield reader
     finally:
         _state.readers.remove(reader)
+
+
+@contextlib.contextmanager
+def tracking(tracker):
+    """`tracker._record_read(variable, value)` and `tracker._record_write(variable)` hear of
+    every Variable read and write traced in the block, a replay's included (what a region
+    traced for a gradient uses to find the Variables whose values its replay needs)."""
+    _state.trackers.append(tracker)
+    try:
+        yield tracker
+    finally:
+        _state.trackers.remove(tracker)
 
 
 @contextlib.contextmanager
@@ -98,18 +112,33 @@ def record_op(spec, operands, attrs, results) -> None:
 
 
 def record_read(variable, value) -> None:
-    for reader in _state.readers:
-        reader._record_read(variable, value)
+    _heard_read(variable, value)
     for tape in tapes():
         tape._record_read(variable, value)
 
 
+def _heard_read(variable, value) -> None:
+    for reader in _state.readers:
+        reader._record_read(variable, value)
+    for tracker in _state.trackers:
+        tracker._record_read(variable, value)
+
+
+def record_write(variable) -> None:
+    """Called by a Variable's traced write (a replay's included)."""
+    for tracker in _state.trackers:
+        tracker._record_write(variable)
+
+
 @contextlib.contextmanager
-def replaying():
+def replaying(values: dict | None = None):
     """A region is traced again for its gradient (control.py): its Variable writes already
-    happened in the forward trace, so they are not emitted again; a read after one sees the
-    value written in the replay (`replayed_write`, `replayed_read`)."""
-    _state.replays.append({})
+    happened in the forward trace, so they are not emitted again; a read sees the value the
+    Variable had there: `values` (id(Variable) -> its value where the region began, read by
+    the forward for the replay), or the value written in the replay (`replayed_write`,
+    `replayed_read`). A read there must not read the Variable itself, which by the time of
+    the gradient holds what the forward wrote (a random op's state: other numbers)."""
+    _state.replays.append(dict(values or {}))
     try:
         yield
     finally:
@@ -123,8 +152,23 @@ def replaying_now() -> bool:
 def replayed_write(variable, value) -> None:
     """The replay's write of `value` (the variable's new value): seen by later reads."""
     _state.replays[-1][id(variable)] = value
+    record_write(variable)
 
 
 def replayed_read(variable):
-    """The value the replay wrote to `variable`, or None."""
-    return _state.replays[-1].get(id(variable)) if _state.replays else None
+    """The value `variable` has in the replay (`replaying`), or None. As a read in the
+    forward, it is a value of its own that the tapes see as a read of the Variable (not a
+    function of what the replay wrote: a write passes no gradient)."""
+    value = _state.replays[-1].get(id(variable)) if _state.replays else None
+    if value is None:
+        return None
+    from ember.frontend.autodiff.custom import stop_gradient
+    value = stop_gradient(value)
+    if recording():
+        record_read(variable, value)
+    return value
+
+
+def replay_values() -> dict | None:
+    """The innermost replay's values (id(Variable) -> value), to read and rebind; or None."""
+    return _state.replays[-1] if _state.replays else None
