@@ -70,6 +70,8 @@ def custom_gradient(f=None):
             return [None if g is None else convert_to_tensor(g) for g in grads] + \
                 list(var_grads)
         for tape in tapes:
+            for v in variables:  # watched, as reading it under the tape would (f ran paused):
+                tape._accessed(v)  # a loop or branch around the call sees it read
             tape._add(Entry(inputs + variables, fresh, backward))
         return y
     wrapper.__ag_do_not_convert__ = True  # f itself is converted when it runs traced

@@ -238,3 +238,41 @@ def test_loop_variables_whose_shape_changes_keep_each_iterations_value():
         y, g = growing_tensor(x, em.constant(n))
         close(y, want[0])
         close(g, want[1])
+
+
+W = em.Variable(0.8)
+
+
+@em.custom_gradient
+def _scaled(x):  # reads W: its grad_fn gives W's gradient too
+    def grad(dy, variables=None):
+        return dy * W * 3.0, [dy * x * 3.0]
+    return x * W, grad
+
+
+def _custom_in_loop(x):
+    y = x
+    for _ in em.range(em.constant(2)):
+        y = em.sin(_scaled(y))
+    return y
+
+
+def _custom_in_branch(x):
+    if x > 0:
+        return em.sin(_scaled(x))
+    return x
+
+
+@pytest.mark.parametrize("f", [_custom_in_loop, _custom_in_branch])
+def test_custom_gradient_reading_a_variable_in_a_loop_or_branch_gives_its_gradient(f):
+    # the custom_gradient's forward runs with the tape paused: the tape must still see
+    # it read W, or the loop or branch around it had no input W (its gradient was None)
+    def grads(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.gradient(y, [x, W])
+    eager = grads(em.constant(0.7))
+    compiled = em.function(grads)(em.constant(0.7))
+    assert all(g is not None for g in compiled)
+    close([g.numpy() for g in compiled], [g.numpy() for g in eager])
