@@ -44,6 +44,7 @@ import weakref
 import numpy as np
 
 from ember.dialects.ember import dtypes
+from ember.frontend.autodiff import recording
 from ember.frontend.random_generator import (STATE_SIZE, Generator, generator_of,
                                              state_from_seed)
 from ember.frontend.trace_scope import active_graphs, current_graph, init_scope
@@ -124,8 +125,13 @@ def generator_for(seed) -> Generator:
     """The generator a random op with operation seed `seed` (or None) draws from: eagerly
     the global generator or the op seed's; inside a trace the trace's own (see the
     module)."""
-    if current_graph() is not None:
-        return _traced_generator(seed)
+    graph = current_graph()
+    if graph is not None:
+        generator = recording.replayed_generator()  # in a gradient's replay: the forward's
+        if generator is None:
+            generator = _traced_generator(seed)
+        graph.replay_log.drawn.append(generator)
+        return generator
     if seed is None:
         return get_global_generator()
     key = (_global["seed"], int(seed))

@@ -196,6 +196,7 @@ class FuncGraph:
         self.callbacks: dict[str, Callable] = {}
         self.callees: set[str] = {self.symbol}
         self.created_variables: list = []
+        self.replay_log = recording.ReplayLog()  # what a replay of it needs (its writes...)
         self.finalized = False
 
     # -- values -----------------------------------------------------------------------------
@@ -250,6 +251,13 @@ class FuncGraph:
 
     def capture_variable(self, variable) -> ir.Value:
         return self._capture("variable", variable, ResourceType(variable._type))
+
+    def captures_of(self, callee: "FuncGraph") -> list[ir.Value]:
+        """The operands a call of `callee` passes after its arguments: what `callee`
+        captured, captured here in turn. The caller writes what `callee` writes."""
+        self.replay_log.called(callee.replay_log)
+        return [self.capture_variable(obj) if kind == "variable" else self.resolve(obj)
+                for kind, obj in callee.extra_args]
 
     def _capture(self, kind: str, obj, ttype: IRType,
                  origin: tuple[str, int] | None = None) -> ir.Value:

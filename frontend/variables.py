@@ -184,6 +184,7 @@ class Variable(metaclass=_VariableMeta):
         if graph is not None:
             resource = graph.capture_variable(self)
             graph.apply_on_values(spec, [resource, graph.resolve(value)], {})
+            graph.replay_log.written[id(self)] = self
             recording.record_write(self)
             return self
         if isinstance(value, tracing.SymbolicTensor):

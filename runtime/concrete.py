@@ -362,10 +362,7 @@ class ConcreteFunction:
     def call_in_graph(self, graph: FuncGraph, flat: list[Tensor]):
         """Emits a `func.call` of this function into `graph` (a nested call while tracing)."""
         self._copy_into(graph)
-        operands = [graph.resolve(t) for t in flat]
-        for kind, obj in self._graph.extra_args:  # the caller captures them in turn
-            operands.append(graph.capture_variable(obj) if kind == "variable"
-                            else graph.resolve(obj))
+        operands = [graph.resolve(t) for t in flat] + graph.captures_of(self._graph)
         signature = ir.FunctionType(self._graph.func.type)
         with graph.context, graph.insertion_point(), graph.location():
             # a callee traced for `None` dims takes `?` where the caller knows the size

@@ -21,14 +21,15 @@ __all__ = ["Region", "ReplayedBranches", "gradient_of", "record", "record_cond",
 
 
 def gradient_of(fn, sources: list, outputs_like: list, cts: list, structure=None,
-                snapshots: list = ()):
+                snapshots: list = (), drawn: list = ()):
     """Traces `fn()` again under a tape watching `sources`; the gradient of its tensor
     outputs (paired with `outputs_like`, the op's results, laid out as `structure` when
     given) weighted by `cts`, with zeros for sources it does not reach. `snapshots` are
     (Variable, value) pairs: what the Variables held where the region began in the forward,
-    which the replay's reads see (regions.py)."""
+    which the replay's reads see, and `drawn` the generators its random ops drew from, in
+    order (regions.py)."""
     with GradientTape(watch_accessed_variables=False) as tape, \
-            recording.replaying({id(v): value for v, value in snapshots}):
+            recording.replaying({id(v): value for v, value in snapshots}, drawn):
         tape._watch(sources)
         out = fn()
     leaves = nest.flatten(out) if structure is None else _aligned(out, structure)
@@ -84,9 +85,10 @@ def record_cond(pred, true_fn, false_fn, result, seen: Region) -> None:
         from ember.frontend.control_flow import trace_cond
         cts = filled(cts, outputs)
 
-        def branch(fn):
+        def branch(fn, drawn):
             return lambda: tuple(gradient_of(fn, sources, outputs, cts, result,
-                                             seen.snapshots))
-        return list(trace_cond(pred, branch(true_fn), branch(false_fn),
+                                             seen.snapshots, drawn))
+        return list(trace_cond(pred, branch(true_fn, seen.runs[0]),
+                               branch(false_fn, seen.runs[1]),
                                what="the gradient of an em.cond"))
     record(sources, outputs, backward)

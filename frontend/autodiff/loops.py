@@ -44,6 +44,7 @@ class _Forward:
     labels: list  # the loop variables' names, for errors
     rewritten: list  # (Variable, TensorType, stack of its values) per Variable it writes
     fixed: list  # (Variable, value) per Variable it reads and does not write
+    drawn: list  # the generators the body's random ops drew from, in order
 
 
 def record_while(trace_once, cond, body, loop_vars, inits: list, types: list, labels, **kw):
@@ -72,7 +73,10 @@ def _record_while(trace_once, cond, body, loop_vars, inits, types, labels):
     def counted_body(inner, n, kept):
         now["n"] = n
         pushed = tuple(stacks.push(s, n, v) for s, v in zip(kept, nest.flatten(inner)))
+        drawn = seen.graph.replay_log.drawn
+        first = len(drawn)
         out = _call(body, inner)
+        now["drawn"] = drawn[first:]
         returned.extend(nest.flatten(out))
         return (_like(inner, out), n + 1, pushed)
     stack_types, more = [], []
@@ -118,7 +122,7 @@ def _record_while(trace_once, cond, body, loop_vars, inits, types, labels):
     names = labels or [f"loop variable {i} of the em.while_loop at {_here()}"
                        for i in range(len(types))]  # in errors of the reverse loop
     forward = _Forward(traced_body, loop_vars, results, count, kept, types, captured, names,
-                       rewritten, seen.snapshots)
+                       rewritten, seen.snapshots, now["drawn"])
 
     def backward(cts):
         stack_cts, at = [], len(results)
@@ -226,7 +230,7 @@ def _reverse(fwd: _Forward, cts: list, stack_cts: list) -> list:
             full[j] = c
         grads = gradient_of(lambda: _like(fwd.loop_vars, _call(fwd.body, inner)),
                             [state[j] for j in diff] + captured, fwd.results, full,
-                            snapshots=snapshots)
+                            snapshots=snapshots, drawn=fwd.drawn)
         # the value pushed at iteration i was read by a later computation too (the
         # reverse loop of a first derivative): its cotangent joins the body's
         var_grads = [g if stack_cts[j] is None else g + stacks.popped(stack_cts[j], i, types[j])

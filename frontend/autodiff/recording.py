@@ -22,6 +22,7 @@ class _State(threading.local):
         self.readers: list = []  # see `reads`: they hear of Variable reads even when paused
         self.trackers: list = []  # see `tracking`: they hear of Variable reads and writes
         self.replays: list[dict] = []  # see `replaying`: per replay, id(Variable) -> value
+        self.drawn: list[list] = []  # see `replaying`: per replay, generators to draw from
 
 
 _state = _State()
@@ -130,19 +131,41 @@ def record_write(variable) -> None:
         tracker._record_write(variable)
 
 
+class ReplayLog:
+    """What a replay of a trace for its gradient needs to know of it (the trace's
+    `FuncGraph.replay_log`): the Variables it writes (id -> Variable) and the generators its
+    random ops drew from, in order (random_seed.generator_for), its callees' included."""
+
+    __slots__ = ("written", "drawn")
+
+    def __init__(self):
+        self.written: dict[int, object] = {}
+        self.drawn: list = []
+
+    def called(self, callee: "ReplayLog") -> None:
+        """A call of the trace `callee` is traced: it writes and draws what `callee` does."""
+        self.written.update(callee.written)
+        self.drawn.extend(callee.drawn)
+
+
 @contextlib.contextmanager
-def replaying(values: dict | None = None):
+def replaying(values: dict | None = None, drawn: list = ()):
     """A region is traced again for its gradient (control.py): its Variable writes already
     happened in the forward trace, so they are not emitted again; a read sees the value the
     Variable had there: `values` (id(Variable) -> its value where the region began, read by
     the forward for the replay), or the value written in the replay (`replayed_write`,
     `replayed_read`). A read there must not read the Variable itself, which by the time of
-    the gradient holds what the forward wrote (a random op's state: other numbers)."""
+    the gradient holds what the forward wrote (a random op's state: other numbers). Its
+    random ops draw from the generators the forward's did, `drawn`, in order: a traced
+    random op with an op seed makes a generator of its own, and the replay's must be the
+    forward's (`replayed_generator`)."""
     _state.replays.append(dict(values or {}))
+    _state.drawn.append(list(drawn))
     try:
         yield
     finally:
         _state.replays.pop()
+        _state.drawn.pop()
 
 
 def replaying_now() -> bool:
@@ -167,6 +190,14 @@ def replayed_read(variable):
     if recording():
         record_read(variable, value)
     return value
+
+
+def replayed_generator():
+    """The generator the forward's random op drew from where the replay traces one, or
+    None outside a replay (or past the forward's random ops)."""
+    if not _state.drawn or not _state.drawn[-1]:
+        return None
+    return _state.drawn[-1].pop(0)
 
 
 def replay_values() -> dict | None:

@@ -10,7 +10,9 @@ that draws random numbers advances its generator's state Variable, and reading t
 would draw other numbers (TensorFlow keeps the forward's intermediates instead). So a
 region notes the Variables it reads and writes, and the forward reads each one where the
 region begins (`Region.snapshot`; a loop keeps, per iteration, the values of those its body
-writes: loops.py), which the replay's reads see (recording.replaying). In the compiled code
+writes: loops.py), which the replay's reads see (recording.replaying); and the generators
+its random ops drew from (an op with a seed makes its own), which the replay's draw from
+again. In the compiled code
 a read is the variable's current SSA value (convert-ember-to-linalg threads variables
 through the function): a snapshot costs nothing. A cond traced inside a replay passes the
 replay's values through its branches (`ReplayedBranches`), as a loop does (loops.py).
@@ -36,6 +38,7 @@ class Region:
         self.read: dict[int, object] = {}  # id(Variable) -> Variable, in the order read
         self.written: set[int] = set()
         self.snapshots: list[tuple] = []  # (Variable, its value where the region begins)
+        self.runs: list[list] = []  # per trace into it, the generators its random ops drew
 
     def inputs(self) -> list:
         """The outside values any tape saw the region read (no repeats, in order)."""
@@ -85,10 +88,13 @@ def region(into: Region):
     """Traces a region: its entries are dropped from the tapes at the end, and the outside
     values they read are added to `into`, as are the Variables it reads and writes."""
     marks = [(tape, len(tape._entries)) for tape in recording.tapes()]
+    drawn = into.graph.replay_log.drawn
+    first = len(drawn)
     try:
         with recording.tracking(into):
             yield into
     finally:
+        into.runs.append(drawn[first:])
         for tape, mark in marks:
             inner = tape._entries[mark:]
             del tape._entries[mark:]

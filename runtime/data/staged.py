@@ -271,10 +271,12 @@ class StagedIterator(StagedIteratorProtocol):
     def _emit(self, host, head: list, label: str, packed: bool = True):
         if recording.replaying_now():
             raise ControlFlowError(
-                "a gradient through a loop or branch that pulls from an em.data dataset or "
-                "iterator is not supported: its gradient traces the region again, which "
-                "would pull other elements. Take the gradient inside the loop body (open "
-                "the em.GradientTape in the body of `for x in ds`), as a training step does")
+                "a gradient through a loop, branch or em.function call that pulls from an "
+                "em.data dataset or iterator is not supported: its gradient traces the "
+                "region (or the function) again, which would pull other elements. Take the "
+                "gradient inside the loop body (open the em.GradientTape in the body of "
+                "`for x in ds`), as a training step does, or pull the element outside the "
+                "function and pass it in")
         specs = structure.flatten(self._spec)
         out = emit_host_call(current_graph(), host, [self._token],
                              [d for d, _ in head] + [s.dtype for s in specs], label,

@@ -13,8 +13,8 @@ import ember as em
 X = np.linspace(0.5, 1.2, 8).astype(np.float32)
 
 
-def keep(rate):
-    return em.cast(em.random.uniform([8]) > rate, em.float32)
+def keep(rate, seed=None):
+    return em.cast(em.random.uniform([8], seed=seed) > rate, em.float32)
 
 
 def dropout_in_if(x, n):
@@ -28,6 +28,20 @@ def dropout_in_for(x, n):
     y = x
     for _ in em.range(n):
         y = y * keep(0.3) + 0.1 * y
+    return y
+
+
+def seeded_dropout_in_if(x, n):  # an op seed: the op has a generator of its own
+    y = x
+    if n > 0:
+        y = x * keep(0.5, seed=3) * 2.0
+    return y
+
+
+def seeded_dropout_in_for(x, n):
+    y = x
+    for _ in em.range(n):
+        y = y * keep(0.3, seed=3) + 0.1 * y
     return y
 
 
@@ -77,7 +91,8 @@ def dropout_in_loop_in_if(x, n):
 
 
 GENERATOR = em.random.Generator.from_seed(7)
-CASES = [dropout_in_if, dropout_in_for, dropout_in_while_loop, dropout_in_scan,
+CASES = [dropout_in_if, dropout_in_for, seeded_dropout_in_if, seeded_dropout_in_for,
+         dropout_in_while_loop, dropout_in_scan,
          dropout_with_generator, dropout_in_nested_loops, dropout_in_if_in_loop,
          dropout_in_loop_in_if]
 
