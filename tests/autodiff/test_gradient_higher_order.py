@@ -60,6 +60,15 @@ def _tensor_array(x):
     return em.reduce_sum(ta.stack())
 
 
+def _tensor_array_dynamic(x):  # its buffer grows in the loop: a ragged stack
+    ta = em.TensorArray(x.dtype, size=0, dynamic_size=True, element_shape=[None])
+    y = em.stack([x, x * 2.0])
+    for i in em.range(em.constant(2)):
+        y = em.sin(y) * x
+        ta = ta.write(i, y)
+    return em.reduce_sum(ta.concat())
+
+
 def _nested(x):
     y = x
     for _ in em.range(em.constant(2)):
@@ -79,7 +88,7 @@ def _branch_in_loop(x):
 
 
 FORMS = [_for, _while, _while_loop, _while_loop_no_capture, _scan, _foldl, _foldr,
-         _tensor_array, _nested, _branch_in_loop]
+         _tensor_array, _tensor_array_dynamic, _nested, _branch_in_loop]
 
 
 def derivatives(f, x, order: int) -> list:
