@@ -115,7 +115,8 @@ def _record_while(trace_once, cond, body, loop_vars, inits, types, labels):
         rewritten[k] = (v, ttype, stacks.packed(stack, extra, at))
         at += len(nest.flatten(stack))
     seen.passes(returned)
-    seen.snapshot([v for key, v in seen.read.items() if key not in seen.written])
+    if recording.replay_values() is None:  # (in a replay, they are loop variables too)
+        seen.snapshot([v for key, v in seen.read.items() if key not in seen.written])
     results = nest.flatten(out)
     captured = seen.inputs()
     sources = [v if differentiable(v) else None for v in inits] + captured
