@@ -80,14 +80,19 @@ def record_call(function, concrete, args: tuple, kwargs: dict, result,
                 if kind in ("variable", "tensor") and all(obj is not e for e in explicit)]
     inputs = explicit + captured
     outputs = [o for o in nest.flatten(result) if isinstance(o, Tensor)]
-    backward_fn = None
 
     def backward(cts):
-        nonlocal backward_fn
         from ember.frontend import ops
+        # One gradient Function per trace and captures the call did not pass (objects the
+        # trace holds, so their ids stay theirs), kept by the trace: a new one per call
+        # would trace and compile the gradient again on each step of an eager training loop.
+        known = concrete._call_gradients
+        which = (*map(id, captured), None, *(id(v) for v, _ in snapshots))
+        backward_fn = known.get(which)
         if backward_fn is None:
-            backward_fn = _backward_function(function, captured, [v for v, _ in snapshots],
-                                             concrete._graph.replay_log.drawn)
+            backward_fn = known[which] = _backward_function(
+                function, captured, [v for v, _ in snapshots],
+                concrete._graph.replay_log.drawn)
         cts = [ops.zeros_like(o) if c is None else c for c, o in zip(cts, outputs)]
         return list(backward_fn(args, kwargs, cts, [value for _, value in snapshots]))
     for tape in recording.tapes():

@@ -64,6 +64,7 @@ class ConcreteFunction:
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
         self._result_dtypes: list | None = None  # see _wrap_results
+        self._call_gradients: dict = {}  # runtime/call_gradients.py
         # Compiled code is cached under the traced module (its bytecode, locations included:
         # 20x faster to write than its text) and the pipeline when the pipeline is Ember's
         # own (its code is in the cache key): a cache hit never runs the pipeline. A user's
