@@ -92,8 +92,8 @@ def cond(pred, true_fn: Callable = None, false_fn: Callable = None, name=None):
     if current_graph() is None:
         return true_fn() if bool(pred) else false_fn()
     from ember.frontend.autograph.conversion import convert  # (it imports this module)
-    return trace_cond(convert_to_tensor(pred), _tensor_outputs(convert(true_fn)),
-                      _tensor_outputs(convert(false_fn)))
+    return trace_cond(convert_to_tensor(pred), tensor_outputs(convert(true_fn)),
+                      tensor_outputs(convert(false_fn)))
 
 
 def smart_cond(pred, true_fn: Callable, false_fn: Callable):
@@ -108,7 +108,7 @@ def smart_cond(pred, true_fn: Callable, false_fn: Callable):
     return trace_cond(pred, convert(true_fn), convert(false_fn))
 
 
-def _tensor_outputs(fn: Callable) -> Callable:
+def tensor_outputs(fn: Callable) -> Callable:
     """`fn` with what it returns converted as tf.cond converts a branch's outputs (in the
     branch, where the constants belong)."""
     return lambda: nest.map_structure(_as_output, fn())

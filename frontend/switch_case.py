@@ -24,7 +24,7 @@ from typing import Callable
 
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
-from ember.frontend.control_flow import trace_cond
+from ember.frontend.control_flow import tensor_outputs, trace_cond
 from ember.frontend.effects import assert_true
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.tensor_like import is_tensor
@@ -44,7 +44,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
 
     Returns:
       What the chosen branch returns. Traced, every branch must return the same
-      structure and dtypes (shapes may differ: the result has their common shape).
+      structure and dtypes (shapes may differ: the result has their common shape), and
+      the Python numbers and numpy values branches return become tensors, as em.cond's.
 
     Raises:
       TypeError: `branch_index` is not an integer tensor, or a branch is not callable.
@@ -251,10 +252,11 @@ def _predicate(value, k: int):
 
 
 def _converted(fn: Callable) -> Callable:
-    """`fn` as AutoGraph converts it for tracing, as em.cond converts its branches (a
-    branch chosen in Python while tracing is converted too)."""
+    """`fn` as AutoGraph converts it for tracing and with its outputs converted to tensors,
+    as em.cond converts its branches (a branch chosen in Python while tracing too: it
+    gives what tf.switch_case's Case op would)."""
     from ember.frontend.autograph.conversion import convert  # (it imports control_flow)
-    return convert(fn)
+    return tensor_outputs(convert(fn))
 
 
 def _unpacked(fn: Callable) -> Callable:

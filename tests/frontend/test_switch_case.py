@@ -208,10 +208,21 @@ def test_switch_case_branches_that_do_not_fit_name_the_branches():
         g(em.constant(0))
 
 
-def test_switch_case_branches_returning_different_python_values_name_them():
-    f = em.function(lambda i: em.switch_case(i, [lambda: 1, lambda: 2]))
-    with pytest.raises(em.errors.ControlFlowError,
-                       match=r"em.switch_case branches return different Python values 1 "
-                             r"\(branch 0\) and 2 \(branch 1\) at output 0; return tensors"):
-        f(em.constant(0))
+def test_switch_case_converts_python_numbers_as_em_cond_does():
+    f = em.function(lambda i: em.switch_case(i, [lambda: 1, lambda: (2, np.float32(0.5))[0]]))
+    for i, want in [(0, 1), (1, 2), (7, 2)]:
+        out = f(em.constant(i))
+        assert isinstance(out, em.Tensor) and out.dtype == em.int32 and int(out) == want
+    g = em.function(lambda x: em.case([(x > 0, lambda: [1.5])], default=lambda: [-1.0]))
+    assert float(g(em.constant(2.0))) == 1.5 and float(g(em.constant(-2.0))) == -1.0
+    known = em.function(lambda: em.switch_case(em.constant(1), [lambda: 1, lambda: 2]))
+    assert isinstance(known(), em.Tensor) and int(known()) == 2
     assert em.switch_case(em.constant(1), [lambda: 1, lambda: 2]) == 2  # eagerly: Python
+
+
+def test_switch_case_branches_returning_different_python_values_name_them():
+    f = em.function(lambda i: em.switch_case(i, [lambda: "a", lambda: "b"]))
+    with pytest.raises(em.errors.ControlFlowError,
+                       match=r"em.switch_case branches return different Python values 'a' "
+                             r"\(branch 0\) and 'b' \(branch 1\) at output 0; return tensors"):
+        f(em.constant(0))
