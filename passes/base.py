@@ -22,6 +22,8 @@ from typing import ClassVar
 
 from mlir import ir
 
+from ember.passes import safe_erase  # noqa: F401  (a used op's erase raises)
+
 
 class Statistics:
     """Named counters a pass fills in (`folded`, `hoisted`, `erased`, ...)."""
