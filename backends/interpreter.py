@@ -26,6 +26,7 @@ from ember.dialects.ember.base import (REGISTRY, AssertionFailedError, InvalidAr
 from ember.dialects.ember.convert import attr_from_mlir, type_from_mlir
 from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
+from ember.dialects.ember.verifier import where
 from ember.passes.ir_utils import symbol_table
 
 
@@ -42,7 +43,7 @@ Step = Callable[[dict], None]
 
 
 def _where(op: ir.Operation) -> str:
-    return f"{op.location}"
+    return where(op.location)
 
 
 class Interpreter:

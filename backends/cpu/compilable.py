@@ -11,14 +11,8 @@ from mlir import ir
 from ember.backends.base import NotCompilable
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
-from ember.dialects.ember.verifier import find_op, iter_ops
+from ember.dialects.ember.verifier import find_op, iter_ops, where
 from ember.passes.ir_utils import symbol_name, symbol_table
-
-
-def _where(location: ir.Location) -> str:
-    from ember.dialects.ember.verifier import Diagnostic
-    d = Diagnostic.at(location, "")
-    return f"{d.filename}:{d.line}" if d.line else str(location)
 
 
 def check_compilable(module: ir.Module, symbol: str,
@@ -34,7 +28,7 @@ def check_compilable(module: ir.Module, symbol: str,
     else:  # nested calls are inlined: a call left is a host callback
         call = find_op(fn, lambda op: op.name == "func.call")
         if call is not None:
-            raise NotCompilable(f"'{call.name}' (at {_where(call.location)}) runs on the host",
+            raise NotCompilable(f"'{call.name}' (at {where(call.location)}) runs on the host",
                                 NotCompilable.Reason.HOST_ONLY)
     _no_giant_tensors(fn)
     _no_rank_from_values(fn)
@@ -43,7 +37,7 @@ def check_compilable(module: ir.Module, symbol: str,
     blocked = unlowerable_ops(module)
     if blocked:
         op = blocked[0]
-        raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) has no CPU lowering for "
+        raise NotCompilable(f"'{op.name}' (at {where(op.location)}) has no CPU lowering for "
                             "these types")
     results = []
     for t in ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results:
@@ -79,7 +73,7 @@ def _no_rank_from_values(fn: ir.Operation) -> None:
             if isinstance(t, TensorType) and isinstance(declared, TensorType) and \
                     t.shape is not None and declared.shape is not None and \
                     len(t.shape) != len(declared.shape):
-                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}): the rank of "
+                raise NotCompilable(f"'{op.name}' (at {where(op.location)}): the rank of "
                                     f"its result {declared} depends on run-time values")
 
 
@@ -95,7 +89,7 @@ def _check_no_strings(fn: ir.Operation) -> None:
         values = list(op.operands) + list(op.results) + [
             a for r in op.regions for b in r.blocks for a in b.arguments]
         if any(_is_string(v.type) for v in values):
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) works on string "
+            raise NotCompilable(f"'{op.name}' (at {where(op.location)}) works on string "
                                 "tensors, which only the host runs")
     signature = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     for kind, types in (("argument", signature.inputs), ("result", signature.results)):
@@ -128,7 +122,7 @@ def _no_giant_tensors(fn: ir.Operation) -> None:
             for d in t.shape:
                 count *= d
             if count * max(getattr(t.element_type, "width", 8) // 8, 1) >= MAX_TENSOR_BYTES:
-                raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) makes a {t}, "
+                raise NotCompilable(f"'{op.name}' (at {where(op.location)}) makes a {t}, "
                                     f"of 2**62 bytes or more")
 
 

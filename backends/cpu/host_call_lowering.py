@@ -34,15 +34,9 @@ from ember.backends.base import NotCompilable
 from ember.backends.cpu.host_calls import host_symbol
 from ember.dialects.ember.convert import type_from_mlir
 from ember.dialects.ember.types import TensorType
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import iter_ops, where
 from ember.passes.conversions.runtime_attrs import ERROR_PREFIX, SITE_ATTRS
 from ember.passes.ir_utils import symbol_table
-
-
-def _where(location: ir.Location) -> str:
-    from ember.dialects.ember.verifier import Diagnostic
-    d = Diagnostic.at(location, "")
-    return f"{d.filename}:{d.line}" if d.line else str(location)
 
 
 def host_callee(op: ir.Operation, symbols: dict) -> str | None:
@@ -68,7 +62,7 @@ def check(module: ir.Module, fn: ir.Operation) -> list[dict]:
             continue
         callee = host_callee(op, symbols)
         if callee is None:
-            raise NotCompilable(f"'{op.name}' (at {_where(op.location)}) runs on the host",
+            raise NotCompilable(f"'{op.name}' (at {where(op.location)}) runs on the host",
                                 NotCompilable.Reason.HOST_ONLY)
         types = []
         for kind, values in (("argument", op.operands), ("result", op.results)):
@@ -76,12 +70,12 @@ def check(module: ir.Module, fn: ir.Operation) -> list[dict]:
                 t = type_from_mlir(value.type)
                 if not isinstance(t, TensorType) or t.shape is None:
                     raise NotCompilable(
-                        f"host call @{callee} (at {_where(op.location)}): its {kind} {i} "
+                        f"host call @{callee} (at {where(op.location)}): its {kind} {i} "
                         f"has type {t}, of unknown rank, so it runs on the interpreter",
                         NotCompilable.Reason.HOST_ONLY)
                 if t.dtype.kind == "uint":  # the call would keep types the lowering drops
                     raise NotCompilable(
-                        f"host call @{callee} (at {_where(op.location)}): its {kind} {i} "
+                        f"host call @{callee} (at {where(op.location)}): its {kind} {i} "
                         f"has unsigned type {t}, so it runs on the interpreter",
                         NotCompilable.Reason.HOST_ONLY)
                 types.append((kind, str(t)))
@@ -89,10 +83,10 @@ def check(module: ir.Module, fn: ir.Operation) -> list[dict]:
         results = [t for kind, t in types if kind == "result"]
         if callee not in sites:
             sites[callee] = {"callee": callee, "label": _label(callee), "args": args,
-                             "results": results, "where": _where(op.location)}
+                             "results": results, "where": where(op.location)}
         elif (sites[callee]["args"], sites[callee]["results"]) != (args, results):
             raise NotCompilable(f"host call @{callee} is called with different types "
-                                f"(at {_where(op.location)})", NotCompilable.Reason.HOST_ONLY)
+                                f"(at {where(op.location)})", NotCompilable.Reason.HOST_ONLY)
     out = []
     for site in sites.values():
         site["symbol"] = host_symbol(site["args"], site["results"])
@@ -206,6 +200,6 @@ def _error_site(module: ir.Module, site: dict, location: ir.Location) -> str:
     message = (f"the host callback @{site['callee']} of this compiled function failed, or "
                "ran without the function's Python callables (status {})")
     for key, text in zip(SITE_ATTRS, ("InvalidArgumentError", site["label"], message,
-                                      _where(location))):
+                                      where(location))):
         decl.attributes[key] = ir.StringAttr.get(text)
     return name

@@ -16,6 +16,7 @@ from mlir import ir
 from mlir._mlir_libs import _mlir
 
 from ember.dialects.ember.errors import EmberError
+from ember.dialects.ember.verifier import where
 
 
 class TranslationError(EmberError, RuntimeError):
@@ -49,7 +50,7 @@ def to_llvm_ir(module: ir.Module, allowed: tuple[str, ...] = ()) -> str:
     def check(op) -> ir.WalkResult:
         if op.name.startswith("llvm.") or op == module.operation or op.name in allowed:
             return ir.WalkResult.ADVANCE
-        found.append(f"'{op.name}' (at {op.location})")
+        found.append(f"'{op.name}' (at {where(op.location)})")
         return ir.WalkResult.INTERRUPT
 
     module.operation.walk(check, ir.WalkOrder.PRE_ORDER)

@@ -45,6 +45,13 @@ class Diagnostic:
         return f"{where}{self.severity}: {self.message}"
 
 
+def where(location: ir.Location) -> str:
+    """`file:line` of the source position in `location` (as errors name the user's code),
+    else the location as MLIR prints it."""
+    d = Diagnostic.at(location, "")
+    return f"{d.filename}:{d.line}" if d.line else str(location)
+
+
 def _file_location(location: ir.Location, depth: int = 0):
     """The file position inside a (possibly named, call-site or fused) location."""
     if depth > 32:
