@@ -5,7 +5,7 @@ parameters (tensors become arguments; Python values are fixed at trace time and 
 passed again unchanged), and runs: through its executor (executor.py: compiled code per input
 shapes, else the reference interpreter), or inside another trace as a `func.call`. Its
 optimisation stages are stages.py, what it keeps of arguments and results structures.py,
-its fast entry fast_path.py.
+its fast entry fast_path.py, its input and output tensors concrete_io.py.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from ember.frontend.variables import Variable
 from ember.passes.ir_utils import symbol_name
 from ember.passes.pipeline import Pipeline
 from ember.runtime.call_gradients import call_recorded
+from ember.runtime.concrete_io import ConcreteIO
 from ember.runtime.executor import Executor, constant_digests
 from ember.runtime.fast_path import make_entry
 from ember.runtime.structures import (WeakValue, describe, hold_weakly, is_result, live,
-                                      same_python_value, spec_of)
+                                      same_python_value)
 
 
-class ConcreteFunction:
+class ConcreteFunction(ConcreteIO):
     """A traced function with a fixed input signature (tf.types.experimental.ConcreteFunction).
 
     Call it with the same arguments as the Python function: tensors (or values convertible
@@ -119,27 +120,6 @@ class ConcreteFunction:
     def graph(self) -> GraphView:
         from ember.runtime.graph_view import GraphView
         return GraphView(self._graph)
-
-    @property
-    def structured_input_signature(self) -> tuple:
-        """((positional specs...), {keyword: spec}), tensors shown as TensorSpecs."""
-        args, kwargs = [], {}
-        for name, param in self._signature.parameters.items():
-            spec = nest.map_structure(lambda leaf, n=name: spec_of(leaf, n),
-                                      self._templates[name])
-            if param.kind is param.VAR_POSITIONAL:
-                args.extend(spec)
-            elif param.kind is param.VAR_KEYWORD:
-                kwargs.update(spec)
-            elif param.kind is param.KEYWORD_ONLY:
-                kwargs[name] = spec
-            else:
-                args.append(spec)
-        return tuple(args), kwargs
-
-    @property
-    def structured_outputs(self):
-        return self._outputs
 
     @property
     def created_variables(self) -> tuple:
