@@ -11,7 +11,8 @@ backend name, raises Python's ValueError or TypeError itself, as TensorFlow's do
 `OpTypeError`, `OpShapeError` and `OpAttributeError` for operands and attributes an op does
 not accept).
 The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` and
-`InputSignatureError`, and warns `AutoGraphWarning` for a function it cannot convert;
+`InputSignatureError` (and `TypeHintError`, also a TypeError, for an argument annotated
+`em.Tensor` that cannot be converted under `experimental_follow_type_hints`), and warns `AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
 `PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern); the backends
 `NotCompilable`, `BackendError`, `JitError`, `TranslationError`, `LoweringError`,
@@ -59,6 +60,7 @@ from ember.runtime.executor import InterpreterFallbackError, InterpreterFallback
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
 from ember.runtime.tiers import TierWarning
+from ember.runtime.type_hints import TypeHintError
 
 # The errors of the backends, the passes' lowerings, AOT, bisection and Graphviz are defined
 # beside the code that raises them, which loads MLIR's linalg, LLVM (llvmlite) or the CUDA
@@ -103,6 +105,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
            "UnavailableError"]
 __all__ += ["TransformError", "TransformArtifactError"]
 __all__ += ["CancelledError"]
+__all__ += ["TypeHintError"]
 
 
 def __getattr__(name: str):

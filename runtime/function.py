@@ -47,6 +47,7 @@ from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
 from ember.runtime.input_signature import (check_call, check_signature, per_parameter,
                                            type_of_argument, unexpected_keyword)
 from ember.runtime.retracing import RetraceLog
+from ember.runtime.type_hints import convert_hinted, tensor_parameters
 
 DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
 _MAX_TRACE_DEPTH = 64
@@ -66,7 +67,7 @@ class Function:
     def __init__(self, python_function: Callable, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, backend: str = "cpu",
                  jit_compile: bool = True, name: Optional[str] = None,
-                 pipeline: Optional[str] = DEFAULT_PIPELINE):
+                 pipeline: Optional[str] = DEFAULT_PIPELINE, follow_type_hints: bool = False):
         if not callable(python_function):
             raise TypeError(f"em.function needs a callable, got {python_function!r}")
         backend = backends.check_backend(backend, runs=jit_compile)
@@ -78,6 +79,9 @@ class Function:
         self._definition = definition_site(python_function)
         self._input_signature = check_signature(input_signature, self._signature, self._name)
         self._covered = per_parameter(self._input_signature, self._signature)  # (for *args)
+        self._follow_type_hints = bool(follow_type_hints)  # ignored with a signature, as TF
+        self._hinted = tensor_parameters(python_function) \
+            if follow_type_hints and input_signature is None else frozenset()
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._backend = backend
@@ -168,7 +172,8 @@ class Function:
                              input_signature=self._input_signature,
                              autograph=self._autograph, reduce_retracing=self._reduce_retracing,
                              backend=self._backend, jit_compile=self._jit_compile,
-                             name=self._name, pipeline=self._pipeline_text)
+                             name=self._name, pipeline=self._pipeline_text,
+                             follow_type_hints=self._follow_type_hints)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -186,6 +191,8 @@ class Function:
         except TypeError as e:
             raise TypeError(f"{self._name}{self._signature}: "
                             f"{unexpected_keyword(self._signature, kwargs) or e}") from None
+        if self._hinted:  # before the defaults: only what the caller passed (as TF)
+            convert_hinted(bound, self._hinted, self._name, self._definition)
         bound.apply_defaults()
         if self._covered is not None:
             check_call(bound, self._signature, self._covered, self._name)
@@ -353,7 +360,8 @@ def _object_died(function_ref, key, _) -> None:
 def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, backend: str = "cpu", jit_compile: bool = True,
              pipeline: Optional[str] = DEFAULT_PIPELINE,
-             experimental_relax_shapes: Optional[bool] = None):
+             experimental_relax_shapes: Optional[bool] = None,
+             experimental_follow_type_hints: Optional[bool] = None):
     """Compiles `func` into a polymorphic `Function` (decorator or call, as tf.function).
 
     Args:
@@ -366,6 +374,8 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
       jit_compile: compile traces to native code when the backend supports it.
       pipeline: the textual pass pipeline run on each trace (default "ember-optimize";
         "" or None runs none), e.g. "builtin.module(ember-canonicalize,ember-cse)".
+      experimental_follow_type_hints: convert arguments annotated `em.Tensor` to tensors
+        before tracing, so Python numbers passed there share one trace (type_hints.py).
 
     Example:
       >>> import ember as em
@@ -382,6 +392,7 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     def decorate(fn):
         return Function(fn, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, backend=backend,
-                        jit_compile=jit_compile, pipeline=pipeline)
+                        jit_compile=jit_compile, pipeline=pipeline,
+                        follow_type_hints=bool(experimental_follow_type_hints))
     return decorate if func is None else decorate(func)
 
