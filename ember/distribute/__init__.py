@@ -12,6 +12,7 @@ from ember.runtime.distribute.values import PerReplica, ReduceOp, ValueContext
 from ember.runtime.distribute.input import (DistributedDataset, DistributedIterator,
                                             InputContext)
 from ember.runtime.distribute.mirrored import MirroredVariable
+from ember.runtime.distribute.one_device import OneDeviceStrategy
 from ember.runtime.distribute.values import PerReplicaSpec
 from ember.runtime.distribute.multiworker import (CommunicationImplementation,
                                                   CommunicationOptions,
@@ -25,7 +26,7 @@ __all__ = ["MirroredStrategy", "PerReplica", "ReduceOp", "ReplicaContext", "Valu
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
            "in_cross_replica_context",
            "MultiWorkerMirroredStrategy", "DistributedDataset", "DistributedIterator",
-           "InputContext", "MirroredVariable", "PerReplicaSpec"]
+           "InputContext", "MirroredVariable", "PerReplicaSpec", "OneDeviceStrategy"]
 
 # Parameter-server training (tf.distribute.experimental.ParameterServerStrategy)
 from ember.runtime.distribute.cluster import (SimpleClusterResolver,

@@ -22,6 +22,7 @@ a trace (inside em.function) stay ordinary variables. Under
 MultiWorkerMirroredStrategy every variable created under the scope, in `run` or by a trace
 starts from worker 0's initial value (broadcast: every worker must create the same variables
 in the same order; with several workers a traced initial value is an error).
+Under a OneDeviceStrategy variables are ordinary ones on its device, as TF's.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ember.frontend.trace_scope import active_graphs
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.variables import Variable
 from ember.runtime.distribute import generators  # noqa: F401 - em.random.Generator's hooks
+from ember.runtime.devices import device
 from ember.runtime.distribute import gpu_replicas
 from ember.runtime.distribute.strategy import (MirroredStrategy, get_replica_context,
                                                get_strategy, has_strategy, replica_index)
@@ -174,6 +176,12 @@ def _create(args, kwargs):
     strategy = get_strategy()
     if not isinstance(strategy, MirroredStrategy):
         return None
+    one_device = getattr(strategy, "_one_device", None)
+    if one_device is not None:  # OneDeviceStrategy: an ordinary variable, on its device
+        if tracing.current_graph() is not None:
+            return None
+        with device(one_device):
+            return _plain(*args, **kwargs)
     if tracing.current_graph() is not None:
         if getattr(strategy, "_broadcast_initial_value", None) is None:
             return None  # an ordinary variable
@@ -188,8 +196,9 @@ def _create(args, kwargs):
 def _distributed_apply(optimizer, grads_and_vars):
     """optimizer_base.distributed_apply: in a replica, sum the replicas' gradients and apply
     them once across the replicas; elsewhere None."""
-    if replica_index() is None or getattr(_state, "reduced", False):
-        return None
+    if replica_index() is None or getattr(_state, "reduced", False) \
+            or getattr(get_strategy(), "_one_device", None) is not None:
+        return None  # (OneDeviceStrategy: one replica, its gradients as they are)
     where = f"{type(optimizer).__name__}.apply_gradients"
     pairs = []
     for item in list(grads_and_vars):
