@@ -12,7 +12,8 @@ backend name, raises Python's ValueError or TypeError itself, as TensorFlow's do
 not accept).
 The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` and
 `InputSignatureError` (and `TypeHintError`, also a TypeError, for an argument annotated
-`em.Tensor` that cannot be converted under `experimental_follow_type_hints`), and warns `AutoGraphWarning` for a function it cannot convert;
+`em.Tensor` that cannot be converted under `experimental_follow_type_hints`), and warns
+`AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
 `PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern); the backends
 `NotCompilable`, `BackendError`, `JitError`, `TranslationError`, `LoweringError`,
