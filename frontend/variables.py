@@ -12,6 +12,7 @@ emits `if not initialized: assign(...)`, as TensorFlow lifts such initialisers.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import weakref
@@ -51,16 +52,39 @@ class VariableHandle:
 variable_creator = None
 
 
+class _Creations(threading.local):
+    def __init__(self):
+        self.logs: list[list] = []  # the lists of `creations()` open on this thread
+
+
+_creations = _Creations()
+
+
+@contextlib.contextmanager
+def creations():
+    """`with creations() as made:` lists the em.Variables created on this thread in its
+    body (what keras's Lambda checks with TF's variable_creator_scope)."""
+    made: list = []
+    _creations.logs.append(made)
+    try:
+        yield made
+    finally:
+        _creations.logs.remove(made)
+
+
 class _VariableMeta(type):
     """Lets `variable_creator` make the variable (TF's VariableMetaclass)."""
 
     def __call__(cls, *args, **kwargs):
         creator = variable_creator
+        made = None
         if creator is not None and cls is Variable:
             made = creator(args, kwargs)
-            if made is not None:
-                return made
-        return super().__call__(*args, **kwargs)
+        if made is None:
+            made = super().__call__(*args, **kwargs)
+        for log in _creations.logs:
+            log.append(made)
+        return made
 
 
 class Variable(metaclass=_VariableMeta):

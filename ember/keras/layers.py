@@ -5,6 +5,7 @@ from ember.layers import (BatchNormalization, Conv2D, Dense, Dropout, Embedding,
                           Layer, LayerNormalization, MaxPool2D, MaxPooling2D)
 from ember.frontend.training.keras_lookup import IntegerLookup, StringLookup
 from ember.frontend.training.keras_preprocessing import Normalization, Rescaling
+from ember.frontend.training.layers_lambda import Lambda
 from ember.frontend.training.layers_extra import (Activation, Add, AveragePooling2D, AvgPool2D,
                                                   Concatenate, Conv1D, GlobalAveragePooling2D,
                                                   GlobalAvgPool2D, GlobalMaxPool2D,
@@ -16,3 +17,4 @@ __all__ = ["BatchNormalization", "Conv2D", "Dense", "Dropout", "Embedding", "Fla
 __all__ += ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv1D",
             "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "GlobalMaxPooling2D",
             "Reshape"]
+__all__ += ["Lambda"]
