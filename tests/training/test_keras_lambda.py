@@ -88,7 +88,7 @@ def test_sequential_fit_trains_as_the_same_model_of_builtin_layers():
 
 
 def test_in_a_subclassed_model_inside_em_function_compiled_equals_eager():
-    class Net(em.keras.Model):
+    class LambdaNet(em.keras.Model):
         def __init__(self):
             super().__init__()
             self.dense = em.keras.layers.Dense(2)
@@ -97,7 +97,7 @@ def test_in_a_subclassed_model_inside_em_function_compiled_equals_eager():
         def call(self, x, training=None):
             return self.half(self.dense(x), training=training)
 
-    net = Net()
+    net = LambdaNet()
     x = em.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
     eager = net(x, training=True).numpy()
     step = em.function(lambda x: net(x, training=True))
