@@ -10,7 +10,7 @@ from ember.frontend.linalg_solvers import lu, qr
 from ember.frontend.linalg_gradients import (cholesky, det, inv, slogdet, solve,
                                              triangular_solve)
 from ember.frontend.norms import norm
-from ember.frontend.misc_composites import adjoint, matrix_transpose
+from ember.frontend.misc_composites import adjoint, global_norm, matrix_transpose
 
 __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", "trace",
            "transpose",
@@ -18,3 +18,4 @@ __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", 
            "triangular_solve"]
 __all__ += ["adjoint", "matrix_transpose"]
 __all__ += ["cross", "logdet"]
+__all__ += ["global_norm"]

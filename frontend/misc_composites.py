@@ -63,21 +63,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
       ([[0.6000000238418579], [0.800000011920929]], 5.0)
     """
     del name
-    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
-        raise TypeError(f"em.clip_by_global_norm: t_list must be a list or tuple of tensors, "
-                        f"got {type(t_list).__name__}")
-    tensors = [None if t is None else convert_to_tensor(t) for t in t_list]
-    present = [t for t in tensors if t is not None]
-    if not present and use_norm is None:
-        raise ValueError("em.clip_by_global_norm: t_list has no tensors (only None)")
-    for t in present:
-        if not t.dtype.is_floating:
-            raise TypeError(f"em.clip_by_global_norm: t_list holds a {t.dtype.name} tensor; "
-                            f"clipping needs floating-point tensors")
+    tensors, present = _float_list(t_list, "em.clip_by_global_norm", use_norm is None)
     dtype = present[0].dtype if present else convert_to_tensor(use_norm).dtype
     if use_norm is None:
-        squares = [ops.cast(ops.reduce_sum(ops.square(t)), dtype) for t in present]
-        use_norm = ops.sqrt(functools.reduce(ops.add, squares))
+        use_norm = _global_norm(present, dtype)
     else:
         use_norm = ops.cast(convert_to_tensor(use_norm), dtype)
     clip_norm = ops.cast(convert_to_tensor(clip_norm), dtype)
@@ -86,6 +75,42 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     scale = scale + (use_norm - use_norm)  # NaN when the global norm is infinite
     clipped = [None if t is None else t * ops.cast(scale, t.dtype) for t in tensors]
     return clipped, use_norm
+
+
+def global_norm(t_list, name=None):
+    """sqrt(sum of every tensor's squared L2 norm) over the tensors of `t_list`, `None`
+    entries ignored (tf.linalg.global_norm): a scalar of the first tensor's dtype.
+
+    Example:
+      >>> import ember as em
+      >>> float(em.linalg.global_norm([em.constant([3.0]), None, em.constant([[4.0]])]))
+      5.0
+    """
+    del name
+    _, present = _float_list(t_list, "em.linalg.global_norm", True)
+    return _global_norm(present, present[0].dtype)
+
+
+def _float_list(t_list, where: str, needs_one: bool):
+    """`t_list` as tensors (None kept) and those that are not None, or the error naming
+    `where` for a t_list that is not a list or tuple of floating-point tensors."""
+    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
+        raise TypeError(f"{where}: t_list must be a list or tuple of tensors, "
+                        f"got {type(t_list).__name__}")
+    tensors = [None if t is None else convert_to_tensor(t) for t in t_list]
+    present = [t for t in tensors if t is not None]
+    if not present and needs_one:
+        raise ValueError(f"{where}: t_list has no tensors (only None)")
+    for t in present:
+        if not t.dtype.is_floating:
+            raise TypeError(f"{where}: t_list holds a {t.dtype.name} tensor; "
+                            f"the norm needs floating-point tensors")
+    return tensors, present
+
+
+def _global_norm(tensors: list, dtype):
+    squares = [ops.cast(ops.reduce_sum(ops.square(t)), dtype) for t in tensors]
+    return ops.sqrt(functools.reduce(ops.add, squares))
 
 
 UniqueWithCountsOutput = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])

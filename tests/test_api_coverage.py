@@ -43,7 +43,7 @@ em.complex64 em.complex128 em.math.real em.math.imag em.math.conj em.math.angle
 em.signal.fft em.signal.ifft em.signal.rfft
 em.add_n em.math.add_n em.clip_by_global_norm em.unique_with_counts em.linalg.matrix_transpose
 em.linalg.adjoint em.math.reduce_euclidean_norm em.math.cumulative_logsumexp
-em.is_tensor em.sequence_mask em.nn.l2_loss em.switch_case em.case
+em.is_tensor em.sequence_mask em.nn.l2_loss em.switch_case em.case em.linalg.global_norm
 """.split()
 
 # Called by other tests instead of the random programs, and why.
@@ -75,6 +75,8 @@ NOT_FUZZED = {
     "em.switch_case": "control flow taking functions: tests/frontend/test_switch_case.py "
                       "compares eager, traced and compiled",
     "em.case": "control flow taking functions: tests/frontend/test_case_predicates.py",
+    "em.linalg.global_norm": "clip_by_global_norm's norm (fuzzed through it): "
+                             "tests/frontend/test_misc_composites.py, eager and compiled",
 }
 
 

@@ -147,5 +147,71 @@ class CosineDecay(LearningRateSchedule):
         return ops.where(ops.less(step, warm), warmup, decay)
 
 
-__all__ = ["CosineDecay", "ExponentialDecay", "LearningRateSchedule",
-           "PiecewiseConstantDecay"]
+class InverseTimeDecay(LearningRateSchedule):
+    """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`; with `staircase` the
+    quotient step / decay_steps is floored (keras.optimizers.schedules.InverseTimeDecay).
+
+    Example:
+      >>> s = em.optimizers.schedules.InverseTimeDecay(0.1, decay_steps=1.0, decay_rate=0.5)
+      >>> [round(float(s(k)), 6) for k in (0, 2, 6)]
+      [0.1, 0.05, 0.025]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="InverseTimeDecay"):
+        _positive(decay_steps, "decay_steps", "InverseTimeDecay")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        p = ops.divide(_step(step), float(self.decay_steps))
+        if self.staircase:
+            p = ops.floor(p)
+        denominator = ops.add(1.0, ops.multiply(float(self.decay_rate), p))
+        return ops.divide(float(self.initial_learning_rate), denominator)
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """A polynomial decay of power `power` from the initial rate to `end_learning_rate`
+    over `decay_steps`, constant afterwards; with `cycle`, decay_steps grows to the first
+    multiple of it past the step, so the rate decays again from a lower start
+    (keras.optimizers.schedules.PolynomialDecay).
+
+    Example:
+      >>> s = em.optimizers.schedules.PolynomialDecay(1.0, decay_steps=10,
+      ...                                            end_learning_rate=0.0)
+      >>> [round(float(s(k)), 4) for k in (0, 5, 10, 20)]
+      [1.0, 0.5, 0.0, 0.0]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001,
+                 power=1.0, cycle=False, name="PolynomialDecay"):
+        _positive(decay_steps, "decay_steps", "PolynomialDecay")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step):
+        step = _step(step)
+        steps = convert_to_tensor(float(self.decay_steps), dtype=dtypes.float32)
+        if self.cycle:  # (step 0: one period)
+            periods = ops.where(ops.equal(step, 0.0), ops.ones_like(step),
+                                ops.ceil(ops.divide(step, steps)))
+            steps = ops.multiply(steps, periods)
+        else:
+            step = ops.minimum(step, steps)
+        remaining = ops.subtract(1.0, ops.divide(step, steps))
+        power = convert_to_tensor(float(self.power), dtype=dtypes.float32)
+        end = float(self.end_learning_rate)
+        span = float(self.initial_learning_rate) - end
+        return ops.add(ops.multiply(span, ops.pow(remaining, power)), end)
+
+
+__all__ = ["CosineDecay", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
+           "PiecewiseConstantDecay", "PolynomialDecay"]

@@ -182,6 +182,17 @@ def test_clip_by_global_norm_bad_inputs():
         em.clip_by_global_norm([None], 1.0)
 
 
+def test_global_norm(no_fallback):
+    _check(lambda a, b: em.linalg.global_norm([a, None, b]),
+           lambda a, b: _numpy_clip_global([a, b], 1.0)[1], [A, M])
+    with pytest.raises(TypeError, match="em.linalg.global_norm: t_list must be a list"):
+        em.linalg.global_norm(em.constant([1.0]))
+    with pytest.raises(TypeError, match="em.linalg.global_norm: .* int32 tensor"):
+        em.linalg.global_norm([em.constant([1])])
+    with pytest.raises(ValueError, match="em.linalg.global_norm: t_list has no tensors"):
+        em.linalg.global_norm([None])
+
+
 # -- em.unique_with_counts --------------------------------------------------------------------
 
 def _numpy_unique_with_counts(x):

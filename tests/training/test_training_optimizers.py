@@ -220,6 +220,14 @@ def test_schedule_is_evaluated_on_iterations_in_a_compiled_step():
      lambda s: 0.2 * (0.9 * 0.5 * (1 + math.cos(math.pi * min(s, 8) / 8)) + 0.1)),
     (em.optimizers.schedules.CosineDecay(0.0, 8, warmup_target=1.0, warmup_steps=4),
      lambda s: s / 4 if s < 4 else 0.5 * (1 + math.cos(math.pi * min(s - 4, 8) / 8))),
+    (em.optimizers.schedules.InverseTimeDecay(0.1, 4, 0.5),
+     lambda s: 0.1 / (1 + 0.5 * s / 4)),
+    (em.optimizers.schedules.InverseTimeDecay(0.1, 4, 0.5, staircase=True),
+     lambda s: 0.1 / (1 + 0.5 * (s // 4))),
+    (em.optimizers.schedules.PolynomialDecay(0.5, 6, end_learning_rate=0.1, power=2.0),
+     lambda s: 0.4 * (1 - min(s, 6) / 6) ** 2 + 0.1),
+    (em.optimizers.schedules.PolynomialDecay(0.5, 4, end_learning_rate=0.1, cycle=True),
+     lambda s: 0.4 * (1 - s / (4 * max(1, math.ceil(s / 4)))) + 0.1),
 ])
 def test_schedules_match_keras_formulas_eager_and_compiled(schedule, ref):
     steps = np.arange(15, dtype=np.int64)
@@ -234,6 +242,10 @@ def test_schedules_match_keras_formulas_eager_and_compiled(schedule, ref):
 def test_schedule_arguments_are_checked():
     with pytest.raises(ValueError, match="decay_steps"):
         em.optimizers.schedules.ExponentialDecay(0.1, 0, 0.5)
+    for schedule in (em.optimizers.schedules.InverseTimeDecay,
+                     em.optimizers.schedules.PolynomialDecay):
+        with pytest.raises(ValueError, match=f"{schedule.__name__}: `decay_steps`"):
+            schedule(0.1, -1, 0.5)
     with pytest.raises(ValueError, match="1 less than the length of values"):
         em.optimizers.schedules.PiecewiseConstantDecay([1, 2], [1.0])
 
