@@ -15,7 +15,8 @@ The tracer raises `ControlFlowError`, `OutOfScopeError`, `SymbolicValueError` an
 `em.Tensor` that cannot be converted under `experimental_follow_type_hints`), and warns
 `AutoGraphWarning` for a function it cannot convert;
 `ShapeError` is an impossible shape (`TensorSpec`); the passes raise
-`PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern); the backends
+`PipelineError` and `PassFailure` (`RewriteError` from a rewrite pattern, and
+`EraseInUseError` from a pass erasing an op that is still used); the backends
 `NotCompilable`, `BackendError`, `JitError`, `TranslationError`, `LoweringError`,
 `InterpreterError`, `PrintBindingError` and `HostBindingError` (a compiled host call bound
 to the wrong types);
@@ -57,6 +58,7 @@ from ember.frontend.control_flow import ControlFlowError
 from ember.frontend.tracing import OutOfScopeError, SymbolicValueError
 from ember.passes.bufferizable import PassFailure
 from ember.passes.pipeline_syntax import PipelineError
+from ember.passes.safe_erase import EraseInUseError
 from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
 from ember.runtime.input_signature import InputSignatureError
 from ember.runtime.retracing import RetracingWarning
@@ -107,6 +109,7 @@ __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlF
 __all__ += ["TransformError", "TransformArtifactError"]
 __all__ += ["CancelledError"]
 __all__ += ["TypeHintError"]
+__all__ += ["EraseInUseError"]
 
 
 def __getattr__(name: str):

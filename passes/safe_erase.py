@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ember.dialects.ember.errors import EmberError
 
-class EraseInUseError(ValueError):
+
+class EraseInUseError(EmberError, ValueError):
     """An op erased while its results are still used (the bindings would abort)."""
 
 
