@@ -28,6 +28,17 @@ def _batched_spec(spec, first_dim):
     return structure.map_structure(lambda s: structure.without_outer(s, (first_dim,)), spec)
 
 
+def _batched_arrays(element, op):
+    """`_arrays(element)`, each checked to have a first dimension: an element_spec of
+    unknown rank lets a scalar through to here (tf.data's kernels check it the same way)."""
+    arrays = _arrays(element)
+    for i, a in enumerate(arrays):
+        if a.ndim == 0:
+            raise InvalidArgumentError(op, "Input element must have a non-scalar value in "
+                                       f"each component, but component {i} is a scalar")
+    return arrays
+
+
 def _require_batched(spec, where):
     for i, s in enumerate(structure.flatten(spec)):
         if s.shape.rank == 0:
@@ -96,11 +107,18 @@ class PaddedBatchDataset(BatchDataset):
         specs = structure.flatten(self._source.element_spec)
         out = []
         for i, parts in enumerate(columns):
+            rank = self._shapes[i].rank
+            for part in parts:  # an element_spec of unknown rank checks only here
+                if part.ndim != rank:
+                    raise InvalidArgumentError(
+                        "PaddedBatchDataset", "All elements in a batch must have the same "
+                        f"rank as the padded shape for component {i}: expected rank {rank} "
+                        f"but got element with rank {part.ndim}")
             target = [d if d is not None else max(p.shape[k] for p in parts)
                       for k, d in enumerate(self._shapes[i].dims)]
             batch = np.full([len(parts)] + target, self._pads[i], dtype=specs[i].dtype.np_dtype)
             for row, part in enumerate(parts):
-                if part.ndim != len(target) or any(n > t for n, t in zip(part.shape, target)):
+                if any(n > t for n, t in zip(part.shape, target)):
                     raise InvalidArgumentError(
                         "PaddedBatchDataset", "Attempted to pad to a smaller size than the "
                         f"input element (component {i}: shape {list(part.shape)}, padded "
@@ -130,7 +148,7 @@ class UnbatchDataset(_Unary):
     def _iterate(self):
         specs = structure.flatten(self._source.element_spec)
         for element in self._source._iterate():
-            arrays = _arrays(element)
+            arrays = _batched_arrays(element, "UnbatchDataset")
             sizes = {a.shape[0] for a in arrays}
             if len(sizes) > 1:
                 sizes = [a.shape[0] for a in arrays]
@@ -180,7 +198,7 @@ class RebatchDataset(_Unary):
                     if element is None:
                         spent = True
                         break
-                    arrays, offset = _arrays(element), 0
+                    arrays, offset = _batched_arrays(element, "RebatchDataset"), 0
                 end = min(offset + want - have, arrays[0].shape[0])
                 pieces.append([a[offset:end] for a in arrays])
                 have, offset = have + end - offset, end
@@ -214,7 +232,7 @@ class LegacyRebatchDataset(_Unary):
     def _iterate(self):
         specs = structure.flatten(self._source.element_spec)
         for element in self._source._iterate():
-            arrays = _arrays(element)
+            arrays = _batched_arrays(element, "RebatchDataset")
             for k in range(self._replicas):
                 parts = []
                 for a in arrays:

@@ -25,10 +25,13 @@ class CompiledCall:
 
     def __init__(self, function, in_specs, out_specs):
         self._function = function
-        self._layout = [(s.dtype, tuple(s.shape.dims)) for s in in_specs]
         self._out_dtypes = [s.dtype for s in out_specs]
         self._lean = all(s.shape.is_fully_defined() and not s.dtype.is_string
                          for s in in_specs)
+        # Only a fully defined signature has a fast entry, so only then is a layout needed
+        # (an unknown rank has no dims to take).
+        self._layout = [(s.dtype, tuple(s.shape.dims)) for s in in_specs] if self._lean \
+            else []
         self._entry = None
         self._lock = threading.Lock()
 

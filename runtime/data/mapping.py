@@ -21,8 +21,9 @@ import os
 import threading
 
 from ember.dialects.ember import dtypes
+from ember.dialects.ember.base import InvalidArgumentError
 from ember.frontend.autograph import convert as convert_control_flow
-from ember.frontend.shape import TensorSpec
+from ember.frontend.shape import TensorShape, TensorSpec
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
@@ -206,13 +207,22 @@ class FilterDataset(_Unary):
         self._predicate = predicate
         self._call, spec = trace_map_function(predicate, source.element_spec,
                                               "Dataset.filter")
-        if spec != TensorSpec([], dtypes.bool_):
+        # TF's rule: the result need only be compatible with a scalar bool (a py_function's
+        # result has an unknown shape); each value is checked as it arrives.
+        if not isinstance(spec, TensorSpec) or spec.dtype != dtypes.bool_ or \
+                not spec.shape.is_compatible_with(TensorShape([])):
             raise ValueError("Dataset.filter: invalid `predicate`: it must return a scalar "
                              f"bool tensor, but its return type is {spec}")
+        self._checked = spec.shape.rank != 0
 
     def _iterate(self):
         for element in self._source._iterate():
-            if bool(self._call(element).numpy()):
+            keep = self._call(element)
+            if self._checked and keep.shape.rank != 0:
+                raise InvalidArgumentError(
+                    "FilterDataset", f"Filter predicate `{_name(self._predicate)}` must "
+                    f"return a scalar bool, but it returned a tensor of shape {keep.shape}")
+            if bool(keep.numpy()):
                 yield element
 
     def _cardinality(self):
