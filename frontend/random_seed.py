@@ -33,11 +33,17 @@ state would take turns, and a step that also all-reduces would wait forever for 
 
 Without a global seed, each trace's shared generator starts from the operating system's
 entropy (TensorFlow picks a random seed), and op seeds pair with DEFAULT_GLOBAL_SEED.
+
+What owns no generator here but is seeded when it is made, such as em.data's `shuffle` and
+Keras's `fit(shuffle=True)`, asks `get_seed(op_seed)` for its pair of seeds, TensorFlow's
+`random_seed.get_seed`: with a global seed and no op seed, the op seed is the next of a
+sequence that `set_seed` restarts, so the same program makes the same seeds in any process.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import threading
 import weakref
 
@@ -52,12 +58,15 @@ from ember.frontend.variables import Variable
 
 DEFAULT_GLOBAL_SEED = 87654321  # TensorFlow's DEFAULT_GRAPH_SEED
 
-_global: dict = {"generator": None, "seed": None, "by_op_seed": {}}
+_MAXINT32 = 2**31 - 1
+
+_global: dict = {"generator": None, "seed": None, "by_op_seed": {}, "op_seeds": None}
 # The generators of random ops traced into em.functions: the one shared by a trace's ops
 # without an op seed, by trace (a FuncGraph); and every traced state -> its op seed (None:
 # the shared one), which set_seed resets. Both forget a trace's states when it dies.
 _shared_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _traced_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_op_seeds_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # get_seed's
 _lock = threading.Lock()  # traces on several threads register states; set_seed reads them
 
 # em.distribute's hook (set by ember.runtime.distribute.generators: the frontend imports no
@@ -114,11 +123,43 @@ def set_seed(seed) -> None:
     seed = int(seed)
     with init_scope():
         _global.update(generator=generator_of(_own_state(state_from_seed(seed))), seed=seed,
-                       by_op_seed={})
+                       by_op_seed={}, op_seeds=random.Random(seed))
         with _lock:
             states = list(_traced_states.items())
         for state, op_seed in states:
             state.assign(_initial_state(op_seed))
+
+
+def get_seed(op_seed) -> tuple:
+    """The (global seed, operation seed) pair seeding something random made now that keeps
+    its own generator (a dataset's shuffle), by TensorFlow's `random_seed.get_seed` rules:
+
+    - a global seed and `op_seed`: both;
+    - a global seed only: the global seed and the next op seed of a sequence `set_seed`
+      restarts (inside an em.function, the trace's own sequence, from its start), so the
+      same program makes the same seeds in every process, though two shuffles differ;
+    - `op_seed` only: DEFAULT_GLOBAL_SEED and `op_seed`;
+    - neither: (None, None): the caller picks its seed from entropy (nondeterministic).
+
+    Example:
+      >>> em.random.set_seed(7)
+      >>> first = get_seed(None)
+      >>> em.random.set_seed(7)
+      >>> get_seed(None) == first, get_seed(3)
+      (True, (7, 3))
+    """
+    glob = _global["seed"]
+    if op_seed is not None:
+        return (DEFAULT_GLOBAL_SEED if glob is None else glob), int(op_seed)
+    if glob is None:
+        return None, None
+    graphs = active_graphs()
+    with _lock:
+        if graphs:
+            sequence = _op_seeds_by_trace.setdefault(graphs[0], random.Random(glob))
+        else:
+            sequence = _global["op_seeds"]
+        return glob, sequence.randint(0, _MAXINT32)
 
 
 def generator_for(seed) -> Generator:

@@ -292,8 +292,8 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration: bool = True):
         """Shuffles through a buffer of `buffer_size` elements, as tf.data: each output is a
-        uniform pick from the buffer, whose slot the next input refills. A `seed` makes the
-        order reproducible; `reshuffle_each_iteration` gives each pass a different order."""
+        uniform pick from the buffer, whose slot the next input refills. A `seed` or an earlier
+        `em.random.set_seed` fixes the orders; `reshuffle_each_iteration`: one per pass."""
         from ember.runtime.data.transforms import ShuffleDataset
         return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
 

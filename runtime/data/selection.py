@@ -13,6 +13,7 @@ from ember.runtime.data import structure
 from ember.runtime.data.combine import _END, InterleaveDataset, _common_shape, _skeleton
 from ember.runtime.data.dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset)
 from ember.runtime.data.mapping import _name
+from ember.runtime.data.transforms import seeds_of
 
 
 class FlatMapDataset(InterleaveDataset):
@@ -146,7 +147,7 @@ class SampleDataset(_Selected):
             raise ValueError(f"{where}: Invalid `weights`: {weights.tolist()}; give "
                              f"{n} non-negative finite floats, one per dataset, not all zero")
         self._weights = weights
-        self._seed = seed if seed is None else int(seed)
+        self._seeds = seeds_of(seed, where)
         self._rerandomize = bool(rerandomize)
         self._fresh_state()
 
@@ -154,10 +155,7 @@ class SampleDataset(_Selected):
         self._passes = 0
 
     def _picks(self, live):
-        if self._seed is None:
-            rng = np.random.default_rng()
-        else:
-            rng = np.random.default_rng([self._seed, self._passes if self._rerandomize else 0])
+        rng = np.random.default_rng(self._seeds + [self._passes if self._rerandomize else 0])
         self._passes += 1
         while True:
             weights = np.where(live, self._weights, 0.0)

@@ -7,12 +7,26 @@ import threading
 import numpy as np
 
 from ember.dialects.ember import dtypes
+from ember.frontend import random_seed
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, constant
 
 from ember.runtime.data import structure
 from ember.runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                         Dataset, _count)
+
+
+def seeds_of(seed, where: str) -> list:
+    """The words seeding a random transformation made now with `seed` (or None), under
+    em.random.set_seed's rules (TF's `random_seed.get_seed`): a global seed set before
+    makes them the same in every run; with neither seed, entropy drawn now. Each pass
+    seeds a generator with these words plus its pass number."""
+    if seed is not None:
+        seed = _count(seed, f"{where}: seed")
+    glob, op = random_seed.get_seed(seed)
+    if glob is None:
+        return [int(np.random.SeedSequence().entropy % 2**63)]
+    return [glob & (2**64 - 1), op & (2**64 - 1)]
 
 
 class _Unary(Dataset):
@@ -155,10 +169,7 @@ class ShuffleDataset(_Unary):
         if self._buffer <= 0:
             raise ValueError(f"Dataset.shuffle: buffer_size must be positive, got "
                              f"{self._buffer}")
-        if seed is not None:
-            seed = _count(seed, "Dataset.shuffle: seed")
-        # Without a seed, one drawn now: fixed across passes unless reshuffling.
-        self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+        self._seeds = seeds_of(seed, "Dataset.shuffle")
         self._reshuffle = bool(reshuffle_each_iteration)
         self._fresh_state()
 
@@ -169,7 +180,7 @@ class ShuffleDataset(_Unary):
     def _iterate(self):
         with self._lock:
             epoch = next(self._passes) if self._reshuffle else 0
-        rng = np.random.default_rng([self._seed & (2**63 - 1), epoch])
+        rng = np.random.default_rng(self._seeds + [epoch])
         buffer = []
         for element in self._source._iterate():
             if len(buffer) < self._buffer:
