@@ -142,8 +142,17 @@ def _array(x, what: str) -> np.ndarray:
     return arr
 
 
+def shuffler() -> np.random.Generator:
+    """The generator of one `fit`'s orders of the examples, seeded as em.data's `shuffle`
+    (TF's fit shuffles with an op of its own): after the same `em.random.set_seed` every
+    run trains on the same orders, one per epoch; without a global seed they differ."""
+    from ember.runtime.data.transforms import seeds_of
+    return np.random.default_rng(seeds_of(None, "Model.fit"))
+
+
 def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
-    """An em.data.Dataset of batches (or a DatasetCreator) for fit / evaluate / predict."""
+    """An em.data.Dataset of batches (or a DatasetCreator) for fit / evaluate / predict;
+    array inputs in an order `shuffle` draws (a numpy Generator, `shuffler()`), if given."""
     if isinstance(x, (Dataset, DatasetCreator)):
         if y is not None:
             raise ValueError(f"{where}: y must not be given when x is a dataset (its "
@@ -168,8 +177,8 @@ def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
     if n != len(y):
         raise ValueError(f"{where}: x and y must have the same number of examples, got "
                          f"{n} and {len(y)}")
-    if shuffle:
-        order = np.random.permutation(n)
+    if shuffle is not None:
+        order = shuffle.permutation(n)
         x, y = nest.map_structure(lambda a: a[order], x), y[order]
     return Dataset.from_tensor_slices((x, y)).batch(batch_size)
 

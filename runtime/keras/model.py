@@ -126,7 +126,7 @@ class TrainingAPI:
             return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
                                    validation_data, initial_epoch, steps_per_epoch,
                                    validation_steps)
-        data = fit_lib.make_input(x, y, batch_size, False, "Model.fit")
+        data = fit_lib.make_input(x, y, batch_size, None, "Model.fit")
         arrays = not isinstance(x, (Dataset, fit_lib.DatasetCreator))
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
@@ -138,9 +138,10 @@ class TrainingAPI:
         self.stop_training = False
         _call(callbacks, "on_train_begin")
         iterator = None
+        order = fit_lib.shuffler() if arrays and shuffle else None
         for epoch in range(initial_epoch, epochs):
-            if arrays and shuffle:
-                data = fit_lib.make_input(x, y, batch_size, True, "Model.fit")
+            if order is not None:
+                data = fit_lib.make_input(x, y, batch_size, order, "Model.fit")
             _call(callbacks, "on_epoch_begin", epoch)
             if iterator is None or steps_per_epoch is None:
                 iterator = iter(self._distributed(data))
@@ -195,9 +196,9 @@ class TrainingAPI:
     def _evaluate_logs(self, data, steps) -> dict:
         c = self._compiled
         if isinstance(data, tuple) and len(data) == 2 and not isinstance(data[0], Dataset):
-            data = fit_lib.make_input(data[0], data[1], None, False, "validation_data")
+            data = fit_lib.make_input(data[0], data[1], None, None, "validation_data")
         else:
-            data = fit_lib.make_input(data, None, None, False, "Model.evaluate")
+            data = fit_lib.make_input(data, None, None, None, "Model.evaluate")
         sums, n = None, 0
         for element in self._distributed(data):
             if steps is not None and n >= steps:
@@ -224,7 +225,7 @@ class TrainingAPI:
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.evaluate: pass an em.data.Dataset or arrays (a "
                             "DatasetCreator is for fit)")
-        data = fit_lib.make_input(x, y, batch_size, False, "Model.evaluate")
+        data = fit_lib.make_input(x, y, batch_size, None, "Model.evaluate")
         logs = self._evaluate_logs(data, steps)
         if verbose not in (0, False):
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()), flush=True)
@@ -240,7 +241,7 @@ class TrainingAPI:
         fit_lib.check_steps(steps, "Model.predict: steps")
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.predict: pass an em.data.Dataset or an array")
-        data = fit_lib.make_input(x, None, batch_size, False, "Model.predict", labelled=False)
+        data = fit_lib.make_input(x, None, batch_size, None, "Model.predict", labelled=False)
         step = c.predict if c is not None else None
         parts = []
         for n, element in enumerate(execution.distribute_predict(data)):
