@@ -229,3 +229,12 @@ def test_prefetch_order_thread_end_and_errors():
 def test_bad_input_errors(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+def test_experimental_aliases_of_the_constants():
+    # tf.data.experimental keeps the older spellings of AUTOTUNE and the cardinalities
+    assert em.data.experimental.AUTOTUNE == em.data.AUTOTUNE == -1
+    assert em.data.experimental.INFINITE_CARDINALITY == em.data.INFINITE_CARDINALITY == -1
+    assert em.data.experimental.UNKNOWN_CARDINALITY == em.data.UNKNOWN_CARDINALITY == -2
+    ds = Dataset.range(4).map(lambda x: x * 2, num_parallel_calls=em.data.experimental.AUTOTUNE)
+    assert values(ds.prefetch(em.data.experimental.AUTOTUNE)) == [0, 2, 4, 6]
