@@ -43,7 +43,6 @@ sequence that `set_seed` restarts, so the same program makes the same seeds in a
 from __future__ import annotations
 
 import os
-import random
 import threading
 import weakref
 
@@ -123,7 +122,7 @@ def set_seed(seed) -> None:
     seed = int(seed)
     with init_scope():
         _global.update(generator=generator_of(_own_state(state_from_seed(seed))), seed=seed,
-                       by_op_seed={}, op_seeds=random.Random(seed))
+                       by_op_seed={}, op_seeds=_sequence(seed))
         with _lock:
             states = list(_traced_states.items())
         for state, op_seed in states:
@@ -156,10 +155,16 @@ def get_seed(op_seed) -> tuple:
     graphs = active_graphs()
     with _lock:
         if graphs:
-            sequence = _op_seeds_by_trace.setdefault(graphs[0], random.Random(glob))
+            sequence = _op_seeds_by_trace.get(graphs[0]) or \
+                _op_seeds_by_trace.setdefault(graphs[0], _sequence(glob))
         else:
             sequence = _global["op_seeds"]
         return glob, sequence.randint(0, _MAXINT32)
+
+
+def _sequence(seed: int):
+    import random  # (~1 ms of `import ember` otherwise: only a program that seeds needs it)
+    return random.Random(seed)
 
 
 def generator_for(seed) -> Generator:
