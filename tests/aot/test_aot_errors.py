@@ -228,3 +228,13 @@ def test_huge_dims_from_c_are_out_of_memory(lib_dir, n):
     assert code == 1 and c.errs_last_error().decode() == (
         f"Unable to allocate the arrays of @add: input x of shape [{n}] would take more "
         "than 2**47 bytes, more than a process can address: out of memory")
+
+
+def test_a_reshape_to_a_shape_of_unknown_length_is_refused_with_the_reason(tmp_path):
+    # its result's rank is the shape's length: a C caller could pass any length
+    f = em.function(lambda x: em.reshape(x, em.cast(x, em.int32)),
+                    input_signature=[em.TensorSpec([None], em.float32)])
+    with pytest.raises(em.errors.NotCompilable,
+                       match="'ember.dynamic_reshape': its shape operand tensor<.xi32> has a "
+                             "length known only when it runs"):
+        em.aot.compile(f, out_dir=str(tmp_path))

@@ -124,6 +124,10 @@ def lower_dynamic_reshape(op, lw: Lowering):
     x, shape = lw.operands
     if t.shape is None or st.shape is None or out.shape is None:
         raise LoweringError(f"{out} needs a known rank")
+    if st.shape[0] is None:  # (a call's compile has it: its arguments' shapes are static)
+        raise LoweringError(f"its shape operand {st} has a length known only when it runs; "
+                            "compile it for inputs of static shapes, or reshape to a shape "
+                            "of fixed length (a list, or a shape tensor of static size)")
     i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
     c = (lambda v: arith.ConstantOp(i64, v).result)
     false = arith.ConstantOp(i1, 0).result
