@@ -131,12 +131,14 @@ class ConcreteFunction(ConcreteIO):
         return tuple(obj for kind, obj in self._graph.extra_args if kind == "variable")
 
     def mlir(self, stage: str = "optimized") -> str:
-        """The module text at `stage`: "traced" (as recorded from Python) or "optimized"
-        (after the Function's pipeline, `ember-optimize` by default)."""
+        """The module text at `stage`: "traced" (as recorded from Python), "optimized"
+        (after the Function's pipeline, `ember-optimize` by default) or one of the
+        backend's stages ("linalg", "bufferized", "llvm", "llvmir", "asm" on the CPU):
+        compiler_ir.py."""
         stages = self._ensure_optimized().stages
         if stage not in stages:
-            raise ValueError(f"unknown stage {stage!r}; available: "
-                             f"{', '.join(repr(s) for s in stages)}")
+            from ember.runtime.compiler_ir import lowered
+            return lowered(self, stage)
         return stages[stage]
 
     def pass_statistics(self) -> dict[str, dict[str, int]]:

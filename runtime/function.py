@@ -41,6 +41,7 @@ from ember.frontend.user_code import definition_site
 from ember.passes.pipeline import Pipeline
 from ember.runtime import config
 from ember.runtime.call_gradients import call_recorded
+from ember.runtime.compiler_ir import CompilerIR
 from ember.runtime.concrete import ConcreteFunction
 from ember.runtime.structures import is_result, output_leaf, result_index
 from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
@@ -61,7 +62,7 @@ class _Tracing(threading.local):
 _tracing = _Tracing()
 
 
-class Function:
+class Function(CompilerIR):
     """A Python function compiled per input signature (tf.function's Function)."""
 
     def __init__(self, python_function: Callable, input_signature=None, autograph: bool = True,
