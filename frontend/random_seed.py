@@ -50,6 +50,7 @@ import numpy as np
 
 from ember.dialects.ember import dtypes
 from ember.frontend.autodiff import recording
+from ember.frontend.object_identity import WeakIdentityKeyDictionary
 from ember.frontend.random_generator import (STATE_SIZE, Generator, generator_of,
                                              state_from_seed)
 from ember.frontend.trace_scope import active_graphs, current_graph, init_scope
@@ -64,7 +65,7 @@ _global: dict = {"generator": None, "seed": None, "by_op_seed": {}, "op_seeds": 
 # without an op seed, by trace (a FuncGraph); and every traced state -> its op seed (None:
 # the shared one), which set_seed resets. Both forget a trace's states when it dies.
 _shared_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_traced_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_traced_states = WeakIdentityKeyDictionary()  # (a Variable cannot be hashed)
 _op_seeds_by_trace: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # get_seed's
 _lock = threading.Lock()  # traces on several threads register states; set_seed reads them
 

@@ -18,6 +18,7 @@ from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.dtypes import DType
 from ember.frontend import autopack
 from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, owner_of, placed
+from ember.frontend.object_identity import TensorRef
 from ember.frontend.shape import TensorShape
 
 
@@ -176,6 +177,8 @@ class Tensor:
         """A hashable reference to this tensor (by identity), usable as a dict key."""
         return TensorRef(self)
 
+    experimental_ref = ref  # TensorFlow's older spelling
+
 
 def _as_ndarray(value) -> np.ndarray:
     if isinstance(value, (np.ndarray, np.generic)):  # ndarray subclasses, numpy scalars
@@ -227,24 +230,6 @@ def _as_bytes(arr: np.ndarray) -> np.ndarray:
                             "elements must be str or bytes")
         flat[i] = item.encode("utf-8") if isinstance(item, str) else bytes(item)
     return out
-
-
-class TensorRef:
-    """A hashable, identity-based handle on a Tensor (`tensor.ref()`)."""
-
-    __slots__ = ("_tensor",)
-
-    def __init__(self, tensor: Tensor):
-        self._tensor = tensor
-
-    def deref(self) -> Tensor:
-        return self._tensor
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, TensorRef) and other._tensor is self._tensor
-
-    def __hash__(self) -> int:
-        return id(self._tensor)
 
 
 def _array_of(value) -> np.ndarray:

@@ -45,9 +45,11 @@ from __future__ import annotations
 
 import weakref
 
+from ember.frontend.object_identity import WeakIdentitySet
 from ember.runtime.devices import full_name, parse
 
-_tracked = weakref.WeakKeyDictionary()  # strategy -> its MirroredVariables (on GPUs)
+# strategy -> its MirroredVariables (on GPUs), by identity: a Variable cannot be hashed
+_tracked = weakref.WeakKeyDictionary()
 
 
 def _gpus() -> list:
@@ -162,7 +164,7 @@ def place_copies(variable) -> None:
     """A new MirroredVariable's copies on their replicas' GPUs, the variable remembered for
     `restore` (nothing for a strategy on CPUs)."""
     if has_gpus(variable._strategy):
-        _tracked.setdefault(variable._strategy, weakref.WeakSet()).add(variable)
+        _tracked.setdefault(variable._strategy, WeakIdentitySet()).add(variable)
         keep_on_devices(variable)
 
 
