@@ -16,6 +16,7 @@ from ember.dialects.ember.errors import EmberError
 from ember.frontend import nest
 from ember.frontend.shape import TensorSpec
 from ember.frontend.trace_types import TensorTraceType, TraceType, trace_type_of
+from ember.frontend.variables import Variable
 
 
 class InputSignatureError(EmberError, ValueError, TypeError):
@@ -144,6 +145,8 @@ def check_defaults(bound: inspect.BoundArguments, py_signature: inspect.Signatur
 
 
 def _equal(a, b) -> bool:
+    if isinstance(a, Variable):  # its `==` is elementwise: only the same variable will do
+        return a is b
     try:
         return bool(a == b)
     except Exception:  # noqa: BLE001 - an array or an object without a plain ==

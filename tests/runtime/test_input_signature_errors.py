@@ -22,6 +22,18 @@ def test_a_parameter_the_signature_does_not_cover_takes_only_its_default():
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_a_variable_default_the_signature_does_not_cover_is_that_variable_only():
+    """Another variable holding the same value is not the default (a Variable's `==` is
+    elementwise: a true tensor)."""
+    default, other = em.Variable(3.0), em.Variable(3.0)
+    spec = [em.TensorSpec([], em.float32)]
+    f = em.function(lambda x, v=default: x + v, input_signature=spec)
+    assert float(f(em.constant(1.0))) == 4.0 and float(f(em.constant(1.0), default)) == 4.0
+    with pytest.raises(TypeError, match="does not cover 'v', which may only take its "
+                                        "default"):
+        f(em.constant(1.0), other)
+
+
 def test_a_spec_wider_than_the_signature_is_refused_not_narrowed():
     """get_concrete_function (and em.aot's `signature`) with a spec less specific than the
     input_signature's was given the signature's concrete function: a `--signature

@@ -102,6 +102,22 @@ def test_concrete_function_rejects_a_different_float(traced, other):
         cf(x, other)
 
 
+def test_concrete_function_rejects_another_variable_holding_the_same_value():
+    """A variable argument is traced by identity: an equal-valued other one (whose `==` is
+    elementwise, a true tensor) must not run the trace, which writes the first one."""
+    a, b = em.Variable(1.0), em.Variable(1.0)
+
+    def bump(v):
+        v.assign_add(1.0)
+        return v.read_value()
+    cf = em.function(bump).get_concrete_function(a)
+    assert float(cf(a)) == 2.0
+    b.assign(2.0)
+    with pytest.raises(TypeError, match="was constructed with Variable value"):
+        cf(b)
+    assert float(a) == 2.0 and float(b) == 2.0
+
+
 def test_concrete_function_traced_with_nan_accepts_nan():
     cf = em.function(lambda x, y: x + y).get_concrete_function(em.TensorSpec([1]), NAN)
     assert math.isnan(float(cf(em.constant([1.0]), float("nan"))[0]))
