@@ -8,6 +8,10 @@ call sees the current value and writes through (as TensorFlow's resource variabl
 A variable created inside a trace from a symbolic value (the guide's
 `state.append(em.Variable(2.0 * x))`) is initialised by the function itself, once: the trace
 emits `if not initialized: assign(...)`, as TensorFlow lifts such initialisers.
+
+`==` and `!=` compare the value elementwise, as a Tensor's (TensorFlow 2's Tensor
+equality), so a Variable cannot be hashed: `v.ref()` keys a dict or a set, and Ember's own
+code keeps Variables by `id()` (object_identity.py for weak containers).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
 from ember.frontend.autodiff import recording
 from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, scope_device
+from ember.frontend.object_identity import TensorRef
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
 from ember.frontend.trace_types import VariableTraceType
 from ember.frontend.user_code import user_location
@@ -275,7 +280,41 @@ class Variable(metaclass=_VariableMeta):
         return (f"<ember.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={sep}{text}>")
 
-    __hash__ = object.__hash__
+    # -- equality (tf.Variable's with Tensor equality on, TF2's default) ------------------
+
+    def __eq__(self, other):
+        """Elementwise `==` of the value, as a Tensor's (a bool tensor; False for None, an
+        object that is not a tensor, or a dtype or shape that cannot be compared). Inside
+        an em.function it is read when the function runs: `while v != 0:` is a loop.
+
+        Example:
+          >>> v = em.Variable([1, 2, 3])
+          >>> v == 2
+          <ember.Tensor: shape=(3,), dtype=bool, numpy=array([False,  True, False])>
+          >>> v == None
+          False
+        """
+        return self.read_value() == other
+
+    def __ne__(self, other):
+        """Elementwise `!=` of the value, as a Tensor's."""
+        return self.read_value() != other
+
+    def __hash__(self):
+        raise unhashable_error(self)
+
+    def ref(self) -> TensorRef:
+        """A hashable reference to this variable (by identity), usable as a dict key or set
+        member; `.deref()` gives the variable back (tf.Variable.ref)."""
+        return TensorRef(self)
+
+    experimental_ref = ref  # TensorFlow's older spelling
+
+
+def unhashable_error(variable) -> TypeError:
+    """TensorFlow's error for hashing a variable: `==` is elementwise, so `ref()` keys."""
+    return TypeError(f"Variable is unhashable: its `==` is elementwise. Instead, use "
+                     f"variable.ref() as the key (Variable: {variable!r})")
 
 
 def _creation_error(graph: tracing.FuncGraph) -> ValueError:

@@ -14,8 +14,9 @@ hold one row more than the others (as TF and `numpy.array_split`).
 from __future__ import annotations
 
 from ember.frontend.shape import TensorShape
+from ember.frontend.object_identity import TensorRef
 from ember.frontend.tensor import Tensor, convert_to_tensor
-from ember.frontend.variables import Variable, _operator  # reads, then the op
+from ember.frontend.variables import Variable, _operator, unhashable_error  # reads, then op
 
 
 class ShardedVariable:
@@ -136,11 +137,18 @@ class ShardedVariable:
         return (f"<ember.ShardedVariable '{self.name}' shape={self.shape} "
                 f"dtype={self.dtype.name} shards={len(self._variables)} devices={devices}>")
 
-    __hash__ = object.__hash__
+    def __hash__(self):  # `==` is elementwise, as a Variable's
+        raise unhashable_error(self)
+
+    def ref(self) -> TensorRef:
+        """A hashable reference to this variable (by identity), as `Variable.ref`."""
+        return TensorRef(self)
+
+    experimental_ref = ref
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
               "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__matmul__",
               "__rmatmul__", "__neg__", "__abs__", "__getitem__", "__lt__", "__le__", "__gt__",
-              "__ge__"):
+              "__ge__", "__eq__", "__ne__"):
     setattr(ShardedVariable, _name, _operator(_name))

@@ -66,6 +66,50 @@ def test_while_on_a_comparison_of_a_variable_it_changes():
     assert int(n) == 0
 
 
+def test_while_a_variable_is_not_zero_stops_when_it_is():
+    """`v != 0` is elementwise (a tensor), not Python's identity test, which is always true
+    and made this loop trace forever."""
+    v = em.Variable(3)
+    bodies = []  # runs of the body eagerly, traces of it in a function: a few, not forever
+
+    def count_body():
+        bodies.append(1)
+        if len(bodies) > 20:
+            raise RuntimeError("`while v != 0` does not stop")
+
+    def program():
+        while v != 0:
+            count_body()
+            v.assign_sub(1)
+        return v.read_value()
+    eager, compiled = _eager_then_compiled(program, lambda: v.assign(3))
+    assert int(eager) == 0 and int(compiled) == 0 and int(v) == 0
+    f = em.function(program)
+    v.assign(5)
+    assert int(f()) == 0 and int(v) == 0
+    assert "scf.while" in f.get_concrete_function().mlir("traced")
+
+
+@pytest.mark.parametrize("value", [0, 2])
+def test_if_a_variable_equals_is_staged_as_a_cond(value):
+    v = em.Variable(value)
+
+    def program():
+        if v == 0:
+            out = em.constant(10)
+        else:
+            out = em.constant(20)
+        return out
+    eager, compiled = _eager_then_compiled(program, lambda: v.assign(value))
+    _same(eager, compiled)
+    assert int(compiled) == (10 if value == 0 else 20)
+    f = em.function(program)
+    assert "scf.if" in f.get_concrete_function().mlir("traced")
+    v.assign(2 - value)  # the other branch, from the same trace
+    assert int(f()) == (20 if value == 0 else 10)
+    assert f.experimental_get_tracing_count() == 1
+
+
 @pytest.mark.parametrize("count", [4, 0, -2])
 def test_for_over_range_of_a_variable(count):
     n = em.Variable(count)

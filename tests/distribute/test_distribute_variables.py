@@ -179,6 +179,31 @@ def test_a_compiled_replica_step_all_reduces_and_agrees_with_eager():
         ": call optimizer.build(variables) under strategy.scope() first" in out[3]
 
 
+def test_mirrored_variables_compare_elementwise_and_are_keyed_by_ref():
+    """As tf.distribute's: `==` and `!=` compare the value of the copy being read (each
+    replica's in strategy.run), elementwise; hashing one is a TypeError, `ref()` keys it."""
+    out = _run("""
+        with strategy.scope():
+            v = em.Variable([1.0, 2.0], name="v")
+        print((v == [1.0, 5.0]).numpy().tolist(), (v != v).numpy().tolist(), v == None)
+        try:
+            hash(v)
+        except TypeError as e:
+            print(str(e).split(":")[0])
+        print({v.ref(): "v"}[v.ref()], v.ref().deref() is v)
+
+        def step():
+            ctx = em.distribute.get_replica_context()
+            return v == em.cast(ctx.replica_id_in_sync_group, em.float32) + 1.0
+        print(local(strategy.run(step)))
+        print(local(strategy.run(em.function(step))))
+        print(em.function(lambda: v != 2.0)().numpy().tolist())
+    """)
+    assert out == ["[True, False] [False, False] False", "Variable is unhashable",
+                   "v True", "[[True, False], [False, True]]",
+                   "[[True, False], [False, True]]", "[True, False]"]
+
+
 def test_one_replica_strategy_variables_and_merge_call():
     strategy = em.distribute.MirroredStrategy(["cpu:0"])
     with strategy.scope():

@@ -127,6 +127,21 @@ def test_sharded_variable_reads_concatenate_and_assign_splits():
         v.assign(np.zeros((4, 2), np.float32))
 
 
+def test_sharded_variable_compares_elementwise_and_is_keyed_by_ref():
+    strategy, _ = _cluster(num_ps=2, partitioner=P.FixedShardsPartitioner(2))
+    value = np.arange(6, dtype=np.float32).reshape(3, 2)
+    with strategy.scope():
+        v = em.Variable(value, name="v")
+    np.testing.assert_array_equal((v == value).numpy(), np.ones((3, 2), bool))
+    np.testing.assert_array_equal((v != 1.0).numpy(), value != 1.0)
+    assert (v == None) is False and (v != object()) is True  # noqa: E711 - as a Tensor's
+    with pytest.raises(TypeError, match=r"Variable is unhashable.*variable\.ref\(\)"):
+        hash(v)
+    assert {v.ref(): 1}[v.ref()] == 1 and v.ref().deref() is v
+    compare = em.function(lambda: v == value[::-1])
+    np.testing.assert_array_equal(compare().numpy(), value == value[::-1])
+
+
 # -- running on the workers ------------------------------------------------------------------
 
 def test_updates_from_concurrent_workers_all_land_on_the_ps():

@@ -90,8 +90,21 @@ def test_case_exclusive_raises_when_two_predicates_hold_eager_and_compiled():
             run(em.constant(X), em.constant(2.0))
 
 
+class _HashablePredicate:
+    """Reads as a tensor and can key a dict (as TensorFlow 1's graph tensors could; a
+    tensor and a Variable are unhashable, as in TensorFlow 2)."""
+
+    def __init__(self, value):
+        self._value = em.constant(value)
+
+    def _as_tensor(self):
+        return self._value
+
+
 def test_case_dict_needs_exclusive():
-    q = em.Variable(False)  # a dict key (a tensor is unhashable, as in TensorFlow 2)
+    with pytest.raises(TypeError, match="Variable is unhashable"):
+        {em.Variable(False): lambda: em.constant(1)}
+    q = _HashablePredicate(False)
     with pytest.raises(ValueError, match="em.case: pred_fn_pairs is a dict"):
         em.case({q: lambda: em.constant(1)}, default=lambda: em.constant(0))
     assert int(em.case({q: lambda: em.constant(1)}, default=lambda: em.constant(0),
