@@ -145,7 +145,8 @@ def check_defaults(bound: inspect.BoundArguments, py_signature: inspect.Signatur
 
 
 def _equal(a, b) -> bool:
-    if isinstance(a, Variable):  # its `==` is elementwise: only the same variable will do
+    """`a == b` as one bool; a Variable (whose `==` is elementwise) equals only itself."""
+    if isinstance(a, Variable) or isinstance(b, Variable):
         return a is b
     try:
         return bool(a == b)
@@ -263,7 +264,7 @@ def fits(value, spec) -> bool:
     if isinstance(spec, dict):
         return (isinstance(value, dict) and set(value) == set(spec)
                 and all(fits(value[k], spec[k]) for k in spec))
-    return value == spec
+    return _equal(value, spec)
 
 
 def _show(value) -> str:

@@ -127,7 +127,7 @@ def describe(structure) -> str:
         text = "<unknown>" if shape.rank is None else str(shape)
         return f"{structure.dtype.name} Tensor, shape={text}"
     kids = nest.flatten(structure)
-    if kids == [structure]:
+    if len(kids) == 1 and kids[0] is structure:  # a leaf (`==` would compare a Variable's value)
         return repr(structure)
     return repr(nest.map_structure(lambda leaf: _Described(describe(leaf)), structure))
 

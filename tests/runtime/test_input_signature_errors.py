@@ -53,3 +53,11 @@ def test_a_spec_wider_than_the_signature_is_refused_not_narrowed():
     g = em.function(lambda x: x * 2.0, input_signature=[em.TensorSpec([None, 784])])
     narrower = g.get_concrete_function(em.TensorSpec([8, 784]))  # a subtype: the signature's
     assert narrower.structured_input_signature[0][0].shape.as_list() == [None, 784]
+
+
+def test_fits_gives_a_bool_for_a_variable_and_a_python_value():
+    """`fits` falls back on `==` for a leaf that is no spec: a Variable's is elementwise (a
+    tensor), so a Variable is compared as itself."""
+    from ember.runtime.input_signature import fits
+    v = em.Variable(1.0)
+    assert fits(v, 1.0) is False and fits(v, v) is True and fits(1.0, 1.0) is True
