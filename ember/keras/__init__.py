@@ -1,7 +1,8 @@
 """`em.keras`: tf.keras's names on ember — `em.keras.layers` (the em.layers and the
 preprocessing layers `StringLookup`, `IntegerLookup`, `Normalization`, `Rescaling`),
 `em.keras.Model` / `em.keras.Sequential` with `compile` / `fit` / `evaluate` / `predict`,
-`em.keras.losses`, `em.keras.optimizers`, `em.keras.callbacks`, `em.keras.metrics.Mean` and
+`em.keras.losses`, `em.keras.optimizers`, `em.keras.callbacks`, `em.keras.metrics` (`Mean`,
+the accuracies, `Precision`, `Recall`, `AUC`, ...) and
 `em.keras.utils.experimental.DatasetCreator` (the code is in `ember.frontend.training` and
 `ember.runtime.keras`; this package only re-exports).
 

@@ -34,6 +34,7 @@ import numpy as np
 from ember.dialects.ember import state
 from ember.frontend import tracing
 from ember.frontend.autodiff import recording
+from ember.frontend.training import metrics as metrics_lib
 from ember.frontend.training import optimizer_base
 from ember.frontend import variables
 from ember.frontend.trace_scope import active_graphs
@@ -281,5 +282,16 @@ def _apply_summed(strategy, optimizer, pairs):
     return optimizer.apply_gradients(summed)
 
 
+def _replica_sum(tensors: list) -> list:
+    """metrics.replica_sum: in a replica of a MirroredStrategy of several replicas, each
+    tensor summed over the replicas (a metric's copies then get the same update)"""
+    context = get_replica_context()
+    if context is None or not isinstance(context.strategy, MirroredStrategy) or \
+            context.num_replicas_in_sync == 1:
+        return tensors
+    return [context.all_reduce("SUM", t) for t in tensors]
+
+
 variables.variable_creator = _create
+metrics_lib.replica_sum = _replica_sum
 optimizer_base.distributed_apply = _distributed_apply
