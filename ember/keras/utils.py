@@ -1,4 +1,5 @@
-"""`em.keras.utils`: `to_categorical` (class ids to one-hot rows, in numpy) and
+"""`em.keras.utils`: `to_categorical` (class ids to one-hot rows, in numpy),
+`unpack_x_y_sample_weight` (a train_step's data as (x, y, sample_weight)) and
 `experimental.DatasetCreator`, fit's input made by a dataset function."""
 
 import types as _types
@@ -6,6 +7,7 @@ import types as _types
 import numpy as _np
 
 from ember.runtime.keras.fit import DatasetCreator
+from ember.runtime.keras.steps import unpack_x_y_sample_weight
 
 experimental = _types.SimpleNamespace(DatasetCreator=DatasetCreator)
 
@@ -35,4 +37,4 @@ def to_categorical(y, num_classes=None, dtype="float32"):
     return _np.eye(num_classes, dtype=dtype)[y]
 
 
-__all__ = ["experimental", "to_categorical"]
+__all__ = ["experimental", "to_categorical", "unpack_x_y_sample_weight"]

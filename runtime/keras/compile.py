@@ -16,6 +16,7 @@ from ember.frontend.training import losses as losses_lib
 from ember.frontend.training import optimizers as optimizers_lib
 from ember.frontend.training.optimizer_base import Optimizer
 from ember.runtime.function import function
+from ember.runtime.keras.containers import STATEFUL, as_list, is_stateful
 
 _LOSSES = {
     "sparse_categorical_crossentropy": losses_lib.sparse_categorical_crossentropy,
@@ -111,26 +112,26 @@ def _accuracy_for(loss_kind: str):
 
 
 def resolve_metrics(metrics, loss_kind: str) -> list:
-    """[(name, per-example function)] of compile's `metrics`."""
-    if metrics is None:
-        return []
-    if isinstance(metrics, (str,)) or callable(metrics):
-        metrics = [metrics]
+    """[(name, per-example function)] of compile's `metrics` (the names and callables; the
+    em.keras.metrics objects are kept as they are by containers.metric_objects)."""
     out = []
-    for metric in metrics:
+    for metric in as_list(metrics):
+        if is_stateful(metric):
+            continue
         if metric in ("accuracy", "acc"):
             out.append((metric, _accuracy_for(loss_kind)))
         elif isinstance(metric, str):
             if metric not in _METRICS:
                 raise ValueError(f"Model.compile: unknown metric {metric!r}; use 'accuracy' "
-                                 f"or one of {sorted(_METRICS)}, or a callable "
-                                 "(y_true, y_pred) -> per-example values")
+                                 f"or one of {sorted(_METRICS) + sorted(STATEFUL)}, an "
+                                 "em.keras.metrics object, or a callable (y_true, y_pred) "
+                                 "-> per-example values")
             out.append((metric, _METRICS[metric]))
         elif callable(metric):
             out.append((getattr(metric, "__name__", f"metric_{len(out)}"), metric))
         else:
-            raise TypeError(f"Model.compile: metrics must be names or callables, got "
-                            f"{metric!r}")
+            raise TypeError(f"Model.compile: metrics must be names, callables or "
+                            f"em.keras.metrics objects, got {metric!r}")
     return out
 
 

@@ -26,6 +26,7 @@ import contextlib
 import numpy as np
 
 from ember.runtime.distribute.input import InputContext
+from ember.runtime.keras.fit import to_logs
 from ember.runtime.distribute.strategy import (MirroredStrategy, _DefaultStrategy,
                                                get_replica_context)
 
@@ -53,6 +54,10 @@ class Execution:
 
     def run(self, step, inputs) -> list:
         return [np.asarray(t.numpy()) for t in _as_list(step(*inputs))]
+
+    def run_logs(self, step, element, where: str) -> dict:
+        """A Keras step (`model.train_step`) on one element: the logs of its dict."""
+        return to_logs(step(element), where)
 
     def distribute_predict(self, dataset):
         """predict's input: the step inputs whose outputs `gather` returns in order."""
@@ -88,6 +93,13 @@ class MirroredExecution(Execution):
         outputs = self.strategy.run(step, args=tuple(inputs))
         return [np.asarray(self.strategy.experimental_local_results(t)[0].numpy())
                 for t in _as_list(outputs)]
+
+    def run_logs(self, step, element, where: str) -> dict:
+        outputs = self.strategy.run(step, args=(element,))
+        if isinstance(outputs, dict):  # every replica's values agree: the first one's
+            outputs = {k: self.strategy.experimental_local_results(v)[0]
+                       for k, v in outputs.items()}
+        return to_logs(outputs, where)
 
     def distribute_predict(self, dataset):
         if self.strategy._input_workers()[0] > 1:  # each worker predicts everything itself

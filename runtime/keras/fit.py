@@ -150,10 +150,15 @@ def shuffler() -> np.random.Generator:
     return np.random.default_rng(seeds_of(None, "Model.fit"))
 
 
-def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
-    """An em.data.Dataset of batches (or a DatasetCreator) for fit / evaluate / predict;
+def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True,
+               sample_weight=None):
+    """An em.data.Dataset of batches (or a DatasetCreator) for fit / evaluate / predict:
+    of (x, y) pairs, of (x, y, sample_weight) with `sample_weight`, of (x,) unlabelled;
     array inputs in an order `shuffle` draws (a numpy Generator, `shuffler()`), if given."""
     if isinstance(x, (Dataset, DatasetCreator)):
+        if sample_weight is not None:
+            raise ValueError(f"{where}: `sample_weight` argument is not supported when x is "
+                             "a dataset; make its elements (x, y, sample_weight) instead")
         if y is not None:
             raise ValueError(f"{where}: y must not be given when x is a dataset (its "
                              "elements carry (features, labels))")
@@ -177,15 +182,49 @@ def make_input(x, y, batch_size, shuffle, where: str, labelled: bool = True):
     if n != len(y):
         raise ValueError(f"{where}: x and y must have the same number of examples, got "
                          f"{n} and {len(y)}")
+    columns = (x, y)
+    if sample_weight is not None:
+        columns += (weights_of(sample_weight, n, where),)
     if shuffle is not None:
         order = shuffle.permutation(n)
-        x, y = nest.map_structure(lambda a: a[order], x), y[order]
-    return Dataset.from_tensor_slices((x, y)).batch(batch_size)
+        columns = nest.map_structure(lambda a: a[order], columns)
+    return Dataset.from_tensor_slices(columns).batch(batch_size)
 
 
-def split_validation(x, y, fraction, where: str):
+def weights_of(sample_weight, n: int, where: str) -> np.ndarray:
+    """`sample_weight` as a float32 array of one weight per example (or per label value)."""
+    weights = np.asarray(sample_weight.numpy() if isinstance(sample_weight, Tensor)
+                         else sample_weight, np.float32)
+    if weights.ndim == 0 or len(weights) != n:
+        raise ValueError(f"{where}: sample_weight must hold one weight per example ({n}), "
+                         f"got shape {list(weights.shape)}")
+    return weights
+
+
+def class_weights(y, class_weight: dict, where: str) -> np.ndarray:
+    """One weight per example from `class_weight` {class index: weight} and the labels
+    (integer ids, or one-hot rows: their argmax), as Keras's fit(class_weight=...)."""
+    if not isinstance(class_weight, dict) or not class_weight:
+        raise ValueError(f"{where}: class_weight must be a non-empty dict {{class index: "
+                         f"weight}}, got {class_weight!r}")
+    y = np.asarray(y.numpy() if isinstance(y, Tensor) else y)
+    labels = y.argmax(-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
+    labels = labels.astype(np.int64)
+    keys = sorted(class_weight)
+    if keys != list(range(len(keys))):
+        raise ValueError(f"{where}: expected `class_weight` to be a dict with keys from 0 to "
+                         f"one less than the number of classes, found {class_weight}")
+    if labels.size and (labels.min() < 0 or labels.max() >= len(keys)):
+        raise ValueError(f"{where}: a label ({int(labels.max())}) has no class_weight "
+                         f"(keys 0..{len(keys) - 1})")
+    table = np.asarray([class_weight[k] for k in keys], np.float32)
+    return table[labels]
+
+
+def split_validation(x, y, fraction, where: str, sample_weight=None):
     """((x, y) to train on, (x, y) to validate on): the last `fraction` of the examples,
-    taken before any shuffling (Keras's validation_split)."""
+    taken before any shuffling (Keras's validation_split); with `sample_weight`,
+    ((x, y, weights), (x, y, weights))."""
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
             not 0 <= fraction < 1:
         raise ValueError(f"{where}: validation_split must be a float in [0, 1), got "
@@ -202,9 +241,25 @@ def split_validation(x, y, fraction, where: str):
         raise ValueError(f"{where}: validation_split={fraction} of {n} examples leaves "
                          f"{at} to train on and {n - at} to validate on; both need at "
                          "least one")
-    head = nest.map_structure(lambda a: a[:at], x)
-    tail = nest.map_structure(lambda a: a[at:], x)
-    return (head, y[:at]), (tail, y[at:])
+    columns = (x, y) if sample_weight is None else \
+        (x, y, weights_of(sample_weight, n, where))
+    return (nest.map_structure(lambda a: a[:at], columns),
+            nest.map_structure(lambda a: a[at:], columns))
+
+
+# Keras arguments about feeding a generator in worker threads or processes: they do not
+# change what arrays and datasets train on, so they are accepted and ignored
+_QUEUE_ARGUMENTS = ("max_queue_size", "workers", "use_multiprocessing")
+
+
+def check_extra(kwargs: dict, where: str) -> None:
+    """TypeError for keyword arguments `where` (e.g. "Model.fit") does not take, naming it
+    (not the internal class defining it)."""
+    unknown = sorted(k for k in kwargs if k not in _QUEUE_ARGUMENTS)
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}: "
+                        f"em.keras's {where} does not take it; see help({where}) for the "
+                        "arguments it takes")
 
 
 def check_steps(steps, what: str):
@@ -231,8 +286,25 @@ def logs_of(names: list, sums: np.ndarray) -> dict:
     return out
 
 
+def to_logs(outputs, where: str) -> dict:
+    """The logs of a step's returned dict: each value a float (an array if not a scalar)."""
+    if not isinstance(outputs, dict):
+        raise TypeError(f"Model.{where} must return a dict of metric names to values (e.g. "
+                        f"{{'loss': loss}}), got {type(outputs).__name__}")
+    out = {}
+    for key, value in outputs.items():
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+        out[key] = float(array) if array.size == 1 else array
+    return out
+
+
+def format_logs(logs: dict) -> str:
+    return " - ".join(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}"
+                      for k, v in logs.items())
+
+
 def print_epoch(epoch: int, epochs: int, steps: int, logs: dict) -> None:
-    shown = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+    shown = format_logs(logs)
     print(f"Epoch {epoch + 1}/{epochs}\n{steps}/{steps} - {shown}", flush=True)
 
 

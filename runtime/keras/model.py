@@ -18,53 +18,87 @@ from ember.frontend.training.layers_core import Layer
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
 from ember.runtime.keras import compile as compile_lib
+from ember.runtime.keras import containers, runners
 from ember.runtime.keras import fit as fit_lib
 from ember.runtime.keras import weights as weights_lib
 from ember.runtime.keras.dispatch import execution_for
+from ember.runtime.keras.steps import StepsAPI
 
 
 class _Compiled:
-    """What compile and fit keep (not walked for variables: the optimizer's are its own)."""
+    """What compile and fit keep (not walked for variables: the optimizer's are its own).
 
-    def __init__(self, optimizer, loss_fn, metrics, execution):
+    `loss_fn` / `metrics` (per-example functions) and `train` / `test` / `predict` serve
+    the built-in summing steps (compile.py); `compiled_loss` / `compiled_metrics` and
+    `step_functions` ({kind: compiled model.<kind>_step}) serve Keras's path (runners.py).
+    """
+
+    def __init__(self, optimizer, loss_fn, metrics, execution, stateful: bool):
         self.optimizer, self.loss_fn, self.metrics = optimizer, loss_fn, metrics
         self.execution = execution
+        self.stateful = stateful  # a metric only Keras's path computes
         self.train = self.test = self.predict = None
+        self.step_functions = {}
+        self.compiled_loss = self.compiled_metrics = None
 
 
-class TrainingAPI:
-    """compile / fit / evaluate / predict / summary / get_weights / set_weights."""
+class TrainingAPI(StepsAPI):
+    """compile / fit / evaluate / predict / summary / get_weights / set_weights (the
+    customisable steps are StepsAPI's, steps.py)."""
 
-    _ignored_attributes = Layer._ignored_attributes | {"_strategy", "_compiled"}
+    _ignored_attributes = Layer._ignored_attributes | {"_strategy", "_compiled",
+                                                       "_run_eagerly"}
 
     def _init_training(self):
         self._strategy = get_strategy()  # the scope the model is made under
         self._compiled = None
+        self._run_eagerly = False
         self.stop_training = False
 
     @property
     def distribute_strategy(self):
         return self._strategy
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None):
-        if loss is None:
-            raise ValueError(f"{type(self).__name__}.compile: a loss is required (a name such "
-                             "as 'sparse_categorical_crossentropy', an em.losses.Loss or a "
-                             "callable)")
+    @property
+    def run_eagerly(self) -> bool:
+        """Whether fit / evaluate / predict call the steps as Python, not compiled."""
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value) -> None:
+        self._run_eagerly = bool(value)
+        if self._compiled is not None:
+            self._compiled.step_functions = {}
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, run_eagerly=None):
+        """Configures training (keras.Model.compile).
+
+        Args:
+          optimizer: a name ('sgd', 'adam', 'rmsprop', ...) or an em.optimizers.Optimizer.
+          loss: a name, an em.losses.Loss or a callable (y_true, y_pred) -> per-example
+            values; None when a custom train_step computes its own loss.
+          metrics: names ('accuracy', 'mae', 'AUC', ...), callables (per-example values)
+            or em.keras.metrics objects.
+          run_eagerly: call train_step / test_step / predict_step as Python, uncompiled.
+        """
         execution = execution_for(self._strategy)
-        loss_fn, kind = compile_lib.resolve_loss(loss)
-        with execution.scope():
+        loss_fn, kind = (None, "") if loss is None else compile_lib.resolve_loss(loss)
+        named = compile_lib.resolve_metrics(metrics, kind)
+        stateful = any(containers.is_stateful(m) for m in containers.as_list(metrics))
+        with execution.scope():  # the optimizer's and the metrics' variables: mirrored
             optimizer = compile_lib.resolve_optimizer(optimizer)
-        self._compiled = _Compiled(optimizer, loss_fn, compile_lib.resolve_metrics(metrics, kind),
-                                   execution)
+            c = _Compiled(optimizer, loss_fn, named, execution, stateful)
+            c.compiled_loss = containers.LossesContainer(loss_fn, execution.num_replicas)
+            c.compiled_metrics = containers.MetricsContainer(
+                containers.metric_objects(metrics, named))
+        self._compiled = c
+        self.loss = loss
+        if run_eagerly is not None:
+            self.run_eagerly = run_eagerly
 
     @property
     def optimizer(self):
         return None if self._compiled is None else self._compiled.optimizer
-
-    @property
-    def metrics_names(self) -> list:
-        return ["loss"] + [name for name, _ in self._need_compiled("metrics_names").metrics]
 
     def _need_compiled(self, where: str) -> _Compiled:
         if self._compiled is None:
@@ -90,50 +124,71 @@ class TrainingAPI:
     # -- the loops ---------------------------------------------------------------------------
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_split=0.0, validation_data=None, shuffle=True, initial_epoch=0,
-            steps_per_epoch=None, validation_steps=None):
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None,
+            validation_steps=None, **kwargs):
         """Trains for `epochs` epochs and returns a `History` (Keras's Model.fit).
 
         Args:
           x, y: numpy arrays (or tensors) of features and labels, batched by `batch_size`
             (default 32) and shuffled each epoch when `shuffle`; or `x` an em.data.Dataset
-            of (features, labels) batches, or a `DatasetCreator` (then `steps_per_epoch`
-            is required). Under a strategy the data is distributed here.
+            of (features, labels) or (features, labels, sample_weight) batches, or a
+            `DatasetCreator` (then `steps_per_epoch` is required). Under a strategy the
+            data is distributed here.
           epochs, initial_epoch: train epochs `initial_epoch` .. `epochs - 1`.
           steps_per_epoch: batches per epoch; one iterator then continues across epochs
             (default: one full pass over the data per epoch).
-          validation_data: (x, y) arrays or a Dataset, evaluated after each epoch
-            (`val_loss`, `val_<metric>`); `validation_steps` limits it.
+          validation_data: (x, y) or (x, y, sample_weight) arrays or a Dataset, evaluated
+            after each epoch (`val_loss`, `val_<metric>`); `validation_steps` limits it.
           validation_split: with array inputs and no validation_data, the last fraction
             of the examples (before shuffling) is held out for validation instead.
+          sample_weight: with array inputs, one weight per example: the loss (and the
+            metrics) weight each example's value by it.
+          class_weight: with array inputs, {class index: weight}: each example weighted by
+            its label's class (times its sample_weight).
           callbacks: `em.keras.callbacks.Callback`s (`self.model.stop_training = True`
             ends training after the epoch).
           verbose: 0 is silent; otherwise one line of logs per epoch.
+
+        Each batch runs `self.train_step(data)` (override it to customise training), or a
+        built-in compiled step computing the same logs.
 
         Under ParameterServerStrategy, x must be a DatasetCreator (or a callable
         dataset_fn(input_context)) and steps_per_epoch is required; the steps are scheduled
         on the workers (ps_execution.py).
         """
+        fit_lib.check_extra(kwargs, "Model.fit")
         c = self._need_compiled("fit")
         fit_lib.check_steps(steps_per_epoch, "Model.fit: steps_per_epoch")
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
+        if class_weight is not None:
+            if isinstance(x, (Dataset, fit_lib.DatasetCreator)) or y is None:
+                raise ValueError("Model.fit: class_weight needs array inputs x and y; with a "
+                                 "dataset give (x, y, sample_weight) elements instead")
+            weights = fit_lib.class_weights(y, class_weight, "Model.fit")
+            sample_weight = weights if sample_weight is None else \
+                weights * fit_lib.weights_of(sample_weight, len(weights), "Model.fit")
         if validation_split and validation_data is None:
-            (x, y), validation_data = fit_lib.split_validation(x, y, validation_split,
-                                                               "Model.fit")
+            (x, y, *sw), validation_data = fit_lib.split_validation(
+                x, y, validation_split, "Model.fit", sample_weight)
+            sample_weight = sw[0] if sw else None
         if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
+            runners.check_summing(self, sample_weight, "ParameterServerStrategy")
             return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,
                                    validation_data, initial_epoch, steps_per_epoch,
                                    validation_steps)
-        data = fit_lib.make_input(x, y, batch_size, None, "Model.fit")
+        data = fit_lib.make_input(x, y, batch_size, None, "Model.fit",
+                                  sample_weight=sample_weight)
         arrays = not isinstance(x, (Dataset, fit_lib.DatasetCreator))
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
                              "(its dataset is usually infinite)")
         callbacks, history = fit_lib.with_history(self, callbacks, epochs, steps_per_epoch,
                                                   verbose)
-        names = [name for name, _ in c.metrics]
+        runner = runners.runner(self, "train", sample_weight is not None or
+                                runners.weighted(data))
         loud = verbose not in (0, False)
         self.stop_training = False
         _call(callbacks, "on_train_begin")
@@ -141,11 +196,13 @@ class TrainingAPI:
         order = fit_lib.shuffler() if arrays and shuffle else None
         for epoch in range(initial_epoch, epochs):
             if order is not None:
-                data = fit_lib.make_input(x, y, batch_size, order, "Model.fit")
+                data = fit_lib.make_input(x, y, batch_size, order, "Model.fit",
+                                          sample_weight=sample_weight)
             _call(callbacks, "on_epoch_begin", epoch)
             if iterator is None or steps_per_epoch is None:
                 iterator = iter(self._distributed(data))
-            sums, steps = None, 0
+            runner.begin()
+            steps = 0
             while steps_per_epoch is None or steps < steps_per_epoch:
                 try:
                     element = next(iterator)
@@ -158,16 +215,14 @@ class TrainingAPI:
                         self.stop_training = True
                     break
                 _call(callbacks, "on_train_batch_begin", steps)
-                out = self._train_on(fit_lib.pairs(element, "Model.fit"))
-                sums = out if sums is None else sums + out
+                runner.step(element)
                 steps += 1
-                _call(callbacks, "on_train_batch_end", steps - 1,
-                      fit_lib.logs_of(names, sums))
-            if sums is None:
+                _call(callbacks, "on_train_batch_end", steps - 1, runner.logs())
+            if not runner.ran:
                 if steps_per_epoch is None and epoch == initial_epoch:
                     raise ValueError("Model.fit: the input is empty (no batch to train on)")
                 break
-            logs = fit_lib.logs_of(names, sums)
+            logs = runner.logs()
             if validation_data is not None:
                 val = self._evaluate_logs(validation_data, validation_steps)
                 logs.update({f"val_{k}": v for k, v in val.items()})
@@ -185,64 +240,65 @@ class TrainingAPI:
             return execution.distribute_creator(data)
         return execution.distribute(data)
 
-    def _train_on(self, xy) -> np.ndarray:
-        c = self._compiled
-        if c.train is None:
-            self._ready(xy[0], training=True)
-            c.train = compile_lib.train_step(self, c.loss_fn, c.metrics, c.optimizer,
-                                             c.execution)
-        return np.asarray(c.execution.run(c.train, xy), np.float64)
-
     def _evaluate_logs(self, data, steps) -> dict:
-        c = self._compiled
-        if isinstance(data, tuple) and len(data) == 2 and not isinstance(data[0], Dataset):
-            data = fit_lib.make_input(data[0], data[1], None, None, "validation_data")
+        if isinstance(data, tuple) and len(data) in (2, 3) and \
+                not isinstance(data[0], Dataset):
+            data = fit_lib.make_input(data[0], data[1], None, None, "validation_data",
+                                      sample_weight=data[2] if len(data) == 3 else None)
         else:
             data = fit_lib.make_input(data, None, None, None, "Model.evaluate")
-        sums, n = None, 0
-        for element in self._distributed(data):
+        runner = runners.runner(self, "test", runners.weighted(data))
+        runner.begin()
+        for n, element in enumerate(self._distributed(data)):
             if steps is not None and n >= steps:
                 break
-            xy = fit_lib.pairs(element, "Model.evaluate")
-            if c.test is None:
-                self._ready(xy[0], training=False)
-                c.test = compile_lib.test_step(self, c.loss_fn, c.metrics, c.execution)
-            out = np.asarray(c.execution.run(c.test, xy), np.float64)
-            sums = out if sums is None else sums + out
-            n += 1
-        if sums is None:
+            runner.step(element)
+        if not runner.ran:
             raise ValueError("Model.evaluate: the input is empty (no batch to evaluate)")
-        return fit_lib.logs_of([name for name, _ in c.metrics], sums)
+        return runner.logs()
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", steps=None,
-                 return_dict=False):
-        """The mean loss (and metrics) over the data: a float, or [loss, metrics...]."""
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, return_dict=False, **kwargs):
+        """The loss and metrics over the data: a float, or a list in `metrics_names`'
+        order (a dict with `return_dict`). Each batch runs `self.test_step(data)` (or a
+        built-in compiled step computing the same logs); `sample_weight` weighs the
+        examples of array inputs."""
+        fit_lib.check_extra(kwargs, "Model.evaluate")
         self._need_compiled("evaluate")
         fit_lib.check_steps(steps, "Model.evaluate: steps")
         if self._compiled.execution.coordinated:  # ParameterServerStrategy (ps_execution.py)
+            runners.check_summing(self, sample_weight, "ParameterServerStrategy", "test")
             return self._compiled.execution.evaluate(self, x, y, batch_size, verbose, steps,
                                                      return_dict)
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.evaluate: pass an em.data.Dataset or arrays (a "
                             "DatasetCreator is for fit)")
-        data = fit_lib.make_input(x, y, batch_size, None, "Model.evaluate")
+        data = fit_lib.make_input(x, y, batch_size, None, "Model.evaluate",
+                                  sample_weight=sample_weight)
         logs = self._evaluate_logs(data, steps)
         if verbose not in (0, False):
-            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()), flush=True)
+            print(fit_lib.format_logs(logs), flush=True)
         if return_dict:
             return logs
-        return logs["loss"] if len(logs) == 1 else list(logs.values())
+        values = [logs[k] for k in self.metrics_names if k in logs] + \
+            [v for k, v in logs.items() if k not in self.metrics_names]
+        return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose="auto", steps=None):
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, **kwargs):
         """The model's outputs for `x` (an array, or a Dataset of feature batches or of
-        (features, labels) pairs), concatenated in order into one numpy array."""
+        (features, labels) pairs), concatenated in order into one numpy array. Each batch
+        runs `self.predict_step(data)` when overridden (or with run_eagerly), else a
+        built-in compiled forward pass."""
+        fit_lib.check_extra(kwargs, "Model.predict")
         c = self._compiled  # predict needs no compile (its step is kept once compiled)
         execution = c.execution if c is not None else execution_for(self._strategy)
         fit_lib.check_steps(steps, "Model.predict: steps")
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.predict: pass an em.data.Dataset or an array")
         data = fit_lib.make_input(x, None, batch_size, None, "Model.predict", labelled=False)
-        step = c.predict if c is not None else None
+        custom = self._custom("predict")
+        step = None if c is None else (c.step_functions.get("predict") if custom
+                                       else c.predict)
         parts = []
         for n, element in enumerate(execution.distribute_predict(data)):
             if steps is not None and n >= steps:
@@ -254,10 +310,13 @@ class TrainingAPI:
                 elif execution.coordinated and not self.variables:
                     with execution.scope():  # the weights on the parameter servers, not
                         self(features, training=False)  # made (local) by the step's trace
-                step = compile_lib.predict_step(self)
-                if c is not None:
+                step = runners.predict_function(self) if custom else \
+                    compile_lib.predict_step(self)
+                if c is not None and custom:
+                    c.step_functions["predict"] = step
+                elif c is not None:
                     c.predict = step
-            parts.append(execution.gather(step, features))
+            parts.append(execution.gather(step, element if custom else features))
         if not parts:
             raise ValueError("Model.predict: the input is empty")
         del verbose
@@ -276,28 +335,7 @@ class TrainingAPI:
     def summary(self, print_fn=print) -> None:
         """Prints each layer with its number of parameters, and the totals (Keras's
         ValueError when the model is not built yet: its weights do not exist)."""
-        if not self.built and not self.variables:
-            raise ValueError(f"Model '{self.name}': this model has not yet been built. Build "
-                             "the model first by calling `build()` or by calling the model "
-                             "on a batch of data.")
-        layers = getattr(self, "layers", None)
-        if layers is None:
-            layers = [m for m in vars(self).values() if isinstance(m, Layer)]
-        rows = [(f"{getattr(l, 'name', '?')} ({type(l).__name__})",
-                 sum(int(np.prod(v.shape)) for v in getattr(l, "variables", ())))
-                for l in layers]
-        width = max([len(r[0]) for r in rows] + [20]) + 2
-        line = "_" * (width + 12)
-        out = [f'Model: "{self.name}"', line, f"{'Layer (type)':<{width}}{'Param #':>12}",
-               "=" * (width + 12)]
-        out += [f"{name:<{width}}{count:>12,}" for name, count in rows]
-        trainable = sum(int(np.prod(v.shape)) for v in self.trainable_variables)
-        total = sum(int(np.prod(v.shape)) for v in self.variables)
-        out += ["=" * (width + 12), f"Total params: {total:,}",
-                f"Trainable params: {trainable:,}",
-                f"Non-trainable params: {total - trainable:,}", line]
-        for text in out:
-            print_fn(text)
+        weights_lib.summary(self, print_fn)
 
 
 def _call(callbacks, hook: str, *args) -> None:

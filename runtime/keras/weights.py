@@ -1,12 +1,13 @@
-"""`get_weights` / `set_weights` of an em.keras model: one array per *logical* weight, as
-Keras. A `ShardedVariable` (ParameterServerStrategy with a `variable_partitioner`) is one
-weight, read as its shards concatenated and written back split into them; `variables`
-still lists the shards (what optimizers and tapes work on)."""
+"""`get_weights` / `set_weights` of an em.keras model (and `summary`): one array per
+*logical* weight, as Keras. A `ShardedVariable` (ParameterServerStrategy with a
+`variable_partitioner`) is one weight, read as its shards concatenated and written back
+split into them; `variables` still lists the shards (what optimizers and tapes work on)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ember.frontend.training.layers_core import Layer
 from ember.frontend.training.module import Module
 
 
@@ -65,3 +66,29 @@ def set_weights(model, weights) -> None:
                              f"shape {list(w.shape)}")
     for v, w in zip(variables, weights):
         v.assign(np.asarray(w, v.dtype.np_dtype))
+
+
+def summary(model, print_fn=print) -> None:
+    """Model.summary: each layer with its number of parameters, and the totals."""
+    if not model.built and not model.variables:
+        raise ValueError(f"Model '{model.name}': this model has not yet been built. Build "
+                         "the model first by calling `build()` or by calling the model "
+                         "on a batch of data.")
+    layers = getattr(model, "layers", None)
+    if layers is None:
+        layers = [m for m in vars(model).values() if isinstance(m, Layer)]
+    rows = [(f"{getattr(l, 'name', '?')} ({type(l).__name__})",
+             sum(int(np.prod(v.shape)) for v in getattr(l, "variables", ())))
+            for l in layers]
+    width = max([len(r[0]) for r in rows] + [20]) + 2
+    line = "_" * (width + 12)
+    out = [f'Model: "{model.name}"', line, f"{'Layer (type)':<{width}}{'Param #':>12}",
+           "=" * (width + 12)]
+    out += [f"{name:<{width}}{count:>12,}" for name, count in rows]
+    trainable = sum(int(np.prod(v.shape)) for v in model.trainable_variables)
+    total = sum(int(np.prod(v.shape)) for v in model.variables)
+    out += ["=" * (width + 12), f"Total params: {total:,}",
+            f"Trainable params: {trainable:,}",
+            f"Non-trainable params: {total - trainable:,}", line]
+    for text in out:
+        print_fn(text)
