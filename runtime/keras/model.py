@@ -113,7 +113,9 @@ class TrainingAPI(StepsAPI):
         from one batch's features, so the traced steps only read them."""
         c = self._compiled
         with c.execution.scope():
-            if not self.variables or not getattr(self, "built", True):
+            # (a model without call(), e.g. the guide's GAN, builds its parts in its step)
+            if (not self.variables or not getattr(self, "built", True)) and \
+                    type(self).call is not Layer.call:
                 x = x_spec_source
                 if c.execution.num_replicas > 1:  # the first replica's (PerReplica) values
                     x = fit_lib.first_replica(x)

@@ -273,3 +273,60 @@ def test_weights_and_unknown_arguments_say_what_to_do():
     model.fit(x, y, workers=4, use_multiprocessing=False, verbose=0)  # accepted, unused
     weighted = em.data.Dataset.from_tensor_slices((x, y, np.ones(16, np.float32))).batch(4)
     assert list(model.fit(weighted, verbose=0).history) == ["loss"]
+
+
+class GAN(keras.Model):
+    """The guide's GAN (dense, small): no call(), compile overridden, two optimizers."""
+
+    def __init__(self, discriminator, generator, latent_dim):
+        super().__init__()
+        self.discriminator, self.generator = discriminator, generator
+        self.latent_dim = latent_dim
+        self.d_loss_tracker = keras.metrics.Mean(name="d_loss")
+        self.g_loss_tracker = keras.metrics.Mean(name="g_loss")
+
+    def compile(self, d_optimizer, g_optimizer, loss_fn):
+        super().compile()
+        self.d_optimizer, self.g_optimizer, self.loss_fn = d_optimizer, g_optimizer, loss_fn
+
+    @property
+    def metrics(self):
+        return [self.d_loss_tracker, self.g_loss_tracker]
+
+    def train_step(self, real_images):
+        if isinstance(real_images, tuple):
+            real_images = real_images[0]
+        batch_size = em.shape(real_images)[0]
+        latent = em.random.normal(shape=(batch_size, self.latent_dim))
+        combined = em.concat([self.generator(latent), real_images], axis=0)
+        labels = em.concat([em.ones((batch_size, 1)), em.zeros((batch_size, 1))], axis=0)
+        labels += 0.05 * em.random.uniform(em.shape(labels))
+        with em.GradientTape() as tape:
+            d_loss = self.loss_fn(labels, self.discriminator(combined))
+        grads = tape.gradient(d_loss, self.discriminator.trainable_weights)
+        self.d_optimizer.apply_gradients(zip(grads, self.discriminator.trainable_weights))
+        latent = em.random.normal(shape=(batch_size, self.latent_dim))
+        with em.GradientTape() as tape:
+            predictions = self.discriminator(self.generator(latent))
+            g_loss = self.loss_fn(em.zeros((batch_size, 1)), predictions)
+        grads = tape.gradient(g_loss, self.generator.trainable_weights)
+        self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
+        self.d_loss_tracker.update_state(d_loss)
+        self.g_loss_tracker.update_state(g_loss)
+        return {"d_loss": self.d_loss_tracker.result(), "g_loss": self.g_loss_tracker.result()}
+
+
+def test_the_guide_gan_trains_two_models_with_two_optimizers():
+    generator = keras.Sequential([keras.layers.Dense(16, activation="relu"),
+                                  keras.layers.Dense(8, activation="sigmoid")])
+    discriminator = keras.Sequential([keras.layers.Dense(16, activation="relu"),
+                                      keras.layers.Dense(1)])
+    gan = GAN(discriminator, generator, latent_dim=4)
+    gan.compile(d_optimizer=keras.optimizers.Adam(learning_rate=0.0003),
+                g_optimizer=keras.optimizers.Adam(learning_rate=0.0003),
+                loss_fn=keras.losses.BinaryCrossentropy(from_logits=True))
+    images = np.random.default_rng(0).random((64, 8)).astype(np.float32)
+    h = gan.fit(em.data.Dataset.from_tensor_slices(images).batch(16), epochs=2, verbose=0)
+    assert list(h.history) == ["d_loss", "g_loss"]
+    assert all(np.isfinite(v).all() and 0.3 < v[0] < 1.5 for v in h.history.values())
+    assert gan.d_optimizer.iterations.numpy() == 8 == gan.g_optimizer.iterations.numpy()
