@@ -113,6 +113,7 @@ def check_summing(model, sample_weight, where: str, kind: str = "train") -> None
     """Only the built-in summing steps run where Keras's path does not (yet)."""
     if sample_weight is not None or model._custom(kind):
         raise NotImplementedError(
-            f"Model.fit under {where} runs the built-in steps only: a custom {kind}_step, "
+            f"Model.{'fit' if kind == 'train' else 'evaluate'} under {where} runs the "
+            f"built-in steps only: a custom {kind}_step, "
             "run_eagerly, sample weights, a compile without a loss and em.keras.metrics "
             "objects are not supported there; use MirroredStrategy or no strategy for those")
