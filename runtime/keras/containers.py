@@ -79,8 +79,10 @@ class MetricsContainer:
     """`model.compiled_metrics`: `update_state(y_true, y_pred, sample_weight=None)`,
     `metrics`, `reset_state()`."""
 
-    def __init__(self, metrics: list):
+    def __init__(self, metrics: list, mirrored: bool = False):
         self._metrics = list(metrics)
+        if mirrored:  # several replicas
+            check_mirrored(self._metrics)
 
     @property
     def metrics(self) -> list:
@@ -95,6 +97,19 @@ class MetricsContainer:
     def reset_state(self) -> None:
         for metric in self._metrics:
             metric.reset_state()
+
+
+def check_mirrored(metrics: list) -> None:
+    """ValueError for a metric whose state is not mirrored (made outside the scope of the
+    model's MirroredStrategy): every replica would add the summed updates to one copy."""
+    from ember.runtime.distribute.mirrored import MirroredVariable
+    plain = [m.name for m in metrics
+             if any(not isinstance(v, MirroredVariable) for v in m.variables)]
+    if plain:
+        raise ValueError(f"Model.compile: the metrics {plain} were made outside the scope of "
+                         "the model's strategy, so their variables are not mirrored: make "
+                         "them inside `with strategy.scope():` (or pass their names, which "
+                         "compile makes there)")
 
 
 def is_stateful(metric) -> bool:

@@ -90,7 +90,7 @@ class TrainingAPI(StepsAPI):
             c = _Compiled(optimizer, loss_fn, named, execution, stateful)
             c.compiled_loss = containers.LossesContainer(loss_fn, execution.num_replicas)
             c.compiled_metrics = containers.MetricsContainer(
-                containers.metric_objects(metrics, named))
+                containers.metric_objects(metrics, named), mirrored=execution.num_replicas > 1)
         self._compiled = c
         self.loss = loss
         if run_eagerly is not None:

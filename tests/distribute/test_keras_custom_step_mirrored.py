@@ -2,7 +2,7 @@
 weights, metric objects, run_eagerly) under MirroredStrategy: 2 logical CPU replicas train
 and log exactly as 1 replica on the same global batches, a partial last batch included, and
 the metrics' copies agree. A step with its own Mean tracker and a loss scaled by the global
-batch size does too. The CPU split is fixed once per process: one subprocess."""
+batch size does too; a metric made outside the scope is refused. The CPU split is fixed once per process: one subprocess."""
 
 import subprocess
 import sys
@@ -99,6 +99,12 @@ for cls, kwargs in ((Guide, {}), (Guide, {"run_eagerly": True}), (Tracker, {})):
           list(logs2) == list(logs1) and all(close(logs2[k], logs1[k]) for k in logs1),
           {type(c).__name__ for m in model2.metrics for c in m.variables},
           all(np.array_equal(c[0].numpy(), c[1].numpy()) for c in copies))
+with two.scope():
+    model = Guide()
+try:  # made outside the scope: one variable every replica would add the global sum to
+    model.compile(loss="mse", metrics=[keras.metrics.AUC()])
+except ValueError as e:
+    print(str(e).split(":")[1].strip())
 """
 
 
@@ -110,4 +116,6 @@ def test_a_custom_train_step_on_two_replicas_trains_as_on_one():
     assert done.stdout.splitlines() == [
         f"Guide {metrics} [True, True] True True {{'MirroredVariable'}} True",
         f"Guide {metrics} [True, True] True True {{'MirroredVariable'}} True",
-        "Tracker ['loss', 'acc'] [True] True True {'MirroredVariable'} True"]
+        "Tracker ['loss', 'acc'] [True] True True {'MirroredVariable'} True",
+        "the metrics ['auc'] were made outside the scope of the model's strategy, so their "
+        "variables are not mirrored"]
