@@ -57,11 +57,12 @@ class StepRunner:
 
     def __init__(self, model, kind: str):
         self.model, self.kind = model, kind
-        self.last = None
+        self.last, self._names = None, []
 
     def begin(self) -> None:
         self.model.reset_metrics()
         self.last = None
+        self._names = self.model.metrics_names  # (walks the model: once, not per step)
 
     def step(self, element) -> None:
         c = self.model._compiled
@@ -71,7 +72,7 @@ class StepRunner:
             c.step_functions[self.kind] = fn
         logs = c.execution.run_logs(fn, element, f"{self.kind}_step")
         # a compiled step's dict comes back with sorted keys: the metrics' order first
-        names = [n for n in self.model.metrics_names if n in logs]
+        names = [n for n in self._names if n in logs]
         self.last = {**{n: logs[n] for n in names}, **logs}
 
     def _make(self, element):
