@@ -14,6 +14,8 @@ the cross-replica context, as TF's SyncOnRead metric variables read (summed) in 
 
 from __future__ import annotations
 
+import re
+
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.math_ops import cast
@@ -93,7 +95,6 @@ class Metric:
 
 
 def _snake(name: str) -> str:
-    import re
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
 
 

@@ -14,6 +14,8 @@ from ember.frontend.autodiff import GradientTape
 from ember.frontend.math_ops import cast
 from ember.frontend.training import losses as losses_lib
 from ember.frontend.training import optimizers as optimizers_lib
+from ember.frontend.training.metrics import (binary_accuracy, categorical_accuracy,
+                                             sparse_categorical_accuracy)
 from ember.frontend.training.optimizer_base import Optimizer
 from ember.runtime.function import function
 from ember.runtime.keras.containers import STATEFUL, as_list, is_stateful
@@ -62,27 +64,6 @@ def resolve_optimizer(optimizer):
 
 
 # -- metrics (each: per-example values, averaged over the examples) -------------------------
-
-def _labels(y_true, y_pred):
-    y_true = y_true if y_true.dtype.is_integer else cast(y_true, "int64")
-    if y_true.shape.rank is not None and y_true.shape.rank == y_pred.shape.rank:
-        y_true = ops.squeeze(y_true, [-1])
-    return y_true
-
-
-def sparse_categorical_accuracy(y_true, y_pred):
-    y_true = _labels(y_true, y_pred)
-    return cast(ops.equal(ops.argmax(y_pred, -1), cast(y_true, "int64")), "float32")
-
-
-def categorical_accuracy(y_true, y_pred):
-    return cast(ops.equal(ops.argmax(y_pred, -1), ops.argmax(y_true, -1)), "float32")
-
-
-def binary_accuracy(y_true, y_pred, threshold=0.5):
-    hit = ops.equal(cast(ops.greater(y_pred, threshold), "float32"), cast(y_true, "float32"))
-    return ops.reduce_mean(cast(hit, "float32"), axis=-1)
-
 
 _METRICS = {"sparse_categorical_accuracy": sparse_categorical_accuracy,
             "categorical_accuracy": categorical_accuracy, "binary_accuracy": binary_accuracy,
