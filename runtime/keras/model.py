@@ -165,17 +165,17 @@ class TrainingAPI(StepsAPI):
         for what, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Model.fit: {what} must be an integer >= 0, got {value!r}")
-        if class_weight is not None:
+        if validation_split and validation_data is None:
+            (x, y, *sw), validation_data = fit_lib.split_validation(
+                x, y, validation_split, "Model.fit", sample_weight)
+            sample_weight = sw[0] if sw else None
+        if class_weight is not None:  # (after the split: not for the validation data)
             if isinstance(x, (Dataset, fit_lib.DatasetCreator)) or y is None:
                 raise ValueError("Model.fit: class_weight needs array inputs x and y; with a "
                                  "dataset give (x, y, sample_weight) elements instead")
             weights = fit_lib.class_weights(y, class_weight, "Model.fit")
             sample_weight = weights if sample_weight is None else \
                 weights * fit_lib.weights_of(sample_weight, len(weights), "Model.fit")
-        if validation_split and validation_data is None:
-            (x, y, *sw), validation_data = fit_lib.split_validation(
-                x, y, validation_split, "Model.fit", sample_weight)
-            sample_weight = sw[0] if sw else None
         if c.execution.coordinated:  # ParameterServerStrategy: scheduled steps (ps_execution.py)
             runners.check_summing(self, sample_weight, "ParameterServerStrategy")
             return c.execution.fit(self, x, y, batch_size, epochs, verbose, callbacks,

@@ -254,6 +254,10 @@ def test_class_weight_is_a_weight_per_label():
     _close(h1.history, h2.history)
     with pytest.raises(ValueError, match="keys from 0 to one less than the number"):
         models[0].fit(x, y, class_weight={1: 2.0}, verbose=0)
+    # the held-out examples are not class-weighted (Keras weights the training data only)
+    h = models[0].fit(x, y, class_weight={0: 1.0, 1: 3.0}, validation_split=0.25, verbose=0)
+    assert h.history["val_loss"][0] == pytest.approx(
+        models[0].evaluate(x[36:], y[36:], verbose=0)[0], rel=1e-5)
 
 
 def test_weights_and_unknown_arguments_say_what_to_do():
