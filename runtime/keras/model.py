@@ -224,7 +224,7 @@ class TrainingAPI(StepsAPI):
                 if steps_per_epoch is None and epoch == initial_epoch:
                     raise ValueError("Model.fit: the input is empty (no batch to train on)")
                 break
-            logs = runner.logs()
+            logs = runner.end()
             if validation_data is not None:
                 val = self._evaluate_logs(validation_data, validation_steps)
                 logs.update({f"val_{k}": v for k, v in val.items()})
@@ -257,7 +257,7 @@ class TrainingAPI(StepsAPI):
             runner.step(element)
         if not runner.ran:
             raise ValueError("Model.evaluate: the input is empty (no batch to evaluate)")
-        return runner.logs()
+        return runner.end()
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, return_dict=False, **kwargs):

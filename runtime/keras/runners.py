@@ -8,7 +8,8 @@
   replica under a strategy; `model.metrics` are reset when an epoch (or evaluate) begins,
   and the logs are the dict the last step returned (Keras 2).
 
-Both compute the same logs for the built-in steps (means weighted by the examples).
+Both compute the same logs for the built-in steps (means weighted by the examples), and
+after an epoch (or evaluate) `model.metrics` hold the same state with either.
 """
 
 from __future__ import annotations
@@ -51,6 +52,18 @@ class SummingRunner:
     def logs(self) -> dict:
         return fit_lib.logs_of([name for name, _ in self.model._compiled.metrics], self.sums)
 
+    def end(self) -> dict:
+        """The logs of the epoch (or evaluate). Gives `model.metrics` (the compiled loss
+        and metrics, which this step does not update) the state the sums stand for, as
+        Keras's hold after an epoch: (total, count) of each mean."""
+        c = self.model._compiled
+        loss_sum, count, *metric_sums = (float(v) for v in self.sums)
+        means = c.compiled_loss.metrics + c.compiled_metrics.metrics
+        for metric, total in zip(means, [loss_sum] + metric_sums):
+            metric.total.assign(total)
+            metric.count.assign(count)
+        return self.logs()
+
 
 class StepRunner:
     """Keras's path: the model's own `<kind>_step` (see the module docstring)."""
@@ -85,6 +98,11 @@ class StepRunner:
     @property
     def ran(self) -> bool:
         return self.last is not None
+
+    def end(self) -> dict:
+        """The logs of the epoch (or evaluate): the last step's (the metrics hold their
+        state already)."""
+        return self.logs()
 
     def logs(self) -> dict:
         return dict(self.last)

@@ -141,6 +141,11 @@ def test_the_guide_model_trains_as_the_built_in_step(run_eagerly):
     for a, b in zip(custom.get_weights(), builtin.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     assert custom.metrics_names == ["loss", "mae"]
+    for model in (custom, builtin):  # the metrics hold the last epoch's, then evaluate's
+        assert {m.name: float(m.result()) for m in model.metrics} == pytest.approx(
+            {k: v[-1] for k, v in h1.history.items()}, rel=1e-5)
+        logs = model.evaluate(x[:100], y[:100], verbose=0, return_dict=True)
+        assert {m.name: float(m.result()) for m in model.metrics} == pytest.approx(logs)
 
 
 def test_metrics_listed_by_the_property_are_reset_each_epoch():
