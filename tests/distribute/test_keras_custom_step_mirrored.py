@@ -2,7 +2,8 @@
 weights, metric objects, run_eagerly) under MirroredStrategy: 2 logical CPU replicas train
 and log exactly as 1 replica on the same global batches, a partial last batch included, and
 the metrics' copies agree. A step with its own Mean tracker and a loss scaled by the global
-batch size does too; a metric made outside the scope is refused. The CPU split is fixed once per process: one subprocess."""
+batch size does too; a metric made outside the scope is refused. The CPU split is fixed
+once per process: one subprocess."""
 
 import subprocess
 import sys
