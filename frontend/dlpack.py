@@ -27,7 +27,7 @@ def as_array(tensor, dtype=None, copy=None) -> np.ndarray:
             raise ValueError(f"converting a {tensor.dtype.name} tensor to {np.dtype(dtype)} "
                              "needs a copy, but copy=False was given")
         return value.astype(dtype)
-    return value.copy() if copy else tensor.numpy()  # never a writable alias
+    return value.copy() if copy else tensor._numpy_array()  # never a writable alias
 
 
 def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -46,7 +46,7 @@ def export(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
     if copy:
         return tensor._value.copy().__dlpack__(**kwargs)
     if max_version is not None and tuple(max_version) >= (1, 0):
-        return tensor.numpy().__dlpack__(**kwargs)
+        return tensor._numpy_array().__dlpack__(**kwargs)
     if copy is False:
         raise BufferError("a zero-copy DLPack export of an (immutable) em.Tensor must be "
                           "marked read-only, which needs DLPack >= 1.0; the consumer asked "
@@ -70,7 +70,7 @@ def _export_gpu(tensor, max_version, dl_device, copy):
     host copy."""
     from ember.frontend.dlpack_structs import dl_dtype, export_capsule
     if dl_device is not None and tuple(dl_device)[0] == 1:
-        return tensor.numpy().__dlpack__(max_version=max_version)
+        return tensor._numpy_array().__dlpack__(max_version=max_version)
     if copy:
         raise BufferError(f"copy=True: Ember cannot copy a tensor on {tensor.device} for "
                           "DLPack; copy it on the consumer's side")

@@ -32,7 +32,7 @@ def trace_time_value(t: Tensor):
     shapes and constants), else None."""
     from ember.frontend.tracing import SymbolicTensor
     if not isinstance(t, SymbolicTensor):
-        return t.numpy()
+        return t._numpy_array()
     value = known_operand(t._ir)
     return None if value is None or isinstance(value, tuple) else np.asarray(value)
 

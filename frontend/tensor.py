@@ -40,8 +40,7 @@ class Tensor:
         Compiled calls hand `_value`'s data pointer to native code that reads exactly the
         elements `dtype` and the shape say, so the array is checked here, once: its dtype
         must be `dtype`'s, and it is made C-contiguous and aligned (a copy if it is not).
-        The Tensor keeps its own view, so reshaping the caller's array object in place
-        (`arr.shape = ...`) cannot change it.
+        The Tensor keeps its own view: reshaping the caller's array in place cannot change it.
 
         Raises:
           TypeError: if `value` is not a numpy array or its elements are not `dtype`.
@@ -63,16 +62,14 @@ class Tensor:
 
     @classmethod
     def _of_output(cls, value: np.ndarray, dtype: DType) -> "Tensor":
-        """Wraps an array that compiled code has just written: allocated by the runtime for
-        exactly `dtype` and its shape, C-contiguous and referenced nowhere else, so what
-        __init__ checks holds by construction (the per-call path skips the checks)."""
+        """Wraps an array that compiled code has just written (allocated for exactly `dtype`
+        and shape, C-contiguous, unshared): what __init__ checks holds by construction."""
         tensor = cls.__new__(cls)
         tensor._value, tensor._dtype, tensor._ptr = value, dtype, 0
         return tensor
 
     def _data_pointer(self) -> int:
-        """The address of the data (C-contiguous and aligned, see __init__), computed once:
-        compiled calls pass it."""
+        """The data's address (C-contiguous, aligned: see __init__) for compiled calls."""
         if not self._ptr:
             self._ptr = data_pointer(self._value)
         return self._ptr
@@ -99,6 +96,10 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The value as a numpy array (a read-only view; copy it to modify). A tensor on a
         GPU is copied to the host."""
+        return self._numpy_array()
+
+    def _numpy_array(self) -> np.ndarray:
+        """numpy() as an array at every rank (0-d for a scalar), as np.asarray(t) gives it."""
         if _device_of(self._value) is not None:
             return owner_of(self._value).host_copy(self._value)
         view = self._value.view()
@@ -300,7 +301,7 @@ def _is_python_value(value) -> bool:
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = None) -> Tensor:
     """Converts a Tensor, numpy array or (nested) Python value to an `em.Tensor` (arrays are
-    copied, as TensorFlow's: refilling the caller's buffer does not change the tensor).
+    copied, as TensorFlow's).
 
     Args:
       value: the value to convert.

@@ -107,6 +107,7 @@ class SymbolicTensor(Tensor):
 
     def numpy(self):
         self._no_value("numpy()", SymbolicValueError)
+    _numpy_array = numpy
 
     def __array__(self, dtype=None, copy=None):
         self._no_value("Converting to a numpy array", static=True)

@@ -195,6 +195,9 @@ class Variable(metaclass=_VariableMeta):
     def numpy(self) -> np.ndarray:
         return self.read_value().numpy()
 
+    def _numpy_array(self) -> np.ndarray:
+        return self.read_value()._numpy_array()
+
     def _as_tensor(self) -> Tensor:
         return self.read_value()
 

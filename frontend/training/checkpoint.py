@@ -117,7 +117,7 @@ class Checkpoint:
             if var.handle.value is None:
                 raise ValueError(f"em.train.Checkpoint: {key} ({var.name}) has no value yet "
                                  "(it is initialised by the em.function that created it)")
-            arrays[key] = np.asarray(var.numpy())
+            arrays[key] = np.asarray(var._numpy_array())
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         tmp = f"{path}.tmp-{os.getpid()}"
         with open(tmp, "wb") as f:

@@ -95,7 +95,7 @@ class _IndexLookup(Layer):
             tokens = [self._parse_line(line) for line in lines]
         else:
             if isinstance(vocabulary, Tensor):
-                vocabulary = vocabulary.numpy()
+                vocabulary = vocabulary._numpy_array()
             tokens = [self._from_key(self._key(t)) for t in np.asarray(vocabulary,
                                                                        dtype=object).ravel()]
         reserved = self.get_vocabulary()[:self._token_start()]
@@ -226,7 +226,7 @@ class _IndexLookup(Layer):
         if self.output_mode in ("multi_hot", "count") and shape is not None and len(shape) > 2:
             raise ValueError(f"{where}: output_mode={self.output_mode!r} takes inputs of rank "
                              f"<= 2 (a batch of token lists), got shape {inputs.shape}")
-        out = py_function(lambda x: run(np.asarray(x.numpy())), [inputs], out_dtype)
+        out = py_function(lambda x: run(x._numpy_array()), [inputs], out_dtype)
         return ensure_shape(out, self._out_shape(shape))
 
     def get_config(self) -> dict:
@@ -245,13 +245,13 @@ def _batches(data, steps, where: str):
             if isinstance(element, tuple):
                 raise ValueError(f"{where}: the dataset's elements must be single tensors "
                                  "(map it to the features first), got a tuple")
-            yield np.asarray(element.numpy())
+            yield element._numpy_array()
         return
     if isinstance(data, Tensor):
-        yield np.asarray(data.numpy())
+        yield data._numpy_array()
         return
     try:
-        yield np.asarray(convert_to_tensor(data).numpy())
+        yield convert_to_tensor(data)._numpy_array()
     except (TypeError, ValueError) as error:
         raise TypeError(f"{where}: data must be a tensor, array, list or em.data.Dataset, "
                         f"got {type(data).__name__}: {error}") from None

@@ -111,7 +111,7 @@ class Normalization(Layer):
                 raise ValueError(f"{where}: the dataset is empty")
             values = np.concatenate([p.reshape((-1,) + p.shape[1:]) for p in parts])
         else:
-            values = np.asarray(data.numpy() if isinstance(data, Tensor) else data)
+            values = np.asarray(data._numpy_array() if isinstance(data, Tensor) else data)
             if values.dtype.kind not in "fiub":
                 raise TypeError(f"{where}: data must be numeric, got dtype {values.dtype}")
             values = values.astype(np.float64)

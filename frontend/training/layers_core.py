@@ -120,7 +120,7 @@ class Layer(Module):
         init = initializers.get(initializer, f"{type(self).__name__} '{self.name}'")
         shape = [int(d) for d in shape]
         with init_scope():
-            value = convert_to_tensor(init(shape, dtype)).numpy()
+            value = convert_to_tensor(init(shape, dtype))._numpy_array()
         weight = Variable(value, trainable=trainable and self.trainable,
                           name=f"{self.name}/{name}")
         self._made.append(weight)

@@ -243,7 +243,7 @@ def _build(entry_name: str, cf: ConcreteFunction, backend, freeze: bool, variabl
         if kind == "constant":
             extras.append(Extra(obj._value, TensorType(obj.dtype, obj._value.shape)))
             continue
-        value = obj.numpy()
+        value = obj._numpy_array()
         extras.append(Extra(value, TensorType(obj.dtype, value.shape), obj.name))
         index[len(extras) - 1] = obj
     entry = build_entry(entry_name, cf._optimized_text(), graph.symbol, inputs, extras,

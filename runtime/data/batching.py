@@ -21,7 +21,7 @@ from ember.runtime.data.transforms import BatchDataset, _Unary
 
 
 def _arrays(element):
-    return [np.asarray(t.numpy()) for t in structure.flatten(element)]
+    return [t._numpy_array() for t in structure.flatten(element)]
 
 
 def _batched_spec(spec, first_dim):
@@ -85,7 +85,7 @@ class PaddedBatchDataset(BatchDataset):
     def _pad_value(value, spec, i):
         if value is None:
             return b"" if spec.dtype.is_string else spec.dtype.np_dtype.type(0)
-        array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        array = np.asarray(value._numpy_array() if isinstance(value, Tensor) else value)
         fits = (array.dtype.kind in "SUO") if spec.dtype.is_string else (
             array.dtype.kind not in "SUO" and np.can_cast(array.dtype, spec.dtype.np_dtype,
                                                           casting="same_kind"))

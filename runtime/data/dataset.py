@@ -348,7 +348,7 @@ class _FromTensors(Dataset):
 
 class _FromTensorSlices(Dataset):
     def __init__(self, element, size):
-        self._arrays = structure.map_structure(lambda t: np.array(t.numpy()), element)
+        self._arrays = structure.map_structure(lambda t: np.array(t._numpy_array()), element)
         self._size = size
         self._spec = structure.map_structure(
             lambda t: TensorSpec(t.shape.dims[1:], t.dtype), element)

@@ -106,7 +106,7 @@ def pull(token: int, spec, keep=None):
                 "IteratorGetNext", f"component {i} of an element of {iterator!r} is "
                 f"{leaf!r}, which does not match its element_spec {s}: a dataset's "
                 "elements must keep the dtype and the shape its element_spec gives")
-        arrays.append(np.asarray(leaf.numpy()))
+        arrays.append(leaf._numpy_array())
     return tuple(arrays)
 
 

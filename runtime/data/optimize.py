@@ -270,7 +270,7 @@ def _mapped(map_dataset, call, size, drop):
 def _one_by_one(map_dataset, batch):
     """The batch mapped element by element, as the unoptimised pipeline maps it."""
     specs = structure.flatten(map_dataset._source.element_spec)
-    arrays = [t.numpy() for t in structure.flatten(batch)]
+    arrays = [t._numpy_array() for t in structure.flatten(batch)]
     outputs = []
     for row in range(arrays[0].shape[0] if arrays else 0):
         element = structure.pack_as(map_dataset._source.element_spec,
@@ -283,7 +283,7 @@ def stack(elements):
     """Elements of one shape stacked into a batch."""
     columns = zip(*[structure.flatten(e) for e in elements])
     return structure.pack_as(elements[0], [
-        Tensor(np.stack([p.numpy() for p in parts]), parts[0].dtype) for parts in columns])
+        Tensor(np.stack([p._numpy_array() for p in parts]), parts[0].dtype) for parts in columns])
 
 
 # Inspection --------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from ember.runtime.data.dataset import UNKNOWN_CARDINALITY, Dataset
 def file_names(value, where: str) -> list:
     """File names from a string, bytes, a list of them or a string tensor (as `str`)."""
     if isinstance(value, Tensor) and value.dtype.is_string and value.shape.rank in (0, 1):
-        value = np.asarray(value.numpy()).reshape(-1).tolist()
+        value = value._numpy_array().reshape(-1).tolist()
     names = [value] if isinstance(value, (str, bytes, os.PathLike)) else value
     if not isinstance(names, (list, tuple)) or not all(
             isinstance(n, (str, bytes, os.PathLike)) for n in names):
@@ -99,7 +99,7 @@ class GeneratorDataset(Dataset):
         self._spec = _signature(output_types, output_shapes, output_signature)
         self._generator = generator
         args = () if args is None else tuple(args)
-        self._args = [np.asarray(t.numpy()) for t in
+        self._args = [t._numpy_array() for t in
                       (structure.to_tensors(a, "Dataset.from_generator: args") for a in args)]
 
     def _iterate(self):
@@ -145,7 +145,7 @@ def flatten_up_to(spec, value):
 def _component(value, spec, index, component):
     where = f"(element {index}, component {component})"
     if isinstance(value, Tensor):
-        value = value.numpy()
+        value = value._numpy_array()
     target = spec.dtype
     if target.is_string:
         array = np.asarray(value, dtype=object)

@@ -88,6 +88,6 @@ def to_numpy(element):
     """Numpy values as tf.data's `as_numpy_iterator`: scalars as numpy scalars, the rest as
     (writable) arrays."""
     def value(t):
-        array = np.array(t.numpy())
+        array = np.array(t._numpy_array())
         return array[()] if array.ndim == 0 else array
     return map_structure(value, element)

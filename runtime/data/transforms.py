@@ -75,7 +75,7 @@ class BatchDataset(_Unary):
         columns = [structure.flatten(e) for e in elements]
         stacked = []
         for i, parts in enumerate(zip(*columns)):
-            arrays = [p.numpy() for p in parts]
+            arrays = [p._numpy_array() for p in parts]
             shapes = {a.shape for a in arrays}
             if len(shapes) > 1:
                 raise ValueError(f"Dataset.batch: cannot batch tensors of different shapes in "

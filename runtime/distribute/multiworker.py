@@ -151,7 +151,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         if len(arrays) == 1 and axis is None:
             local = arrays[0]
         else:
-            local = combine(ReduceOp.SUM, arrays, where, axis).numpy()
+            local = combine(ReduceOp.SUM, arrays, where, axis)._numpy_array()
         total = self._collective.all_reduce_sum(local, where)
         if op is ReduceOp.SUM:
             return total
@@ -197,7 +197,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
             raise TypeError(f"{where}: axis must be an int, got {axis!r}")
         axis = int(axis)
-        local = super().gather(value, axis).numpy()  # this worker's replicas, checked
+        local = super().gather(value, axis)._numpy_array()  # this worker's replicas, checked
         axis = axis + local.ndim if axis < 0 else axis
         return convert_to_tensor(self._collective.all_gather(local, axis, where))
 

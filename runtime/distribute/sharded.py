@@ -92,6 +92,9 @@ class ShardedVariable:
     def numpy(self):
         return self.read_value().numpy()
 
+    def _numpy_array(self) -> np.ndarray:
+        return self.read_value()._numpy_array()
+
     def _as_tensor(self) -> Tensor:
         return self.read_value()
 

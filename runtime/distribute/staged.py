@@ -256,7 +256,7 @@ def _pull(iterator, piece_spec, replicas: int):
                 raise InvalidArgumentError(
                     "IteratorGetNext", f"component {k} of replica {r}'s piece of a step of "
                     f"{iterator!r} is {value!r}, which does not match its spec {spec}")
-            arrays.append(np.asarray(value.numpy()))
+            arrays.append(value._numpy_array())
     return tuple(arrays)
 
 

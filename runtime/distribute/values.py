@@ -70,7 +70,7 @@ def as_array(value, where: str) -> np.ndarray:
     """The numpy value of an eager tensor or a Python/numpy value."""
     if isinstance(value, Tensor):
         try:
-            return value.numpy()
+            return value._numpy_array()
         except Exception as err:
             raise TypeError(f"{where}: {value!r} has no value here (a traced tensor?); reduce "
                             "eager values, outside em.function") from err

@@ -53,7 +53,7 @@ class Execution:
         return tensor
 
     def run(self, step, inputs) -> list:
-        return [np.asarray(t.numpy()) for t in _as_list(step(*inputs))]
+        return [t._numpy_array() for t in _as_list(step(*inputs))]
 
     def run_logs(self, step, element, where: str) -> dict:
         """A Keras step (`model.train_step`) on one element: the logs of its dict."""
@@ -65,7 +65,7 @@ class Execution:
 
     def gather(self, step, inputs) -> np.ndarray:
         """predict: the step's output for the whole step input, as one array."""
-        return np.asarray(step(inputs).numpy())
+        return step(inputs)._numpy_array()
 
 
 class MirroredExecution(Execution):
@@ -91,7 +91,7 @@ class MirroredExecution(Execution):
 
     def run(self, step, inputs) -> list:
         outputs = self.strategy.run(step, args=tuple(inputs))
-        return [np.asarray(self.strategy.experimental_local_results(t)[0].numpy())
+        return [self.strategy.experimental_local_results(t)[0]._numpy_array()
                 for t in _as_list(outputs)]
 
     def run_logs(self, step, element, where: str) -> dict:
@@ -110,7 +110,7 @@ class MirroredExecution(Execution):
         if self.strategy._input_workers()[0] > 1:
             return super().gather(step, inputs)
         outputs = self.strategy.run(step, args=(inputs,))
-        parts = [np.asarray(t.numpy()) for t in self.strategy.experimental_local_results(
+        parts = [t._numpy_array() for t in self.strategy.experimental_local_results(
             outputs)]
         return np.concatenate(parts, axis=0)
 

@@ -134,7 +134,7 @@ def _tuples(x):
 
 
 def _array(x, what: str) -> np.ndarray:
-    arr = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
+    arr = np.asarray(x._numpy_array() if isinstance(x, Tensor) else x)
     if arr.ndim == 0:
         raise ValueError(f"{what} must have a batch dimension, got a scalar")
     if arr.dtype == np.float64:

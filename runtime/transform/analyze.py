@@ -158,7 +158,7 @@ def _run_pass(ctx, call, data):
     sizes = [len(partials) for _, _, partials in ctx.ready]
     accumulators = [None] * len(sizes)
     for element in data:
-        arrays = [t.numpy() for t in call(element)]
+        arrays = [t._numpy_array() for t in call(element)]
         start = 0
         for i, ((_, spec, _), n) in enumerate(zip(ctx.ready, sizes)):
             accumulators[i] = spec.accumulate(accumulators[i], arrays[start:start + n])

@@ -191,7 +191,7 @@ class VocabularyTable:
         self.default_value, self.num_oov_buckets = default_value, num_oov_buckets
 
     def lookup(self, x):
-        values = x.numpy()
+        values = x._numpy_array()
         flat = values.reshape(-1).tolist()
         if values.dtype.kind != "O" and values.dtype.kind not in "SU":  # integer tokens
             flat = [str(v).encode() for v in flat]
