@@ -202,7 +202,7 @@ def slogdet(input, name=None):  # noqa: A002
     Example:
       >>> import ember as em
       >>> em.linalg.slogdet(em.constant([[-2.0, 0.0], [0.0, 1.0]])).sign.numpy()
-      array(-1., dtype=float32)
+      np.float32(-1.0)
     """
     del name
     a, n, _ = _matrix(input, "slogdet")

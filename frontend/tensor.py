@@ -93,10 +93,11 @@ class Tensor:
         `with em.device("gpu:N")` or imported from CUDA by DLPack (runtime/devices.py)."""
         return _device_of(self._value) or _CPU
 
-    def numpy(self) -> np.ndarray:
-        """The value as a numpy array (a read-only view; copy it to modify). A tensor on a
-        GPU is copied to the host."""
-        return self._numpy_array()
+    def numpy(self):
+        """The value, as TensorFlow's: a numpy scalar for a 0-d tensor (`np.float32(3.0)`,
+        `bytes` for a string), else a read-only array. A GPU tensor is copied to the host."""
+        value = self._numpy_array()
+        return value[()] if value.ndim == 0 else value
 
     def _numpy_array(self) -> np.ndarray:
         """numpy() as an array at every rank (0-d for a scalar), as np.asarray(t) gives it."""

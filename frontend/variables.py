@@ -100,7 +100,7 @@ class Variable(metaclass=_VariableMeta):
       >>> v = em.Variable(1.0)
       >>> _ = v.assign_add(2.0)
       >>> v.numpy()
-      array(3., dtype=float32)
+      np.float32(3.0)
     """
 
     # numpy defers `ndarray * Variable` (any operator) to the Variable's reflected operator,
@@ -192,7 +192,8 @@ class Variable(metaclass=_VariableMeta):
 
     value = read_value
 
-    def numpy(self) -> np.ndarray:
+    def numpy(self):
+        """The value, as Tensor.numpy(): a numpy scalar (bytes for a string) if 0-d."""
         return self.read_value().numpy()
 
     def _numpy_array(self) -> np.ndarray:

@@ -65,7 +65,7 @@ class FileReaderDataset(Dataset):
 
     def _iterate(self):
         for name in self._files._iterate():
-            path = os.fsdecode(np.asarray(name.numpy())[()])
+            path = os.fsdecode(name.numpy())
             try:
                 handle = compression.open_for_reading(path, self._compression)
             except FileNotFoundError:
@@ -170,7 +170,7 @@ class RecordWriter:
     def write(self, record) -> None:
         """Appends one record."""
         if isinstance(record, Tensor) and record.dtype.is_string and record.shape.rank == 0:
-            record = np.asarray(record.numpy())[()]
+            record = record.numpy()
         if isinstance(record, str):
             record = record.encode()
         if not isinstance(record, (bytes, bytearray, memoryview)):
