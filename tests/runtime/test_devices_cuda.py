@@ -185,6 +185,8 @@ def test_device_none_clears_a_gpu_scope_and_cpu_1_does_not_exist(fake_gpu):
             c = em.constant(1.0)
         t = em.constant(2.0)
     assert c.device.endswith("CPU:0") and t.device == GPU0
+    assert type(t.numpy()) is np.float32 and t.numpy() == 2.0  # a host scalar, as on the CPU
+    assert type(np.asarray(t)) is np.ndarray and np.asarray(t).shape == ()
     with pytest.raises(ValueError, match="there is no CPU:1: this process sees 1 CPU"):
         with em.device("cpu:1"):
             pass

@@ -244,3 +244,10 @@ def test_a_dataset_of_batches_is_analyzed_with_batch_size_none(tmp_path):
 
 def _numpy(result):
     return {k: v.numpy() for k, v in result.items()}
+
+
+def test_apply_vocabulary_takes_a_file_path_as_a_string_scalar_tensor(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("a\nb\nc\n")
+    ids = emt.apply_vocabulary(em.constant(["b", "z", "c"]), em.constant(str(path)))
+    assert ids.dtype is em.int64 and ids.numpy().tolist() == [1, -1, 2]
