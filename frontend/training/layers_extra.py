@@ -1,9 +1,8 @@
 """More of keras.layers, on Ember's ops: `Conv1D`, `AveragePooling2D`, the global pools,
-`Reshape`, `Activation`, `Concatenate` and `Add`; and `keras.metrics.Mean`."""
+`Reshape`, `Activation`, `Concatenate` and `Add`."""
 
 from __future__ import annotations
 
-from ember.dialects.ember import dtypes
 from ember.frontend import nn_ops, ops
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training.layers_conv import Conv1D, Pool2D, _check_images
@@ -11,7 +10,7 @@ from ember.frontend.training.layers_core import Layer, activation_fn
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv1D",
            "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D",
-           "GlobalMaxPooling2D", "Mean", "Reshape"]
+           "GlobalMaxPooling2D", "Reshape"]
 
 
 class AveragePooling2D(Pool2D):
@@ -139,48 +138,3 @@ class Add(_Merge):
         for x in inputs[1:]:
             out = ops.add(out, x)
         return out
-
-
-class Mean:
-    """The running (weighted) mean of the values given to `update_state`, kept in two
-    variables so an em.function updates it like eager code (keras.metrics.Mean).
-
-    Example:
-      >>> m = em.keras.metrics.Mean()
-      >>> m.update_state([1.0, 2.0]); m.update_state(6.0)
-      >>> float(m.result())
-      3.0
-    """
-
-    def __init__(self, name="mean", dtype=None):
-        from ember.frontend.variables import Variable
-        from ember.frontend.tracing import init_scope
-        self.name = name
-        self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
-        with init_scope():
-            self.total, self.count = (Variable(ops.zeros([], self.dtype), trainable=False,
-                                               name=f"{name}_{part}")
-                                      for part in ("total", "count"))
-
-    def update_state(self, values, sample_weight=None):
-        values = ops.cast(convert_to_tensor(values), self.dtype)
-        weights = ops.ones_like(values) if sample_weight is None else \
-            ops.broadcast_to(ops.cast(convert_to_tensor(sample_weight), self.dtype),
-                             ops.shape(values))
-        self.total.assign_add(ops.reduce_sum(values * weights))
-        self.count.assign_add(ops.reduce_sum(weights))
-
-    def result(self):
-        count = self.count.read_value()
-        return ops.where(count > 0, self.total.read_value() / ops.maximum(count, 1e-30),
-                         ops.zeros_like(count))
-
-    def reset_state(self):
-        self.total.assign(ops.zeros([], self.dtype))
-        self.count.assign(ops.zeros([], self.dtype))
-
-    reset_states = reset_state
-
-    def __call__(self, values, sample_weight=None):
-        self.update_state(values, sample_weight)
-        return self.result()

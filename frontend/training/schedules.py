@@ -43,7 +43,25 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _RateDecay(LearningRateSchedule):
+    """What ExponentialDecay and InverseTimeDecay share: their arguments, and the step's
+    progress step / decay_steps (floored with `staircase`)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name=None):
+        _positive(decay_steps, "decay_steps", type(self).__name__)
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name or type(self).__name__
+
+    def _progress(self, step):
+        p = ops.divide(_step(step), float(self.decay_steps))
+        return ops.floor(p) if self.staircase else p
+
+
+class ExponentialDecay(_RateDecay):
     """`initial_learning_rate * decay_rate ** (step / decay_steps)`; with `staircase` the
     exponent is floored (keras.optimizers.schedules.ExponentialDecay).
 
@@ -53,21 +71,10 @@ class ExponentialDecay(LearningRateSchedule):
       0.025
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
-        _positive(decay_steps, "decay_steps", "ExponentialDecay")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
-
     def __call__(self, step):
-        p = ops.divide(_step(step), float(self.decay_steps))
-        if self.staircase:
-            p = ops.floor(p)
         rate = convert_to_tensor(float(self.decay_rate), dtype=dtypes.float32)
-        return ops.multiply(float(self.initial_learning_rate), ops.pow(rate, p))
+        return ops.multiply(float(self.initial_learning_rate),
+                            ops.pow(rate, self._progress(step)))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -147,7 +154,7 @@ class CosineDecay(LearningRateSchedule):
         return ops.where(ops.less(step, warm), warmup, decay)
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`; with `staircase` the
     quotient step / decay_steps is floored (keras.optimizers.schedules.InverseTimeDecay).
 
@@ -157,20 +164,8 @@ class InverseTimeDecay(LearningRateSchedule):
       [0.1, 0.05, 0.025]
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="InverseTimeDecay"):
-        _positive(decay_steps, "decay_steps", "InverseTimeDecay")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
-
     def __call__(self, step):
-        p = ops.divide(_step(step), float(self.decay_steps))
-        if self.staircase:
-            p = ops.floor(p)
-        denominator = ops.add(1.0, ops.multiply(float(self.decay_rate), p))
+        denominator = ops.add(1.0, ops.multiply(float(self.decay_rate), self._progress(step)))
         return ops.divide(float(self.initial_learning_rate), denominator)
 
 
