@@ -85,6 +85,8 @@ class PaddedBatchDataset(BatchDataset):
     def _pad_value(value, spec, i):
         if value is None:
             return b"" if spec.dtype.is_string else spec.dtype.np_dtype.type(0)
+        if spec.dtype.is_string and isinstance(value, (bytes, str)):  # (np.asarray: 'S',
+            return value.encode() if isinstance(value, str) else value  # no trailing NULs)
         array = np.asarray(value._numpy_array() if isinstance(value, Tensor) else value)
         fits = (array.dtype.kind in "SUO") if spec.dtype.is_string else (
             array.dtype.kind not in "SUO" and np.can_cast(array.dtype, spec.dtype.np_dtype,
@@ -116,7 +118,8 @@ class PaddedBatchDataset(BatchDataset):
                         f"but got element with rank {part.ndim}")
             target = [d if d is not None else max(p.shape[k] for p in parts)
                       for k, d in enumerate(self._shapes[i].dims)]
-            batch = np.full([len(parts)] + target, self._pads[i], dtype=specs[i].dtype.np_dtype)
+            batch = np.empty([len(parts)] + target, dtype=specs[i].dtype.np_dtype)
+            batch.fill(self._pads[i])  # (np.full casts bytes via 'S': drops trailing NULs)
             for row, part in enumerate(parts):
                 if any(n > t for n, t in zip(part.shape, target)):
                     raise InvalidArgumentError(

@@ -32,6 +32,12 @@ def test_padded_batch_with_a_string_scalar_tensor_as_padding():
     assert batch.numpy().tolist() == [[b"a", b"-"], [b"b", b"c"]]
 
 
+def test_padded_batch_keeps_a_padding_value_s_trailing_nul():
+    ds = em.data.Dataset.from_tensor_slices(em.constant([["a"], ["b"]]))
+    batch = next(iter(ds.padded_batch(2, padded_shapes=[3], padding_values=b"x\x00")))
+    assert batch.numpy().tolist() == [[b"a", b"x\x00", b"x\x00"], [b"b", b"x\x00", b"x\x00"]]
+
+
 def test_record_writer_takes_a_string_scalar_tensor(tmp_path):
     path = str(tmp_path / "r.rec")
     with em.data.RecordWriter(path) as writer:
