@@ -110,9 +110,11 @@ class Recall(_Confusion):
 
 
 class AUC(_Confusion):
-    """The area under the ROC curve, a trapezoidal sum over `num_thresholds` thresholds
-    evenly spaced in [0, 1] (keras.metrics.AUC with curve="ROC", the default
-    summation_method="interpolation").
+    """The area under the ROC curve (`curve="ROC"`: recall over the false positive rate)
+    or the precision-recall curve (`curve="PR"`), summed over `num_thresholds` thresholds
+    evenly spaced in [0, 1] (keras.metrics.AUC). `summation_method`: "interpolation"
+    (trapezoids; for PR, Davis & Goadrich's interpolation of precision, as Keras),
+    "minoring" or "majoring" (each step's lower or higher end).
 
     Example:
       >>> m = em.keras.metrics.AUC(num_thresholds=3)
@@ -124,10 +126,13 @@ class AUC(_Confusion):
 
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
                  name="auc", dtype=None, thresholds=None):
-        if curve != "ROC" or summation_method != "interpolation":
-            raise NotImplementedError(
-                f"AUC: only curve='ROC' with summation_method='interpolation' is available, "
-                f"got curve={curve!r}, summation_method={summation_method!r}")
+        curve, summation_method = str(curve).upper(), str(summation_method).lower()
+        if curve not in ("ROC", "PR") or \
+                summation_method not in ("interpolation", "minoring", "majoring"):
+            raise ValueError(f"AUC: curve must be 'ROC' or 'PR' and summation_method "
+                             f"'interpolation', 'minoring' or 'majoring'; got curve={curve!r}, "
+                             f"summation_method={summation_method!r}")
+        self.curve, self.summation_method = curve, summation_method
         if thresholds is None:
             if not isinstance(num_thresholds, int) or num_thresholds <= 1:
                 raise ValueError(f"AUC: num_thresholds must be an integer > 1, got "
@@ -144,9 +149,33 @@ class AUC(_Confusion):
     def result(self):
         tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
         tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
-        recall = divide_no_nan(tp, ops.add(tp, fn))
-        fp_rate = divide_no_nan(fp, ops.add(fp, tn))
         n = self.num_thresholds
-        heights = ops.multiply(ops.add(recall[:n - 1], recall[1:]), 0.5)
-        return ops.reduce_sum(ops.multiply(ops.subtract(fp_rate[:n - 1], fp_rate[1:]),
-                                           heights))
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return _interpolated_pr_auc(tp, fp, fn, n)
+        recall = divide_no_nan(tp, ops.add(tp, fn))
+        if self.curve == "ROC":
+            x, y = divide_no_nan(fp, ops.add(fp, tn)), recall
+        else:
+            x, y = recall, divide_no_nan(tp, ops.add(tp, fp))
+        if self.summation_method == "interpolation":
+            heights = ops.multiply(ops.add(y[:n - 1], y[1:]), 0.5)
+        else:
+            heights = (ops.minimum if self.summation_method == "minoring" else ops.maximum)(
+                y[:n - 1], y[1:])
+        return ops.reduce_sum(ops.multiply(ops.subtract(x[:n - 1], x[1:]), heights))
+
+
+def _interpolated_pr_auc(tp, fp, fn, n: int):
+    """The PR curve's area with precision interpolated between thresholds as Davis &
+    Goadrich (2006) show it must be (linear in the true positives, not in precision):
+    Keras's interpolate_pr_auc."""
+    dtp = ops.subtract(tp[:n - 1], tp[1:])
+    p = ops.add(tp, fp)
+    dp = ops.subtract(p[:n - 1], p[1:])
+    slope = divide_no_nan(dtp, ops.maximum(dp, 0.0))
+    intercept = ops.subtract(tp[1:], ops.multiply(slope, p[1:]))
+    both = ops.logical_and(ops.greater(p[:n - 1], 0.0), ops.greater(p[1:], 0.0))
+    ratio = ops.where(both, divide_no_nan(p[:n - 1], ops.maximum(p[1:], 0.0)),
+                      ops.ones_like(p[1:]))
+    step = ops.multiply(slope, ops.add(dtp, ops.multiply(intercept, ops.log(ratio))))
+    return ops.reduce_sum(divide_no_nan(step, ops.maximum(ops.add(tp[1:], fn[1:]), 0.0)))

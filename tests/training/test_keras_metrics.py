@@ -73,8 +73,30 @@ def test_several_thresholds_give_one_value_each():
     np.testing.assert_allclose(m.result().numpy(), [0.75, 1.0, 1.0])
     with pytest.raises(ValueError, match=r"thresholds must be in \[0, 1\]"):
         M.Recall(thresholds=1.5)
-    with pytest.raises(NotImplementedError, match="only curve='ROC'"):
-        M.AUC(curve="PR")
+    with pytest.raises(ValueError, match="curve must be 'ROC' or 'PR'"):
+        M.AUC(curve="DET")
+
+
+@pytest.mark.parametrize("curve, method, want", [
+    # thresholds (-eps, 0.5, 1+eps) on [0, 0, 1, 1] / [0, 0.5, 0.3, 0.9]: recall 1, .5, 0;
+    # false positive rate 1, 0, 0; precision .5, 1, 0 (0/0: 0); by hand from Keras's sums
+    ("ROC", "interpolation", 0.75), ("ROC", "minoring", 0.5), ("ROC", "majoring", 1.0),
+    ("PR", "minoring", 0.25), ("PR", "majoring", 1.0),
+    # Davis & Goadrich: (1 + 2/3 ln 4) / 6 + 1/2
+    ("PR", "interpolation", (1 + 2 / 3 * np.log(4)) / 6 + 0.5),
+])
+def test_auc_curves_and_summation_methods(curve, method, want):
+    for compiled in (False, True):
+        m = M.AUC(num_thresholds=3, curve=curve, summation_method=method)
+        update = em.function(m.update_state) if compiled else m.update_state
+        update(em.constant([0, 0, 1, 1]), em.constant([0, 0.5, 0.3, 0.9]))
+        np.testing.assert_allclose(float(m.result()), want, rtol=1e-6)
+
+
+def test_pr_auc_of_a_perfect_ranking_is_one():
+    m = M.AUC(curve="PR", num_thresholds=200)
+    m.update_state([0, 0, 1, 1, 1], [0.1, 0.2, 0.7, 0.8, 0.9])
+    np.testing.assert_allclose(float(m.result()), 1.0, rtol=1e-5)
 
 
 def test_a_custom_metric_subclass():
