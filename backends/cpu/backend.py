@@ -20,7 +20,7 @@ from ember.backends import compile_log
 from ember.backends.base import StagedLowering
 from ember.backends.cpu import blas_library, host_target, libcalls
 from ember.backends.cpu import kernels
-from ember.backends.cpu import native
+from ember.backends.cpu import native, nontemporal
 from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.options import (FAST_TIER, FULL_TIER, CpuOptions,  # noqa: F401
@@ -65,6 +65,9 @@ LLVM = ("builtin.module(convert-bufferization-to-memref,ember-copies-to-linalg,"
         "convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm,"
         "convert-math-to-libm,convert-complex-to-llvm,convert-arith-to-llvm,"
         "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)")
+# with the vector loops nontemporal.py writes (large elementwise outputs, full tier)
+LLVM_VECTOR = LLVM.replace("finalize-memref-to-llvm,",
+                           "convert-vector-to-llvm,finalize-memref-to-llvm,")
 
 
 def bufferized_pipeline(blas: bool) -> str:
@@ -132,10 +135,12 @@ class CpuBackend(StagedLowering):
         """memrefs and loops -> the LLVM dialect (bool buffers stored as bytes), with the
         runtime by which native code raises errors (native.py)."""
         avx512 = "+avx512f" in (self.options.features or "").split(",")
+        streaming = 0
         if self.options.vectorize:  # sin/cos branch on huge arguments per vector
             with module.context, ir.Location.unknown():
                 vector_variants.add(module, self.options.features, masked=avx512)
-        self._run(module, "llvm", LLVM)
+                streaming = nontemporal.add(module, self.options.features)
+        self._run(module, "llvm", LLVM_VECTOR if streaming else LLVM)
         with module.context, ir.Location.unknown():
             native.install(module)  # checked malloc, error sites, what the entry needs
             if self.options.vectorize and "+avx512f" in (self.options.features or "").split(","):
