@@ -9,6 +9,8 @@ from ember.frontend.einsum import einsum, tensordot
 from ember.frontend.linalg_solvers import lu, qr
 from ember.frontend.linalg_gradients import (cholesky, det, inv, slogdet, solve,
                                              triangular_solve)
+from ember.frontend.linalg_least_squares import lstsq, matrix_rank, pinv
+from ember.frontend.linalg_spectral import eigh, eigvalsh, svd
 from ember.frontend.norms import norm
 from ember.frontend.misc_composites import adjoint, global_norm, matrix_transpose
 
@@ -19,3 +21,4 @@ __all__ = ["band_part", "diag", "diag_part", "eye", "matmul", "matvec", "norm", 
 __all__ += ["adjoint", "matrix_transpose"]
 __all__ += ["cross", "logdet"]
 __all__ += ["global_norm"]
+__all__ += ["eigh", "eigvalsh", "svd", "pinv", "lstsq", "matrix_rank"]
