@@ -67,7 +67,8 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     if b.shape.rank is None or b.shape.rank < 2:
         raise ValueError(f"em.linalg.lstsq needs rhs of rank >= 2 ([..., M, K]), got {b!r}")
     if b.shape[-2] is not None and b.shape[-2] != m:
-        raise ValueError(f"em.linalg.lstsq: rhs {b!r} needs {m} rows (M) for matrix {a!r}")
+        raise ValueError(f"em.linalg.lstsq: rhs of shape {b.shape} needs {m} rows (M) for a "
+                         f"matrix of shape {a.shape}")
     if not fast:
         return ops.matmul(pinv(a), b)
     l2 = convert_to_tensor(l2_regularizer, dtype=a.dtype)

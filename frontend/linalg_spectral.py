@@ -148,7 +148,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
       (note: v, not its adjoint). Singular vectors' signs are not specified.
 
     Raises:
-      NoGradientError: differentiating u or v with `full_matrices=True` and |M - N| > 1
+      em.errors.NoGradientError: differentiating u or v with `full_matrices=True` and |M - N| > 1
         (TensorFlow has no formula either); use full_matrices=False.
 
     Example:
