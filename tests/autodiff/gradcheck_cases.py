@@ -262,6 +262,28 @@ for _lower in (True, False):
              em.linalg.triangular_solve(a, b, lower=lo, adjoint=ad), _near_eye(3, 3),
              normal(2, 3, 2))
 case("linalg_qr", lambda a: em.concat(list(em.linalg.qr(a)), axis=0), normal(4, 3))
+
+
+def _sym(x):
+    """A symmetric matrix with distinct eigenvalues made from x (eigh reads one triangle)."""
+    return x + em.linalg.matrix_transpose(x) + em.constant(np.diag([-3.0, 0.0, 3.0]))
+
+
+case("linalg_eigvalsh", lambda x: em.linalg.eigvalsh(_sym(x)), normal(2, 3, 3),
+     signature=[spec([None, 3, 3])])
+# eigenvectors' signs are arbitrary: v v^T per column is what is well defined
+case("linalg_eigh", lambda x: (lambda e, v: em.concat([e[..., None, :], v * v], axis=-2))(
+    *em.linalg.eigh(_sym(x))), normal(2, 3, 3))
+case("linalg_svd_values", lambda x: em.linalg.svd(x, compute_uv=False), normal(2, 4, 3))
+for _shape in ((4, 3), (3, 4), (3, 3)):
+    case(f"linalg_svd_{_shape[0]}{_shape[1]}", lambda x: (lambda s, u, v: em.concat(
+        [em.reshape(s, [1, -1]), em.reshape(u * u, [1, -1]), em.reshape(v * v, [1, -1])],
+        axis=-1))(*em.linalg.svd(x)), normal(*_shape))
+case("linalg_svd_full", lambda x: (lambda s, u, v: em.reduce_sum(u[:, :3] * u[:, :3], 0) +
+                                   s)(*em.linalg.svd(x, full_matrices=True)), normal(4, 3))
+case("linalg_pinv", em.linalg.pinv, normal(2, 4, 3))
+case("linalg_lstsq", lambda a, b: em.linalg.lstsq(a, b, l2_regularizer=0.5), normal(4, 3),
+     normal(4, 2))
 case("top_k", lambda x: em.math.top_k(x, 3).values, distinct(2, 6))
 case("top_k_wide", lambda x: em.math.top_k(x, 2).values, distinct(1, 1024))
 case("sparse_softmax_cross_entropy", lambda x: em.nn.sparse_softmax_cross_entropy_with_logits(
