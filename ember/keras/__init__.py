@@ -1,6 +1,7 @@
 """`em.keras`: tf.keras's names on ember — `em.keras.layers` (the em.layers and the
 preprocessing layers `StringLookup`, `IntegerLookup`, `Normalization`, `Rescaling`),
 `em.keras.Model` / `em.keras.Sequential` with `compile` / `fit` / `evaluate` / `predict`,
+`em.keras.activations`, `em.keras.initializers`, `em.keras.regularizers`,
 `em.keras.losses`, `em.keras.optimizers`, `em.keras.callbacks`, `em.keras.metrics` (`Mean`,
 the accuracies, `Precision`, `Recall`, `AUC`, ...) and
 `em.keras.utils.experimental.DatasetCreator` (the code is in `ember.frontend.training` and
@@ -13,8 +14,9 @@ Example:
 """
 
 from ember import losses, optimizers
-from ember.keras import callbacks, layers, metrics, utils
+from ember.keras import (activations, callbacks, initializers, layers, metrics,
+                         regularizers, utils)
 from ember.runtime.keras.model import Model, Sequential
 
-__all__ = ["Model", "Sequential", "callbacks", "layers", "losses", "metrics", "optimizers",
-           "utils"]
+__all__ = ["Model", "Sequential", "activations", "callbacks", "initializers", "layers",
+           "losses", "metrics", "optimizers", "regularizers", "utils"]

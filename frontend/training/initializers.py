@@ -2,7 +2,8 @@
 `em.random` (the global generator, or an operation `seed`), so `em.random.set_seed(s)` makes
 a model's initial weights repeat.
 
-An initializer is a callable `(shape, dtype) -> Tensor`; a layer calls it under
+An initializer is a callable `(shape, dtype) -> Tensor`: an `Initializer` (Keras's
+classes, `em.keras.initializers`, with `get_config`) or any function; a layer calls it under
 `em.init_scope()`, so initial values are computed eagerly even while a function is traced.
 """
 
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend import random_composites as random
+from ember.frontend.tensor import convert_to_tensor
 
 
 def compute_fans(shape) -> tuple:
@@ -28,67 +32,266 @@ def compute_fans(shape) -> tuple:
     return shape[-2] * field, shape[-1] * field
 
 
-def _glorot_uniform(shape, dtype, seed=None):
-    fan_in, fan_out = compute_fans(shape)
-    limit = math.sqrt(6.0 / max(1.0, fan_in + fan_out))
-    return random.uniform(shape, -limit, limit, dtype=dtype, seed=seed)
+class Initializer:
+    """A callable `(shape, dtype=None) -> Tensor` with Keras's `get_config` / `from_config`
+    (keras.initializers.Initializer)."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        raise TypeError(f"{type(self).__name__} subclasses Initializer without defining "
+                        "__call__(self, shape, dtype=None)")
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
 
 
-def _glorot_normal(shape, dtype, seed=None):
-    fan_in, fan_out = compute_fans(shape)
-    # Keras's VarianceScaling: a normal truncated at 2 stddev, widened to keep the variance
-    stddev = math.sqrt(2.0 / max(1.0, fan_in + fan_out)) / 0.87962566103423978
-    return random.truncated_normal(shape, 0.0, stddev, dtype=dtype, seed=seed)
+def _dtype(dtype):
+    return float_dtype(dtype, "initializer")
 
 
-def _he_uniform(shape, dtype, seed=None):
-    limit = math.sqrt(6.0 / max(1.0, compute_fans(shape)[0]))
-    return random.uniform(shape, -limit, limit, dtype=dtype, seed=seed)
+class Zeros(Initializer):
+    """All zeros."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return ops.zeros(list(shape), dtype=_dtype(dtype))
 
 
-def _he_normal(shape, dtype, seed=None):
-    stddev = math.sqrt(2.0 / max(1.0, compute_fans(shape)[0])) / 0.87962566103423978
-    return random.truncated_normal(shape, 0.0, stddev, dtype=dtype, seed=seed)
+class Ones(Initializer):
+    """All ones."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return ops.ones(list(shape), dtype=_dtype(dtype))
 
 
-def _random_uniform(shape, dtype, seed=None):
-    return random.uniform(shape, -0.05, 0.05, dtype=dtype, seed=seed)
+class Constant(Initializer):
+    """Every entry `value` (a scalar)."""
+
+    def __init__(self, value=0):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(f"Constant: value must be a Python scalar, got {value!r}")
+        self.value = value
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return ops.fill(list(shape), convert_to_tensor(self.value, dtype=_dtype(dtype)))
+
+    def get_config(self):
+        return {"value": self.value}
 
 
-def _random_normal(shape, dtype, seed=None):
-    return random.normal(shape, 0.0, 0.05, dtype=dtype, seed=seed)
+class _Seeded(Initializer):
+    def __init__(self, seed=None):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise TypeError(f"{type(self).__name__}: seed must be an int or None, got "
+                            f"{seed!r}")
+        self.seed = seed
 
 
-def _zeros(shape, dtype, seed=None):
-    return ops.zeros(shape, dtype=dtype)
+class RandomNormal(_Seeded):
+    """Normal values of `mean` and `stddev`."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return random.normal(list(shape), self.mean, self.stddev, dtype=_dtype(dtype),
+                             seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
-def _ones(shape, dtype, seed=None):
-    return ops.ones(shape, dtype=dtype)
+class TruncatedNormal(RandomNormal):
+    """Normal values of `mean` and `stddev`, redrawn beyond 2 stddev from the mean."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return random.truncated_normal(list(shape), self.mean, self.stddev,
+                                       dtype=_dtype(dtype), seed=self.seed)
 
 
-INITIALIZERS = {
-    "glorot_uniform": _glorot_uniform, "glorot_normal": _glorot_normal,
-    "he_uniform": _he_uniform, "he_normal": _he_normal,
-    "random_uniform": _random_uniform, "uniform": _random_uniform,
-    "random_normal": _random_normal, "normal": _random_normal,
-    "zeros": _zeros, "ones": _ones,
-}
+class RandomUniform(_Seeded):
+    """Uniform values in [minval, maxval)."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return random.uniform(list(shape), self.minval, self.maxval, dtype=_dtype(dtype),
+                              seed=self.seed)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
-def get(identifier, where: str):
-    """The initializer named `identifier`, or `identifier` itself if it is a callable
-    `(shape, dtype) -> tensor`."""
+class VarianceScaling(_Seeded):
+    """Values of variance `scale / n`, n the kernel's fan_in, fan_out or their mean
+    (`mode`), from a truncated normal, an untruncated normal or a uniform (`distribution`)
+    (keras.initializers.VarianceScaling)."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        super().__init__(seed)
+        where = type(self).__name__
+        if not isinstance(scale, (int, float)) or scale <= 0:
+            raise ValueError(f"{where}: scale must be a positive float, got {scale!r}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"{where}: mode must be 'fan_in', 'fan_out' or 'fan_avg', got "
+                             f"{mode!r}")
+        distribution = "truncated_normal" if distribution == "normal" else distribution
+        if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
+            raise ValueError(f"{where}: distribution must be 'truncated_normal', "
+                             f"'untruncated_normal' or 'uniform', got {distribution!r}")
+        self.scale, self.mode, self.distribution = float(scale), mode, distribution
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape, dtype = list(shape), _dtype(dtype)
+        fan_in, fan_out = compute_fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
+        variance = self.scale / max(1.0, n[self.mode])
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return random.uniform(shape, -limit, limit, dtype=dtype, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return random.normal(shape, 0.0, math.sqrt(variance), dtype=dtype, seed=self.seed)
+        # the stddev of a unit normal truncated at 2 stddev: widened to keep the variance
+        stddev = math.sqrt(variance) / 0.87962566103423978
+        return random.truncated_normal(shape, 0.0, stddev, dtype=dtype, seed=self.seed)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+def _scaling(name, scale, mode, distribution, doc):
+    def __init__(self, seed=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+    return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
+                                           "__doc__": doc, "__module__": __name__})
+
+
+GlorotUniform = _scaling("GlorotUniform", 1.0, "fan_avg", "uniform",
+                         "Uniform in +-sqrt(6 / (fan_in + fan_out)) (Xavier).")
+GlorotNormal = _scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal",
+                        "Truncated normal of stddev sqrt(2 / (fan_in + fan_out)).")
+HeUniform = _scaling("HeUniform", 2.0, "fan_in", "uniform",
+                     "Uniform in +-sqrt(6 / fan_in).")
+HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal",
+                    "Truncated normal of stddev sqrt(2 / fan_in).")
+LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform",
+                        "Uniform in +-sqrt(3 / fan_in).")
+LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal",
+                       "Truncated normal of stddev sqrt(1 / fan_in).")
+
+
+class Orthogonal(_Seeded):
+    """`gain` times an orthogonal matrix (rows or columns orthonormal, whichever are fewer),
+    reshaped to the kernel's shape: Q of the QR decomposition of a normal sample, signs
+    fixed by R's diagonal (keras.initializers.Orthogonal)."""
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape, dtype = list(shape), _dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the shape must have rank >= 2, got {shape}")
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        sample = random.normal([max(rows, cols), min(rows, cols)], dtype=dtype,
+                               seed=self.seed)
+        q, r = np.linalg.qr(np.asarray(sample, np.float64))  # (eager: under init_scope)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return convert_to_tensor((self.gain * q).reshape(shape), dtype=dtype)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D shapes only)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = list(shape)
+        if len(shape) != 2:
+            raise ValueError(f"Identity: the shape must be 2-D, got {shape}")
+        return convert_to_tensor(self.gain * np.eye(*shape), dtype=_dtype(dtype))
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+_CLASSES = {c.__name__: c for c in (
+    Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
+    GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal,
+    Identity)}
+_ALIASES = {"zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant": Constant,
+            "random_normal": RandomNormal, "normal": RandomNormal,
+            "random_uniform": RandomUniform, "uniform": RandomUniform,
+            "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
+            "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+            "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
+            "lecun_normal": LecunNormal, "orthogonal": Orthogonal, "identity": Identity}
+
+
+def get(identifier, where: str = "em.keras.initializers.get"):
+    """An initializer of a Keras name ("glorot_uniform", "GlorotUniform", "zeros", ...), of
+    a serialized `{"class_name": ..., "config": {...}}`, or `identifier` itself if it is a
+    callable `(shape, dtype) -> tensor` (keras.initializers.get); None stays None."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
+        cls = _lookup(identifier["class_name"], where)
+        return cls.from_config(dict(identifier.get("config") or {}))
     if isinstance(identifier, str):
-        key = identifier.lower()
-        if key not in INITIALIZERS:
-            raise ValueError(f"{where}: unknown initializer {identifier!r}; use one of "
-                             f"{sorted(INITIALIZERS)} or a callable (shape, dtype)")
-        return INITIALIZERS[key]
+        return _lookup(identifier, where)()
     if callable(identifier):
         return identifier
     raise TypeError(f"{where}: an initializer is a name or a callable (shape, dtype), got "
                     f"{identifier!r}")
+
+
+deserialize = get
+
+
+def _lookup(name: str, where: str):
+    cls = _CLASSES.get(name) or _ALIASES.get(name.lower())
+    if cls is None:
+        raise ValueError(f"{where}: unknown initializer {name!r}; use one of "
+                         f"{sorted(_ALIASES)}, a class name such as 'GlorotUniform', or a "
+                         "callable (shape, dtype)")
+    return cls
+
+
+def serialize(initializer):
+    """`{"class_name": ..., "config": ...}` of an Initializer (a name is resolved first); a
+    plain function's `__name__`."""
+    if initializer is None:
+        return None
+    if isinstance(initializer, str):
+        initializer = get(initializer)
+    if isinstance(initializer, Initializer):
+        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    name = getattr(initializer, "__name__", None)
+    if name is None or name == "<lambda>":
+        raise ValueError(f"em.keras.initializers.serialize: cannot name {initializer!r}; "
+                         "subclass em.keras.initializers.Initializer (with get_config) or "
+                         "use a named function")
+    return name
 
 
 def float_dtype(dtype, where: str):

@@ -161,6 +161,9 @@ class Rescaling(Layer):
                                 f"feature), got {value!r}")
         self.scale, self.offset = scale, offset
 
+    def get_config(self):
+        return {**super().get_config(), "scale": self.scale, "offset": self.offset}
+
     def call(self, inputs):
         x = inputs if inputs.dtype.is_floating else cast(inputs, self.dtype)
         scale = convert_to_tensor(np.asarray(self.scale, x.dtype.np_dtype))

@@ -5,6 +5,7 @@ convolutions and pools."""
 from __future__ import annotations
 
 from ember.frontend import nn_conv, nn_ops, ops
+from ember.frontend.training import initializers, regularizers
 from ember.frontend.training.layers_core import Layer, _as, activation_fn, last_dim
 
 
@@ -42,10 +43,13 @@ class Conv(Layer):
 
     _rank = 2
     _inputs = "NHWC images of rank 4"
+    _config_fields = ("filters", "kernel_size", "strides", "padding", "dilation_rate",
+                      "activation", "use_bias", "kernel_initializer", "bias_initializer",
+                      "kernel_regularizer", "bias_regularizer", "activity_regularizer")
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 dilation_rate=1, **kwargs):
+                 dilation_rate=1, kernel_regularizer=None, bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         where, n = type(self).__name__, self._rank
         if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
@@ -57,8 +61,10 @@ class Conv(Layer):
         self.padding = _padding(padding, where)
         self.activation = activation_fn(activation, where)
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
+        self.kernel_initializer = initializers.get(kernel_initializer, where)
+        self.bias_initializer = initializers.get(bias_initializer, where)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer, where)
+        self.bias_regularizer = regularizers.get(bias_regularizer, where)
         self.kernel = self.bias = None
 
     def build(self, input_shape):
@@ -68,9 +74,11 @@ class Conv(Layer):
                              f"{input_shape}")
         channels = last_dim(input_shape, where, min_rank=self._rank + 2)
         self.kernel = self.add_weight(
-            "kernel", [*self.kernel_size, channels, self.filters], self.kernel_initializer)
+            "kernel", [*self.kernel_size, channels, self.filters], self.kernel_initializer,
+            regularizer=self.kernel_regularizer)
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters], self.bias_initializer)
+            self.bias = self.add_weight("bias", [self.filters], self.bias_initializer,
+                                        regularizer=self.bias_regularizer)
 
     def call(self, inputs):
         out = self._convolve(_as(inputs, self.dtype), self.kernel.read_value())
@@ -119,6 +127,7 @@ class Pool2D(Layer):
     inputs, moved by `strides` (default: `pool_size`)."""
 
     _pool = None
+    _config_fields = ("pool_size", "strides", "padding")
 
     def __init__(self, pool_size=2, strides=None, padding="valid", **kwargs):
         super().__init__(**kwargs)

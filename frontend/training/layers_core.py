@@ -1,5 +1,5 @@
-"""`em.layers`: the Layer base class and the core layers (`Dense`, `Flatten`, `Dropout`,
-`Embedding`) plus `Sequential` (keras.layers, keras.Sequential).
+"""`em.layers`: the core layers (`Dense`, `Flatten`, `Dropout`, `Embedding`) plus
+`Sequential` (keras.layers, keras.Sequential); the Layer base class is in layer_base.py.
 
 A layer is an `em.Module` that creates its weights on its first call, from the input's shape
 (Keras's lazy `build`). Initial values are computed under `em.init_scope()` (eagerly, from
@@ -9,146 +9,17 @@ that is its first trace, as the guide allows.
 
 from __future__ import annotations
 
-import collections
-import functools
 import inspect
-import re
-import threading
 
 from ember.frontend import ops
 from ember.frontend import random_composites as random
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.tracing import init_scope
-from ember.frontend.training import initializers
-from ember.frontend.training.module import Module
-from ember.frontend.variables import Variable
+from ember.frontend.training import initializers, regularizers
+from ember.frontend.training.layer_base import Layer, call_context, layer_class
 
-_names = collections.Counter()
-_names_lock = threading.Lock()
-
-
-def _snake(name: str) -> str:
-    """Keras's layer names: `Conv2D` -> `conv2d`, `MaxPool2D` -> `max_pool2d`."""
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
-def _unique_name(base: str) -> str:
-    """`dense`, then `dense_1`, `dense_2`, ... (Keras's automatic layer names)."""
-    with _names_lock:
-        n = _names[base]
-        _names[base] += 1
-    return base if n == 0 else f"{base}_{n}"
-
-
-class Layer(Module):
-    """A Module called on tensors, which builds its weights on the first call
-    (keras.layers.Layer): subclasses define `build(input_shape)` and `call(inputs, ...)`.
-
-    Args:
-      trainable: whether the layer's weights are trainable.
-      name: the layer's name (default: the class name in snake case, made unique).
-      dtype: the dtype of its weights (float32 by default).
-    """
-
-    _ignored_attributes = Module._ignored_attributes | {"_made"}
-
-    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None):
-        super().__init__(name or _unique_name(_snake(type(self).__name__)))
-        self._made: list = []  # the weights add_weight made, in order
-        self.trainable = bool(trainable)
-        self.built = False
-        self._dtype = initializers.float_dtype(dtype, type(self).__name__)
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value: bool) -> None:
-        """Keras's freeze, set on this layer and every sublayer: a frozen layer's weights
-        leave `trainable_variables` (fit and the optimizers skip them), the Variables as
-        they are (a tape still watches them, as TensorFlow's)."""
-        for layer in (self, *(m for m in self.submodules if isinstance(m, Layer))):
-            layer.__dict__["_trainable"] = bool(value)
-
-    def _frozen(self) -> set:
-        return {id(v) for layer in (self, *self.submodules)
-                if isinstance(layer, Layer) and not layer._trainable for v in layer.variables}
-
-    @property
-    def trainable_variables(self) -> tuple:
-        frozen = self._frozen()
-        return tuple(v for v in super().trainable_variables if id(v) not in frozen)
-
-    @property
-    def non_trainable_variables(self) -> tuple:
-        frozen = self._frozen()
-        return tuple(v for v in self.variables if not v.trainable or id(v) in frozen)
-
-    def __init_subclass__(cls, **kwargs):
-        """Wraps a subclass's `build` so a direct `layer.build(shape)` call (as the guide
-        advises before training several models with one function) marks the layer built and
-        the first call does not build it again (Keras's build wrapper)."""
-        super().__init_subclass__(**kwargs)
-        if "build" in cls.__dict__:
-            cls.build = _built_once(cls.__dict__["build"])
-
-    def build(self, input_shape: TensorShape) -> None:
-        """Creates the weights for inputs of `input_shape` (a layer without any: nothing)."""
-        self.built = True
-
-    def call(self, inputs, *args, **kwargs):
-        raise TypeError(f"{type(self).__name__} subclasses Layer without defining "
-                        "call(self, inputs)")
-
-    def __call__(self, inputs, *args, **kwargs):
-        inputs = convert_to_tensor(inputs)
-        if not self.built:
-            self.build(TensorShape(inputs.shape))
-        return self.call(inputs, *args, **kwargs)
-
-    def add_weight(self, name: str, shape, initializer="glorot_uniform",
-                   trainable: bool = True, dtype=None) -> Variable:
-        """A new weight Variable filled by `initializer` (a Keras name or a callable)."""
-        dtype = initializers.float_dtype(dtype or self._dtype, type(self).__name__)
-        init = initializers.get(initializer, f"{type(self).__name__} '{self.name}'")
-        shape = [int(d) for d in shape]
-        with init_scope():
-            value = convert_to_tensor(init(shape, dtype))._numpy_array()
-        weight = Variable(value, trainable=trainable and self.trainable,
-                          name=f"{self.name}/{name}")
-        self._made.append(weight)
-        return weight
-
-    def _walk_order(self) -> list:
-        """A layer's weights in the order it made them, then its other attributes in the
-        order they were first set, as Keras tracks them (kernel before bias, an encoder
-        made before its decoder before it), not sorted as tf.Module's."""
-        made = {id(w): i for i, w in enumerate(self._made)}
-        own = vars(self)
-        weights = sorted((k for k in own if id(own[k]) in made), key=lambda k: made[id(own[k])])
-        return weights + [k for k in own if k not in weights]
-
-    # Keras's names for the variables, as lists
-    weights = property(lambda self: list(self.variables))
-    trainable_weights = property(lambda self: list(self.trainable_variables))
-    non_trainable_weights = property(lambda self: list(self.non_trainable_variables))
-
-
-def _built_once(build):
-    @functools.wraps(build)
-    def wrapper(self, input_shape):
-        if self.built:
-            return
-        build(self, TensorShape(input_shape))
-        self.built = True
-    return wrapper
+__all__ = ["Dense", "Dropout", "Embedding", "Flatten", "Layer", "Sequential"]
 
 
 def last_dim(input_shape: TensorShape, where: str, min_rank: int = 2) -> int:
@@ -180,19 +51,10 @@ def check_min_ndim(layer, inputs, min_ndim: int) -> None:
 
 
 def activation_fn(activation, where: str):
-    """None (linear), a callable, or the name of an em.nn / em activation."""
-    if activation is None or callable(activation):
-        return activation
-    from ember.frontend import nn_composites
-    table = {"relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh,
-             "softmax": ops.softmax, "linear": None, "elu": nn_composites.elu,
-             "gelu": nn_composites.gelu, "selu": nn_composites.selu,
-             "silu": nn_composites.silu, "swish": nn_composites.swish,
-             "softplus": nn_composites.softplus, "relu6": nn_composites.relu6}
-    if activation not in table:
-        raise ValueError(f"{where}: unknown activation {activation!r}; use one of "
-                         f"{sorted(table)} or a callable")
-    return table[activation]
+    """The activation a layer applies: None (linear), a callable, or a name of
+    em.keras.activations (keras.activations.get)."""
+    from ember.frontend.training import activations
+    return activations.get(activation, where)
 
 
 class Dense(Layer):
@@ -207,16 +69,23 @@ class Dense(Layer):
       ['kernel:0', 'bias:0']
     """
 
+    _config_fields = ("units", "activation", "use_bias", "kernel_initializer",
+                      "bias_initializer", "kernel_regularizer", "bias_regularizer",
+                      "activity_regularizer")
+
     def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Dense: units must be a positive integer, got {units!r}")
         self.units = units
         self.activation = activation_fn(activation, "Dense")
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
+        self.kernel_initializer = initializers.get(kernel_initializer, "Dense")
+        self.bias_initializer = initializers.get(bias_initializer, "Dense")
+        self.kernel_regularizer = regularizers.get(kernel_regularizer, "Dense")
+        self.bias_regularizer = regularizers.get(bias_regularizer, "Dense")
         self.kernel = self.bias = None
 
     def build(self, input_shape):
@@ -224,9 +93,11 @@ class Dense(Layer):
         if input_shape.rank is None or input_shape.rank < 2:
             check_min_ndim(self, _Shaped(input_shape), 2)
         n_in = last_dim(input_shape, f"Dense '{self.name}'")
-        self.kernel = self.add_weight("kernel", [n_in, self.units], self.kernel_initializer)
+        self.kernel = self.add_weight("kernel", [n_in, self.units], self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.units], self.bias_initializer)
+            self.bias = self.add_weight("bias", [self.units], self.bias_initializer,
+                                        regularizer=self.bias_regularizer)
 
     def call(self, inputs):
         check_min_ndim(self, inputs, 2)
@@ -279,6 +150,8 @@ class Dropout(Layer):
       array([1., 1., 1., 1.], dtype=float32)
     """
 
+    _config_fields = ("rate", "noise_shape", "seed")
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
@@ -306,13 +179,15 @@ class Embedding(Layer):
       TensorShape([2, 2, 3])
     """
 
+    _config_fields = ("input_dim", "output_dim", "embeddings_initializer")
+
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", **kwargs):
         super().__init__(**kwargs)
         for what, n in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
                 raise ValueError(f"Embedding: {what} must be a positive integer, got {n!r}")
         self.input_dim, self.output_dim = input_dim, output_dim
-        self.embeddings_initializer = embeddings_initializer
+        self.embeddings_initializer = initializers.get(embeddings_initializer, "Embedding")
         self.embeddings = None
 
     def build(self, input_shape):
@@ -366,6 +241,7 @@ class Sequential(Layer):
 
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__(trainable=trainable, name=name)
+        self._build_input_shape = None
         self.layers = []
         for layer in layers or ():
             self.add(layer)
@@ -376,7 +252,11 @@ class Sequential(Layer):
         self.layers.append(layer)
 
     def __call__(self, inputs, training=None):
-        return self.call(convert_to_tensor(inputs), training=training)
+        inputs = convert_to_tensor(inputs)
+        if self._build_input_shape is None and inputs.shape.rank is not None:
+            self._build_input_shape = [None, *inputs.shape.as_list()[1:]]
+        with call_context(self):
+            return self.call(inputs, training=training)
 
     def build(self, input_shape):
         """Builds every layer now, by an eager inference pass on zeros of `input_shape`
@@ -385,6 +265,7 @@ class Sequential(Layer):
         if dims is None:
             raise ValueError(f"Sequential '{self.name}'.build needs an input shape of known "
                              f"rank, got {input_shape}")
+        self._build_input_shape = dims
         with init_scope():
             self.call(ops.zeros([1 if d is None else d for d in dims], dtype=self.dtype),
                       training=False)
@@ -397,3 +278,39 @@ class Sequential(Layer):
             else:
                 x = layer(x)
         return x
+
+    def get_config(self) -> dict:
+        """{"name", "layers": [{"class_name", "config"}, ...]} and, once built or called,
+        "build_input_shape" (keras.Sequential.get_config)."""
+        for layer in self.layers:
+            if not isinstance(layer, Layer):
+                raise TypeError(f"Sequential '{self.name}'.get_config: {layer!r} is not a "
+                                "Layer (a plain callable has no config); wrap it in "
+                                "em.keras.layers.Lambda or a Layer subclass")
+        config = {"name": self.name, "trainable": self.trainable,
+                  "layers": [{"class_name": type(layer).__name__,
+                              "config": layer.get_config()} for layer in self.layers]}
+        if self._build_input_shape is not None:
+            config["build_input_shape"] = list(self._build_input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A new Sequential of `config`'s layers (each found by class name among the Layer
+        classes, or in `custom_objects`), built if the config has a build_input_shape."""
+        config = dict(config)
+        layers = config.pop("layers", None)
+        shape = config.pop("build_input_shape", None)
+        if not isinstance(layers, list):
+            raise ValueError(f"{cls.__name__}.from_config: the config has no list of "
+                             f"'layers', got {sorted(config)}")
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in layers:
+            layer_cls = layer_class(entry.get("class_name"), custom_objects)
+            if issubclass(layer_cls, Sequential):
+                model.add(layer_cls.from_config(entry.get("config", {}), custom_objects))
+            else:
+                model.add(layer_cls.from_config(entry.get("config", {})))
+        if shape is not None:
+            model.build(shape)
+        return model

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ember.frontend import nn_ops, ops
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training.layers_conv import Conv1D, Pool2D, _check_images
+from ember.frontend.training.layer_base import call_context
 from ember.frontend.training.layers_core import Layer, activation_fn
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv1D",
@@ -30,6 +31,7 @@ AvgPool2D = AveragePooling2D
 
 class _GlobalPooling2D(Layer):
     _reduce = None
+    _config_fields = ("keepdims",)
 
     def __init__(self, keepdims=False, **kwargs):
         super().__init__(**kwargs)
@@ -69,6 +71,8 @@ class Reshape(Layer):
       TensorShape([2, 3, 4])
     """
 
+    _config_fields = ("target_shape",)
+
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
         shape = list(target_shape)
@@ -96,6 +100,8 @@ class Activation(Layer):
       [0.0, 2.0]
     """
 
+    _config_fields = ("activation",)
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activation_fn(activation, "Activation")
@@ -111,7 +117,8 @@ class _Merge(Layer):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
             raise ValueError(f"{type(self).__name__} '{self.name}' takes a list of at least 2 "
                              f"inputs, got {inputs!r}")
-        return self.call(list(inputs))
+        with call_context(self):
+            return self.call(list(inputs))
 
 
 class Concatenate(_Merge):
@@ -121,6 +128,8 @@ class Concatenate(_Merge):
       >>> em.keras.layers.Concatenate()([em.ones([2, 3]), em.zeros([2, 1])]).shape
       TensorShape([2, 4])
     """
+
+    _config_fields = ("axis",)
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)

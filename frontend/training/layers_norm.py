@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ember.frontend import nn_composites as nn
 from ember.frontend import ops
+from ember.frontend.training import initializers
 from ember.frontend.training.layers_core import Layer, _as, _check_training
 
 
@@ -49,6 +50,10 @@ class BatchNormalization(Layer):
       array([0.01], dtype=float32)
     """
 
+    _config_fields = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                      "gamma_initializer", "moving_mean_initializer",
+                      "moving_variance_initializer")
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -61,8 +66,11 @@ class BatchNormalization(Layer):
             raise ValueError(f"BatchNormalization: epsilon must be > 0, got {epsilon!r}")
         self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
-        self._initializers = (beta_initializer, gamma_initializer, moving_mean_initializer,
-                              moving_variance_initializer)
+        self._initializers = tuple(initializers.get(i, "BatchNormalization") for i in (
+            beta_initializer, gamma_initializer, moving_mean_initializer,
+            moving_variance_initializer))
+        (self.beta_initializer, self.gamma_initializer, self.moving_mean_initializer,
+         self.moving_variance_initializer) = self._initializers
         self.gamma = self.beta = self.moving_mean = self.moving_variance = None
 
     def build(self, input_shape):
@@ -113,6 +121,9 @@ class LayerNormalization(Layer):
       array([[-0.9995..., 0.9995...]], dtype=float32)
     """
 
+    _config_fields = ("axis", "epsilon", "center", "scale", "beta_initializer",
+                      "gamma_initializer")
+
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", **kwargs):
         super().__init__(**kwargs)
@@ -120,7 +131,8 @@ class LayerNormalization(Layer):
             raise ValueError(f"LayerNormalization: epsilon must be > 0, got {epsilon!r}")
         self.axis, self.epsilon = axis, float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
-        self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
+        self.beta_initializer = initializers.get(beta_initializer, "LayerNormalization")
+        self.gamma_initializer = initializers.get(gamma_initializer, "LayerNormalization")
         self.gamma = self.beta = None
 
     def build(self, input_shape):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ember.frontend import ops
 from ember.frontend.autodiff import GradientTape
 from ember.frontend.math_ops import cast
+from ember.frontend.misc_composites import add_n
 from ember.frontend.training import losses as losses_lib
 from ember.frontend.training import optimizers as optimizers_lib
 from ember.frontend.training.metrics import (binary_accuracy, categorical_accuracy,
@@ -118,17 +119,25 @@ def resolve_metrics(metrics, loss_kind: str) -> list:
 
 # -- the steps ----------------------------------------------------------------------------
 
-def _sums(loss_fn, metrics, y, y_pred, total_of):
-    """(loss of the step's replica for the gradient, [summed outputs])."""
+def _sums(loss_fn, metrics, y, y_pred, total_of, extra=(), replicas: int = 1):
+    """(loss of the step's replica for the gradient, [summed outputs]). `extra` (the
+    model's `losses`) joins the loss once over the replicas, and each example's value in
+    the logged sum, as Keras's "loss" metric: the batch mean plus the extra losses."""
     per_example = loss_fn(y, y_pred)
     loss_sum = ops.reduce_sum(per_example)
     count = cast(ops.size(per_example), loss_sum.dtype)
     total = total_of(count)
-    values = [total_of(loss_sum), total]
+    # max(total, 1): a replica's empty batch of a last partial batch
+    loss = ops.divide(loss_sum, ops.maximum(total, 1.0))
+    logged = loss_sum
+    if extra:
+        added = add_n([cast(v, loss_sum.dtype) for v in extra])
+        loss = ops.add(loss, ops.divide(added, float(replicas)))
+        logged = ops.add(loss_sum, ops.multiply(added, count))
+    values = [total_of(logged), total]
     for _, metric in metrics:
         values.append(total_of(ops.reduce_sum(cast(metric(y, y_pred), "float32"))))
-    # max(total, 1): a replica's empty batch of a last partial batch
-    return ops.divide(loss_sum, ops.maximum(total, 1.0)), values
+    return loss, values
 
 
 def train_step(model, loss_fn, metrics, optimizer, execution):
@@ -137,7 +146,8 @@ def train_step(model, loss_fn, metrics, optimizer, execution):
     def step(x, y):
         with GradientTape() as tape:
             y_pred = model(x, training=True)
-            loss, values = _sums(loss_fn, metrics, y, y_pred, execution.sum)
+            loss, values = _sums(loss_fn, metrics, y, y_pred, execution.sum, model.losses,
+                                 execution.num_replicas)
         variables = list(model.trainable_variables)
         grads = tape.gradient(loss, variables)
         optimizer.apply_gradients(zip(grads, variables))
@@ -148,7 +158,8 @@ def train_step(model, loss_fn, metrics, optimizer, execution):
 def test_step(model, loss_fn, metrics, execution):
     def step(x, y):
         y_pred = model(x, training=False)
-        _, values = _sums(loss_fn, metrics, y, y_pred, execution.sum)
+        _, values = _sums(loss_fn, metrics, y, y_pred, execution.sum, model.losses,
+                          execution.num_replicas)
         return tuple(values)
     return function(step, reduce_retracing=True)
 

@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 from ember.frontend.training import layers_core
-from ember.frontend.training.layers_core import Layer
+from ember.frontend.training.layer_base import Layer, call_context
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
 from ember.runtime.keras import compile as compile_lib
@@ -372,10 +372,11 @@ class Model(TrainingAPI, Layer):
 
     def __call__(self, inputs, training=None):
         inputs = fit_lib.to_tensors(inputs, self.name)
-        if "training" in inspect.signature(self.call).parameters:
-            out = self.call(inputs, training=training)
-        else:
-            out = self.call(inputs)
+        with call_context(self):
+            if "training" in inspect.signature(self.call).parameters:
+                out = self.call(inputs, training=training)
+            else:
+                out = self.call(inputs)
         self.built = True
         return out
 
@@ -395,6 +396,5 @@ class Sequential(TrainingAPI, layers_core.Sequential):
         self._init_training()
 
     def __call__(self, inputs, training=None):
-        out = super().__call__(inputs, training=training)
-        self.built = True
+        out, self.built = super().__call__(inputs, training=training), True
         return out

@@ -47,11 +47,6 @@ class StepsAPI:
         return self._need_compiled("compiled_metrics").compiled_metrics
 
     @property
-    def losses(self) -> list:
-        """The regularization losses of the layers (Ember's layers add none: [])."""
-        return []
-
-    @property
     def metrics(self) -> list:
         """The metrics fit and evaluate reset and log: compile's loss and metrics, then the
         em.keras.metrics objects held by the model's (and its layers') attributes
