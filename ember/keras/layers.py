@@ -6,6 +6,9 @@ from ember.layers import (BatchNormalization, Conv2D, Dense, Dropout, Embedding,
 from ember.frontend.training.keras_lookup import IntegerLookup, StringLookup
 from ember.frontend.training.keras_preprocessing import Normalization, Rescaling
 from ember.frontend.training.layers_lambda import Lambda
+from ember.frontend.training.layers_reshaping import (ELU, LeakyReLU, Permute, ReLU,
+                                                      RepeatVector, Softmax, UpSampling2D,
+                                                      ZeroPadding2D)
 from ember.frontend.training.layers_extra import (Activation, Add, AveragePooling2D, AvgPool2D,
                                                   Concatenate, Conv1D, GlobalAveragePooling2D,
                                                   GlobalAvgPool2D, GlobalMaxPool2D,
@@ -18,3 +21,5 @@ __all__ += ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate",
             "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "GlobalMaxPooling2D",
             "Reshape"]
 __all__ += ["Lambda"]
+__all__ += ["ELU", "LeakyReLU", "Permute", "ReLU", "RepeatVector", "Softmax", "UpSampling2D",
+            "ZeroPadding2D"]
