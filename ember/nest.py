@@ -1,6 +1,7 @@
 """`em.nest`: tf.nest's functions on nested structures (tuples, lists, dicts, namedtuples,
 dataclasses): `flatten`, `pack_sequence_as`, `map_structure`, `is_nested` and
-`assert_same_structure`. Dicts go in sorted-key order; a composite such as em.TensorArray
+`assert_same_structure`. Dicts flatten in sorted-key order and are packed back in the
+template's own key order (tf.nest's `sequence_like`); a composite such as em.TensorArray
 is a leaf unless `expand_composites=True`, as in TensorFlow. The code is in
 `ember.frontend.nest`; these wrappers give tf.nest's defaults.
 """
@@ -23,7 +24,13 @@ def flatten(structure, expand_composites=False):
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    """`structure` rebuilt with its leaves replaced, in order, by `flat_sequence`."""
+    """`structure` rebuilt with its leaves replaced, in order, by `flat_sequence`.
+
+    Example:
+      >>> import ember as em
+      >>> em.nest.pack_sequence_as({"b": 0, "a": 0}, [1, 2])
+      {'b': 2, 'a': 1}
+    """
     return _nest.pack_sequence_as(structure, list(flat_sequence), expand_composites)
 
 

@@ -1,6 +1,7 @@
 """Flattening nested Python structures (tuple, list, dict, namedtuple, dataclass) and back.
 
-Like `tf.nest`: dicts flatten in sorted-key order, anything that is not a container is a leaf.
+Like `tf.nest`: dicts flatten in sorted-key order and are rebuilt in their own key order;
+anything that is not a container is a leaf.
 A class may take part as a container (as TensorFlow's composite tensors do) by defining
 `__ember_components__()` (its tensors, in order) and `__ember_rebuild__(parts)` (a copy
 holding `parts` instead): `em.TensorArray` does, so it can be a loop variable.
@@ -8,6 +9,7 @@ holding `parts` instead): `em.TensorArray` does, so it can be a loop variable.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from typing import Any, Callable
 
@@ -77,11 +79,26 @@ def _rebuild(template, parts: list):
     if isinstance(template, (tuple, list)):
         return type(template)(parts) if type(template) in (tuple, list) else parts
     if isinstance(template, dict):
-        keys = sorted(template, key=repr)
-        return type(template)(zip(keys, parts)) if type(template) is dict else dict(
-            zip(keys, parts))
+        return _rebuild_dict(template, parts)
     names = [f.name for f in dataclasses.fields(template)]
     return dataclasses.replace(template, **dict(zip(names, parts)))
+
+
+def _rebuild_dict(template: dict, parts: list) -> dict:
+    """`parts` (in sorted-key order, as `flatten` gives them) keyed as `template`, in the
+    template's own key order and type, as tf.nest's `sequence_like`: `{'b': x, 'a': y}`
+    comes back as b, a."""
+    by_key = dict(zip(sorted(template, key=repr), parts))
+    if isinstance(template, collections.defaultdict):
+        out = collections.defaultdict(template.default_factory)
+    else:
+        try:
+            out = type(template)()
+        except TypeError:  # a dict subclass that needs arguments: a plain dict
+            out = {}
+    for key in template:
+        out[key] = by_key[key]
+    return out
 
 
 def pack_sequence_as(structure, leaves: list, expand_composites: bool = True):
