@@ -42,3 +42,21 @@ def test_no_gradient_flows_through_it():
 def test_a_result_tout_cannot_hold_is_refused():
     with pytest.raises(em.errors.InvalidArgumentError, match="cannot hold exactly"):
         em.numpy_function(lambda a: a * 2.5, [em.constant([1])], em.int32)
+
+
+def test_scalars_come_as_numpy_scalars_eagerly_and_compiled():
+    """TensorFlow's PyFunc kernel passes each input through `PyArray_Return`: a 0-d tensor
+    reaches the callback as a numpy scalar (bytes for a string), not a 0-d array."""
+    seen = []
+
+    def look(x, v, b, i):
+        seen.append(tuple(type(a) for a in (x, v, b, i)))
+        return x * np.float32(2)  # a numpy scalar back is a 0-d result
+
+    args = [em.constant(1.5), em.constant([1, 2]), em.constant(True), em.constant(7, em.int64)]
+    eager = em.numpy_function(look, args, em.float32)
+    compiled = em.function(lambda *a: em.numpy_function(look, list(a), em.float32))(*args)
+    assert float(eager) == float(compiled) == 3.0 and compiled.shape == ()
+    assert seen == [(np.float32, np.ndarray, np.bool_, np.int64)] * 2
+    text = em.numpy_function(lambda s: s + b"!", [em.constant("ab")], em.string)
+    assert text.numpy() == b"ab!"
