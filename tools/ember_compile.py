@@ -3,6 +3,7 @@ compile a Python function ahead of time into a shared library (em.aot.compile).
 
     ember-compile SCRIPT.py:fn --signature 'f32[?,784]' [--signature ...] --out DIR
                   [--name N] [--target-cpu host|x86-64-v3|x86-64-v4|CPU] [--no-freeze]
+    ember-compile SCRIPT.py:fn [--signature ...] --emit=linalg|...|asm|obj [--out FILE]
     ember-compile FILE [--emit=linalg|bufferized|llvm|llvmir|asm|obj] [--from=STAGE]
                   [--function NAME --arg-types 'tensor<4xf32>,tensor<4xf32>']
                   [--backend cpu] [--cpu NAME --features +avx2,...] [--print-ir-after-all]
@@ -22,7 +23,9 @@ With `SCRIPT.py:fn`, the script runs (as a module named `__ember_compile__`, so 
 `if __name__ == "__main__":` part does not) and its function `fn` (an em.function or a
 plain function) is compiled for the `--signature`s, or its input_signature, into `--out`:
 lib<name>.so, <name>.h, <name>.json and the numpy-only loader (README, "Ahead-of-time
-compilation").
+compilation"). With `--emit=STAGE` instead, the traced function's module at that stage
+(`ConcreteFunction.mlir(STAGE)`) is printed, as mlir-opt and llc print; `--out FILE` (or
+`-o FILE`) writes it to a file instead, which `--emit=obj` (binary) requires.
 """
 
 from __future__ import annotations
@@ -75,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     aot = p.add_argument_group("ahead of time (input SCRIPT.py:fn)")
     aot.add_argument("--signature", action="append", default=[], metavar="SPEC",
                      help="a tensor argument, e.g. 'f32[?,784]' (repeat per argument)")
-    aot.add_argument("--out", help="the folder to write the library to")
+    aot.add_argument("--out", help="the folder to write the library to (with --emit: the "
+                                   "file to write the stage to; default stdout)")
     aot.add_argument("--name", help="the library's name (default: the function's)")
     aot.add_argument("--target-cpu", default="host",
                      help="host, x86-64-v3, x86-64-v4 or an x86-64 CPU's LLVM name, e.g. "
@@ -216,11 +220,13 @@ def _lowering(args):
 _SCRIPT = re.compile(r"(.+\.py):([A-Za-z_][A-Za-z0-9_.]*)")
 
 
-def compile_script(args) -> int:
-    """The ahead-of-time mode: SCRIPT.py:fn to a library in --out (module docstring)."""
+def _traced_entries(args, verb: str) -> dict:
+    """The concrete functions SCRIPT.py:fn traces to for `--signature` (or its
+    input_signature): running the script and tracing are the user's code, so what they
+    raise is a ToolError."""
     m = _SCRIPT.fullmatch(args.input)
     if m is None:
-        raise ToolError(f"--out compiles a Python function: give SCRIPT.py:fn, not "
+        raise ToolError(f"{verb} compiles a Python function: give SCRIPT.py:fn, not "
                         f"'{args.input}'")
     script, name = m.groups()
     if not os.path.isfile(script):
@@ -240,9 +246,58 @@ def compile_script(args) -> int:
         if fn is None:
             raise ToolError(f"{script} defines no '{name}'")
     try:  # tracing runs the script's code: what it raises is the user's error
-        entries = dict(concretes(fn, specs))
+        return dict(concretes(fn, specs))
     except (em.aot.AotError, ValueError, TypeError) as e:
         raise ToolError(str(e)) from None
+
+
+def emit_script(args) -> int:
+    """SCRIPT.py:fn --emit=STAGE: the traced function's module at STAGE, printed (as
+    mlir-opt and llc print) or written to `--out FILE` / `-o FILE`; obj, a binary, needs a
+    file."""
+    if _SCRIPT.fullmatch(args.input) is None:
+        raise ToolError(f"'{args.input}' is an IR file: -o FILE names where its stage goes "
+                        "(--out is for SCRIPT.py:fn)")
+    given = [flag for flag, value in (("--from", args.source), ("--function", args.function),
+                                      ("--arg-types", args.arg_types), ("--cpu", args.cpu),
+                                      ("--features", args.features), ("--target", args.target),
+                                      ("--optimize", args.optimize), ("--name", args.name),
+                                      ("--no-freeze", args.no_freeze),
+                                      ("--target-cpu", args.target_cpu != "host")) if value]
+    if given:
+        raise ToolError(f"{', '.join(given)} cannot be used with SCRIPT.py:fn --emit, which "
+                        f"lowers the function for this host: drop {'them' if given[1:] else 'it'}")
+    if any(instrumentation(args).values()):
+        raise ToolError("--print-ir-*/--timing instrument the lowering of an IR file: write "
+                        "SCRIPT.py:fn's module with --emit=linalg, then lower that file with "
+                        "--from=linalg and the flags")
+    if args.emit not in STAGES or args.backend not in (None, "cpu"):
+        raise ToolError(f"SCRIPT.py:fn --emit lowers with the cpu backend, whose stages are "
+                        f"{', '.join(STAGES)}; for --emit={args.emit} lower its IR file: "
+                        "ember-compile FILE.mlir --target ...")
+    if args.out and args.output != "-" and args.out != args.output:
+        raise ToolError(f"--out {args.out} and -o {args.output} both name the output: give one")
+    where = args.out or args.output
+    if os.path.isdir(where):
+        raise ToolError(f"--emit writes one file, and '{where}' is a folder: give a file "
+                        f"name, e.g. {os.path.join(where, 'fn.' + args.emit)}")
+    if args.emit == "obj" and where == "-":
+        raise ToolError("--emit=obj is a binary object file, not text to print: give "
+                        "--out FILE.o")
+    concrete = next(iter(_traced_entries(args, "--emit").values()))
+    if args.emit == "obj":
+        llvm_ir = concrete.mlir("llvmir")
+        out = backends.get("cpu").stages().lower(llvm_ir, stop="obj", start="obj")
+    else:
+        out = concrete.mlir(args.emit)
+    write_output(where, out)
+    return 0
+
+
+def compile_script(args) -> int:
+    """The ahead-of-time mode: SCRIPT.py:fn to a library in --out (module docstring)."""
+    import ember as em
+    entries = _traced_entries(args, "--out")
     try:  # past tracing, anything but these is a bug in Ember (internal error, status 2)
         record = em.aot.compile(entries, out_dir=args.out, name=args.name,
                                 target_cpu=args.target_cpu,
@@ -263,10 +318,14 @@ def _spec(spec: dict) -> str:
 
 
 def run(args) -> int:
-    if args.out or _SCRIPT.fullmatch(args.input) and not os.path.isfile(args.input):
+    script = _SCRIPT.fullmatch(args.input) and not os.path.isfile(args.input)
+    if args.emit and (script or args.out):
+        return emit_script(args)
+    if args.out or script:
         if not args.out:
-            raise ToolError("SCRIPT.py:fn compiles ahead of time: give --out DIR")
-        given = [flag for flag, value in (("--emit", args.emit), ("--from", args.source),
+            raise ToolError("SCRIPT.py:fn compiles ahead of time: give --out DIR, or "
+                            "--emit=STAGE to print its IR at a stage")
+        given = [flag for flag, value in (("--from", args.source),
                                           ("--function", args.function),
                                           ("--arg-types", args.arg_types),
                                           ("--cpu", args.cpu), ("--features", args.features),

@@ -1,5 +1,6 @@
 """`ember-compile SCRIPT.py:fn --signature ... --out DIR`: the command line's AOT mode; its
-errors are one `error:` line and exit status 1; `--emit` still lowers IR files."""
+errors are one `error:` line and exit status 1; `--emit` still lowers IR files, and with
+SCRIPT.py:fn prints (or writes, with --out FILE) the function's module at that stage."""
 
 import numpy as np
 
@@ -84,10 +85,40 @@ def test_a_bug_in_ember_is_an_internal_error_with_status_2(tmp_path, capsys, mon
 
 
 def test_flags_of_the_ir_mode_are_refused_with_a_script(tmp_path, capsys):
-    # --emit=asm was silently ignored: the library was written as if it were not given
     script = tmp_path / "model.py"
     script.write_text(SCRIPT)
-    assert main([f"{script}:square", "--out", str(tmp_path / "o"), "--emit=asm"]) == 1
+    assert main([f"{script}:square", "--out", str(tmp_path / "o"), "--from=linalg"]) == 1
     err = capsys.readouterr().err
-    assert "error: --emit lowers an IR file; SCRIPT.py:fn --out DIR writes a library" in err
+    assert "error: --from lowers an IR file; SCRIPT.py:fn --out DIR writes a library" in err
     assert not (tmp_path / "o").exists()
+    assert main([f"{script}:square", "--emit=asm", "--cpu=znver3"]) == 1
+    assert "--cpu cannot be used with SCRIPT.py:fn --emit" in capsys.readouterr().err
+
+
+def test_emit_prints_a_scripts_stage_without_out(tmp_path, capsys):
+    # --emit with SCRIPT.py:fn was refused, and without --out it asked for a library folder:
+    # a stage prints to stdout, as mlir-opt and llc print
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    for stage, marker in (("linalg", "linalg.generic"), ("llvmir", "define "),
+                          ("asm", ".globl")):
+        assert main([f"{script}:square", f"--emit={stage}"]) == 0, capsys.readouterr().err
+        assert marker in capsys.readouterr().out
+    assert main([f"{script}:scaled", "--signature", "f32[?]", "--signature", "f32[]",
+                 "--emit=bufferized"]) == 0
+    assert "memref<?xf32" in capsys.readouterr().out
+    assert main([f"{script}:square", "--emit=llvm", "--out", str(tmp_path / "f.mlir")]) == 0
+    assert "llvm.func" in (tmp_path / "f.mlir").read_text()
+
+
+def test_emit_obj_of_a_script_needs_a_file(tmp_path, capsys):
+    script = tmp_path / "model.py"
+    script.write_text(SCRIPT)
+    assert main([f"{script}:square", "--emit=obj"]) == 1
+    err = capsys.readouterr().err
+    assert "--emit=obj is a binary object file, not text to print: give --out FILE.o" in err
+    assert main([f"{script}:square", "--emit=obj", "--out", str(tmp_path)]) == 1
+    assert "is a folder: give a file name" in capsys.readouterr().err
+    obj = tmp_path / "square.o"
+    assert main([f"{script}:square", "--emit=obj", "--out", str(obj)]) == 0
+    assert obj.read_bytes()[:4] == b"\x7fELF"
