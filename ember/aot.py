@@ -32,7 +32,8 @@ def compile(fn_or_concrete, signature=None, *, out_dir: str, name: str | None = 
         "znver3", ...: the list is backends/cpu/aot/targets.py). The manifest records the
         target's features; `load` refuses a machine that lacks one.
       freeze_variables: variables become constants (True), or buffers of the library
-        that the caller can set by name (`<name>_set_variable`, `Library.set_variable`),
+        that the caller can set by name (`<name>_set_variable`, `Library.set_variable`:
+        the name given to em.Variable, "scale", or its tensor name "scale:0"),
         initialised to their values now (False). Functions that assign variables are
         refused.
 

@@ -142,15 +142,23 @@ class Library:
         raise cls(message)
 
     def _variable(self, name: str) -> dict:
-        if name not in self.variables:
-            raise KeyError(f"no variable {name!r}; the variables: "
-                           f"{', '.join(self.variables) or 'none (frozen into constants)'}")
-        return self.variables[name]
+        """The manifest record of the variable `name`: the name given to em.Variable
+        ("scale") or its tensor name ("scale:0", as TensorFlow's Variable.name; tfcompile
+        names a variable by its node, without the output index)."""
+        spec = self.variables.get(name) if isinstance(name, str) else None
+        if spec is None and isinstance(name, str):
+            spec = self.variables.get(f"{name}:0")
+        if spec is None:
+            known = ", ".join(repr(_plain(n)) for n in self.variables)
+            raise KeyError(f"{self._record['name']} has no variable {name!r}; its variables: "
+                           f"{known or 'none (frozen into constants)'} (each also by its "
+                           "tensor name, with ':0')")
+        return spec
 
     def get_variable(self, name: str) -> np.ndarray:
         spec = self._variable(name)
         out = np.empty(spec["shape"], _dtype(spec["dtype"]))
-        code = self._get(name.encode(), out.ctypes.data, out.nbytes)
+        code = self._get(spec["name"].encode(), out.ctypes.data, out.nbytes)
         if code:
             self.raise_error(code)
         return out
@@ -163,9 +171,14 @@ class Library:
         if array.dtype != dtype or list(array.shape) != spec["shape"]:
             raise ValueError(f"variable {name!r} is {_kind(dtype, spec['shape'])}, got "
                              f"{_kind(array.dtype, array.shape)}")
-        code = self._set(name.encode(), array.ctypes.data, array.nbytes)
+        code = self._set(spec["name"].encode(), array.ctypes.data, array.nbytes)
         if code:
             self.raise_error(code)
+
+
+def _plain(name: str) -> str:
+    """A variable's tensor name without the output index: "dense/kernel:0" -> "dense/kernel"."""
+    return name[:-2] if name.endswith(":0") else name
 
 
 def _kind(dtype: np.dtype, shape) -> str:

@@ -87,3 +87,34 @@ def test_variables_and_reprs(tmp_path):
         lib.set_variable("scale:0", np.ones(2, np.float32))
     with pytest.raises(ValueError, match=r"is a float32 scalar, got a float64 scalar"):
         lib.set_variable("scale:0", np.float64(5.0))
+
+
+def test_a_variable_is_set_by_the_name_given_to_it(tmp_path):
+    # set_variable took only the tensor name ("scale:0"); "scale", the name the user gave
+    # em.Variable (tfcompile names variables by node, without the output index), was a
+    # KeyError, in Python and in C alike
+    import ctypes
+    scale = em.Variable(np.float32(2.0), name="scale")
+    bias = em.Variable(np.zeros(3, np.float32), name="dense/bias")
+
+    def affine(x):
+        return x * scale + bias
+
+    em.aot.compile(affine, ["f32[3]"], out_dir=str(tmp_path), name="aff",
+                   freeze_variables=False)
+    lib = em.aot.load(str(tmp_path))
+    lib.set_variable("scale", 4.0)
+    lib.set_variable("dense/bias", np.ones(3, np.float32))
+    assert lib(np.ones(3, np.float32)).tolist() == [5.0] * 3
+    assert lib.get_variable("scale") == 4.0 and lib.get_variable("scale:0") == 4.0
+    with pytest.raises(KeyError, match=r"aff has no variable 'scal'; its variables: "
+                                       r"'scale', 'dense/bias'"):
+        lib.set_variable("scal", 1.0)
+    with pytest.raises(ValueError, match=r"variable 'scale' is a float32 scalar"):
+        lib.set_variable("scale", np.ones(2, np.float32))
+    c_set = ctypes.CDLL(str(tmp_path / "libaff.so")).aff_set_variable
+    c_set.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int64]
+    value = np.array(7.0, np.float32)
+    assert c_set(b"scale", value.ctypes.data, 4) == 0
+    assert lib.get_variable("scale:0") == 7.0
+    assert c_set(b"scal", value.ctypes.data, 4) != 0

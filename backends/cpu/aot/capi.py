@@ -134,7 +134,8 @@ def header(lib: str, entries: Sequence[Entry], names: Sequence[Sequence[str]],
         lines += ["/* Threads a matrix product may use (0, the default: the CPUs online). */",
                   f"void {lib}_set_gemm_threads(int threads);"]
     if variables:
-        lines += ["", "/* Variables, by name (each initialised to its value when compiled):",
+        lines += ["", "/* Variables, by name, with or without the \":0\" (each initialised to "
+                  "its value when compiled):",
                   *[f" *   \"{v.name}\": {v.ttype.dtype.name}{shape_text(v.ttype)}, "
                     f"{v.value.nbytes} bytes" for v in variables],
                   f" * set copies `nbytes` (the variable's size) from `data`; get copies out.",
@@ -203,9 +204,11 @@ def _variable_buffer(lib: str, k: int, v: Extra, path: str) -> list[str]:
 
 def _variable_access(lib: str, variables: Sequence[Extra]) -> list[str]:
     up = lib.upper()
-    table = ", ".join(f"{{{c_string(v.name)}, {lib}_rt_var{k}, {v.value.nbytes}}}"
-                      for k, v in enumerate(variables))
-    lines = [f"static const struct {{ const char *name; unsigned char *data; int64_t nbytes; }}",
+    # each by its tensor name ("scale:0") and the name given to em.Variable ("scale")
+    table = ", ".join(f"{{{c_string(v.name)}, {c_string(_plain(v.name))}, {lib}_rt_var{k}, "
+                      f"{v.value.nbytes}}}" for k, v in enumerate(variables))
+    lines = [f"static const struct {{ const char *name, *plain; unsigned char *data; "
+             "int64_t nbytes; }",
              f"  {lib}_rt_vars[] = {{{table}}};"]
     for verb, copy in (("set", "memcpy(v->data, data, (size_t)nbytes)"),
                        ("get", "memcpy(data, v->data, (size_t)nbytes)")):
@@ -215,7 +218,8 @@ def _variable_access(lib: str, variables: Sequence[Extra]) -> list[str]:
                   f"  {lib}_rt_message[0] = 0;",
                   f"  for (size_t i = 0; i < sizeof {lib}_rt_vars / sizeof *{lib}_rt_vars; i++) {{",
                   f"    const __typeof__(*{lib}_rt_vars) *v = &{lib}_rt_vars[i];",
-                  "    if (!name || strcmp(name, v->name)) continue;",
+                  "    if (!name || (strcmp(name, v->name) && strcmp(name, v->plain))) "
+                  "continue;",
                   "    if (nbytes != v->nbytes || (!data && nbytes))",
                   f"      return {lib}_rt_bad_call(\"{lib}_{verb}_variable: wrong size or "
                   "no data for this variable\");",
@@ -223,6 +227,11 @@ def _variable_access(lib: str, variables: Sequence[Extra]) -> list[str]:
                   f"  return {lib}_rt_bad_call(\"{lib}_{verb}_variable: no variable of "
                   "that name\");", "}"]
     return lines
+
+
+def _plain(name: str) -> str:
+    """The name given to em.Variable: its tensor name without the output index."""
+    return name[:-2] if name.endswith(":0") else name
 
 
 def _entry_source(lib: str, entry: Entry, names: Sequence[str]) -> list[str]:
