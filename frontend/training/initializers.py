@@ -17,6 +17,8 @@ from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend import random_composites as random
 from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.training import keras_objects
+from ember.frontend.training.keras_objects import Configurable, resolve
 
 
 def compute_fans(shape) -> tuple:
@@ -32,24 +34,13 @@ def compute_fans(shape) -> tuple:
     return shape[-2] * field, shape[-1] * field
 
 
-class Initializer:
+class Initializer(Configurable):
     """A callable `(shape, dtype=None) -> Tensor` with Keras's `get_config` / `from_config`
     (keras.initializers.Initializer)."""
 
     def __call__(self, shape, dtype=None, **kwargs):
         raise TypeError(f"{type(self).__name__} subclasses Initializer without defining "
                         "__call__(self, shape, dtype=None)")
-
-    def get_config(self) -> dict:
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 def _dtype(dtype):
@@ -252,17 +243,8 @@ def get(identifier, where: str = "em.keras.initializers.get"):
     """An initializer of a Keras name ("glorot_uniform", "GlorotUniform", "zeros", ...), of
     a serialized `{"class_name": ..., "config": {...}}`, or `identifier` itself if it is a
     callable `(shape, dtype) -> tensor` (keras.initializers.get); None stays None."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
-        cls = _lookup(identifier["class_name"], where)
-        return cls.from_config(dict(identifier.get("config") or {}))
-    if isinstance(identifier, str):
-        return _lookup(identifier, where)()
-    if callable(identifier):
-        return identifier
-    raise TypeError(f"{where}: an initializer is a name or a callable (shape, dtype), got "
-                    f"{identifier!r}")
+    return resolve(identifier, where, _lookup, "an initializer is a name or a callable "
+                   "(shape, dtype)")
 
 
 deserialize = get
@@ -280,18 +262,11 @@ def _lookup(name: str, where: str):
 def serialize(initializer):
     """`{"class_name": ..., "config": ...}` of an Initializer (a name is resolved first); a
     plain function's `__name__`."""
-    if initializer is None:
-        return None
     if isinstance(initializer, str):
         initializer = get(initializer)
-    if isinstance(initializer, Initializer):
-        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
-    name = getattr(initializer, "__name__", None)
-    if name is None or name == "<lambda>":
-        raise ValueError(f"em.keras.initializers.serialize: cannot name {initializer!r}; "
-                         "subclass em.keras.initializers.Initializer (with get_config) or "
-                         "use a named function")
-    return name
+    return keras_objects.serialize(
+        initializer, Initializer, "em.keras.initializers.serialize",
+        "subclass em.keras.initializers.Initializer (with get_config) or use a named function")
 
 
 def float_dtype(dtype, where: str):

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from ember.frontend import ops
 from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.training import keras_objects
+from ember.frontend.training.keras_objects import Configurable, resolve
 
 
 def _factor(value, what: str, where: str) -> float:
@@ -32,22 +34,11 @@ def _as_float(x):
     return x
 
 
-class Regularizer:
+class Regularizer(Configurable):
     """A callable `weights -> scalar penalty` with `get_config` / `from_config`."""
 
     def __call__(self, x):
         return convert_to_tensor(0.0)
-
-    def get_config(self) -> dict:
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class L1L2(Regularizer):
@@ -103,16 +94,8 @@ _CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "l1": L1, "l2": L2, "l1_l2": l1_l2
 def get(identifier, where: str = "em.keras.regularizers.get"):
     """The regularizer of a name ("l1", "l2", "l1_l2", "L1", ...), of a serialized
     `{"class_name": ..., "config": {...}}`, or a callable as it is; None stays None."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
-        return _lookup(identifier["class_name"], where)(**(identifier.get("config") or {}))
-    if isinstance(identifier, str):
-        return _lookup(identifier, where)()
-    if callable(identifier):
-        return identifier
-    raise TypeError(f"{where}: a regularizer is a name, a callable (weights -> scalar) or "
-                    f"None, got {identifier!r}")
+    return resolve(identifier, where, _lookup, "a regularizer is a name, a callable "
+                   "(weights -> scalar) or None")
 
 
 deserialize = get
@@ -127,15 +110,9 @@ def _lookup(name: str, where: str):
 
 def serialize(regularizer):
     """`{"class_name": ..., "config": ...}` of a Regularizer; a function's `__name__`."""
-    if regularizer is None:
-        return None
-    if isinstance(regularizer, Regularizer):
-        return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
-    name = getattr(regularizer, "__name__", None)
-    if name is None or name == "<lambda>":
-        raise ValueError(f"em.keras.regularizers.serialize: cannot name {regularizer!r}; "
-                         "subclass em.keras.regularizers.Regularizer or use a named function")
-    return name
+    return keras_objects.serialize(
+        regularizer, Regularizer, "em.keras.regularizers.serialize",
+        "subclass em.keras.regularizers.Regularizer or use a named function")
 
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
