@@ -20,12 +20,23 @@ from ember.dialects.ember.types import TensorType
 
 
 def window_geometry(size, k: int, stride: int, dilation: int, padding: str):
-    """Returns (output size, pad before, pad after) for one spatial dim (None if dynamic)."""
+    """Returns (output size, pad before, pad after) for one spatial dim (None if dynamic).
+
+    VALID's size is TensorFlow's `(size - window + stride) / stride` in C++'s division
+    (toward zero): a window up to a stride longer than the input gives an empty output, a
+    longer one is a ValueError with TensorFlow's message (kernel_shape_util.cc)."""
     eff = (k - 1) * dilation + 1
     if size is None:
         return None, None, None
     if padding == "VALID":
-        return ((size - eff) // stride + 1 if size >= eff else 0), 0, 0
+        top = size - eff + stride
+        out = top // stride if top >= 0 else -(-top // stride)
+        if out < 0:
+            raise ValueError(f"Computed output size would be negative: {out} [input_size: "
+                             f"{size}, effective_filter_size: {eff}, stride: {stride}]: the "
+                             f"window is larger than the input; use padding=\"SAME\" or a "
+                             f"smaller window")
+        return out, 0, 0
     out = -(-size // stride)
     total = max((out - 1) * stride + eff - size, 0)
     return out, total // 2, total - total // 2
@@ -56,8 +67,11 @@ def _nhwc(op, x: TensorType) -> tuple:
 
 def _spatial_out(op, x: TensorType, ksize, strides, dilations, padding, channels):
     n, h, w, _ = _nhwc(op, x)
-    oh = window_geometry(h, ksize[0], strides[0], dilations[0], padding)[0]
-    ow = window_geometry(w, ksize[1], strides[1], dilations[1], padding)[0]
+    try:
+        oh = window_geometry(h, ksize[0], strides[0], dilations[0], padding)[0]
+        ow = window_geometry(w, ksize[1], strides[1], dilations[1], padding)[0]
+    except ValueError as e:
+        raise OpShapeError(op.name, f"input of shape {tuple(x.shape)}: {e}") from None
     return (n, oh, ow, channels)
 
 

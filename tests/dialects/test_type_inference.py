@@ -758,6 +758,18 @@ NN = [
      ["tensor<1x2x2x?xf32>"]),
     ("ember.conv2d", ["tensor<1x2x2x2xf32>", "tensor<3x3x2x3xf32>"], {},
      ["tensor<1x0x0x3xf32>"]),
+    # TensorFlow's (size - window + stride) / stride, toward zero: -1 is an error
+    ("ember.conv2d", ["tensor<1x3x3x1xf32>", "tensor<5x5x1x1xf32>"], {},
+     (OpShapeError, "input of shape (1, 3, 3, 1): Computed output size would be negative: -1 "
+                    "[input_size: 3, effective_filter_size: 5, stride: 1]")),
+    ("ember.conv2d", ["tensor<1x3x9x1xf32>", "tensor<2x3x1x1xf32>"], {"dilations": [1, 5]},
+     (OpShapeError, "input of shape (1, 3, 9, 1): Computed output size would be negative: -1 "
+                    "[input_size: 9, effective_filter_size: 11, stride: 1]")),
+    ("ember.max_pool2d", ["tensor<1x2x2x1xf32>"], {"ksize": [4, 4], "strides": [4, 4]},
+     ["tensor<1x0x0x1xf32>"]),
+    ("ember.avg_pool2d", ["tensor<1x2x6x1xf32>"], {"ksize": [7, 1], "strides": [2, 2]},
+     (OpShapeError, "input of shape (1, 2, 6, 1): Computed output size would be negative: -1 "
+                    "[input_size: 2, effective_filter_size: 7, stride: 2]")),
     ("ember.conv2d", ["tensor<1x4x4x2xf32>", "tensor<?x3x2x3xf32>"], {},
      (OpShapeError, "filter tensor<?x3x2x3xf32> must be rank 4 (HWIO) with static H, W")),
     ("ember.conv2d", ["tensor<*xf32>", "tensor<3x3x2x3xf32>"], {}, ["tensor<?x?x?x3xf32>"]),

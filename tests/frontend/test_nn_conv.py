@@ -422,7 +422,7 @@ def test_compiled_matches_eager(name, batch, dtype, rng, no_fallback):
 
 EMPTY_SPATIAL = {  # a spatial dim of size 0 (the reshapes must not solve for -1 with a 0)
     "max_pool": lambda x: em.nn.max_pool(x, 2, 1, "SAME"),
-    "avg_pool": lambda x: em.nn.avg_pool(x, 2, 1, "VALID"),
+    "avg_pool": lambda x: em.nn.avg_pool(x, 1, 1, "VALID"),  # (2: negative, as in TF)
     "depthwise": lambda x: em.nn.depthwise_conv2d(x, np.ones((2, 2, 1, 2), np.float32), 1,
                                                   "SAME"),
     "conv1d": lambda x: em.nn.conv1d(em.reshape(x, [1, 0, 3]), np.ones((2, 3, 2), np.float32),
