@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ember.frontend import ops
 from ember.frontend.array_composites import _rank, eye, size_of
+from ember.frontend.linalg_solvers import described
 from ember.frontend.tensor import convert_to_tensor
 
 
@@ -21,7 +22,7 @@ def diag(diagonal, name=None):
     size may be a `?` dim)."""
     d = convert_to_tensor(diagonal)
     if _rank(d, "linalg.diag") < 1:
-        raise ValueError(f"em.linalg.diag needs a tensor of rank >= 1, got {d!r}")
+        raise ValueError(f"em.linalg.diag needs a tensor of rank >= 1, got {described(d)}")
     return ops.expand_dims(d, -1) * eye(size_of(d, -1), dtype=d.dtype)
 
 
@@ -29,7 +30,8 @@ def diag_part(input, name=None):  # noqa: A002
     """The main diagonal of a (batch of) matrices (their sizes may be `?` dims)."""
     x = convert_to_tensor(input)
     if _rank(x, "linalg.diag_part") < 2:
-        raise ValueError(f"em.linalg.diag_part needs a tensor of rank >= 2, got {x!r}")
+        raise ValueError(f"em.linalg.diag_part needs a tensor of rank >= 2, got "
+                         f"{described(x)}")
     rows, cols = size_of(x, -2), size_of(x, -1)
     if isinstance(rows, int) and isinstance(cols, int):
         k = min(rows, cols)

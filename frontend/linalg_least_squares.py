@@ -9,7 +9,7 @@ import numpy as np
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend.linalg_gradients import cholesky, triangular_solve
-from ember.frontend.linalg_solvers import _matrix
+from ember.frontend.linalg_solvers import _matrix, described
 from ember.frontend.linalg_spectral import svd
 from ember.frontend.tensor import convert_to_tensor
 
@@ -65,10 +65,11 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         raise TypeError(f"em.linalg.lstsq: rhs is {b.dtype.name} but matrix is "
                         f"{a.dtype.name}; cast one of them")
     if b.shape.rank is None or b.shape.rank < 2:
-        raise ValueError(f"em.linalg.lstsq needs rhs of rank >= 2 ([..., M, K]), got {b!r}")
+        raise ValueError(f"em.linalg.lstsq needs rhs of rank >= 2 ([..., M, K]), got "
+                         f"{described(b)}")
     if b.shape[-2] is not None and b.shape[-2] != m:
-        raise ValueError(f"em.linalg.lstsq: rhs of shape {b.shape} needs {m} rows (M) for a "
-                         f"matrix of shape {a.shape}")
+        raise ValueError(f"em.linalg.lstsq: rhs of shape {tuple(b.shape)} needs {m} rows (M) "
+                         f"for a matrix of shape {tuple(a.shape)}")
     if not fast:
         return ops.matmul(pinv(a), b)
     l2 = convert_to_tensor(l2_regularizer, dtype=a.dtype)

@@ -40,20 +40,28 @@ Slogdet = collections.namedtuple("Slogdet", ["sign", "log_abs_determinant"])
 Lu = collections.namedtuple("Lu", ["lu", "p"])
 
 
+def described(x) -> str:
+    """A tensor as an error message names it: its dtype and shape, not its values."""
+    shape = "unknown" if x.shape.rank is None else str(tuple(x.shape))
+    article = "an" if x.dtype.name[0] in "aeio" else "a"
+    return f"{article} {x.dtype.name} tensor of shape {shape}"
+
+
 def _matrix(x, what: str, square: bool = True):
     """`x` as a float tensor of rank >= 2 with static matrix dims (rows, cols)."""
     x = convert_to_tensor(x)
     if x.dtype not in (dtypes.float32, dtypes.float64):
-        raise TypeError(f"em.linalg.{what} supports float32 and float64, got {x!r}")
+        raise TypeError(f"em.linalg.{what} supports float32 and float64, got "
+                        f"{described(x)}; cast it with em.cast")
     if x.shape.rank is None or x.shape.rank < 2:
         raise ValueError(f"em.linalg.{what} needs a (batch of) matrices of rank >= 2, "
-                         f"got {x!r}")
+                         f"got {described(x)}")
     rows, cols = x.shape[-2], x.shape[-1]
     if rows is None or cols is None:
-        raise ValueError(f"em.linalg.{what} needs the matrix dims of {x!r} known while "
+        raise ValueError(f"em.linalg.{what} needs the matrix dims of {described(x)} known while "
                          f"tracing (batch dims may be None in the input_signature)")
     if square and rows != cols:
-        raise ValueError(f"em.linalg.{what} needs square matrices, got {x!r}")
+        raise ValueError(f"em.linalg.{what} needs square matrices, got {described(x)}")
     return x, rows, cols
 
 
@@ -63,10 +71,11 @@ def _rhs(matrix, rhs, what: str):
         raise TypeError(f"em.linalg.{what}: rhs is {b.dtype.name} but matrix is "
                         f"{matrix.dtype.name}")
     if b.shape.rank is None or b.shape.rank < 2:
-        raise ValueError(f"em.linalg.{what} needs rhs of rank >= 2 ([..., M, K]), got {b!r}")
+        raise ValueError(f"em.linalg.{what} needs rhs of rank >= 2 ([..., M, K]), got "
+                         f"{described(b)}")
     if b.shape[-2] is not None and b.shape[-2] != matrix.shape[-1]:
-        raise ValueError(f"em.linalg.{what}: rhs {b!r} needs {matrix.shape[-1]} rows for "
-                         f"matrix {matrix!r}")
+        raise ValueError(f"em.linalg.{what}: rhs of shape {tuple(b.shape)} needs "
+                         f"{matrix.shape[-1]} rows for a matrix of shape {tuple(matrix.shape)}")
     if b.shape[-2] is None:  # checked when the code runs: a `?` of 1 would broadcast
         assert_true(ops.equal(ops.shape(b)[-2], matrix.shape[-1]),
                     f"em.linalg.{what}: rhs needs {matrix.shape[-1]} rows for a matrix of "

@@ -246,6 +246,24 @@ def test_bad_arguments(call, error, match):
         call()
 
 
+@pytest.mark.parametrize("call,message", [
+    (lambda: em.linalg.eigh(em.ones([3, 4])),
+     "em.linalg.eigh needs square matrices, got a float32 tensor of shape (3, 4)"),
+    (lambda: em.linalg.solve(em.ones([3, 3]), em.ones([4, 1])),
+     "em.linalg.solve: rhs of shape (4, 1) needs 3 rows for a matrix of shape (3, 3)"),
+    (lambda: em.linalg.svd(em.ones([3, 3], em.int32)),
+     "em.linalg.svd supports float32 and float64, got an int32 tensor of shape (3, 3); cast "
+     "it with em.cast"),
+    (lambda: em.linalg.diag_part(em.ones([3])),
+     "em.linalg.diag_part needs a tensor of rank >= 2, got a float32 tensor of shape (3,)"),
+])
+def test_messages_name_shapes_not_values(call, message):
+    """A new user's finding: the messages printed the operands' values, over many lines."""
+    with pytest.raises((TypeError, ValueError)) as info:
+        call()
+    assert str(info.value) == message
+
+
 def test_dynamic_matrix_dims_are_rejected_with_a_hint():
     fn = em.function(em.linalg.inv, input_signature=[em.TensorSpec([None, None], em.float32)])
     with pytest.raises(ValueError, match="matrix dims .* known while tracing"):
