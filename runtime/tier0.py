@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from typing import Callable
 
 import numpy as np
@@ -142,13 +143,16 @@ class Interpreted:
         self.compile_in_background = compile_in_background  # the job `start` queues
         self._lock = threading.Lock()
         self.calls = 0
+        self.shortest = float("inf")  # seconds of the shortest call (tiers.HOT_SECONDS)
         self.replaced = False  # set once compiled code took its place (`successor`)
         self.successor = None
 
     def __call__(self, arrays: list) -> list:
         self.calls += 1
+        start = time.perf_counter()
         try:
             outs = self._run(arrays)
+            self.shortest = min(self.shortest, time.perf_counter() - start)
         except Exception:  # noqa: BLE001 - the compiled code's error (or result) instead
             exe = self._recover(self)
             if exe is None:

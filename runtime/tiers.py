@@ -11,16 +11,20 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
      function (tier0.py: pure float ops without loops or callbacks, Ember's pipeline),
      the calls run the trace on the reference interpreter, and the end of the second one
      (tier0.COMPILE_AT_CALL) queues the fast tier's compile on the background thread; when
-     it is done it is swapped in (the tier-0 calls made so far counted, step 2). A tier-0 call that
+     it is done it is swapped in (the tier-0 calls made so far counted, step 2). Where each
+     tier-0 call took HOT_SECONDS or more, the full tier is compiled instead, and swapped
+     in for tier 0 directly (the fast tier could be slower than the interpreter's numpy
+     kernels, and such calls repay the full compile within a few). A tier-0 call that
      raises is run again on the fast tier, compiled then and there, so errors are the
      compiled code's. If that background compile fails, tier 0 stays (a TierWarning).
   1. Else compile the fast tier (backends/cpu/backend.py tier_options: LLVM O1
      without vectorisation or unrolling, instructions selected at -O0; products on numpy's
      OpenBLAS, which needs no compiling, or where there is none on Ember's own GEMM at the
      library's fast tier while its full tier is not built yet, kernels.bind_jit) and run it.
-  2. Every call of fast-tier code is counted; the call that reaches
-     `em.config.tier_threshold()` (default 10) queues a full-tier compile on the one
-     background thread and returns at once. Nothing waits for that compile.
+  2. Every call of fast-tier code is counted and timed; the call that reaches
+     `em.config.tier_threshold()` (default 10), or brings the time spent in them to
+     HOT_SECONDS, queues a full-tier compile on the one background thread and returns at
+     once. Nothing waits for that compile.
   3. When the full tier is ready, the executor swaps it in under its lock (Executor.swap)
      and tells the holders of the fast tier's code (the Function's fast path) to drop it;
      the next call runs the full tier. Calls already running finish on the code they
@@ -67,6 +71,14 @@ from ember.dialects.ember.errors import EmberWarning
 from ember.runtime import config
 
 
+# Seconds of calls that make code hot whatever their count: the fast tier's calls that
+# add up to this ask for the full tier; tier-0 calls this long compile it at once, not the
+# fast tier (whose scalar loops run elementwise transcendentals several times slower than
+# the interpreter's numpy kernels: a new user's 20M-float function took 0.36 s a call on
+# tier 0 and 1 s on the fast tier). Bench case D's tier-0 calls take ~40 ms.
+HOT_SECONDS = 0.2
+
+
 class TierWarning(EmberWarning, RuntimeWarning):
     """Recompiling a hot function at the full tier failed: it keeps running its fast-tier
     code (correct, only slower)."""
@@ -84,6 +96,7 @@ class FastTier:
         self.fast_path = exe.fast_path
         self.variables = exe.variables
         self.calls = 0
+        self.seconds = 0.0  # spent in calls while waiting to ask for the full tier
         self.failure: str | None = None
         self._promote = promote
         # the threshold is read at each call: set_tier_threshold applies to this code too
@@ -92,15 +105,30 @@ class FastTier:
 
     def call_pointers(self, pointers: list[int]):
         self.calls += 1  # unlocked: a count lost to a race only delays the recompile
-        if self._waiting and self.calls >= config.tier_threshold():
-            self._ask()
-        return self.exe.call_pointers(pointers)
+        if not self._waiting:
+            return self.exe.call_pointers(pointers)
+        start = time.perf_counter()
+        try:
+            return self.exe.call_pointers(pointers)
+        finally:
+            self._count(time.perf_counter() - start)
 
     def __call__(self, arrays):
         self.calls += 1
-        if self._waiting and self.calls >= config.tier_threshold():
+        if not self._waiting:
+            return self.exe(arrays)
+        start = time.perf_counter()
+        try:
+            return self.exe(arrays)
+        finally:
+            self._count(time.perf_counter() - start)
+
+    def _count(self, seconds: float) -> None:
+        """Hot (step 2): `tier_threshold()` calls, or HOT_SECONDS spent in them (a few
+        long calls are as hot as many short ones, as the JVM's loop counters say)."""
+        self.seconds += seconds
+        if self.calls >= config.tier_threshold() or self.seconds >= HOT_SECONDS:
             self._ask()
-        return self.exe(arrays)
 
     def _ask(self) -> None:
         with self._lock:
@@ -154,28 +182,33 @@ def _interpreted(name, interpreter, background: bool, compile, swap, failed, pro
     in the background (`background`), swapped in with the calls made so far counted."""
     from ember.runtime.tier0 import Interpreted
 
-    def compiled(old: Interpreted) -> FastTier:
-        fast = FastTier(compile("fast", False), promote)
-        fast.calls = old.calls
+    def compiled(old: Interpreted, tier: str = "fast"):
+        new = compile(tier, False)
+        if tier == "fast":
+            new = FastTier(new, promote)
+            new.calls = old.calls
         with _swap_lock:
             if old.replaced:  # by a call that raised, or by the background compile
                 return old.successor
-            old.replaced, old.successor = True, fast
-            swap(old, fast)
-        _swaps.append((name, "interp", "fast", time.perf_counter()))
-        return fast
+            old.replaced, old.successor = True, new
+            swap(old, new)
+        _swaps.append((name, "interp", tier, time.perf_counter()))
+        return new
 
     def job(old: Interpreted) -> None:
+        # long tier-0 calls: the full tier at once (its compile repays within a few calls)
+        tier = "full" if old.shortest >= HOT_SECONDS else "fast"
         try:
-            with compile_log.stage(f"fast tier {name} (background)", stream=io.StringIO()):
-                fast = compiled(old)
+            with compile_log.stage(f"{tier} tier {name} (background)", stream=io.StringIO()):
+                new = compiled(old, tier)
         except Exception as e:  # noqa: BLE001 - any failure keeps tier 0, reported
             failed(f"em.function '{name}': compiling its code in the background failed, "
                    f"so it keeps running on the interpreter (correct, slower): "
                    f"{type(e).__name__}: {e}")
             return
-        if fast._waiting and fast.calls >= config.tier_threshold():
-            fast._ask()  # hot already: the full tier next, on this thread's queue
+        if isinstance(new, FastTier) and new._waiting and \
+                new.calls >= config.tier_threshold():
+            new._ask()  # hot already: the full tier next, on this thread's queue
 
     def recover(old: Interpreted):
         """A call that raised on the interpreter: compiled code now (its error is the one

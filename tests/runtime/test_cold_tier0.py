@@ -99,6 +99,19 @@ def test_auto_runs_tier_0_first_and_swaps_the_fast_tier_in():
     np.testing.assert_allclose(second, first, rtol=2e-6, atol=1e-6)
 
 
+def test_long_tier_0_calls_compile_the_full_tier_in_place_of_the_fast_one(monkeypatch):
+    em.config.set_tier_threshold(1000)
+    monkeypatch.setattr(tiers, "HOT_SECONDS", 0.0)  # every tier-0 call counts as long
+    f = em.function(lambda x: em.tanh(x) * em.exp(-x))
+    x = _rng(64)
+    before = len(tiers.swaps())
+    first, _ = f(x).numpy(), f(x)  # the second call queues the compile
+    assert tiers.wait(120)
+    assert f.get_concrete_function(x).compiled_tiers == {_key(x): "full"}
+    assert [s[1:3] for s in tiers.swaps()[before:]] == [("interp", "full")]
+    np.testing.assert_allclose(f(x).numpy(), first, rtol=2e-6, atol=1e-6)
+
+
 def test_tier_0_calls_count_towards_the_full_tier():
     em.config.set_tier_threshold(3)
     f = em.function(lambda x: x * 3.0 - 1.0)

@@ -106,6 +106,21 @@ def test_a_new_threshold_applies_to_code_already_at_the_fast_tier(fresh_caches):
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "full"}
 
 
+def test_fast_tier_calls_that_take_long_enough_ask_for_the_full_tier(fresh_caches,
+                                                                     monkeypatch):
+    em.config.set_tier_threshold(1000)  # the count alone would never ask
+    f = em.function(lambda x: em.exp(x) * 0.5)
+    x = np.ones(8, np.float32)
+    f(x)
+    assert tiers.wait(120)
+    assert f.get_concrete_function(x).compiled_tiers == {_key(x): "fast"}  # 0.2 s: not yet
+    monkeypatch.setattr(tiers, "HOT_SECONDS", 0.0)  # any time spent is enough now
+    f(x)
+    assert tiers.wait(120)
+    assert f.get_concrete_function(x).compiled_tiers == {_key(x): "full"}
+    np.testing.assert_allclose(f(x).numpy(), np.exp(x) * 0.5, rtol=1e-6)
+
+
 def test_a_specialisation_below_the_threshold_stays_fast(fresh_caches):
     em.config.set_tier_threshold(4)
 
