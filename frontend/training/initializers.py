@@ -1,6 +1,7 @@
-"""Weight initializers by Keras name ("glorot_uniform", "zeros", ...), drawing from
-`em.random` (the global generator, or an operation `seed`), so `em.random.set_seed(s)` makes
-a model's initial weights repeat.
+"""Weight initializers by Keras name ("glorot_uniform", "zeros", ...). An unseeded random
+initializer draws from `em.random`'s global generator, so `em.random.set_seed(s)` makes a
+model's initial weights repeat; a seeded one (`seed=7`) draws stateless numbers from the seed
+`[seed, 0]`, so every call gives the same values, as Keras 2 (TF >= 2.7) does.
 
 An initializer is a callable `(shape, dtype) -> Tensor`: an `Initializer` (Keras's
 classes, `em.keras.initializers`, with `get_config`) or any function; a layer calls it under
@@ -16,6 +17,7 @@ import numpy as np
 from ember.dialects.ember import dtypes
 from ember.frontend import ops
 from ember.frontend import random_composites as random
+from ember.frontend import random_ops
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.training import keras_objects
 from ember.frontend.training.keras_objects import Configurable, resolve
@@ -77,46 +79,68 @@ class Constant(Initializer):
 
 
 class _Seeded(Initializer):
+    """A random initializer. `seed` None: each call draws new numbers from the global
+    generator. `seed` an int: each call gives the same numbers, stateless from the seed
+    `[seed, 0]` (Keras's `RandomGenerator(seed, rng_type="stateless")`)."""
+
     def __init__(self, seed=None):
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise TypeError(f"{type(self).__name__}: seed must be an int or None, got "
                             f"{seed!r}")
         self.seed = seed
 
+    def _random(self, distribution: str, shape, a, b, dtype):
+        """`distribution` ("uniform", "normal", "truncated_normal") of parameters a, b."""
+        if self.seed is None:
+            return getattr(random, distribution)(shape, a, b, dtype=dtype)
+        stateless = getattr(random_ops, "stateless_" + distribution)
+        return stateless(shape, [self.seed, 0], a, b, dtype=dtype)
+
 
 class RandomNormal(_Seeded):
-    """Normal values of `mean` and `stddev`."""
+    """Normal values of `mean` and `stddev` (keras.initializers.RandomNormal).
+
+    Args:
+      mean, stddev: Python scalars.
+      seed: an int makes the initializer deterministic: every call returns the same values.
+        None draws new values from the global generator (`em.random.set_seed`) each call.
+    """
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return random.normal(list(shape), self.mean, self.stddev, dtype=_dtype(dtype),
-                             seed=self.seed)
+        return self._random("normal", list(shape), self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
 class TruncatedNormal(RandomNormal):
-    """Normal values of `mean` and `stddev`, redrawn beyond 2 stddev from the mean."""
+    """Normal values of `mean` and `stddev`, redrawn beyond 2 stddev from the mean
+    (keras.initializers.TruncatedNormal); `seed` as RandomNormal's."""
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return random.truncated_normal(list(shape), self.mean, self.stddev,
-                                       dtype=_dtype(dtype), seed=self.seed)
+        return self._random("truncated_normal", list(shape), self.mean, self.stddev,
+                            _dtype(dtype))
 
 
 class RandomUniform(_Seeded):
-    """Uniform values in [minval, maxval)."""
+    """Uniform values in [minval, maxval) (keras.initializers.RandomUniform).
+
+    Args:
+      minval, maxval: Python scalars.
+      seed: an int makes the initializer deterministic: every call returns the same values.
+        None draws new values from the global generator (`em.random.set_seed`) each call.
+    """
 
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return random.uniform(list(shape), self.minval, self.maxval, dtype=_dtype(dtype),
-                              seed=self.seed)
+        return self._random("uniform", list(shape), self.minval, self.maxval, _dtype(dtype))
 
     def get_config(self):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -125,7 +149,14 @@ class RandomUniform(_Seeded):
 class VarianceScaling(_Seeded):
     """Values of variance `scale / n`, n the kernel's fan_in, fan_out or their mean
     (`mode`), from a truncated normal, an untruncated normal or a uniform (`distribution`)
-    (keras.initializers.VarianceScaling)."""
+    (keras.initializers.VarianceScaling).
+
+    Args:
+      scale: a positive float. mode: "fan_in", "fan_out" or "fan_avg".
+      distribution: "truncated_normal" ("normal"), "untruncated_normal" or "uniform".
+      seed: an int makes the initializer deterministic: every call returns the same values.
+        None draws new values from the global generator (`em.random.set_seed`) each call.
+    """
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
         super().__init__(seed)
@@ -148,46 +179,80 @@ class VarianceScaling(_Seeded):
         variance = self.scale / max(1.0, n[self.mode])
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return random.uniform(shape, -limit, limit, dtype=dtype, seed=self.seed)
+            return self._random("uniform", shape, -limit, limit, dtype)
         if self.distribution == "untruncated_normal":
-            return random.normal(shape, 0.0, math.sqrt(variance), dtype=dtype, seed=self.seed)
+            return self._random("normal", shape, 0.0, math.sqrt(variance), dtype)
         # the stddev of a unit normal truncated at 2 stddev: widened to keep the variance
         stddev = math.sqrt(variance) / 0.87962566103423978
-        return random.truncated_normal(shape, 0.0, stddev, dtype=dtype, seed=self.seed)
+        return self._random("truncated_normal", shape, 0.0, stddev, dtype)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
                 "seed": self.seed}
 
 
-def _scaling(name, scale, mode, distribution, doc):
+class _FixedScaling(VarianceScaling):
+    """A VarianceScaling whose scale, mode and distribution are fixed by the class; only
+    `seed` is configurable (and serialized), as in Keras."""
+
+    ARGS: tuple = ()
+
     def __init__(self, seed=None):
-        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+        super().__init__(*self.ARGS, seed=seed)
 
     def get_config(self):
         return {"seed": self.seed}
-    return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
-                                           "__doc__": doc, "__module__": __name__})
 
 
-GlorotUniform = _scaling("GlorotUniform", 1.0, "fan_avg", "uniform",
-                         "Uniform in +-sqrt(6 / (fan_in + fan_out)) (Xavier).")
-GlorotNormal = _scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal",
-                        "Truncated normal of stddev sqrt(2 / (fan_in + fan_out)).")
-HeUniform = _scaling("HeUniform", 2.0, "fan_in", "uniform",
-                     "Uniform in +-sqrt(6 / fan_in).")
-HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal",
-                    "Truncated normal of stddev sqrt(2 / fan_in).")
-LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform",
-                        "Uniform in +-sqrt(3 / fan_in).")
-LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal",
-                       "Truncated normal of stddev sqrt(1 / fan_in).")
+class GlorotUniform(_FixedScaling):
+    """Uniform in +-sqrt(6 / (fan_in + fan_out)) (Xavier; keras.initializers.GlorotUniform).
+    `seed`: an int gives the same values every call; None draws from the global generator
+    each call."""
+
+    ARGS = (1.0, "fan_avg", "uniform")
+
+
+class GlorotNormal(_FixedScaling):
+    """Truncated normal of stddev sqrt(2 / (fan_in + fan_out))
+    (keras.initializers.GlorotNormal). `seed`: an int gives the same values every call; None
+    draws from the global generator each call."""
+
+    ARGS = (1.0, "fan_avg", "truncated_normal")
+
+
+class HeUniform(_FixedScaling):
+    """Uniform in +-sqrt(6 / fan_in) (keras.initializers.HeUniform). `seed`: an int gives
+    the same values every call; None draws from the global generator each call."""
+
+    ARGS = (2.0, "fan_in", "uniform")
+
+
+class HeNormal(_FixedScaling):
+    """Truncated normal of stddev sqrt(2 / fan_in) (keras.initializers.HeNormal). `seed`: an
+    int gives the same values every call; None draws from the global generator each call."""
+
+    ARGS = (2.0, "fan_in", "truncated_normal")
+
+
+class LecunUniform(_FixedScaling):
+    """Uniform in +-sqrt(3 / fan_in) (keras.initializers.LecunUniform). `seed`: an int gives
+    the same values every call; None draws from the global generator each call."""
+
+    ARGS = (1.0, "fan_in", "uniform")
+
+
+class LecunNormal(_FixedScaling):
+    """Truncated normal of stddev sqrt(1 / fan_in) (keras.initializers.LecunNormal). `seed`:
+    an int gives the same values every call; None draws from the global generator each call."""
+
+    ARGS = (1.0, "fan_in", "truncated_normal")
 
 
 class Orthogonal(_Seeded):
     """`gain` times an orthogonal matrix (rows or columns orthonormal, whichever are fewer),
     reshaped to the kernel's shape: Q of the QR decomposition of a normal sample, signs
-    fixed by R's diagonal (keras.initializers.Orthogonal)."""
+    fixed by R's diagonal (keras.initializers.Orthogonal). `seed`: an int gives the same
+    matrix every call; None draws from the global generator each call."""
 
     def __init__(self, gain=1.0, seed=None):
         super().__init__(seed)
@@ -198,8 +263,7 @@ class Orthogonal(_Seeded):
         if len(shape) < 2:
             raise ValueError(f"Orthogonal: the shape must have rank >= 2, got {shape}")
         rows, cols = math.prod(shape[:-1]), shape[-1]
-        sample = random.normal([max(rows, cols), min(rows, cols)], dtype=dtype,
-                               seed=self.seed)
+        sample = self._random("normal", [max(rows, cols), min(rows, cols)], 0.0, 1.0, dtype)
         q, r = np.linalg.qr(np.asarray(sample, np.float64))  # (eager: under init_scope)
         q = q * np.sign(np.diag(r))
         if rows < cols:
