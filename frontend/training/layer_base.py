@@ -80,15 +80,21 @@ class Layer(Module):
       dtype: the dtype of its weights (float32 by default).
       activity_regularizer: a regularizer of the layer's output (see regularizers.py),
         added to `losses` on each call, divided by the batch size.
+      input_shape, batch_size, batch_input_shape, input_dim: Keras 2's input shape of a
+        model's first layer (`input_shape` without the batch dim, `batch_size` its batch,
+        `input_dim=n` for `input_shape=(n,)`): a Sequential builds itself from it when the
+        layer is added, and get_config keeps it as "batch_input_shape".
     """
 
-    _ignored_attributes = Module._ignored_attributes | {"_made", "_callable_losses"}
+    _ignored_attributes = Module._ignored_attributes | {"_made", "_callable_losses",
+                                                       "_batch_input_shape"}
     # the constructor arguments get_config stores, each read from the attribute of its name
     _config_fields: tuple = ()
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
-                 activity_regularizer=None):
+                 activity_regularizer=None, **kwargs):
         super().__init__(name or _unique_name(_snake(type(self).__name__)))
+        self._batch_input_shape = batch_input_shape_of(type(self).__name__, kwargs)
         self._made: list = []  # the weights add_weight made, in order
         self._callable_losses: list = []
         self.trainable = bool(trainable)
@@ -234,7 +240,10 @@ class Layer(Module):
           TypeError: a subclass whose `__init__` takes arguments that get_config does not
             know (override get_config, or list them in `_config_fields`).
         """
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        config = {"name": self.name, "trainable": self.trainable}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        config["dtype"] = self.dtype.name
         for key in self._config_fields:
             config[key] = _serialize(key, getattr(self, key))
         if type(self).get_config is Layer.get_config:
@@ -266,6 +275,31 @@ class Layer(Module):
     weights = property(lambda self: list(self.variables))
     trainable_weights = property(lambda self: list(self.trainable_variables))
     non_trainable_weights = property(lambda self: list(self.non_trainable_variables))
+
+
+_INPUT_KWARGS = ("input_shape", "batch_input_shape", "batch_size", "input_dim")
+
+
+def batch_input_shape_of(where: str, kwargs: dict):
+    """Keras 2's `batch_input_shape` from a layer's keyword arguments (base_layer.py:
+    `input_dim=n` aliases `input_shape=(n,)`; `batch_input_shape` wins over `input_shape`
+    and `batch_size`), or None; any other keyword is a TypeError, as Keras's."""
+    unknown = sorted(set(kwargs) - set(_INPUT_KWARGS))
+    if unknown:
+        raise TypeError(f"{where}: keyword argument not understood: {unknown[0]!r}")
+    if "input_dim" in kwargs and "input_shape" not in kwargs:
+        kwargs = {**kwargs, "input_shape": (kwargs["input_dim"],)}
+    if kwargs.get("batch_input_shape") is not None:
+        shape = tuple(kwargs["batch_input_shape"])
+    elif kwargs.get("input_shape") is not None:
+        shape = (kwargs.get("batch_size"), *tuple(kwargs["input_shape"]))
+    else:
+        return None
+    if any(d is not None and (not isinstance(d, int) or isinstance(d, bool) or d < 0)
+           for d in shape):
+        raise ValueError(f"{where}: the input shape must hold non-negative ints or None, got "
+                         f"batch_input_shape={shape}")
+    return shape
 
 
 def _built_once(build):

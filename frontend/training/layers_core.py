@@ -242,14 +242,25 @@ class Sequential(Layer):
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__(trainable=trainable, name=name)
         self._build_input_shape = None
+        self._input_shape_given = False  # a first layer's input_shape: built on each add
         self.layers = []
         for layer in layers or ():
             self.add(layer)
 
     def add(self, layer) -> None:
+        """Appends `layer`. A first layer given an input shape (`input_shape=`, ...) builds
+        the model now, and every later add builds the new layer, as Keras 2's Sequential
+        does with its Input, so `summary()` works before any call."""
         if not callable(layer):
             raise TypeError(f"Sequential.add takes a layer (a callable), got {layer!r}")
+        shape = getattr(layer, "_batch_input_shape", None)
+        if not self.layers and shape is not None:
+            self._input_shape_given = True
+            self._build_input_shape = list(shape)
         self.layers.append(layer)
+        if self._input_shape_given:
+            self._build_from(self._build_input_shape)
+            self.built = True
 
     def __call__(self, inputs, training=None):
         inputs = convert_to_tensor(inputs)
@@ -261,6 +272,9 @@ class Sequential(Layer):
     def build(self, input_shape):
         """Builds every layer now, by an eager inference pass on zeros of `input_shape`
         (unknown dims taken as 1), as keras.Sequential.build."""
+        self._build_from(input_shape)
+
+    def _build_from(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
         if dims is None:
             raise ValueError(f"Sequential '{self.name}'.build needs an input shape of known "
