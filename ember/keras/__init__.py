@@ -17,6 +17,14 @@ from ember import losses, optimizers
 from ember.keras import (activations, callbacks, initializers, layers, metrics,
                          regularizers, utils)
 from ember.runtime.keras.model import Model, Sequential
+from ember.runtime.keras.unavailable import MESSAGES as _UNAVAILABLE
+from ember.runtime.keras.unavailable import unavailable as _unavailable
 
 __all__ = ["Model", "Sequential", "activations", "callbacks", "initializers", "layers",
            "losses", "metrics", "optimizers", "regularizers", "utils"]
+
+
+def __getattr__(name: str):
+    if name in _UNAVAILABLE:  # em.keras.Input: a message naming what to use instead
+        raise _unavailable("em.keras.", name)
+    raise AttributeError(f"module 'ember.keras' has no attribute {name!r}")

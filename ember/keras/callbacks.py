@@ -2,6 +2,6 @@
 `EarlyStopping` and `LearningRateScheduler`."""
 
 from ember.runtime.keras.callbacks import EarlyStopping, LearningRateScheduler
-from ember.runtime.keras.fit import Callback, History
+from ember.runtime.keras.callback_base import Callback, History
 
 __all__ = ["Callback", "EarlyStopping", "History", "LearningRateScheduler"]

@@ -23,3 +23,10 @@ __all__ += ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate",
 __all__ += ["Lambda"]
 __all__ += ["ELU", "LeakyReLU", "Permute", "ReLU", "RepeatVector", "Softmax", "UpSampling2D",
             "ZeroPadding2D"]
+
+
+def __getattr__(name: str):
+    from ember.runtime.keras.unavailable import MESSAGES, unavailable
+    if name in ("Input", "InputLayer"):
+        raise unavailable("em.keras.layers.", name)
+    raise AttributeError(f"module 'ember.keras.layers' has no attribute {name!r}")

@@ -57,7 +57,7 @@ def call_context(layer):
 
 
 def _snake(name: str) -> str:
-    """Keras's layer names: `Conv2D` -> `conv2d`, `MaxPool2D` -> `max_pool2d`."""
+    """Keras's layer names: `Conv2D` -> `conv2d`, `MaxPooling2D` -> `max_pooling2d`."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
@@ -87,7 +87,8 @@ class Layer(Module):
     """
 
     _ignored_attributes = Module._ignored_attributes | {"_made", "_callable_losses",
-                                                       "_batch_input_shape"}
+                                                       "_batch_input_shape",
+                                                       "_output_shapes"}
     # the constructor arguments get_config stores, each read from the attribute of its name
     _config_fields: tuple = ()
 
@@ -330,7 +331,7 @@ def _serialize(key: str, value):
     return value
 
 
-_CLASS_ALIASES = {"MaxPooling2D": "MaxPool2D", "AvgPool2D": "AveragePooling2D",
+_CLASS_ALIASES = {"MaxPool2D": "MaxPooling2D", "AvgPool2D": "AveragePooling2D",
                   "GlobalAvgPool2D": "GlobalAveragePooling2D",
                   "GlobalMaxPool2D": "GlobalMaxPooling2D"}
 

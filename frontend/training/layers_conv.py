@@ -142,9 +142,10 @@ class Pool2D(Layer):
                                 padding=self.padding)
 
 
-class MaxPool2D(Pool2D):
+class MaxPooling2D(Pool2D):
     """The maximum over `pool_size` windows of NHWC inputs, moved by `strides` (default:
-    `pool_size`) (keras.layers.MaxPool2D).
+    `pool_size`) (keras.layers.MaxPooling2D, also named MaxPool2D; named `max_pooling2d`
+    by default, as Keras's).
 
     Example:
       >>> em.layers.MaxPool2D()(em.ones([1, 4, 4, 3])).shape
@@ -154,4 +155,4 @@ class MaxPool2D(Pool2D):
     _pool = staticmethod(nn_ops.max_pool2d)
 
 
-MaxPooling2D = MaxPool2D
+MaxPool2D = MaxPooling2D

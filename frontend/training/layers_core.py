@@ -243,6 +243,7 @@ class Sequential(Layer):
         super().__init__(trainable=trainable, name=name)
         self._build_input_shape = None
         self._input_shape_given = False  # a first layer's input_shape: built on each add
+        self._output_shapes = {}  # {layer index: TensorShape or "multiple"}, for summary
         self.layers = []
         for layer in layers or ():
             self.add(layer)
@@ -286,12 +287,38 @@ class Sequential(Layer):
 
     def call(self, inputs, training=None):
         x = inputs
-        for layer in self.layers:
+        for index, layer in enumerate(self.layers):
             if isinstance(layer, Layer) and _accepts_training(layer):
                 x = layer(x, training=training)
             else:
                 x = layer(x)
+            self._note_shape(index, x)
         return x
+
+    def _note_shape(self, index: int, output) -> None:
+        """Keeps the output shape of layer `index` for summary (Keras's
+        `layer.output_shape`), its batch dim the model's (None unless an input shape gave
+        one); a layer seen with incompatible shapes, or with several outputs, is
+        "multiple"."""
+        shape = getattr(output, "shape", None)
+        new = "multiple"
+        if isinstance(shape, TensorShape) and shape.rank:
+            batch = self._build_input_shape[0] if self._build_input_shape else None
+            new = TensorShape([batch, *shape.as_list()[1:]])
+        old = self._output_shapes.get(index)
+        if old is None:
+            self._output_shapes[index] = new
+        elif isinstance(old, str) or isinstance(new, str) or not old.is_compatible_with(new):
+            self._output_shapes[index] = "multiple"
+
+    def output_shapes(self) -> list:
+        """Each layer's output shape as Keras's summary prints it: "(None, 2)", or
+        "multiple" (unknown, or incompatible shapes seen)."""
+        out = []
+        for index in range(len(self.layers)):
+            shape = self._output_shapes.get(index, "multiple")
+            out.append(shape if isinstance(shape, str) else str(tuple(shape.as_list())))
+        return out
 
     def get_config(self) -> dict:
         """{"name", "layers": [{"class_name", "config"}, ...]} and, once built or called,

@@ -4,7 +4,12 @@ and `UpSampling2D` (nearest neighbour), channels-last as Keras's defaults."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ember.dialects.ember import dtypes
 from ember.frontend import ops
+from ember.frontend.math_ops import cast
+from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.array_composites import repeat
 from ember.frontend.training import activations
 from ember.frontend.training.layers_conv import _check_images, _pair
@@ -46,7 +51,15 @@ class ReLU(Layer):
 
 
 class Softmax(Layer):
-    """keras.layers.Softmax along `axis` (default: the last)."""
+    """keras.layers.Softmax along `axis` (default: the last). `mask` (true or 1 where a
+    position counts, broadcast against the inputs) adds Keras 2's large negative, -1e9
+    (half float16's lowest for float16), to the masked positions before the softmax.
+
+    Example:
+      >>> x = np.asarray([[1., 2., 1.]], np.float32)
+      >>> em.keras.layers.Softmax()(x, mask=np.asarray([[True, False, True]])).numpy()
+      array([[0.5, 0. , 0.5]], dtype=float32)
+    """
 
     _config_fields = ("axis",)
 
@@ -54,7 +67,12 @@ class Softmax(Layer):
         super().__init__(**kwargs)
         self.axis = axis
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            lowest = -1e9 if inputs.dtype != dtypes.float16 else \
+                float(np.finfo(np.float16).min) / 2.0
+            keep = cast(convert_to_tensor(mask), inputs.dtype)
+            inputs = ops.add(inputs, ops.multiply(ops.subtract(1.0, keep), lowest))
         return activations.softmax(inputs, axis=self.axis)
 
 

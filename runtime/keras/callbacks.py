@@ -1,5 +1,5 @@
 """The callbacks users reach for first: `EarlyStopping` and `LearningRateScheduler`
-(keras.callbacks'), run by Model.fit's hooks (fit.py's `Callback`)."""
+(keras.callbacks'), run by Model.fit's hooks (callback_base.py's `Callback`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ember.frontend.variables import Variable
-from ember.runtime.keras.fit import Callback
+from ember.runtime.keras.callback_base import Callback
 
 _MAX_METRICS = ("acc", "accuracy", "auc", "precision", "recall")
 

@@ -1,5 +1,5 @@
 """The loops of `Model.fit`, `evaluate` and `predict`, their inputs (numpy arrays,
-em.data.Dataset, `DatasetCreator`) and callbacks (`Callback`, `History`)."""
+em.data.Dataset, `DatasetCreator`); the callbacks are callback_base.py's."""
 
 from __future__ import annotations
 
@@ -30,66 +30,6 @@ class DatasetCreator:
             raise TypeError(f"DatasetCreator: dataset_fn must return an em.data.Dataset, got "
                             f"{type(dataset).__name__}")
         return dataset
-
-
-class Callback:
-    """keras.callbacks.Callback: override the hooks; `self.model` is the model trained."""
-
-    def __init__(self):
-        self.model = None
-        self.params = {}
-
-    def set_model(self, model):
-        self.model = model
-
-    def set_params(self, params):
-        self.params = params
-
-    def on_train_begin(self, logs=None):
-        del logs
-
-    def on_train_end(self, logs=None):
-        del logs
-
-    def on_epoch_begin(self, epoch, logs=None):
-        del epoch, logs
-
-    def on_epoch_end(self, epoch, logs=None):
-        del epoch, logs
-
-    def on_train_batch_begin(self, batch, logs=None):
-        del batch, logs
-
-    def on_train_batch_end(self, batch, logs=None):
-        del batch, logs
-
-
-class History(Callback):
-    """What fit returns: `history` maps each logged name ('loss', 'accuracy', 'val_loss',
-    ...) to its value at the end of each epoch; `epoch` lists the epochs run."""
-
-    def __init__(self):
-        super().__init__()
-        self.history, self.epoch = {}, []
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.epoch.append(epoch)
-        for key, value in (logs or {}).items():
-            self.history.setdefault(key, []).append(value)
-
-
-def with_history(model, callbacks, epochs: int, steps, verbose):
-    """`callbacks` with a new History last (as Keras: it logs what the others add, e.g.
-    LearningRateScheduler's learning_rate), each told the model and fit's parameters;
-    returns (the callbacks, the History)."""
-    history = History()
-    callbacks = list(callbacks or []) + [history]
-    for cb in callbacks:
-        if hasattr(cb, "set_model"):
-            cb.set_model(model)
-        if hasattr(cb, "set_params"):
-            cb.set_params({"epochs": epochs, "steps": steps, "verbose": verbose})
-    return callbacks, history
 
 
 def _is_array(x) -> bool:

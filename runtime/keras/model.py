@@ -18,11 +18,13 @@ from ember.frontend.training.layer_base import Layer, call_context
 from ember.runtime.data import Dataset
 from ember.runtime.distribute.strategy import get_strategy
 from ember.runtime.keras import compile as compile_lib
-from ember.runtime.keras import containers, runners
+from ember.runtime.keras import containers, ps_execution, runners
 from ember.runtime.keras import fit as fit_lib
-from ember.runtime.keras import weights as weights_lib
+from ember.runtime.keras.callback_base import call_hooks, prepared, with_history
 from ember.runtime.keras.dispatch import execution_for
 from ember.runtime.keras.steps import StepsAPI
+from ember.runtime.keras.unavailable import UnavailableModelAPI
+from ember.runtime.keras.weights import WeightsAPI
 
 
 class _Compiled:
@@ -42,9 +44,9 @@ class _Compiled:
         self.compiled_loss = self.compiled_metrics = None
 
 
-class TrainingAPI(StepsAPI):
-    """compile / fit / evaluate / predict / summary / get_weights / set_weights (the
-    customisable steps are StepsAPI's, steps.py)."""
+class TrainingAPI(StepsAPI, WeightsAPI, UnavailableModelAPI):
+    """compile / fit / evaluate / predict (the customisable steps are StepsAPI's, steps.py;
+    get_weights / set_weights / summary WeightsAPI's, weights.py)."""
 
     _ignored_attributes = Layer._ignored_attributes | {"_strategy", "_compiled",
                                                        "_run_eagerly"}
@@ -187,20 +189,19 @@ class TrainingAPI(StepsAPI):
         if isinstance(data, fit_lib.DatasetCreator) and steps_per_epoch is None:
             raise ValueError("Model.fit: steps_per_epoch is required with a DatasetCreator "
                              "(its dataset is usually infinite)")
-        callbacks, history = fit_lib.with_history(self, callbacks, epochs, steps_per_epoch,
-                                                  verbose)
+        callbacks, history = with_history(self, callbacks, epochs, steps_per_epoch, verbose)
         runner = runners.runner(self, "train", sample_weight is not None or
                                 runners.weighted(data))
         loud = verbose not in (0, False)
         self.stop_training = False
-        _call(callbacks, "on_train_begin")
+        call_hooks(callbacks, "on_train_begin")
         iterator = None
         order = fit_lib.shuffler() if arrays and shuffle else None
         for epoch in range(initial_epoch, epochs):
             if order is not None:
                 data = fit_lib.make_input(x, y, batch_size, order, "Model.fit",
                                           sample_weight=sample_weight)
-            _call(callbacks, "on_epoch_begin", epoch)
+            call_hooks(callbacks, "on_epoch_begin", epoch)
             if iterator is None or steps_per_epoch is None:
                 iterator = iter(self._distributed(data))
             runner.begin()
@@ -216,24 +217,24 @@ class TrainingAPI(StepsAPI):
                               flush=True)
                         self.stop_training = True
                     break
-                _call(callbacks, "on_train_batch_begin", steps)
+                call_hooks(callbacks, "on_train_batch_begin", steps)
                 runner.step(element)
                 steps += 1
-                _call(callbacks, "on_train_batch_end", steps - 1, runner.logs())
+                call_hooks(callbacks, "on_train_batch_end", steps - 1, runner.logs())
             if not runner.ran:
                 if steps_per_epoch is None and epoch == initial_epoch:
                     raise ValueError("Model.fit: the input is empty (no batch to train on)")
                 break
             logs = runner.end()
             if validation_data is not None:
-                val = self._evaluate_logs(validation_data, validation_steps)
+                val = self._evaluate_logs(validation_data, validation_steps, callbacks)
                 logs.update({f"val_{k}": v for k, v in val.items()})
             if loud:
                 fit_lib.print_epoch(epoch, epochs, steps, logs)
-            _call(callbacks, "on_epoch_end", epoch, logs)
+            call_hooks(callbacks, "on_epoch_end", epoch, logs)
             if self.stop_training:
                 break
-        _call(callbacks, "on_train_end")
+        call_hooks(callbacks, "on_train_end")
         return history
 
     def _distributed(self, data):
@@ -242,7 +243,9 @@ class TrainingAPI(StepsAPI):
             return execution.distribute_creator(data)
         return execution.distribute(data)
 
-    def _evaluate_logs(self, data, steps) -> dict:
+    def _evaluate_logs(self, data, steps, callbacks=()) -> dict:
+        """evaluate's loop (and fit's validation), calling the test hooks of `callbacks`
+        with Keras 2's logs: the running ones after each batch, the final ones at the end."""
         if isinstance(data, tuple) and len(data) in (2, 3) and \
                 not isinstance(data[0], Dataset):
             data = fit_lib.make_input(data[0], data[1], None, None, "validation_data",
@@ -250,25 +253,33 @@ class TrainingAPI(StepsAPI):
         else:
             data = fit_lib.make_input(data, None, None, None, "Model.evaluate")
         runner = runners.runner(self, "test", runners.weighted(data))
+        call_hooks(callbacks, "on_test_begin")
         runner.begin()
         for n, element in enumerate(self._distributed(data)):
             if steps is not None and n >= steps:
                 break
+            call_hooks(callbacks, "on_test_batch_begin", n)
             runner.step(element)
+            if callbacks:  # (reading the logs syncs the step: only when someone listens)
+                call_hooks(callbacks, "on_test_batch_end", n, runner.logs())
         if not runner.ran:
             raise ValueError("Model.evaluate: the input is empty (no batch to evaluate)")
-        return runner.end()
+        logs = runner.end()
+        call_hooks(callbacks, "on_test_end", logs)
+        return logs
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
-                 steps=None, return_dict=False, **kwargs):
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics over the data: a float, or a list in `metrics_names`'
         order (a dict with `return_dict`). Each batch runs `self.test_step(data)` (or a
         built-in compiled step computing the same logs); `sample_weight` weighs the
-        examples of array inputs."""
+        examples of array inputs; `callbacks` get the test hooks (callback_base.py)."""
         fit_lib.check_extra(kwargs, "Model.evaluate")
         self._need_compiled("evaluate")
         fit_lib.check_steps(steps, "Model.evaluate: steps")
-        if self._compiled.execution.coordinated:  # ParameterServerStrategy (ps_execution.py)
+        callbacks = prepared(self, callbacks, {"epochs": 1, "steps": steps, "verbose": verbose})
+        if self._compiled.execution.coordinated:
+            ps_execution.check_no_callbacks(callbacks, "evaluate")
             runners.check_summing(self, sample_weight, "ParameterServerStrategy", "test")
             return self._compiled.execution.evaluate(self, x, y, batch_size, verbose, steps,
                                                      return_dict)
@@ -277,7 +288,7 @@ class TrainingAPI(StepsAPI):
                             "DatasetCreator is for fit)")
         data = fit_lib.make_input(x, y, batch_size, None, "Model.evaluate",
                                   sample_weight=sample_weight)
-        logs = self._evaluate_logs(data, steps)
+        logs = self._evaluate_logs(data, steps, callbacks)
         if verbose not in (0, False):
             print(fit_lib.format_logs(logs), flush=True)
         if return_dict:
@@ -286,11 +297,12 @@ class TrainingAPI(StepsAPI):
             [v for k, v in logs.items() if k not in self.metrics_names]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose="auto", steps=None, **kwargs):
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
+                **kwargs):
         """The model's outputs for `x` (an array, or a Dataset of feature batches or of
         (features, labels) pairs), concatenated in order into one numpy array. Each batch
         runs `self.predict_step(data)` when overridden (or with run_eagerly), else a
-        built-in compiled forward pass."""
+        built-in compiled forward pass; `callbacks` get the predict hooks."""
         fit_lib.check_extra(kwargs, "Model.predict")
         c = self._compiled  # predict needs no compile (its step is kept once compiled)
         execution = c.execution if c is not None else execution_for(self._strategy)
@@ -298,6 +310,10 @@ class TrainingAPI(StepsAPI):
         if isinstance(x, fit_lib.DatasetCreator):
             raise TypeError("Model.predict: pass an em.data.Dataset or an array")
         data = fit_lib.make_input(x, None, batch_size, None, "Model.predict", labelled=False)
+        callbacks = prepared(self, callbacks, {"epochs": 1, "steps": steps, "verbose": verbose})
+        if execution.coordinated:
+            ps_execution.check_no_callbacks(callbacks, "predict")
+        call_hooks(callbacks, "on_predict_begin")
         custom = self._custom("predict")
         step = None if c is None else (c.step_functions.get("predict") if custom
                                        else c.predict)
@@ -318,33 +334,13 @@ class TrainingAPI(StepsAPI):
                     c.step_functions["predict"] = step
                 elif c is not None:
                     c.predict = step
+            call_hooks(callbacks, "on_predict_batch_begin", n)
             parts.append(execution.gather(step, element if custom else features))
+            call_hooks(callbacks, "on_predict_batch_end", n, {"outputs": parts[-1]})
         if not parts:
             raise ValueError("Model.predict: the input is empty")
-        del verbose
+        call_hooks(callbacks, "on_predict_end")
         return np.concatenate(parts, axis=0)
-
-    # -- weights and summary -----------------------------------------------------------------
-
-    def get_weights(self) -> list:
-        """One numpy array per weight (a ShardedVariable's shards concatenated)."""
-        return weights_lib.get_weights(self)
-
-    def set_weights(self, weights) -> None:
-        """Assigns `weights`, in get_weights's order and shapes."""
-        weights_lib.set_weights(self, weights)
-
-    def summary(self, print_fn=print) -> None:
-        """Prints each layer with its number of parameters, and the totals (Keras's
-        ValueError when the model is not built yet: its weights do not exist)."""
-        weights_lib.summary(self, print_fn)
-
-
-def _call(callbacks, hook: str, *args) -> None:
-    for cb in callbacks:
-        method = getattr(cb, hook, None)
-        if method is not None:
-            method(*args)
 
 
 class Model(TrainingAPI, Layer):

@@ -27,10 +27,12 @@ from ember.frontend.tensor import constant
 from ember.runtime.data import Dataset, OutOfRangeError, structure
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
+from ember.runtime.keras.callback_base import Callback, call_hooks, with_history
 from ember.runtime.keras.dispatch import Execution
 
-_BATCH_HOOKS = ("on_train_batch_begin", "on_train_batch_end", "on_test_batch_begin",
-                "on_test_batch_end", "on_predict_batch_begin", "on_predict_batch_end")
+_BATCH_HOOKS = ("on_batch_begin", "on_batch_end", "on_train_batch_begin",
+                "on_train_batch_end", "on_test_batch_begin", "on_test_batch_end",
+                "on_predict_batch_begin", "on_predict_batch_end")
 
 
 class ParameterServerExecution(Execution):
@@ -87,7 +89,7 @@ class ParameterServerExecution(Execution):
                                     "validation_steps")
             _need_steps(validation_steps, "Model.fit: validation_steps",
                         "model.fit(..., validation_data=creator, validation_steps=10)")
-        callbacks, history = fit_lib.with_history(model, callbacks, epochs, steps_per_epoch,
+        callbacks, history = with_history(model, callbacks, epochs, steps_per_epoch,
                                                   verbose)
         check_callbacks(callbacks)
         names = [name for name, _ in c.metrics]
@@ -100,19 +102,19 @@ class ParameterServerExecution(Execution):
         train_function = self._function(c.train, "Model.fit", steps_per_epoch)
         val_dataset = None if validation is None else self.per_worker_dataset(validation)
         model.stop_training = False
-        _call(callbacks, "on_train_begin")
+        call_hooks(callbacks, "on_train_begin")
         for epoch in range(initial_epoch, epochs):
-            _call(callbacks, "on_epoch_begin", epoch)
+            call_hooks(callbacks, "on_epoch_begin", epoch)
             logs = self._steps(train_function, iterator, steps_per_epoch, names)
             if val_dataset is not None:
                 val = self.evaluate_logs(model, val_dataset, validation_steps)
                 logs.update({f"val_{k}": v for k, v in val.items()})
             if verbose not in (0, False):
                 fit_lib.print_epoch(epoch, epochs, steps_per_epoch, logs)
-            _call(callbacks, "on_epoch_end", epoch, logs)
+            call_hooks(callbacks, "on_epoch_end", epoch, logs)
             if model.stop_training:
                 break
-        _call(callbacks, "on_train_end")
+        call_hooks(callbacks, "on_train_end")
         return history
 
     # -- evaluate -------------------------------------------------------------------------
@@ -226,9 +228,9 @@ def _need_steps(steps, what: str, example: str) -> None:
 
 
 def _implements_batch_hooks(cb) -> bool:
-    if not isinstance(cb, fit_lib.Callback):
+    if not isinstance(cb, Callback):
         return any(hasattr(cb, hook) for hook in _BATCH_HOOKS)
-    return any(getattr(type(cb), hook, None) is not getattr(fit_lib.Callback, hook, None)
+    return any(getattr(type(cb), hook, None) is not getattr(Callback, hook, None)
                for hook in _BATCH_HOOKS)
 
 
@@ -242,8 +244,9 @@ def check_callbacks(callbacks: list) -> None:
                          f"callbacks: {unsupported}")
 
 
-def _call(callbacks, hook: str, *args) -> None:
-    for cb in callbacks:
-        method = getattr(cb, hook, None)
-        if method is not None:
-            method(*args)
+def check_no_callbacks(callbacks, where: str) -> None:
+    """evaluate / predict under ParameterServerStrategy take no callbacks."""
+    if callbacks:
+        raise ValueError(f"Model.{where}: callbacks are not supported with "
+                         "ParameterServerStrategy (its steps run asynchronously on the "
+                         "workers); give them to fit (epoch-level hooks)")

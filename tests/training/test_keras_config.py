@@ -49,7 +49,7 @@ def test_a_sequential_rebuilt_from_its_config_computes_the_same():
     x = RNG.standard_normal((2, 6, 6, 1)).astype(np.float32)
     want = model(x).numpy()
     config = model.get_config()
-    assert [e["class_name"] for e in config["layers"]] == ["Conv2D", "MaxPool2D", "Flatten",
+    assert [e["class_name"] for e in config["layers"]] == ["Conv2D", "MaxPooling2D", "Flatten",
                                                           "Dense"]
     assert config["build_input_shape"] == [None, 6, 6, 1]
     clone = K.Sequential.from_config(config)
