@@ -93,6 +93,8 @@ _LAZY = {
     "TransformArtifactError": "ember.runtime.transform.context",
     # em.distribute's parameter-server coordinator
     "CancelledError": "ember.runtime.distribute.coordinator",
+    # em.keras's names it does not provide (em.keras.Input, model.save)
+    "KerasAPIUnavailableError": "ember.runtime.keras.unavailable",
 }
 
 __all__ = ["AssertionFailedError", "AutoGraphWarning", "BackendError", "ControlFlowError",
@@ -110,6 +112,7 @@ __all__ += ["TransformError", "TransformArtifactError"]
 __all__ += ["CancelledError"]
 __all__ += ["TypeHintError"]
 __all__ += ["EraseInUseError"]
+__all__ += ["KerasAPIUnavailableError"]
 
 
 def __getattr__(name: str):
