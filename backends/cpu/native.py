@@ -21,9 +21,13 @@ no thread_local: MCJIT aborts on "allocation of TLS not implemented"):
 
 The key is created once per process (`error_key`); the loader writes it into the module's
 `@ember_rt_error_key` (`bind`). Each thread's context is its own, so row blocks running on
-a thread pool (parallel.py) fail independently. Buffers that the failing call had
-allocated are not freed (the frames that own them are skipped): a failing call leaks at
-most the intermediates it held at that moment, once per raised error.
+a thread pool (parallel.py) fail independently.
+
+The unwinding skips the frames that own the call's buffers, so the context also lists the
+buffers the call allocated and has not freed yet (from `TRACK_OFFSET`: a count, a capacity,
+the list, and `TRACK_INLINE` slots the list starts in): the JIT's code keeps it
+(call_buffers.py) and its entry frees what is listed when the call fails; AOT libraries
+keep their own list in their C runtime (backends/cpu/aot/runtime_c.py).
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ JMP_BUF_BYTES = 512  # glibc x86-64: 200, aarch64: 312; musl and macOS are small
 MAX_VALUES = 32  # i64 values a failure reports (a shape site: the operands' run-time dims)
 DETAIL_OFFSET = JMP_BUF_BYTES  # the failure's i64 values
 OUTER_OFFSET = JMP_BUF_BYTES + 8 * MAX_VALUES  # the thread's previous context (nested calls)
-CONTEXT_BYTES = OUTER_OFFSET + 8
+TRACK_OFFSET = OUTER_OFFSET + 8  # the call's live buffers: i64 count, i64 capacity, ptr list
+TRACK_INLINE = 16  # slots in the context itself, where the list starts (call_buffers.py)
+CONTEXT_BYTES = TRACK_OFFSET + 24 + 8 * TRACK_INLINE
 KEY_SYMBOL = "ember_rt_error_key"
 FAIL, MALLOC = "ember_rt_fail", "ember_rt_malloc"
 
