@@ -29,7 +29,7 @@ from ember.backends.cpu.backend import BackendError, CpuBackend
 from ember.backends.cpu.cache import disk_cache, memory_cache
 from ember.backends.base import NotCompilable
 from ember.backends.cpu.compilable import check_compilable, function_named
-from ember.backends.cpu import block_cache
+from ember.backends.cpu import block_cache, call_buffers
 from ember.backends.cpu.host import rename_prints
 from ember.backends.cpu import host_target
 from ember.backends.cpu.jit import Executable, entry_wrapper, object_code  # noqa: F401
@@ -230,8 +230,10 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
         raise NotCompilable(f"lowering @{symbol} failed: {e}{note}",
                             NotCompilable.Reason.FAILED) from None
     result_types = result_types + [arg_types[i] for i in variables]
-    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types)
+    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types, track=True)
     meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
                      tuple(prints), tuple(errors.items()), hosts=tuple(hosts))
-    # the JIT's code allocates through the block cache (AOT libraries keep libc's)
-    return object_code(backend, block_cache.route(llvm_ir)), meta.as_json()
+    # a failing call frees what it allocated (call_buffers.py); the JIT's code allocates
+    # through the block cache (AOT libraries keep libc's)
+    llvm_ir = block_cache.route(call_buffers.track(llvm_ir))
+    return object_code(backend, llvm_ir), meta.as_json()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ember.backends import compile_log
-from ember.backends.cpu import block_cache, host_target, native
+from ember.backends.cpu import block_cache, call_buffers, host_target, native
 from ember.backends.cpu.options import ENTRY, OPENBLAS
 from ember.backends.cpu.executable import (ENTRY_PREFIX, Executable,  # noqa: F401
                                            JitError)
@@ -66,7 +66,8 @@ def bind_gemm(backend: CpuBackend, code: str | bytes) -> dict:
     return own
 
 
-def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> str:
+def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0,
+                  track: bool = False) -> str:
     """LLVM IR of `i32 __ember_entry_<symbol>(ptr* data)`: calls `@symbol` with each
     buffer's data pointer from `data` and its (static) sizes and strides as constants, so
     a call from Python passes one pointer array instead of 5 + 2*rank scalars per buffer.
@@ -84,7 +85,10 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> 
     (row-major) are computed from it.
     The error context (jump buffer, value, the thread's previous context) lives on its
     stack and is the thread's value of the error key while `@symbol` runs. The module must
-    have the error runtime (`native.install`, run by `CpuBackend.make_llvm`)."""
+    have the error runtime (`native.install`, run by `CpuBackend.make_llvm`).
+    With `track` (the JIT's code, its malloc and free tracked: call_buffers.py), the context
+    also lists the buffers the call allocated, and the entry frees those still listed when
+    the call fails."""
     n = len(types)
     key, outer = f"@{native.KEY_SYMBOL}", native.OUTER_OFFSET
     lines = [f"define i32 @{ENTRY_PREFIX}{symbol}(ptr %data) {{",
@@ -93,6 +97,7 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> 
              "  %outer = call ptr @pthread_getspecific(i32 %key)",
              f"  %outer.at = getelementptr i8, ptr %ctx, i64 {outer}",
              "  store ptr %outer, ptr %outer.at",
+             *(call_buffers.entry_start("%ctx") if track else []),
              "  %status = call i32 @_setjmp(ptr %ctx)",
              "  %failed = icmp ne i32 %status, 0",
              "  br i1 %failed, label %fail, label %run",
@@ -128,12 +133,14 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0) -> 
     if call is not None:
         lines.append(f"  {call}")
     lines += ["  call i32 @pthread_setspecific(i32 %key, ptr %outer)",
+              *(call_buffers.entry_end("%ctx", failed=False) if track else []),
               "  ret i32 0",
               "fail:",  # after longjmp: re-read what registers may have lost from memory
               f"  %key.again = load volatile i32, ptr {key}",
               "  %outer.again = load volatile ptr, ptr %outer.at",
               "  call i32 @pthread_setspecific(i32 %key.again, ptr %outer.again)",
               *_copy_values(n),
+              *(call_buffers.entry_end("%ctx", failed=True) if track else []),
               "  ret i32 %status",
               "}"]
     return "\n".join(lines) + "\n"
