@@ -10,7 +10,7 @@ call keeps a list of them in its error context (native.TRACK_OFFSET), on the ent
      find the calling thread's context through the error key (as `ember_rt_fail` does) and
      add the buffer to its list / remove it (searching from the most recent) around the
      real malloc and free. Code running without a context (none: outside an entry) keeps
-     no list.
+     no list; code that allocates nothing (`allocates`) is left as it was.
   2. The entry (jit.entry_wrapper with `track`) starts the list empty in the context's
      `TRACK_INLINE` slots; it moves to malloc'ed storage, doubling, when they fill.
   3. On return the entry calls `@ember_rt_track_end(ctx, failed)`: after a failure it
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from ember.backends.cpu.native import KEY_SYMBOL, TRACK_INLINE, TRACK_OFFSET
+from ember.backends.cpu.native import KEY_SYMBOL, MALLOC as CHECKED, TRACK_INLINE, TRACK_OFFSET
 
 MALLOC, FREE, END = "ember_rt_tracked_malloc", "ember_rt_tracked_free", "ember_rt_track_end"
 COUNT, CAPACITY, LIST, SLOTS = (TRACK_OFFSET, TRACK_OFFSET + 8, TRACK_OFFSET + 16,
@@ -40,6 +40,7 @@ COUNT, CAPACITY, LIST, SLOTS = (TRACK_OFFSET, TRACK_OFFSET + 8, TRACK_OFFSET + 1
 
 _DECLARATION = re.compile(r"^declare [^\n]*@(malloc|free)\([^\n]*\n", re.MULTILINE)
 _CALL = re.compile(r"@(malloc|free)\(")
+_ALLOCATION = re.compile(rf"call ptr @{CHECKED}\(")
 
 _RUNTIME = """
 declare ptr @malloc(i64)
@@ -195,6 +196,13 @@ def runtime_ir() -> str:
     return _RUNTIME.format(context="ember_rt_track_context", key=KEY_SYMBOL, malloc=MALLOC,
                            free=FREE, end=END, count=COUNT, capacity=CAPACITY, list=LIST,
                            slots=SLOTS)
+
+
+def allocates(llvm_ir: str) -> bool:
+    """Whether a module's code allocates (calls native.install's checked allocator, where
+    every malloc of the lowering goes). Code that does not has nothing to track: its entry
+    stays as it was, and it loads without the block cache (a warm start's dlopen)."""
+    return _ALLOCATION.search(llvm_ir) is not None
 
 
 def track(llvm_ir: str) -> str:

@@ -230,10 +230,10 @@ def _build(module_text: str, symbol: str, arg_types, backend: CpuBackend,
         raise NotCompilable(f"lowering @{symbol} failed: {e}{note}",
                             NotCompilable.Reason.FAILED) from None
     result_types = result_types + [arg_types[i] for i in variables]
-    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types, track=True)
+    tracked = call_buffers.allocates(llvm_ir)  # (a failing call frees its buffers)
+    llvm_ir += entry_wrapper(symbol, list(arg_types) + result_types, track=tracked)
     meta = EntryMeta(symbol, tuple(str(t) for t in result_types), tuple(variables),
                      tuple(prints), tuple(errors.items()), hosts=tuple(hosts))
-    # a failing call frees what it allocated (call_buffers.py); the JIT's code allocates
-    # through the block cache (AOT libraries keep libc's)
-    llvm_ir = block_cache.route(call_buffers.track(llvm_ir))
+    # the JIT's code allocates through the block cache (AOT libraries keep libc's)
+    llvm_ir = block_cache.route(call_buffers.track(llvm_ir) if tracked else llvm_ir)
     return object_code(backend, llvm_ir), meta.as_json()
