@@ -18,8 +18,13 @@ print(entry_wrapper("h", [TensorType(dtypes.float32, (None, 3, None)),
                           TensorType(dtypes.float32, (2,)), TensorType(dtypes.float32, (None,))],
                     inputs=2))
 
+# The JIT's entry of code that allocates (track=True, call_buffers.py): the call's list of
+# live buffers starts empty in the context's 16 slots, and the entry ends it on both paths,
+# freeing what is listed after a failure.
+print(entry_wrapper("t", [TensorType(dtypes.int32, (4,))], track=True))
+
 # CHECK-LABEL: define i32 @__ember_entry_f(ptr %data) {
-# CHECK-NEXT:    %ctx = alloca [776 x i8], align 16
+# CHECK-NEXT:    %ctx = alloca [928 x i8], align 16
 # CHECK-NEXT:    %key = load i32, ptr @ember_rt_error_key
 # CHECK-NEXT:    %outer = call ptr @pthread_getspecific(i32 %key)
 # CHECK:         store ptr %outer, ptr %outer.at
@@ -55,3 +60,20 @@ print(entry_wrapper("h", [TensorType(dtypes.float32, (None, 3, None)),
 # CHECK-NEXT:    %n0.2.at = getelementptr ptr, ptr %data, i64 36
 # CHECK-NEXT:    %n0.2 = load i64, ptr %n0.2.at
 # CHECK:         %returned = call { i64, ptr } @h(ptr %p0, ptr %p0, i64 0, i64 %n0.0, i64 3, i64 %n0.2, i64 %s0.1, i64 %s0.2, i64 1, ptr %p1, ptr %p1, i64 0, i64 2, i64 1)
+
+# CHECK-LABEL: define i32 @__ember_entry_t(ptr %data) {
+# CHECK:         %track.count = getelementptr i8, ptr %ctx, i64 776
+# CHECK-NEXT:    store i64 0, ptr %track.count
+# CHECK-NEXT:    %track.cap = getelementptr i8, ptr %ctx, i64 784
+# CHECK-NEXT:    store i64 16, ptr %track.cap
+# CHECK-NEXT:    %track.list = getelementptr i8, ptr %ctx, i64 792
+# CHECK-NEXT:    %track.slots = getelementptr i8, ptr %ctx, i64 800
+# CHECK-NEXT:    store ptr %track.slots, ptr %track.list
+# CHECK-NEXT:    %status = call i32 @_setjmp(ptr %ctx)
+# CHECK:         call i32 @pthread_setspecific(i32 %key, ptr %outer)
+# CHECK-NEXT:    call void @ember_rt_track_end(ptr %ctx, i1 false)
+# CHECK-NEXT:    ret i32 0
+# CHECK:       fail:
+# CHECK:         store i64 %v31, ptr %v31.slot
+# CHECK-NEXT:    call void @ember_rt_track_end(ptr %ctx, i1 true)
+# CHECK-NEXT:    ret i32 %status
