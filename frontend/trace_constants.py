@@ -16,7 +16,7 @@ import numpy as np
 from mlir import ir
 
 from ember.dialects.ember import creation
-from ember.dialects.ember.builder import emit_typed
+from ember.dialects.ember.builder import emit_operation
 from ember.dialects.ember.dtypes import DType
 from ember.dialects.ember.types import IRType
 from ember.frontend.tensor import Tensor
@@ -50,10 +50,9 @@ class ConstantOps:
         if made is not None:
             return self._again(made, loc)
         ip = ir.InsertionPoint.at_block_begin(self._block)
-        (result,), (ttype,) = emit_typed(creation.ConstantOp, (), {"value": value}, loc=loc,
-                                         ip=ip)
+        op, (ttype,) = emit_operation(creation.ConstantOp, (), {"value": value}, loc=loc, ip=ip)
+        result = op.result
         if by_value is not None:
-            op = result.owner
             self._made[by_value] = ({n: op.attributes[n] for n in op.attributes},
                                     [result.type], ttype)
         return result, ttype

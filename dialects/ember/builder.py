@@ -51,13 +51,26 @@ def emit_typed(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | 
         if type(v) not in _VALUE_CLASSES and not isinstance(v, ir.Value):
             raise OpTypeError(spec.name, f"operand #{i} must be an MLIR value, got "
                               f"{type(v).__name__}")
+    op, result_types = emit_operation(spec, operands, attrs, loc=loc,
+                                      operand_types=operand_types, ip=ip)
+    return ((op.result,) if len(result_types) == 1 else tuple(op.results)), result_types
+
+
+def emit_operation(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None = None,
+                   *, loc: ir.Location | None = None,
+                   operand_types: Sequence[IRType] | None = None,
+                   ip: ir.InsertionPoint | None = None) -> tuple[ir.Operation, tuple]:
+    """`emit_typed`'s op itself (an `ir.Operation`) and its results' ember types, for a
+    caller that reads the op's attributes: asking a result for its `owner` instead makes
+    the bindings look up a Python class for the op's dialect (a failed import the first
+    time, ~0.1 ms of a warm start). The operands must be MLIR values (emit_typed checks)."""
     if attrs or spec.uses_values or operand_types is None:
         known = _inferred(spec, operands, operand_types, attrs, loc)
     else:
         known = inferred_plain(spec, operands, operand_types, loc)
     result_types, mlir_types, mlir_attrs = known
     op = ir.Operation.create(spec.name, mlir_types, list(operands), mlir_attrs, None, 0, loc, ip)
-    return ((op.result,) if len(result_types) == 1 else tuple(op.results)), result_types
+    return op, result_types
 
 
 def inferred_plain(spec: type[Op], operands: Sequence[ir.Value], operand_types: Sequence[IRType],
