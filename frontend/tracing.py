@@ -174,12 +174,13 @@ class FuncGraph:
         self.origin = user_location()
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
-            # the op func.FuncOp's builder makes, without its Python (~40 us of each trace)
+            # the op func.FuncOp's builder makes, without its Python (~40 us of each trace);
+            # a plain ir.Operation (no OpView: looking its class up costs a first trace more)
             self.func = _create("func.func", attributes={
                 "sym_name": ir.StringAttr.get(self.symbol),
                 "function_type": ir.TypeAttr.get(ir.FunctionType.get([], []))}, regions=1,
-                ip=ir.InsertionPoint(self.module.body)).opview
-            self.block = self.func.add_entry_block()
+                ip=ir.InsertionPoint(self.module.body))
+            self.block = self.func.regions[0].blocks.append()
         self.scope = Scope(None, f"the trace of '{name}'")
         self._blocks = [self.block]
         self._insertion = [ir.InsertionPoint(self.block)]  # at the end of each of _blocks
@@ -227,7 +228,7 @@ class FuncGraph:
         """A parameter of the function. Its IR location is the function's `definition`
         (file, line), never the caller's line: the traced module keys the compile cache,
         and the same function called from elsewhere must find its code there."""
-        t = self.wrap(self.add_input(ttype, name, definition or ("<unknown>", 0)), name)
+        t = self.wrap(self.add_input(ttype, name, definition or ("<unknown>", 0)), name, ttype)
         self.inputs.append(t)
         return t
 
@@ -367,6 +368,11 @@ class FuncGraph:
             self._blocks.pop()
             self._insertion.pop()
             self.scope = outer
+
+    @property
+    def function_type(self) -> ir.FunctionType:
+        """The traced function's type (its results' part is set by `finalize`)."""
+        return ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value)
 
     def insertion_point(self) -> ir.InsertionPoint:
         return ir.InsertionPoint(self._blocks[-1])

@@ -279,7 +279,7 @@ class ConcreteFunction(ConcreteIO):
         """The results as Tensors of the traced result dtypes (checked by the constructor)."""
         dtypes_ = self._result_dtypes
         if dtypes_ is None:
-            results = ir.FunctionType(self._graph.func.type).results
+            results = self._graph.function_type.results
             with self._graph.context:
                 dtypes_ = self._result_dtypes = [type_from_mlir(t).dtype for t in results]
         return [Tensor(np.asarray(a), dt) for a, dt in zip(arrays, dtypes_)]
@@ -346,7 +346,7 @@ class ConcreteFunction(ConcreteIO):
         """Emits a `func.call` of this function into `graph` (a nested call while tracing)."""
         self._copy_into(graph)
         operands = [graph.resolve(t) for t in flat] + graph.captures_of(self._graph)
-        signature = ir.FunctionType(self._graph.func.type)
+        signature = self._graph.function_type
         with graph.context, graph.insertion_point(), graph.location():
             # a callee traced for `None` dims takes `?` where the caller knows the size
             operands = [v if v.type == t else tensor.CastOp(t, v).result
