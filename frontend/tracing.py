@@ -200,6 +200,7 @@ class FuncGraph:
         self.created_variables: list = []
         self.replay_log = recording.ReplayLog()  # what a replay of it needs (its writes...)
         self.finalized = False
+        self.result_dtypes: tuple = ()  # set by `finalize`
 
     # -- values -----------------------------------------------------------------------------
 
@@ -325,15 +326,20 @@ class FuncGraph:
         (`_plain` keeps the types alive, so their ids stay theirs)."""
         key = (spec, *map(id, types))
         known = self._plain.get(key)
-        loc = loc or self.location(origin)
+        if loc is None:
+            loc = self._locations.get(origin) or self.location(origin)
         if known is None:
             known = self._plain[key] = (*inferred_plain(spec, values, types, loc),
                                         spec.name.split(".", 1)[1], tuple(types))
         result_types, mlir_types, mlir_attrs, base, _ = known
         op = _create(spec.name, mlir_types, values, mlir_attrs, None, 0, loc,
                      self._insertion[-1])
-        results = (op.result,) if len(result_types) == 1 else op.results
-        return self._wrapped(base, results, result_types, origin)
+        if len(result_types) != 1:
+            return self._wrapped(base, op.results, result_types, origin)
+        n = self.names.get(base, 0)  # `_wrapped` and `unique_name`, inlined: once per op
+        self.names[base] = n + 1
+        return SymbolicTensor(self, op.result, result_types[0], f"{base}_{n}" if n else base,
+                              origin)
 
     def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
                         types: Sequence[IRType] | None = None,
@@ -382,6 +388,7 @@ class FuncGraph:
     def finalize(self, results: Sequence[Tensor]) -> None:
         """Adds the `func.return` of `results`, fixes the function type and verifies."""
         values = [self.resolve(t) for t in results]
+        self.result_dtypes = tuple(t._dtype for t in results)  # (the results' MLIR types')
         with self.context, ir.InsertionPoint(self.block), ir.Location.unknown():
             func.ReturnOp(values)
             inputs = [a.type for a in self.block.arguments]

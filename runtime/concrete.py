@@ -23,7 +23,6 @@ from ember import backends
 from ember.backends.cpu import host_calls
 from ember.backends.interpreter import Interpreter
 from ember.dialects.ember.base import InvalidArgumentError
-from ember.dialects.ember.convert import type_from_mlir
 from ember.frontend import nest
 from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor, convert_to_tensor
@@ -64,7 +63,6 @@ class ConcreteFunction(ConcreteIO):
         self._optimized: Optimized | None = None  # on first need (stages.py)
         self._optimized_lock = threading.Lock()
         self._interpreter: Interpreter | None = None
-        self._result_dtypes: list | None = None  # see _wrap_results
         self._call_gradients: dict = {}  # runtime/call_gradients.py
         # Compiled code is cached under the traced module (its bytecode, locations included:
         # 20x faster to write than its text) and the pipeline when the pipeline is Ember's
@@ -277,11 +275,7 @@ class ConcreteFunction(ConcreteIO):
 
     def _wrap_results(self, arrays) -> list[Tensor]:
         """The results as Tensors of the traced result dtypes (checked by the constructor)."""
-        dtypes_ = self._result_dtypes
-        if dtypes_ is None:
-            results = self._graph.function_type.results
-            with self._graph.context:
-                dtypes_ = self._result_dtypes = [type_from_mlir(t).dtype for t in results]
+        dtypes_ = self._graph.result_dtypes
         return [Tensor(np.asarray(a), dt) for a, dt in zip(arrays, dtypes_)]
 
     def _flat_inputs(self, arguments: dict, borrowed: list | None = None) -> list:
