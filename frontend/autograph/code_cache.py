@@ -3,7 +3,7 @@ the code object (marshal) instead of reading, parsing and transforming the sourc
 (bench case B: ~1.8 ms of a warm start's first call).
 
 An entry is keyed by everything the conversion reads: the function's file (path and its
-size, mtime and inode: the source), where the function is in it (first line, name, free
+size, mtime, ctime and inode: the source), where the function is in it (first line, name, free
 variables; for a lambda, the positions of its code too), the Python version (bytecode and
 marshal format) and the same stats of AutoGraph's own source files. Functions without a
 file on disk (the REPL, `exec`), and files modified in the last seconds (a second write in
@@ -44,12 +44,16 @@ def _directory() -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _converters() -> tuple | None:
-    """(path, size, mtime, inode) of every source file of AutoGraph (what converts), or
-    None while one of them is racily clean."""
+def _converters() -> str | None:
+    """The digest of (path, size, mtime, ctime, inode) of every source file of AutoGraph
+    (what converts), or None while one of them is racily clean. (Its digest, not the
+    stats: each entry's key hashes it, and the stats' text is ~2 KB.) The ctime sees an
+    edit that kept the size and set the mtime back (`touch -d`, an archive's extraction)."""
     stats = _stats(os.path.dirname(os.path.abspath(__file__)), [])
-    newest = max((s[2] for s in stats), default=0)
-    return None if newest >= time.time_ns() - RACY_NS else tuple(stats)
+    newest = max((max(s[2], s[3]) for s in stats), default=0)
+    if newest >= time.time_ns() - RACY_NS:
+        return None
+    return digest.hexdigest(repr(stats).encode())
 
 
 def _stats(folder: str, out: list) -> list:
@@ -63,7 +67,7 @@ def _stats(folder: str, out: list) -> list:
     for entry in entries:
         if entry.name.endswith(".py") and not entry.is_dir():
             s = os.stat(entry.path)
-            out.append((entry.path, s.st_size, s.st_mtime_ns, s.st_ino))
+            out.append((entry.path, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino))
     for entry in entries:
         if entry.name != "__pycache__" and entry.is_dir() and not entry.is_symlink():
             _stats(entry.path, out)
@@ -84,7 +88,7 @@ def _path(code: types.CodeType) -> str | None:
         return None
     key = digest.hexdigest(repr((
         sys.version, importlib.util.MAGIC_NUMBER, converters, code.co_filename,
-        s.st_size, s.st_mtime_ns, s.st_ino, code.co_firstlineno, code.co_name,
+        s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino, code.co_firstlineno, code.co_name,
         code.co_qualname, code.co_freevars,
         # lambdas on one line share the rest: where each one's code is tells them apart
         tuple(code.co_positions()) if code.co_name == "<lambda>" else None)).encode())

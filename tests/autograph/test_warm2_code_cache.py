@@ -75,3 +75,20 @@ def test_a_fresh_file_or_a_damaged_entry_is_converted(tmp_path):
     again = _run(script, cache, forbid=False)
     assert again.stdout == good.stdout
     assert _run(script, cache, forbid=True).returncode == 0  # rewritten
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_converted_again(tmp_path):
+    """`cp -p`, an archive's extraction: same size, the old mtime put back. The change of
+    the file's ctime keys a new entry."""
+    script, cache = tmp_path / "prog.py", tmp_path / "cache"
+    past = time.time() - 60
+    _write(script, "0.5")
+    os.utime(script, (past, past))
+    before = _run(script, cache, forbid=False)
+    time.sleep(0.05)  # a ctime of its own
+    script.write_text(PROGRAM.replace("SCALE", "0.7"))
+    os.utime(script, (past, past))
+    assert _run(script, cache, forbid=True).returncode != 0  # no entry for the new source
+    after = _run(script, cache, forbid=False)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout != before.stdout
