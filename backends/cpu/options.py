@@ -9,7 +9,6 @@ parallel.py re-export what they used to define here.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 from ember.backends.cpu import blas_library, host_target
@@ -67,10 +66,6 @@ def _init_llvm() -> tuple[str, str]:
     return host_target.host()[:2]
 
 
-# A frozen dataclass (dataclasses.replace, fields, frozen subclasses: cuda/emulated.py)
-# whose __init__, __repr__, __eq__ and __hash__ are written out below: generating them
-# (dataclasses compiles each one's source) costs a cache hit's import ~0.9 ms.
-@dataclasses.dataclass(frozen=True, init=False, repr=False, eq=False)
 class CpuOptions:
     """Code-generation options; `None` cpu/features mean the host's. `gemm`: which GEMM float
     matrix products call (kernels/choice.py): "auto" (Ember's own kernels, or numpy's
@@ -82,30 +77,51 @@ class CpuOptions:
     `opt_level` is LLVM's optimisation level (0-3) of the IR; `codegen_level` that of its
     code generator (`None`: `opt_level`; 0 selects instructions fast, FastISel);
     `vectorize=False` turns off LLVM's loop vectoriser and unroller and Ember's masked-tail
-    loop annotations (the fast tier, FAST_TIER: most of a cold compile's LLVM time)."""
+    loop annotations (the fast tier, FAST_TIER: most of a cold compile's LLVM time).
 
-    cpu: str | None = None
-    features: str | None = None
-    opt_level: int = 3
-    gemm: str | None = None
-    threads: int | None = None
-    vectorize: bool = True
-    codegen_level: int | None = None
+    Immutable, compared, hashed and shown by its FIELDS, as a frozen dataclass would be;
+    `replace(**changes)` is dataclasses.replace. It is a plain class because a cache hit
+    imports it: a dataclass's processing costs that import ~0.3 ms even with its methods
+    written out. A subclass with more options adds them to __slots__ and FIELDS and takes
+    them, by name, in its __init__ (cuda/emulated.py)."""
+
+    __slots__ = FIELDS = ("cpu", "features", "opt_level", "gemm", "threads", "vectorize",
+                          "codegen_level")
 
     def __init__(self, cpu: str | None = None, features: str | None = None,
                  opt_level: int = 3, gemm: str | None = None, threads: int | None = None,
                  vectorize: bool = True, codegen_level: int | None = None):
-        self.__dict__.update(cpu=cpu, features=features, opt_level=opt_level, gemm=gemm,
-                             threads=threads, vectorize=vectorize,
-                             codegen_level=codegen_level)
+        init = object.__setattr__
+        init(self, "cpu", cpu)
+        init(self, "features", features)
+        init(self, "opt_level", opt_level)
+        init(self, "gemm", gemm)
+        init(self, "threads", threads)
+        init(self, "vectorize", vectorize)
+        init(self, "codegen_level", codegen_level)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is "
+                             "immutable (use .replace)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is "
+                             "immutable")
 
     def _values(self) -> tuple:
-        return (self.cpu, self.features, self.opt_level, self.gemm, self.threads,
-                self.vectorize, self.codegen_level)
+        return tuple([getattr(self, name) for name in self.FIELDS])
+
+    def replace(self, **changes) -> "CpuOptions":
+        """These options with `changes` (TypeError for a name that is not a field)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self.FIELDS},
+                             **changes})
+
+    def __reduce__(self):  # (pickle and copy: __init__ is the only way to set a field)
+        return type(self), self._values()
 
     def __repr__(self) -> str:
         return f"{type(self).__qualname__}(" + ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)) + ")"
+            f"{name}={getattr(self, name)!r}" for name in self.FIELDS) + ")"
 
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
@@ -117,13 +133,13 @@ class CpuOptions:
 
     def resolved(self) -> "CpuOptions":
         host_cpu, host_features = _init_llvm()
-        return dataclasses.replace(self, cpu=self.cpu or host_cpu,
-                                   features=self.features if self.features is not None
-                                   else host_features,
-                                   gemm=_resolve_gemm(self.gemm),
-                                   threads=self.threads or default_threads(),
-                                   codegen_level=self.opt_level if self.codegen_level is None
-                                   else self.codegen_level)
+        return self.replace(cpu=self.cpu or host_cpu,
+                            features=self.features if self.features is not None
+                            else host_features,
+                            gemm=_resolve_gemm(self.gemm),
+                            threads=self.threads or default_threads(),
+                            codegen_level=self.opt_level if self.codegen_level is None
+                            else self.codegen_level)
 
     def key(self) -> tuple:
         r = self.resolved()

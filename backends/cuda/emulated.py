@@ -42,14 +42,19 @@ NAME = "cuda-emulated"
 EMULATE_LAUNCHES = "builtin.module(ember-gpu-mma-emulate)"
 
 
-@dataclasses.dataclass(frozen=True)
 class EmulatedOptions(CpuOptions):
     """The CPU's code-generation options with products as loops on one thread, and the
     CUDA options whose mapped stage is emulated (`cuda`: its tiles shape the nests)."""
 
-    gemm: str | None = "loops"
-    threads: int | None = 1
-    cuda: CudaOptions = CudaOptions()
+    __slots__ = ("cuda",)
+    FIELDS = CpuOptions.FIELDS + ("cuda",)
+
+    def __init__(self, cpu: str | None = None, features: str | None = None,
+                 opt_level: int = 3, gemm: str | None = "loops", threads: int | None = 1,
+                 vectorize: bool = True, codegen_level: int | None = None,
+                 cuda: CudaOptions = CudaOptions()):
+        super().__init__(cpu, features, opt_level, gemm, threads, vectorize, codegen_level)
+        object.__setattr__(self, "cuda", cuda)
 
     def key(self) -> tuple:  # never the CPU backend's cache entries
         return (NAME, *self.cuda.key(), *super().key())
@@ -117,7 +122,7 @@ class EmulatedCompiler:
                                 "options: cpu, features, opt_level, chip, tiles)",
                                 NotCompilable.Reason.BAD_ARGUMENTS)
         cuda = {k: options.pop(k) for k in ("chip", "tiles") if k in options}
-        base = dataclasses.replace(self.options, **options) if options else self.options
+        base = self.options.replace(**options) if options else self.options
         if cuda:
-            base = dataclasses.replace(base, cuda=dataclasses.replace(base.cuda, **cuda))
+            base = base.replace(cuda=dataclasses.replace(base.cuda, **cuda))
         return EmulatedBackend(base, instrument)
