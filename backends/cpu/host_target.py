@@ -13,9 +13,10 @@ source reads ~170 files. So both answers are remembered in the disk cache's dire
   compile retried with LLVM's answers, so code is only ever generated for what LLVM says
   the host is, and a wrong record can only cost a cache miss.
 - `source-<stat hash>` holds the hash of the compiler's source files for one list of
-  their (path, size, mtime, inode) stats: editing any file changes the stats, hence the
-  hash; while a file is younger than a few seconds (a second edit could keep its stats),
-  the files are hashed and nothing is remembered.
+  their (path, size, mtime, ctime, inode) stats: editing any file changes the stats (its
+  ctime even where its size is kept and its mtime set back), hence the hash; while a file
+  changed less than a few seconds ago (a second edit could keep its stats), the files are
+  hashed and nothing is remembered.
 - `files-<hash of the packages' folders>` holds the list of those files, with the inode and
   mtime of each folder listed: a file or folder added, removed or renamed changes its
   folder's mtime, so a warm start stats ~15 folders instead of listing them (the files'
@@ -28,8 +29,11 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import json
+import operator
 import os
+import struct
 import sys
 import threading
 import time
@@ -38,6 +42,7 @@ from typing import Optional
 from ember.dialects.ember import digest
 
 RACY_NS = 5_000_000_000  # files modified this recently are hashed, not looked up
+_STATS = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
 
 _CPUINFO_KEYS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags",
                  "cpu", "isa", "features", "cpu implementer", "cpu part", "cpu variant")
@@ -186,23 +191,24 @@ def _write(path: Optional[str], text: str) -> None:
 
 def source_hash(packages) -> str:
     """The digest of the `.py` files of `packages` (their names and contents, in order),
-    remembered per list of the files' stats."""
+    remembered per list of the files' stats (size, mtime, ctime, inode: the ctime moves on
+    any write even where the mtime is set back)."""
     directory = _directory()
     roots = [root for package in packages for root in package.__path__]
     files = _source_files(roots, directory)
     try:
-        found = [os.stat(path) for path in files]
+        found = list(map(os.stat, files))
     except OSError:  # a file gone, its folder's mtime not moved (a clock set back): listed
         files = _source_files(roots, None)
-        found = [os.stat(path) for path in files]
-    stats = digest.hasher()
-    stats.update("".join([f"{path}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}\0"
-                          for path, s in zip(files, found)]).encode())
-    newest = max((s.st_mtime_ns for s in found), default=0)
+        found = list(map(os.stat, files))
+    numbers = list(itertools.chain.from_iterable(map(_STATS, found)))
+    stats = digest.hasher()  # (the names once, then the numbers packed: no text per file)
+    stats.update("\0".join(files).encode())
+    stats.update(struct.pack("<" + "QqqQ" * len(found), *numbers))
     # A file written in the last seconds may be written again within the same clock tick,
     # with the same size: its stats would not change. Such files are hashed, not trusted
-    # to a record (git's "racily clean" entries).
-    settled = newest < time.time_ns() - RACY_NS
+    # to a record (git's "racily clean" entries). Any write or utime sets the ctime to now.
+    settled = max(numbers[2::4], default=0) < time.time_ns() - RACY_NS
     record = os.path.join(directory, f"source-{stats.hexdigest()}") \
         if directory and settled else None
     if record is not None:

@@ -59,16 +59,25 @@ def _age(path, seconds: int) -> None:
     os.utime(path, ns=(time.time_ns() - seconds * 10**9,) * 2)
 
 
+RACY_S = 0.3  # the racily-clean window of these tests (host_target.RACY_NS: 5 s)
+
+
+def _settle() -> None:
+    """Waits out the racily-clean window: a change (its ctime) older than it is settled
+    (utime cannot age a ctime)."""
+    time.sleep(RACY_S + 0.05)
+
+
 def test_the_source_hash_follows_the_files(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(host_target, "RACY_NS", int(RACY_S * 1e9))
     folder = tmp_path / "pkg"
     (folder / "sub").mkdir(parents=True)
     a, b, notes = folder / "a.py", folder / "sub" / "b.py", folder / "notes.txt"
     a.write_text("A = 1\n")
     b.write_text("B = 2\n")
     notes.write_text("not source\n")
-    for path in (a, b):
-        _age(path, 3600)
+    _settle()
     package = types.SimpleNamespace(__path__=[str(folder)])
     first = host_target.source_hash((package,))
     assert len(list((tmp_path / "cache").glob("source-*"))) == 1
@@ -82,11 +91,36 @@ def test_the_source_hash_follows_the_files(tmp_path, monkeypatch):
     b.write_text("B = 4\n")  # maybe within the same clock tick: still seen
     third = host_target.source_hash((package,))
     assert third not in (first, second)
-    _age(b, 1800)
+    _settle()
     assert host_target.source_hash((package,)) == third
     assert len(list((tmp_path / "cache").glob("source-*"))) == 2
     monkeypatch.setenv("EMBER_CACHE_DISABLE", "1")  # no record: computed from the files
     assert host_target.source_hash((package,)) == third
+
+
+def test_an_edit_keeping_size_and_mtime_changes_the_source_hash(tmp_path, monkeypatch):
+    """An edit that keeps the file's size and puts its mtime back (`touch -r`, a copy
+    keeping times) still changes the remembered stats: its ctime moved."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(host_target, "RACY_NS", int(RACY_S * 1e9))
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    a = folder / "a.py"
+    a.write_text("A = 1\n")
+    _age(a, 3600)
+    old = os.stat(a)
+    _settle()
+    package = types.SimpleNamespace(__path__=[str(folder)])
+    first = host_target.source_hash((package,))
+    assert host_target.source_hash((package,)) == first  # remembered
+    a.write_text("A = 2\n")
+    os.utime(a, ns=(old.st_atime_ns, old.st_mtime_ns))
+    new = os.stat(a)
+    assert (new.st_size, new.st_mtime_ns, new.st_ino) == (old.st_size, old.st_mtime_ns,
+                                                          old.st_ino)
+    _settle()  # settled again: looked up by its stats, which name the new ctime
+    assert host_target.source_hash((package,)) != first
+    assert len(list((tmp_path / "cache").glob("source-*"))) == 2
 
 
 def test_the_remembered_listing_follows_the_folders(tmp_path, monkeypatch):
