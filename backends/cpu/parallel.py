@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 from mlir import ir
 
-from ember.backends.cpu.results import OutputBuffers
+from ember.backends.cpu.executable import OutputBuffers
 from ember.backends.cpu.options import MAX_THREADS, default_threads  # noqa: F401
 from ember.dialects.ember.array_pointer import data_pointer
 from ember.dialects.ember.base import REGISTRY, Trait
