@@ -214,7 +214,9 @@ _key_lock = threading.Lock()
 @functools.lru_cache(maxsize=1)
 def _create_key() -> int:
     key = ctypes.c_uint(0)
-    if ctypes.CDLL(None).pthread_key_create(ctypes.byref(key), None) != 0:
+    # ctypes.pythonapi is the process's global scope (libc's pthread_key_create in it),
+    # opened with ctypes: a CDLL(None) would define a class per call (~50 us of a warm start)
+    if ctypes.pythonapi.pthread_key_create(ctypes.byref(key), None) != 0:
         raise OSError("pthread_key_create failed: no key for errors of compiled code")
     return key.value
 
