@@ -207,15 +207,18 @@ class SharedCode:
             self._close(handle)
 
 
-def load_code(backend, obj: bytes, library: bytes | None = None):
+def load_code(backend, obj: bytes | None, library: bytes | None = None):
     """The code of a cache entry, loaded: its shared library (`library`) through the
     dynamic loader, which needs no LLVM; else, or if the library does not load here (it
     needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
-    with `backend`'s target). `backend`: a CpuBackend, or the resolved CpuOptions the code
-    was compiled with (a cache hit: warm.py)."""
+    with `backend`'s target), or None for an entry read without its object (None: the
+    disk cache's load without check_object). `backend`: a CpuBackend, or the resolved
+    CpuOptions the code was compiled with (a cache hit: warm.py)."""
     options = getattr(backend, "options", backend)
     from ember.backends.cpu import block_cache
-    if block_cache.uses(obj):  # before the code runs: its big intermediates from the cache
+    # before the code runs: its big intermediates from the cache (the library names every
+    # symbol its object does)
+    if block_cache.uses(obj if obj is not None else library):
         block_cache.for_code()
     if library:
         try:
@@ -233,6 +236,8 @@ def load_code(backend, obj: bytes, library: bytes | None = None):
         else:
             native.bind(code)
             return code
+    if obj is None:
+        return None
     from ember.backends.cpu.backend import CpuBackend
     from ember.backends.cpu.jit import load_object
     return load_object(backend if isinstance(backend, CpuBackend) else CpuBackend(options), obj)
@@ -244,7 +249,7 @@ def load_library(key: str) -> Optional[SharedCode]:
     does not link or load here (kernels.load then loads the object through MCJIT)."""
     from ember.backends.cpu.cache import disk_cache
     disk = disk_cache()
-    entry = disk.load(key)
+    entry = disk.load(key, check_object=False)  # (its object: read where it has no library)
     if entry is None or entry[1].get("library") != "gemm":
         return None
     obj, meta = entry

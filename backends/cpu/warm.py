@@ -54,6 +54,10 @@ class _BadEntry(Exception):
     """A compile-cache entry that passed its checksum but cannot be used as this entry."""
 
 
+class _ObjectNeeded(Exception):
+    """An entry read without its object (DiskCache.load) whose library does not load."""
+
+
 def cached(key: str, module_text, symbol: str, arg_types: Sequence[TensorType], backend,
            block=None, source_key=None, pipeline: str = DEFAULT_PIPELINE):
     """The executable cached under `key` in memory or on disk (loaded, and kept in memory),
@@ -63,17 +67,21 @@ def cached(key: str, module_text, symbol: str, arg_types: Sequence[TensorType], 
     if exe is not None:
         return exe
     disk = cache.disk_cache()
-    entry = disk.load(key)
-    if entry is None:
-        return None
-    try:
-        exe = load_entry(entry, module_text, symbol, arg_types, backend, block, source_key,
-                         pipeline)
-    except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
-        disk.discard(key, str(e))
-        return None
-    cache.memory_cache.put(key, exe)
-    return exe
+    for check_object in (False, True):  # its object read only where its library fails
+        entry = disk.load(key, check_object)
+        if entry is None:
+            return None
+        try:
+            exe = load_entry(entry, module_text, symbol, arg_types, backend, block,
+                             source_key, pipeline)
+        except _ObjectNeeded:
+            continue
+        except _BadEntry as e:  # checksummed but unusable: discard it and rebuild, once
+            disk.discard(key, str(e))
+            return None
+        cache.memory_cache.put(key, exe)
+        return exe
+    return None
 
 
 class CpuCompiler:
@@ -148,7 +156,8 @@ def load_entry(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, b
                block, source_key, pipeline: str = DEFAULT_PIPELINE):
     """The executable of a cache entry (object code + metadata). Everything that could
     make it unusable is checked before native code sees it (a truncated object crashes
-    the loader): raises _BadEntry naming the problem."""
+    the loader): raises _BadEntry naming the problem. An entry read without its object
+    (None) raises _ObjectNeeded where its library does not load."""
     from ember.backends.cpu.executable import Executable, JitError
     from ember.backends.cpu.shared import load_code
     obj, record = entry
@@ -163,15 +172,17 @@ def load_entry(entry: tuple[bytes, dict], module_text, symbol: str, arg_types, b
         variables = list(meta.variables)
         if any(not 0 <= i < len(arg_types) for i in variables):
             raise _BadEntry(f"variable indices {variables} out of range")
-        if not object_is_whole(obj):
+        if obj is not None and not object_is_whole(obj):
             raise _BadEntry("the object file is truncated or not an object file")
         errors = dict(meta.errors)
         prints = [bind_print(p) for p in meta.prints]
         prints += [host_calls.bind(site) for site in meta.hosts]
         own_types = block_types(arg_types, block) if block else arg_types
         with compile_log.stage("load"):
-            exe = Executable(load_code(backend, obj, record.get("shared")), symbol,
-                             own_types, results)
+            code = load_code(backend, obj, record.get("shared"))
+            if code is None:
+                raise _ObjectNeeded
+            exe = Executable(code, symbol, own_types, results)
     except (JitError, KeyError, TypeError, ValueError, AttributeError) as e:
         raise _BadEntry(f"{type(e).__name__}: {e}") from None
     exe.variables = variables

@@ -85,6 +85,53 @@ def test_a_library_that_does_not_load_falls_back_to_the_object(cache_dir):
     np.testing.assert_allclose(exe([X])[0], np.tanh(X) * X, rtol=1e-6)
 
 
+def _damage_object(cache_dir) -> str:
+    """Flips a byte in the middle of the one entry's object, its digests left as they are;
+    returns the entry's path."""
+    (path,) = [os.path.join(folder, name) for folder, _, files in os.walk(cache_dir)
+               for name in files if name.endswith(".obj")]
+    with open(path, "rb") as f:
+        blob = bytearray(f.read())
+    _, meta = cache._decode(bytes(blob))
+    start = len(cache.MAGIC) + 65
+    code = start + 8 + int.from_bytes(blob[start:start + 8], "little")
+    middle = code + (len(blob) - code - meta["shared_bytes"]) // 2
+    blob[middle] ^= 0xFF
+    with open(path, "wb") as f:
+        f.write(blob)
+    return path
+
+
+def test_a_hit_that_loads_the_library_reads_no_object(cache_dir, monkeypatch):
+    """The object is checked where it is used: a hit whose library loads never hashes it
+    (as big as the library), so damage to it alone does not matter there."""
+    compile_function(_module("m", TANH_TIMES_X), "m", [F32x4])
+    with open(_damage_object(cache_dir), "rb") as f:
+        assert cache._decode(f.read()) is None  # a full check sees the damage
+    _fresh_memory(monkeypatch)
+    disk = cache.disk_cache()
+    before = disk.discarded
+    warm = compile_function(_module("m", TANH_TIMES_X), "m", [F32x4])
+    assert isinstance(warm._engine, shared.SharedCode) and disk.discarded == before
+    np.testing.assert_allclose(warm([X])[0], np.tanh(X) * X, rtol=1e-6)
+
+
+def test_a_damaged_object_is_found_where_the_library_does_not_load(cache_dir, monkeypatch):
+    compile_function(_module("n", TANH_TIMES_X), "n", [F32x4])
+    _damage_object(cache_dir)
+    _fresh_memory(monkeypatch)
+
+    def refuse(*args, **kwargs):
+        raise OSError("cannot map it here")
+    monkeypatch.setattr(shared, "SharedCode", refuse)
+    disk = cache.disk_cache()
+    before = disk.discarded
+    exe = compile_function(_module("n", TANH_TIMES_X), "n", [F32x4])  # rebuilt
+    assert disk.discarded == before + 1
+    assert disk.last_discard_reason == "checksum or format mismatch"
+    np.testing.assert_allclose(exe([X])[0], np.tanh(X) * X, rtol=1e-6)
+
+
 def test_without_a_linker_entries_hold_the_object_only(cache_dir, monkeypatch):
     monkeypatch.setenv(shared.LD_ENV, "")
     exe = compile_function(_module("h", TANH_TIMES_X), "h", [F32x4])
