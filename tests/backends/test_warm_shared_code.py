@@ -132,6 +132,66 @@ def test_a_damaged_object_is_found_where_the_library_does_not_load(cache_dir, mo
     np.testing.assert_allclose(exe([X])[0], np.tanh(X) * X, rtol=1e-6)
 
 
+def _library_bytes(cache_dir, name: str) -> bytes:
+    """The shared library of @`name` (TANH_TIMES_X), compiled into the disk cache."""
+    compile_function(_module(name, TANH_TIMES_X), name, [F32x4])
+    ((code, meta),) = _entries(cache_dir)  # (its object, then its library)
+    return code[len(code) - meta["shared_bytes"]:]
+
+
+def _recording_dlopen(monkeypatch, refuse: str | None = None) -> list:
+    """Records the folder of each library `dlopen`ed; those in `refuse` fail to map."""
+    opened, real = [], shared._ctypes.dlopen
+
+    def dlopen(path, mode):
+        opened.append(os.path.dirname(path))
+        if refuse is not None and opened[-1] == refuse:
+            raise OSError(f"{path}: failed to map segment from shared object")
+        return real(path, mode)
+    monkeypatch.setattr(shared._ctypes, "dlopen", dlopen)
+    return opened
+
+
+def test_libraries_load_from_dev_shm_where_it_may_hold_code(cache_dir, monkeypatch):
+    """A tmpfs: a library's file costs less to create there than on a disk's /tmp."""
+    library = _library_bytes(cache_dir, "q")
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.setattr(shared, "_shm_refused", False)
+    monkeypatch.setattr(shared, "_shm_usable", lambda: True)
+    opened = _recording_dlopen(monkeypatch)
+    assert shared.SharedCode(library).get_function_address("q")
+    assert opened == [shared.SHM]
+    monkeypatch.setenv("TMPDIR", str(cache_dir))  # $TMPDIR, where it is set
+    assert shared.SharedCode(library).get_function_address("q")
+    assert opened == [shared.SHM, str(cache_dir)]
+    assert not [n for n in os.listdir(cache_dir) if n.startswith("ember-code-")]
+
+
+def test_dev_shm_refusing_code_is_not_asked_again(cache_dir, monkeypatch):
+    """Where /dev/shm does not load a library that /tmp does (a noexec mount the probe
+    missed, a security policy), /tmp takes it and every later one."""
+    library = _library_bytes(cache_dir, "r")
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.setattr(shared, "_shm_refused", False)
+    monkeypatch.setattr(shared, "_shm_usable", lambda: True)
+    opened = _recording_dlopen(monkeypatch, refuse=shared.SHM)
+    assert shared.SharedCode(library).get_function_address("r")
+    assert opened == [shared.SHM, "/tmp"] and shared._shm_refused
+    assert shared.SharedCode(library).get_function_address("r")
+    assert opened == [shared.SHM, "/tmp", "/tmp"]
+
+
+def test_a_library_no_folder_loads_raises(monkeypatch):
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.setattr(shared, "_shm_refused", False)
+    monkeypatch.setattr(shared, "_shm_usable", lambda: True)
+    opened = _recording_dlopen(monkeypatch)
+    with pytest.raises(OSError):
+        shared.SharedCode(b"\x7fELF but not a shared library")
+    assert opened == [shared.SHM, "/tmp"]
+    assert not shared._shm_refused  # not /dev/shm's fault
+
+
 def test_without_a_linker_entries_hold_the_object_only(cache_dir, monkeypatch):
     monkeypatch.setenv(shared.LD_ENV, "")
     exe = compile_function(_module("h", TANH_TIMES_X), "h", [F32x4])
