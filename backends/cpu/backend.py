@@ -20,7 +20,7 @@ from ember.backends import compile_log
 from ember.backends.base import StagedLowering
 from ember.backends.cpu import blas_library, host_target, libcalls
 from ember.backends.cpu import kernels
-from ember.backends.cpu import native, nontemporal
+from ember.backends.cpu import native_ir, nontemporal
 from ember.backends.cpu.interleave import interleave_long_chains, loop_latches
 from ember.backends.cpu.kernels import choice
 from ember.backends.cpu.options import (FAST_TIER, FULL_TIER, CpuOptions,  # noqa: F401
@@ -142,7 +142,7 @@ class CpuBackend(StagedLowering):
                 streaming = nontemporal.add(module, self.options.features)
         self._run(module, "llvm", LLVM_VECTOR if streaming else LLVM)
         with module.context, ir.Location.unknown():
-            native.install(module)  # checked malloc, error sites, what the entry needs
+            native_ir.install(module)  # checked malloc, error sites, what the entry needs
             if self.options.vectorize and "+avx512f" in (self.options.features or "").split(","):
                 fold_loop_tails(module)  # masked tails are cheap with mask registers
             if self.options.vectorize:  # latency-bound loop bodies (interleave.py)

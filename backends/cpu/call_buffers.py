@@ -192,14 +192,14 @@ done:
 
 def runtime_ir() -> str:
     """LLVM IR of the tracked malloc and free and the entry's `END` (for a module that has
-    the error runtime, native.install)."""
+    the error runtime, native_ir.install)."""
     return _RUNTIME.format(context="ember_rt_track_context", key=KEY_SYMBOL, malloc=MALLOC,
                            free=FREE, end=END, count=COUNT, capacity=CAPACITY, list=LIST,
                            slots=SLOTS)
 
 
 def allocates(llvm_ir: str) -> bool:
-    """Whether a module's code allocates (calls native.install's checked allocator, where
+    """Whether a module's code allocates (calls native_ir.install's checked allocator, where
     every malloc of the lowering goes). Code that does not has nothing to track: its entry
     stays as it was, and it loads without the block cache (a warm start's dlopen)."""
     return _ALLOCATION.search(llvm_ir) is not None

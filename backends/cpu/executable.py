@@ -52,7 +52,7 @@ class Executable:
         self.result_types = list(result_types)
         self.variables: list[int] = []  # argument index of each trailing variable result
         self.keep_alive: list = []  # host callbacks the code calls
-        self.errors: dict = {}  # status -> error site (native.error_sites)
+        self.errors: dict = {}  # status -> error site (native_ir.error_sites)
         self.symbol = symbol
         self._engine = engine
         address = engine.get_function_address(symbol)

@@ -85,7 +85,7 @@ def entry_wrapper(symbol: str, types: Sequence[TensorType], inputs: int = 0,
     (row-major) are computed from it.
     The error context (jump buffer, value, the thread's previous context) lives on its
     stack and is the thread's value of the error key while `@symbol` runs. The module must
-    have the error runtime (`native.install`, run by `CpuBackend.make_llvm`).
+    have the error runtime (`native_ir.install`, run by `CpuBackend.make_llvm`).
     With `track` (the JIT's code, its malloc and free tracked: call_buffers.py), the context
     also lists the buffers the call allocated, and the entry frees those still listed when
     the call fails."""

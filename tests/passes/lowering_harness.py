@@ -19,7 +19,7 @@ from mlir import ir
 from ember import backends
 from ember.backends.cpu.backend import CpuBackend
 from ember.backends.cpu.jit import Executable, entry_wrapper, jit_compile
-from ember.backends.cpu.native import error_sites
+from ember.backends.cpu.native_ir import error_sites
 from ember.dialects.ember.irdl import make_context
 from ember.dialects.ember.types import TensorType, parse_type
 from ember.passes.ir_utils import functions, symbol_name

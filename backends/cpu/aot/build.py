@@ -34,7 +34,8 @@ from ember.backends.cpu.compilable import check_compilable, function_named
 from ember.backends.cpu.compiler import DEFAULT_PIPELINE, specialize, specialize_pipeline
 from ember.backends.cpu.host import rename_prints
 from ember.backends.cpu.jit import ENTRY_PREFIX, JitError, entry_wrapper
-from ember.backends.cpu.native import KEY_SYMBOL, error_sites
+from ember.backends.cpu.native import KEY_SYMBOL
+from ember.backends.cpu.native_ir import error_sites
 from ember.backends.cpu.translate import TranslationError
 from ember.dialects.ember import creation
 from ember.dialects.ember.builder import emit_typed
@@ -210,7 +211,7 @@ def _internalize(module: ir.Module) -> None:
 
 
 def _declare_key(module: ir.Module) -> None:
-    """Turns the error key's definition (native.install) into an external declaration:
+    """Turns the error key's definition (native_ir.install) into an external declaration:
     the library defines it once for all its entries (capi.py)."""
     for op in list(module.body.operations):
         op = op.operation

@@ -42,7 +42,7 @@ def _ref(k: int) -> str:
 
 
 def site_template(site: dict) -> tuple[str, str]:
-    """(error class name, message template) of one error site (native.error_sites)."""
+    """(error class name, message template) of one error site (native_ir.error_sites)."""
     if "types" in site:
         return _shape_template(site)
     parts = site["message"].split("{}")
