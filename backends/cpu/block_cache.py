@@ -162,7 +162,7 @@ def _code():
         obj = entry[0]
     else:
         from ember.backends.cpu.cache import disk_cache
-        from ember.backends.cpu.shared import link
+        from ember.backends.cpu.linking import link
         module = llvm.parse_assembly(ir_text())
         module.verify()
         obj = machine.emit_object(module)

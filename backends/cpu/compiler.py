@@ -33,7 +33,7 @@ from ember.backends.cpu import block_cache, call_buffers
 from ember.backends.cpu.host import rename_prints
 from ember.backends.cpu import host_target
 from ember.backends.cpu.jit import Executable, entry_wrapper, object_code  # noqa: F401
-from ember.backends.cpu.shared import link
+from ember.backends.cpu.linking import link
 from ember.backends.cpu.native_ir import error_sites
 from ember.backends.cpu.translate import TranslationError
 from ember.backends.cpu.parallel import (SplitExecutable, has_rows, plan, retype_rows,

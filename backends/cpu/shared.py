@@ -15,9 +15,10 @@ functions). The symbols MCJIT gets from Ember at run time have a thunk each in t
 before anything runs, from `provided()` (Ember's GEMM kernels, through kernels.bind_jit as
 MCJIT's code gets them; numpy's OpenBLAS, found through ctypes). The GEMM library itself
 is a shared library in its cache entry too (`load_library`). Any other symbol (a
-host callback, bound by llvmlite) makes the `dlopen` fail with an OSError: `link` then
-stores no library (it tries one in the compiling process), and a process where loading
-fails anyway loads the object through MCJIT.
+host callback, bound by llvmlite) makes the `dlopen` fail with an OSError: linking.link
+then stores no library (it tries one in the compiling process), and a process where
+loading fails anyway loads the object through MCJIT. (Linking is linking.py: a cache hit
+imports this module alone.)
 Symbols the library defines bind to its own definitions (`-Bsymbolic`): a function named
 like a libc one (`exp`) calls itself, as in MCJIT. Each library is opened `RTLD_LOCAL`,
 so its symbols are seen by no other library, and closed when the last object calling
@@ -86,59 +87,6 @@ def pointers() -> dict[str, Callable]:
     return {block_cache.SLOT: lambda options: block_cache.table_address()}
 
 
-def _thunks(symbols: list[str], backend, data: list[str] = ()) -> Optional[bytes]:
-    """An object defining each of `symbols` as a jump through its slot, and each of `data`
-    as a pointer (None off x86-64)."""
-    if os.uname().machine != "x86_64":
-        return None
-    lines = ['module asm ".text"']
-    for s in symbols:
-        lines += [f'module asm ".globl {s}"', f'module asm ".type {s},@function"',
-                  'module asm ".p2align 4"', f'module asm "{s}:"',
-                  f'module asm "  jmpq *{s}{SLOT}(%rip)"', f'module asm ".size {s}, .-{s}"',
-                  f'@"{s}{SLOT}" = protected global ptr null, align 8']
-    lines += [f'@"{s}" = protected global ptr null, align 8' for s in data]
-    llvm = host_target.binding()
-    return backend.target_machine(reloc="pic").emit_object(llvm.parse_assembly("\n".join(lines)))
-
-
-def link(obj: bytes, backend=None) -> Optional[bytes]:
-    """The shared library of object file `obj` (compiled by `backend`), with thunks for
-    the symbols of `provided()` it calls (none without `backend`: the GEMM library defines
-    them); None if there is no linker, linking fails or the library does not load in this
-    process (it needs a symbol nothing here provides): the object alone is cached then."""
-    ld = linker()
-    if ld is None or not obj:
-        return None
-    wanted = [s for s in provided() if s.encode() in obj] if backend is not None else []
-    data = [s for s in pointers() if s.encode() in obj] if backend is not None else []
-    thunks = _thunks(wanted, backend, data) if wanted or data else b""
-    if thunks is None:
-        return None
-    import subprocess  # only where code is compiled: a warm start runs no linker
-    try:
-        import tempfile
-        with tempfile.TemporaryDirectory(prefix="ember-link-") as work:
-            objects = []
-            for name, data in (("code.o", obj), ("thunks.o", thunks)):
-                if data:
-                    objects.append(os.path.join(work, name))
-                    with open(objects[-1], "wb") as f:
-                        f.write(data)
-            out = os.path.join(work, "code.so")
-            command = [ld, "-shared", "-Bsymbolic", "-z", "noexecstack", "-z", "now",
-                       "--hash-style=gnu", "-o", out, *objects]
-            done = subprocess.run(command, capture_output=True, timeout=120)
-            if done.returncode != 0:
-                return None
-            with open(out, "rb") as f:
-                library = f.read()
-        SharedCode(library)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return library
-
-
 _names = itertools.count()  # a path the process never dlopens twice
 SHM = "/dev/shm"
 _shm_refused = False  # a library that /dev/shm would not load loaded from /tmp
@@ -198,7 +146,7 @@ def _load_copy(library: bytes, folder: str, mode: int) -> int:
 
 
 class SharedCode:
-    """A shared library loaded from its bytes (`library`, from `link`), with the lookups
+    """A shared library loaded from its bytes (`library`, from linking.link), with the lookups
     jit.Executable makes of an execution engine. The library is closed when this object
     goes: whoever can call into its code keeps it alive. OSError if it does not load.
 
@@ -294,6 +242,7 @@ def load_library(key: str) -> Optional[SharedCode]:
     obj, meta = entry
     library = meta.pop("shared", None)
     if library is None:
+        from ember.backends.cpu.linking import link
         library = link(obj)
         if library is None:
             return None

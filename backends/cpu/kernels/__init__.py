@@ -53,7 +53,7 @@ def library_object(cpu: str, features: str, elements: tuple[str, ...] = ELEMENTS
                                        tuple(elements)))
     # linked now, next to the object: the next process loads it without running the linker
     # (shared.load_library would link it on its first call: a warm start's ~20 ms)
-    from ember.backends.cpu.shared import link
+    from ember.backends.cpu.linking import link
     disk.store(key, obj, {"library": "gemm"}, link(obj))
     return obj
 
