@@ -198,9 +198,10 @@ def load_code(backend, obj: bytes | None, library: bytes | None = None):
     """The code of a cache entry, loaded: its shared library (`library`) through the
     dynamic loader, which needs no LLVM; else, or if the library does not load here (it
     needs a symbol that only MCJIT resolves), its object through MCJIT (jit.load_object,
-    with `backend`'s target), or None for an entry read without its object (None: the
-    disk cache's load without check_object). `backend`: a CpuBackend, or the resolved
-    CpuOptions the code was compiled with (a cache hit: warm.py)."""
+    with `backend`'s target); None if the library does not load and `obj` is None (an
+    entry read without its object: DiskCache.load's check_object). `backend`: a
+    CpuBackend, or the resolved CpuOptions the code was compiled with (a cache hit:
+    warm.py)."""
     options = getattr(backend, "options", backend)
     from ember.backends.cpu import block_cache
     # before the code runs: its big intermediates from the cache (the library names every
