@@ -202,8 +202,8 @@ def source_hash(packages) -> str:
         files = _source_files(roots, None)
         found = list(map(os.stat, files))
     numbers = list(itertools.chain.from_iterable(map(_STATS, found)))
-    stats = digest.hasher()  # (the names once, then the numbers packed: no text per file)
-    stats.update("\0".join(files).encode())
+    stats = digest.hasher()  # (the count, the names, the numbers packed: no text per file)
+    stats.update(f"{len(files)}\0".encode() + "\0".join(files).encode())
     try:  # (one repeated code: a format of a code per field costs ~0.05 ms to compile)
         stats.update(struct.pack(f"<{len(numbers)}q", *numbers))
     except struct.error:  # an inode number of 2**63 or more: as text, as deterministic
