@@ -13,7 +13,6 @@ from ember.dialects.ember import elementwise as E
 from ember.dialects.ember.base import Op, OpTypeError
 from ember.frontend.dispatch import execute, execute_float, float_fits
 from ember.frontend.tensor import Tensor, _representable, convert_to_tensor
-from ember.frontend.tracing import SymbolicTensor
 
 
 def group(*values) -> list[Tensor]:
@@ -55,7 +54,7 @@ def _converted(value, hint) -> Tensor:
 def _unary(spec: type[Op], name: str):
     def fn(x, name=None):
         del name
-        return execute(spec, [x if type(x) is SymbolicTensor else convert_to_tensor(x)])
+        return execute(spec, [convert_to_tensor(x)])
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{spec.summary()}\n\nRuns the `{spec.name}` op (see its spec for details)."
     return fn

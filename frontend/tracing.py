@@ -13,9 +13,8 @@ read-only snapshot of it (the value at trace time, as an IR constant would be) w
 passed to the compiled code as a buffer on every call. Smaller ones stay IR constants, so
 the constant folder still sees everything it could have produced itself (its size cap).
 
-Guard rails: a symbolic tensor remembers its graph and region; using it after its trace has
-finished, or outside the `em.cond`/`em.while_loop` body that made it, raises `TypeError`
-saying where it was created.
+Guard rails: a symbolic tensor remembers its graph and region; using it after its trace, or
+outside the `em.cond`/`em.while_loop` body that made it, raises `TypeError` saying where.
 """
 
 from __future__ import annotations
@@ -140,8 +139,7 @@ class SymbolicTensor(Tensor):
             raise TypeError(f"cannot iterate over {self}: its first dimension is unknown while "
                             "tracing. Loop with `for i in em.range(em.shape(x)[0])` (AutoGraph "
                             "stages it as a while loop), or use em.map_fn / em.scan")
-        n = len(self)
-        return (self[i] for i in range(n))
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
         return f"<ember.Tensor '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
@@ -174,8 +172,7 @@ class FuncGraph:
         self.origin = user_location()
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
-            # the op func.FuncOp's builder makes, without its Python (~40 us of each trace);
-            # a plain ir.Operation (no OpView: looking its class up costs a first trace more)
+            # the op func.FuncOp's builder makes, without its Python or OpView (~40 us a trace)
             self.func = _create("func.func", attributes={
                 "sym_name": ir.StringAttr.get(self.symbol),
                 "function_type": ir.TypeAttr.get(ir.FunctionType.get([], []))}, regions=1,
@@ -326,20 +323,15 @@ class FuncGraph:
         (`_plain` keeps the types alive, so their ids stay theirs)."""
         key = (spec, *map(id, types))
         known = self._plain.get(key)
-        if loc is None:
-            loc = self._locations.get(origin) or self.location(origin)
+        loc = loc or self.location(origin)
         if known is None:
             known = self._plain[key] = (*inferred_plain(spec, values, types, loc),
                                         spec.name.split(".", 1)[1], tuple(types))
         result_types, mlir_types, mlir_attrs, base, _ = known
         op = _create(spec.name, mlir_types, values, mlir_attrs, None, 0, loc,
                      self._insertion[-1])
-        if len(result_types) != 1:
-            return self._wrapped(base, op.results, result_types, origin)
-        n = self.names.get(base, 0)  # `_wrapped` and `unique_name`, inlined: once per op
-        self.names[base] = n + 1
-        return SymbolicTensor(self, op.result, result_types[0], f"{base}_{n}" if n else base,
-                              origin)
+        results = (op.result,) if len(result_types) == 1 else op.results
+        return self._wrapped(base, results, result_types, origin)
 
     def apply_on_values(self, spec: type[Op], values: Sequence[ir.Value], attrs: dict,
                         types: Sequence[IRType] | None = None,
@@ -375,11 +367,6 @@ class FuncGraph:
             self._insertion.pop()
             self.scope = outer
 
-    @property
-    def function_type(self) -> ir.FunctionType:
-        """The traced function's type (its results' part is set by `finalize`)."""
-        return ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value)
-
     def insertion_point(self) -> ir.InsertionPoint:
         return ir.InsertionPoint(self._blocks[-1])
 
@@ -388,7 +375,7 @@ class FuncGraph:
     def finalize(self, results: Sequence[Tensor]) -> None:
         """Adds the `func.return` of `results`, fixes the function type and verifies."""
         values = [self.resolve(t) for t in results]
-        self.result_dtypes = tuple(t._dtype for t in results)  # (the results' MLIR types')
+        self.result_dtypes = tuple(t._dtype for t in results)
         with self.context, ir.InsertionPoint(self.block), ir.Location.unknown():
             func.ReturnOp(values)
             inputs = [a.type for a in self.block.arguments]

@@ -340,7 +340,8 @@ class ConcreteFunction(ConcreteIO):
         """Emits a `func.call` of this function into `graph` (a nested call while tracing)."""
         self._copy_into(graph)
         operands = [graph.resolve(t) for t in flat] + graph.captures_of(self._graph)
-        signature = self._graph.function_type
+        signature = ir.FunctionType(
+            ir.TypeAttr(self._graph.func.attributes["function_type"]).value)
         with graph.context, graph.insertion_point(), graph.location():
             # a callee traced for `None` dims takes `?` where the caller knows the size
             operands = [v if v.type == t else tensor.CastOp(t, v).result
