@@ -25,7 +25,7 @@ from ember.frontend.tracing import SymbolicTensor, current_graph
 
 __all__ = ["ControlFlowError", "Undefined", "UndefinedReturnValue", "and_",
            "assert_stmt", "compare_chain", "if_exp", "if_stmt", "ld", "ldc", "not_", "or_",
-           "python_only", "retval", "stc"]
+           "python_only", "retval", "retval_or_none", "stc"]
 
 
 def where_of(lineno: int) -> str:
@@ -86,6 +86,22 @@ def retval(value):
     if missing is not None:
         raise missing.error()
     return value
+
+
+def retval_or_none(value, returned, lineno: int):
+    """`retval` for a function that may run off its end (Python returns None there):
+    None where no `return` ran. Which of the two happens must be known while tracing: a
+    tensor that decides it is an error (a traced function returns one structure), as in
+    TensorFlow, instead of a placeholder value returned on the path that ran off."""
+    if staged(returned):
+        raise ControlFlowError(
+            f"the function defined at {where_of(lineno)} returns a value on some paths and "
+            "runs off its end (returning None) on others, and a tensor decides which: a "
+            "traced function returns one structure on every path. Add a `return` at its "
+            "end (or an `else:` branch that returns) with a value of the same structure")
+    if isinstance(returned, Tensor):
+        returned = bool(returned)  # an eager tensor: decided now, as Python would
+    return retval(value) if returned else None
 
 
 # -- if --------------------------------------------------------------------------------

@@ -13,6 +13,11 @@ defined in one branch only is an error there).
                                      do_return = True
                                      retval_ = -x
                                  return ag__.retval(retval_)
+
+A body that may run off its end (Python returns None there) ends with
+`ag__.retval_or_none(retval_, do_return, line)` instead: None where no `return` ran, and
+an error where a tensor decides whether one ran, as TensorFlow's AutoGraph raises (the
+placeholder zeros a staged `if` gives the value on the other path would be returned).
 """
 
 from __future__ import annotations
@@ -35,11 +40,43 @@ def transform(fn: ast.FunctionDef, namer: Namer) -> None:
     def replace(r: ast.Return) -> list[ast.stmt]:
         returned = r.value if r.value is not None else ast.Constant(None)
         return stmts(f"{flag} = True\n{value} = __v", r, __v=returned)
+    falls_off = not _ends(fn.body)  # Python returns None at the end of such a body
     body = guard_block(fn.body, ast.Return, replace, flag, into_loops=True)
     _leave_loops(body, flag)
     first = fn.body[0]
+    end = f"ag__.retval_or_none({value}, {flag}, {fn.lineno})" if falls_off and \
+        any(r.value is not None for r in returns) else f"ag__.retval({value})"
     fn.body = (stmts(f"{flag} = False\n{value} = ag__.UndefinedReturnValue()", first)
-               + body + stmts(f"return ag__.retval({value})", fn.body[-1]))
+               + body + stmts(f"return {end}", fn.body[-1]))
+
+
+def _ends(block: list[ast.stmt]) -> bool:
+    """Whether no path through `block` reaches its end: one of its statements always
+    returns or raises (an `if` both of whose branches do, a `with` whose body does, a
+    `while True:` left by no `break`)."""
+    for s in block:
+        if isinstance(s, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(s, ast.If) and _ends(s.body) and _ends(s.orelse):
+            return True
+        if isinstance(s, ast.With) and _ends(s.body):
+            return True
+        if isinstance(s, ast.While) and isinstance(s.test, ast.Constant) and s.test.value \
+                and not any(isinstance(n, ast.Break) for n in _own_loop_body(s)):
+            return True
+    return False
+
+
+def _own_loop_body(loop: ast.AST):
+    """The nodes of `loop`'s body that a `break` there would leave `loop` from (not those
+    of nested loops, functions or classes)."""
+    stack = list(loop.body)
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.While, ast.For, ast.AsyncFor, ast.FunctionDef,
+                              ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def _leave_loops(block: list[ast.stmt], flag: str) -> None:
