@@ -2,12 +2,16 @@
 becomes an `ember.constant` at the start of the function's entry block (tracing.py; large
 ones become arguments instead, see LARGE_CONSTANT_BYTES there).
 
-Every use gets an op of its own, as TensorFlow's graphs have one per tensor. A small value
-seen before in the trace (dtype, shape and bytes equal: `-0.0` is not `0.0`) is built from
-the first op's attributes and result type instead of converting the value to an attribute
-again: bench case B's `tanh(x) * 0.5 + 0.1` in a loop makes 100 of its 250 ops. A Python
-float meeting a float tensor (`emit_float`) is looked up by (dtype, value) before any array
-is made of it. `frozen` makes the read-only snapshot a large captured constant is passed as.
+Every eager tensor used gets an op of its own, as TensorFlow's graphs have one per tensor
+(the guide counts them: "contains 11 nodes in its graph"); a small value seen before in the
+trace (dtype, shape and bytes equal: `-0.0` is not `0.0`) is built from the first op's
+attributes and result type instead of converting the value to an attribute again. A Python
+float literal meeting a float tensor (`emit_float`, math_ops' fast path for `x * 0.5`) is
+one op per (dtype, value) in the trace, which all its uses share, as a jaxpr holds a
+literal once (TensorFlow makes a Const per use; CSE merges them anyway): bench case B's
+`tanh(x) * 0.5 + 0.1` in a loop had 100 such ops of its 250, ~0.4 ms of a warm start's first
+call to create, write and hash.
+`frozen` makes the read-only snapshot a large captured constant is passed as.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ class ConstantOps:
     def __init__(self, block: ir.Block):
         self._block = block
         self._made: dict[tuple, tuple] = {}  # value -> (attributes, [MLIR type], ember type)
-        self._floats: dict[tuple, tuple] = {}  # (DType, Python float) -> the same
+        self._floats: dict[tuple, tuple] = {}  # (DType, Python float) -> (result, type)
 
     def emit(self, t, loc: ir.Location) -> tuple[ir.Value, IRType]:
         """The op of eager tensor `t` at `loc` (in its context): (result, its type)."""
@@ -60,14 +64,14 @@ class ConstantOps:
     def emit_float(self, value: float, dtype: DType, loc: ir.Location) -> tuple[ir.Value, IRType]:
         """`emit` of the tensor a Python float converts to when it meets a `dtype` tensor
         (math_ops._converted: the caller has checked that `value` is finite, non-zero and
-        within `dtype`'s range, so a float64 rounded to `dtype` is all there is to it)."""
+        within `dtype`'s range, so a float64 rounded to `dtype` is all there is to it),
+        looked up before any array is made of it: the op of its first use in the trace,
+        which every later use shares."""
         made = self._floats.get((dtype, value))
-        if made is not None:
-            return self._again(made, loc)
-        array = np.asarray(value, dtype=dtype.np_dtype)
-        result, ttype = self.emit(Tensor._of_output(array, dtype), loc)
-        self._floats[dtype, value] = self._made[dtype, array.dtype, array.shape, array.tobytes()]
-        return result, ttype
+        if made is None:
+            array = np.asarray(value, dtype=dtype.np_dtype)
+            made = self._floats[dtype, value] = self.emit(Tensor._of_output(array, dtype), loc)
+        return made
 
     def _again(self, made: tuple, loc: ir.Location) -> tuple[ir.Value, IRType]:
         attributes, mlir_types, ttype = made

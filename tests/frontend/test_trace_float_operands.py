@@ -1,18 +1,21 @@
 """A Python float meeting a symbolic tensor (`x * 0.5`) is traced without an eager tensor of
 it (tracing.FuncGraph.apply_with_float): the IR, the names and the errors are those of the
-general path, which converts the float first (`x * em.constant(0.5, x.dtype)`)."""
+general path, which converts the float first (`x * em.constant(0.5, x.dtype)`), but for
+one constant op per value in a trace, which all its uses share (trace_constants.py)."""
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 
 import ember as em
+from ember.frontend.dispatch import float_fits
 
 
 def _traced(fn, dtype):
     concrete = em.function(fn).get_concrete_function(em.TensorSpec([3], dtype))
-    return concrete.mlir("traced").replace(concrete.name, "f")
+    return re.sub(r"@\w+\(", "@f(", concrete.mlir("traced"))  # (its unique symbol)
 
 
 @pytest.mark.parametrize("dtype", [em.float16, em.float32, em.float64])
@@ -24,9 +27,18 @@ def test_float_operand_traces_as_its_converted_constant(dtype, value):
     def general(x):  # a tensor per use, as each use of a Python float makes one
         c = [em.constant(np.asarray(value).astype(dtype.np_dtype), dtype) for _ in range(3)]
         return (x * c[0] + c[1]) - c[2]
+
+    def shared(x):  # one tensor for every use
+        c = em.constant(np.asarray(value).astype(dtype.np_dtype), dtype)
+        return (x * c + c) - c
+    # the fast path takes non-zero floats that convert without a warning: they are literals,
+    # one op per trace; the others are converted to a tensor per use, as in TensorFlow
+    literal = value != 0 and float_fits(value, dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # out of range: inf, with numpy's warning
-        assert _traced(fast, dtype) == _traced(general, dtype)
+        traced = _traced(fast, dtype)
+        assert traced == _traced(shared if literal else general, dtype)
+    assert traced.count('"ember.constant"') == (1 if literal else 3)
 
 
 def test_float_operand_results_are_named_as_before():
