@@ -11,6 +11,7 @@ import select
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -109,6 +110,31 @@ def test_no_status_line_for_a_fast_step_or_without_a_terminal():
     with compile_log.stage("compile @f", stream=pipe, threshold=0.01):
         time.sleep(0.1)
     assert pipe.getvalue() == ""
+
+
+def test_one_thread_writes_the_status_lines_of_every_step():
+    """A thread per step cost each step on a terminal ~0.2 ms: one watcher serves them all,
+    steps running at once on two threads each get their own line."""
+    terminals = [FakeTerminal(), FakeTerminal()]
+
+    def step(terminal, seconds):
+        with compile_log.stage("compile @f", stream=terminal, threshold=0.05):
+            time.sleep(seconds)
+    step(FakeTerminal(), 0)
+    watcher = compile_log._Watcher._process
+    for _ in range(5):
+        step(FakeTerminal(), 0)
+    assert compile_log._Watcher._process is watcher  # made by the first, kept
+    threads = [threading.Thread(target=step, args=(t, 0.4)) for t in terminals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert compile_log._Watcher._process is watcher is not None
+    for terminal in terminals:
+        text = terminal.getvalue()
+        assert text.startswith("\rember: compile @f  0.") and text.count("\r") >= 3, text
+        assert text.endswith("\r") and text.rsplit("\r", 2)[-2].strip() == ""
 
 
 def test_status_line_on_a_pseudo_terminal(tmp_path):
