@@ -161,12 +161,12 @@ class Interpreter:
                                            zip(operand_dtypes, arrays)),
                                      attrs, arrays if spec.uses_values else None)
                 except OpError as e:
-                    raise type(e)(spec.name, f"{e.detail} (at {_where(op)})") from None
+                    raise e.located(_where(op)) from None
             try:
                 with np.errstate(all="ignore"):
                     out = kernel(*arrays, **attrs)
             except (ArithmeticError, IndexError, ValueError) as e:
-                raise InvalidArgumentError(spec.name, f"{e} (at {_where(op)})") from None
+                raise InvalidArgumentError(spec.name, str(e)).located(_where(op)) from None
             outs = out if isinstance(out, tuple) else (out,)
             for r, dt, value in zip(results, dtypes, outs):
                 arr = np.asarray(value)
@@ -182,8 +182,8 @@ class Interpreter:
         if spec.name == "ember.assert":
             def check(env):
                 if not kernel(env[operands[0]], **attrs):
-                    raise AssertionFailedError(spec.name, f"{attrs['message']} "
-                                                          f"(at {_where(op)})")
+                    raise AssertionFailedError(spec.name, attrs["message"]).located(
+                        _where(op))
             return check
         if spec.name == "ember.print":
             def show(env):

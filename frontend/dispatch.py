@@ -13,11 +13,12 @@ from typing import Sequence
 import numpy as np
 
 from ember.dialects.ember import dtypes
-from ember.dialects.ember.base import InvalidArgumentError, Op
+from ember.dialects.ember.base import InvalidArgumentError, Op, OpError
 from ember.dialects.ember.types import TensorType, shapes_compatible
 from ember.frontend import tracing
 from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor
+from ember.frontend.user_code import user_location
 
 
 def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = None):
@@ -34,15 +35,21 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
     for t in operands:
         if isinstance(t, tracing.SymbolicTensor):
             raise tracing.eager_use_error(t)
-    attrs = spec.normalize_attrs(attrs or {})
-    arrays = [t._value for t in operands]
-    types = tuple(TensorType(t._dtype, a.shape) for t, a in zip(operands, arrays))
-    result_types = spec.infer_types(types, attrs, arrays if spec.uses_values else None)
     try:
-        with np.errstate(all="ignore"):
-            out = spec.reference(*arrays, **attrs)
-    except (ArithmeticError, IndexError, ValueError) as e:
-        raise InvalidArgumentError(spec.name, str(e)) from None
+        attrs = spec.normalize_attrs(attrs or {})
+        arrays = [t._value for t in operands]
+        types = tuple(TensorType(t._dtype, a.shape) for t, a in zip(operands, arrays))
+        result_types = spec.infer_types(types, attrs, arrays if spec.uses_values else None)
+        try:
+            with np.errstate(all="ignore"):
+                out = spec.reference(*arrays, **attrs)
+        except (ArithmeticError, IndexError, ValueError) as e:
+            raise InvalidArgumentError(spec.name, str(e)) from None
+    except OpError as e:  # named at the user's line, as while tracing and in compiled code
+        file, line = user_location()
+        if not line:
+            raise
+        raise e.located(f"{file}:{line}") from None
     if not result_types:
         return None
     outs = out if isinstance(out, tuple) else (out,)

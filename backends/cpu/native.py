@@ -97,16 +97,14 @@ def raise_for_status(status: int, values, sites: dict, symbol: str) -> None:
         raise RuntimeError(f"compiled code of @{symbol} failed with unknown status {status}")
     if "types" in site:
         from ember.passes.conversions.ember_to_linalg.checks import shape_error  # the lowering's
-        error = shape_error(site, values)
-        raise type(error)(error.op_name, f"{error.detail} (at {site['where']})")
+        raise shape_error(site, values).located(site["where"])
     parts = site["message"].split("{}")  # the k-th `{}` stands for the k-th value
     message = parts[0] + "".join(str(v) + text for v, text in
                                  zip(values + [0] * len(parts), parts[1:]))
-    detail = f"{message} (at {site['where']})"
     error = _ERRORS.get(site["error"])
     if error is not None:
-        raise error(site["op"], detail)
-    raise RuntimeError(f"'{site['op']}' op {detail}")
+        raise error(site["op"], message).located(site["where"])
+    raise RuntimeError(f"'{site['op']}' op {message} (at {site['where']})")
 
 
 def _size(count: int) -> str:

@@ -46,10 +46,25 @@ class Total(enum.Enum):
 class OpError(EmberError):
     """An op was given operands or attributes it does not accept (MLIR-style message)."""
 
+    where: str | None = None  # the user's `file:line` the message names, once it does
+
     def __init__(self, op_name: str, message: str):
         self.op_name = op_name
         self.detail = message
-        super().__init__(f"'{op_name}' op {message}")
+        self.op_message = f"'{op_name}' op {message}"  # the message but for `where`
+        super().__init__(self.op_message)
+
+    def located(self, where: str) -> "OpError":
+        """This error naming the user's line `where` (`file:line`), as errors raised eagerly,
+        while tracing, by the interpreter and by compiled code all do; itself if it names
+        one already (an op of a callback inside an op)."""
+        if self.where is not None:
+            return self
+        error = type(self).__new__(type(self))  # (a subclass may take other arguments)
+        error.__dict__.update(self.__dict__)
+        error.detail, error.where = f"{self.detail} (at {where})", where
+        error.args = (f"'{self.op_name}' op {error.detail}",)
+        return error
 
 
 class OpTypeError(OpError, TypeError):

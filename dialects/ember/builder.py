@@ -14,10 +14,11 @@ from typing import Callable, Sequence
 from mlir import ir
 from mlir.dialects import func
 
-from ember.dialects.ember.base import Op, OpTypeError
+from ember.dialects.ember.base import Op, OpError, OpTypeError
 from ember.dialects.ember.convert import attr_to_mlir, type_from_mlir, type_to_mlir
 from ember.dialects.ember.partial import known_operands
 from ember.dialects.ember.types import IRType
+from ember.dialects.ember.verifier import has_file, where
 
 
 def emit(spec: type[Op], operands: Sequence[ir.Value] = (), attrs: dict | None = None, *,
@@ -98,13 +99,19 @@ _INFERRED: dict = {}
 def _inferred(spec: type[Op], operands, operand_types, attrs: dict | None,
               loc: ir.Location | None) -> tuple:
     """(result types, their MLIR types, the MLIR attributes) of `spec` on these operands,
-    built in `loc`'s context (else the current one); raises what the spec's checks raise."""
+    built in `loc`'s context (else the current one); raises what the spec's checks raise,
+    naming the source line of `loc` as the compiled code's errors do ("(at f.py:12)")."""
     with loc if loc is not None else contextlib.nullcontext():
-        attrs = spec.normalize_attrs(attrs or {})
-        types = tuple(operand_types) if operand_types is not None else \
-            tuple(type_from_mlir(v.type) for v in operands)
-        values = known_operands(spec, operands) if spec.uses_values else None
-        result_types = tuple(spec.infer_types(types, attrs, values))
+        try:
+            attrs = spec.normalize_attrs(attrs or {})
+            types = tuple(operand_types) if operand_types is not None else \
+                tuple(type_from_mlir(v.type) for v in operands)
+            values = known_operands(spec, operands) if spec.uses_values else None
+            result_types = tuple(spec.infer_types(types, attrs, values))
+        except OpError as e:
+            if loc is None or not has_file(loc):
+                raise
+            raise e.located(where(loc)) from None
         mlir_attrs = {name: attr_to_mlir(spec.attrs[name], value)
                       for name, value in attrs.items()}
         return result_types, [type_to_mlir(t) for t in result_types], mlir_attrs

@@ -52,6 +52,11 @@ def where(location: ir.Location) -> str:
     return f"{d.filename}:{d.line}" if d.line else str(location)
 
 
+def has_file(location: ir.Location) -> bool:
+    """Whether `location` holds a source position (`where` names it as `file:line`)."""
+    return _file_location(location) is not None
+
+
 def _file_location(location: ir.Location, depth: int = 0):
     """The file position inside a (possibly named, call-site or fused) location."""
     if depth > 32:

@@ -79,6 +79,12 @@ def _eager_error(fn):
     return info.value
 
 
+def _unlocated(error) -> str:
+    """An error's message but for the user's line an op's error names (eager's and the
+    compiled call's are on different lines here)."""
+    return getattr(error, "op_message", str(error))
+
+
 @pytest.mark.parametrize("sa,sb", [((3,), (4,)), ((2, 3), (3, 2)), ((0,), (2,))])
 def test_incompatible_dynamic_dims_raise_eagers_error(sa, sb):
     a, b = np.ones(sa, np.float32), np.ones(sb, np.float32)
@@ -87,7 +93,7 @@ def test_incompatible_dynamic_dims_raise_eagers_error(sa, sb):
     with pytest.raises(type(want)) as info:
         _compiled(f, a, b, np.int32(1))
     text = str(info.value)
-    assert text.startswith(str(want)) and "test_dynamic_dims.py:" in text, text
+    assert text.startswith(_unlocated(want)) and "test_dynamic_dims.py:" in text, text
 
 
 def test_matmul_contraction_mismatch_at_run_time_raises_from_native_code():
@@ -99,7 +105,7 @@ def test_matmul_contraction_mismatch_at_run_time_raises_from_native_code():
     with pytest.raises(type(want)) as info:
         _compiled(f, a, bad, np.int32(1))
     text = str(info.value)
-    assert text.startswith(str(want)) and "test_dynamic_dims.py:" in text, text
+    assert text.startswith(_unlocated(want)) and "test_dynamic_dims.py:" in text, text
     assert "2x3" in text and "2x4" in text and "gufunc" not in text
 
 
@@ -165,7 +171,7 @@ def _same_error(fn, eager, *args):
     with pytest.raises(type(want)) as info:
         _compiled(fn, *args)
     text = str(info.value)
-    assert text.startswith(str(want)) and "test_dynamic_dims.py:" in text, text
+    assert text.startswith(_unlocated(want)) and "test_dynamic_dims.py:" in text, text
 
 
 def test_broadcast_to_incompatible_dynamic_dim_raises_eagers_error():

@@ -3,6 +3,7 @@ with an error naming the op and the shape, eagerly, traced and in input signatur
 MLIR sees them: its type code asserts ("integer overflow in size computation") and kills
 the process instead of reporting."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -93,12 +94,25 @@ for shape in ([2**62, 4], [2**31] * 3, [-2, 3]):
 
 
 @pytest.fixture(scope="module")
-def outcomes() -> dict:
+def located() -> dict:
+    """Each case's outcome as printed: an op's error ends with the user's line."""
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(_CASES)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"died with {result.returncode}:\n{result.stderr[-3000:]}"
     lines = [ln.split(": ", 1) for ln in result.stdout.splitlines()]
     return dict(lines)
+
+
+@pytest.fixture(scope="module")
+def outcomes(located) -> dict:
+    """Each case's outcome but for the line it names (checked below)."""
+    return {case: re.sub(r" \(at <string>:\d+\)$", "", text) for case, text in located.items()}
+
+
+def test_eager_and_traced_errors_name_the_same_line_of_the_users_code(located):
+    for case in ("zeros", "reshape", "random", "negative-shape-tensor"):
+        eager, traced = located[f"{case}/eager"], located[f"{case}/traced"]
+        assert re.search(r" \(at <string>:\d+\)$", eager) and eager == traced, (eager, traced)
 
 
 @pytest.mark.parametrize("mode", ["eager", "traced"])

@@ -199,7 +199,7 @@ def test_run_time_shape_compiled_matches_eager_values_and_errors(make, n):
     if n < 0:
         assert isinstance(compiled, em.OpShapeError) and isinstance(eager, em.OpShapeError)
         assert "op shape operand has a negative dimension -2" in str(compiled)
-        assert str(compiled).split(" (at ")[0] == str(eager)
+        assert compiled.op_message == eager.op_message  # (each names its own line)
     else:
         np.testing.assert_allclose(compiled, eager, rtol=1e-6)
         assert compiled.dtype == eager.dtype

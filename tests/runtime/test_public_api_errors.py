@@ -233,3 +233,28 @@ def test_a_traced_shape_argument_says_it_must_be_known_while_tracing(fn):
     with pytest.raises(TypeError, match="must be known while tracing: give a Python int"):
         em.function(fn)(x, a)
     em.function(fn)(x, 1)  # a Python int: part of the trace key
+
+
+def reshaped_wrong(x):
+    return em.reshape(x, [5]) * 2.0  # 3 elements cannot become 5
+
+
+def test_an_op_rejected_eagerly_or_while_tracing_names_the_users_line():
+    """As the compiled code's run-time errors do, and the interpreter's: a shape or type
+    error found eagerly or while tracing says where in the user's code the op is, so the
+    two say the same."""
+    line = reshaped_wrong.__code__.co_firstlineno + 1
+    with pytest.raises(em.errors.OpShapeError,
+                       match=rf"'ember.reshape' op cannot reshape tensor<3xf32> \(3 elements\) "
+                             rf"to \[5\] \(5 elements\) "
+                             rf"\(at .*test_public_api_errors.py:{line}\)$"):
+        em.function(reshaped_wrong)(em.ones([3]))
+    with pytest.raises(em.errors.OpShapeError) as eager:
+        reshaped_wrong(em.ones([3]))
+    with pytest.raises(em.errors.OpShapeError) as traced:
+        em.function(reshaped_wrong)(em.ones([3]))
+    assert str(eager.value) == str(traced.value)
+    assert eager.value.where == traced.value.where == f"{__file__}:{line}"
+    with pytest.raises(em.errors.InvalidArgumentError, match=r"\(at .*:\d+\)$"):
+        em.constant([1]) // em.constant([0])  # a kernel's error, eagerly, as compiled
+

@@ -47,7 +47,7 @@ from ember.passes.conversions.ember_to_linalg.builders import signless
 from ember.passes.conversions.ember_to_linalg.common import Lowering, enclosing, fresh_symbol
 from ember.passes.conversions.runtime_attrs import (  # the sites' names (native.py reads them)
     ERROR_PREFIX, SHAPE_ATTRS, SITE_ATTRS, VALUED_ATTR)
-from ember.dialects.ember.verifier import iter_ops
+from ember.dialects.ember.verifier import iter_ops, where
 from ember.passes.ir_utils import as_operation, op_id, symbol_table
 
 MAX_SHAPE_VALUES = 32  # run-time dims a shape site reports (backends/cpu/native.MAX_VALUES)
@@ -327,15 +327,7 @@ def _declare_site(lw: Lowering, error: str, message: str, count: int = 1) -> str
     with ir.InsertionPoint(fn):
         decl = func.FuncOp(name, ir.FunctionType.get(
             [ir.IntegerType.get_signless(64)] * count, []), visibility="private")
-    values = (error, lw.op.name, message, _where(lw.loc))
+    values = (error, lw.op.name, message, where(lw.loc))
     for key, text in zip(SITE_ATTRS, values):
         decl.attributes[key] = ir.StringAttr.get(text)
     return name
-
-
-def _where(location: ir.Location) -> str:
-    """`file:line` of a traced op's location (else the location as MLIR prints it)."""
-    from ember.dialects.ember.verifier import Diagnostic
-    d = Diagnostic.at(location, "")
-    return f"{d.filename}:{d.line}" if d.line else str(location)
-
