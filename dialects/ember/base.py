@@ -66,6 +66,17 @@ class OpError(EmberError):
         error.args = (f"'{self.op_name}' op {error.detail}",)
         return error
 
+    def __reduce__(self):  # (pickle would call __init__ with the message alone)
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(cls: type, args: tuple, state: dict) -> OpError:
+    """An OpError sent through pickle (to or from another process) as it was."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class OpTypeError(OpError, TypeError):
     """Wrong dtypes or operand kinds."""

@@ -258,3 +258,16 @@ def test_an_op_rejected_eagerly_or_while_tracing_names_the_users_line():
     with pytest.raises(em.errors.InvalidArgumentError, match=r"\(at .*:\d+\)$"):
         em.constant([1]) // em.constant([0])  # a kernel's error, eagerly, as compiled
 
+
+def test_op_errors_cross_processes_through_pickle_as_they_were():
+    """A worker process's error reaches its parent pickled; OpError's constructor takes the
+    op and the message apart, so pickle's default (the message alone) failed to rebuild it."""
+    import pickle
+    located = em.errors.OpShapeError("ember.reshape", "bad").located("f.py:3")
+    for error in (em.errors.InvalidArgumentError("ember.gather", "index 5"), located,
+                  em.errors.OutOfRangeError()):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and str(again) == str(error)
+        assert (again.op_name, again.detail, again.where, again.op_message) == \
+            (error.op_name, error.detail, error.where, error.op_message)
+    assert str(em.errors.OutOfRangeError().located("g.py:1")).endswith("(at g.py:1)")
