@@ -11,6 +11,7 @@ one op per (dtype, value) in the trace, which all its uses share, as a jaxpr hol
 literal once (TensorFlow makes a Const per use; CSE merges them anyway): bench case B's
 `tanh(x) * 0.5 + 0.1` in a loop had 100 such ops of its 250, ~0.4 ms of a warm start's first
 call to create, write and hash.
+
 `frozen` makes the read-only snapshot a large captured constant is passed as.
 """
 
