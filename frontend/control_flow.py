@@ -17,7 +17,6 @@ from typing import Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import scf, tensor
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.errors import EmberError
@@ -41,7 +40,8 @@ def _predicate(graph: FuncGraph, pred, what: str) -> ir.Value:
                                "(em.reduce_any)")
     value = graph.resolve(pred)
     with graph.context, graph.insertion_point(), graph.location():
-        return tensor.ExtractOp(value, []).result
+        return ir.Operation.create("tensor.extract", operands=[value], results=[
+            ir.RankedTensorType(value.type).element_type]).result
 
 
 def _join(types: list[TensorType]) -> TensorType:
@@ -57,7 +57,8 @@ def _cast(graph: FuncGraph, value: ir.Value, ttype: TensorType) -> ir.Value:
     if str(value.type) == str(ttype):
         return value
     with graph.context, graph.location():
-        return tensor.CastOp(ir.Type.parse(str(ttype)), value).result
+        return ir.Operation.create("tensor.cast", results=[ir.Type.parse(str(ttype))],
+                                   operands=[value]).result
 
 
 def _leaf_values(graph: FuncGraph, leaves: list) -> list:
@@ -211,7 +212,8 @@ def _merge_branches(graph: FuncGraph, condition: ir.Value, outs, blocks, labels)
         types.append(_join([ta, tb]))
     for block, leaves in zip(blocks, (t_leaves, f_leaves)):
         with graph.context, ir.InsertionPoint(block), ir.Location.unknown():
-            scf.YieldOp([_cast(graph, leaves[i], t) for i, t in zip(positions, types)])
+            ir.Operation.create("scf.yield", operands=[
+                _cast(graph, leaves[i], t) for i, t in zip(positions, types)])
     with graph.context, graph.insertion_point(), graph.location():
         if_op = ir.Operation.create("scf.if", results=[ir.Type.parse(str(t)) for t in types],
                                     operands=[condition], regions=2)

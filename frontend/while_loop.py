@@ -14,7 +14,6 @@ import contextlib
 from typing import Callable
 
 from mlir import ir
-from mlir.dialects import scf
 
 from ember.dialects.ember import dtypes
 from ember.dialects.ember.types import TensorType
@@ -297,7 +296,8 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
             values = [graph.resolve(v) for v in flat]
             added = [graph.resolve(v) for v in extend(carry)] if extend else []
         with graph.context, ir.InsertionPoint(before), ir.Location.unknown():
-            scf.ConditionOp(keep_going, list(before.arguments))  # (carry's arguments too)
+            # the condition, then all of `before`'s arguments (the carry's too)
+            ir.Operation.create("scf.condition", operands=[keep_going, *before.arguments])
         for i, (t, v) in enumerate(zip(types, values)):
             got = _ttype(v)
             if got.dtype is not t.dtype:
@@ -314,7 +314,8 @@ def _trace_while_once(graph, cond, body, loop_vars, inits, types, declared: bool
                         relax or _relax_hint)(i, _relaxed(t.shape, got.shape)))
         types = types + carry.types
         with graph.context, ir.InsertionPoint(after), ir.Location.unknown():
-            scf.YieldOp([_cast(graph, v, t) for v, t in zip(values + added, types)])
+            ir.Operation.create("scf.yield", operands=[
+                _cast(graph, v, t) for v, t in zip(values + added, types)])
         inits = inits + [v for make in carry.inits for v in make()]  # (before the loop)
         with graph.context, graph.insertion_point(), graph.location():
             # the casts of the initial values go before the loop, in the block it is built in

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import func, tensor
+from mlir.dialects import func
 
 from ember import backends
 from ember.backends.cpu import host_calls
@@ -344,7 +344,8 @@ class ConcreteFunction(ConcreteIO):
             ir.TypeAttr(self._graph.func.attributes["function_type"]).value)
         with graph.context, graph.insertion_point(), graph.location():
             # a callee traced for `None` dims takes `?` where the caller knows the size
-            operands = [v if v.type == t else tensor.CastOp(t, v).result
+            operands = [v if v.type == t else
+                        ir.Operation.create("tensor.cast", results=[t], operands=[v]).result
                         for v, t in zip(operands, signature.inputs)]
             call = func.CallOp(list(signature.results), self._graph.symbol, operands)
         return self._pack([graph.wrap(r, self.name) for r in call.results])
