@@ -56,6 +56,16 @@ def _converters() -> str | None:
     return digest.hexdigest(repr(stats).encode())
 
 
+def fingerprint_converters() -> None:
+    """Takes `_converters()` now, as conversion.py imports the converters, when there is a
+    cache directory: the fingerprint then describes the code that converts in this process,
+    and an edit to a converter made later (in a notebook's long-lived process) cannot key
+    the output of the converters in memory with the edited files' stats. (A directory set
+    later has it taken at the first conversion.)"""
+    if _directory() is not None:
+        _converters()
+
+
 def _stats(folder: str, out: list) -> list:
     """`out` plus the `.py` files of `folder` and then of its folders (but `__pycache__`),
     in name order: os.walk's order, with a third of its cost (~0.1 ms of a warm start)."""

@@ -92,3 +92,15 @@ def test_an_edit_that_keeps_size_and_mtime_is_converted_again(tmp_path):
     after = _run(script, cache, forbid=False)
     assert after.returncode == 0, after.stderr
     assert after.stdout != before.stdout
+
+
+def test_the_converters_fingerprint_is_taken_as_they_are_imported(tmp_path):
+    """It describes the converters in memory: a converter edited between `import ember`
+    and the first conversion cannot have the old code's output stored under its new stats."""
+    probe = ("import ember\nfrom ember.frontend.autograph import code_cache\n"
+             "print(code_cache._converters.cache_info().currsize)")
+    env = {**os.environ, "EMBER_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1"]
