@@ -23,10 +23,8 @@ class _Interpreter:
 
 
 class _Cpu:
-    """The CPU backend (backends/cpu/warm.py CpuCompiler: the caches' hit path, the compiler
-    imported on a miss), its modules imported on the first compile: a first call that runs
-    on tier 0 (runtime/tier0.py) and finds nothing to look up in the caches never imports
-    them."""
+    """The CPU backend (backends/cpu/warm.py CpuCompiler: the caches' hit path, which
+    `import ember` loads (runtime/startup.py); the compiler, imported on a miss)."""
     name = "cpu"
     compiles = True
     tiers = ("fast", "full")

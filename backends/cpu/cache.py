@@ -54,7 +54,8 @@ STALE_TMP_S = 24 * 3600  # a temporary entry this old was left by a writer that 
 @functools.lru_cache(maxsize=1)
 def compiler_fingerprint() -> str:
     """A hash of the compiler's own source (dialect, passes, backend): any change to how
-    code is generated invalidates cached objects, even without a version bump."""
+    code is generated invalidates cached objects, even without a version bump. Taken once
+    per process, when `ember` is imported where there is a disk cache (runtime/startup.py)."""
     import ember.backends
     import ember.dialects
     import ember.passes

@@ -1,6 +1,7 @@
-"""`import ember` loads no backend: LLVM (llvmlite), MLIR's linalg bindings (their named-op
-DSL alone takes ~110 ms) and the CPU backend are loaded by the first compiled call, so eager
-code and the command-line tools that lower nothing never pay for them."""
+"""`import ember` loads no compiler: LLVM (llvmlite), MLIR's linalg bindings (their named-op
+DSL alone takes ~110 ms) and the CPU backend's compiler are loaded by the first call that
+compiles, so eager code and the command-line tools that lower nothing never pay for them.
+It does load the CPU backend's cache-hit path (runtime/startup.py)."""
 
 import os
 import subprocess
@@ -34,6 +35,29 @@ def test_import_loads_neither_openssl_nor_what_only_a_failure_needs():
     out = _output("import ember, sys\n"
                   "print(' '.join(m for m in ('hashlib', '_hashlib', 'shlex')\n"
                   "               if m in sys.modules))")
+    assert out.split() == []
+
+
+def test_import_loads_the_cache_hit_path_and_fingerprints_the_compiler(tmp_path):
+    """What a warm start's first call needs of Ember's own code: the hit path's modules and
+    the hash of the compiler's source that keys the disk cache, taken where the cache's
+    directory exists; an import makes no directory."""
+    probe = ("import os, sys\nimport ember\nfrom ember.backends.cpu import cache\n"
+             "print(all(m in sys.modules for m in ('ember.backends.cpu.warm',\n"
+             "    'ember.backends.cpu.shared', 'ember.backends.cpu.executable')),\n"
+             "    cache.compiler_fingerprint.cache_info().currsize,\n"
+             "    os.path.exists(os.environ['EMBER_CACHE_DIR']))")
+    for folder, made in ((tmp_path / "none", False), (tmp_path, True)):
+        out = _output(probe, {**os.environ, "EMBER_CACHE_DIR": str(folder)})
+        assert out.split() == ["True", "1" if made else "0", str(made)]
+
+
+def test_import_loads_no_mlir_dialect_module_the_tracer_needs_no_class_of():
+    """The tracer builds `scf` and `tensor` ops by name (`ir.Operation.create`): their Python
+    modules, with `arith`'s that `scf`'s imports, cost `import ember` ~8 ms."""
+    out = _output("import ember, sys\n"
+                  "print(' '.join(m for m in ('mlir.dialects.scf', 'mlir.dialects.arith',\n"
+                  "                           'mlir.dialects.tensor') if m in sys.modules))")
     assert out.split() == []
 
 
