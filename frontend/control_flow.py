@@ -23,6 +23,7 @@ from ember.dialects.ember.errors import EmberError
 from ember.dialects.ember.types import TensorType
 from ember.frontend import detached, nest
 from ember.frontend.autodiff import control, recording
+from ember.frontend.ensure_shape import ensure_shape
 from ember.frontend.shape import TensorSpec
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph
@@ -38,10 +39,12 @@ def _predicate(graph: FuncGraph, pred, what: str) -> ir.Value:
         raise ControlFlowError(f"the condition of {what} must be a scalar bool tensor, got "
                                f"{pred!r}; compare it (e.g. `x > 0`) or reduce it "
                                "(em.reduce_any)")
+    if pred.shape.rank is None:  # a scalar or not, seen when it runs: checked there
+        pred = ensure_shape(pred, [])
     value = graph.resolve(pred)
     with graph.context, graph.insertion_point(), graph.location():
         return ir.Operation.create("tensor.extract", operands=[value], results=[
-            ir.RankedTensorType(value.type).element_type]).result
+            ir.ShapedType(value.type).element_type]).result
 
 
 def _join(types: list[TensorType]) -> TensorType:

@@ -77,3 +77,19 @@ def test_nested_cond_inside_a_loop():
             return i + 1, em.cond(i % 2 == 0, lambda: y * 2.0, lambda: y - 1.0)
         return em.while_loop(lambda i, y: i < 5, body, (em.constant(0), x))[1]
     assert_same(run_three_ways(program, X))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_predicate_of_unknown_rank_is_checked_to_be_a_scalar_when_it_runs(jit):
+    """An input_signature of unknown shape: tf.cond's graph checks the predicate is a
+    scalar at run time; here `em.ensure_shape` does, compiled or on the interpreter."""
+    @em.function(input_signature=[em.TensorSpec(None, em.bool), em.TensorSpec(None, em.int32)],
+                 jit_compile=jit)
+    def f(p, n):
+        picked = em.cond(p, lambda: em.constant(1.0), lambda: em.constant(2.0))
+        count = em.while_loop(lambda i: i < n, lambda i: (i + 1,), (em.constant(0),))[0]
+        return picked, count
+    assert [t.numpy().item() for t in f(em.constant(True), em.constant(3))] == [1.0, 3]
+    assert [t.numpy().item() for t in f(em.constant(False), em.constant(0))] == [2.0, 0]
+    with pytest.raises(em.errors.InvalidArgumentError, match="expected shape"):
+        f(em.constant([True, False]), em.constant(3))
