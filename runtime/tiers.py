@@ -32,8 +32,9 @@ Per shape specialisation of a trace (the executor's key), under `em.config.get_t
   4. If the full-tier compile fails, the fast tier stays, and a `TierWarning` naming the
      function says why (once per trace).
   "fast" compiles the fast tier and never recompiles; "full" compiles the full tier at once
-  (what Ember did before tiers); "interp" is "auto" whose tier 0 never queues a compile
-  (every call interpreted, but for a call that raises there). Both compiled tiers are
+  (what Ember did before tiers); "interp" is "auto" whose tier 0 neither looks in the
+  caches nor queues a compile (every call interpreted even where a cache has the code, but
+  for a call that raises there). Both compiled tiers are
   cached on disk under their own keys (the options are part of the compile key): a process
   that finds the full tier never compiles the fast one. `swaps()` lists the latest swaps.
   em.aot compiles ahead of time and has no tiers.
@@ -160,7 +161,7 @@ def first_executable(name: str, compile: Callable, swap: Callable, failed: Calla
         tier0 = interpret is not None and (tier == "interp" or config.tier0_enabled())
         # no record of this host: nothing compiled for it can be cached (host_target.py),
         # and looking would load LLVM first
-        if not tier0 or host_target.remembered():
+        if not tier0 or (tier != "interp" and host_target.remembered()):
             full = compile("full", True)
             if full is not None:
                 return full

@@ -2,6 +2,10 @@
 agree with compiled code and eager on values and errors, the compiled tier is swapped in,
 and what tier 0 may not run goes straight to the compiled tiers."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -202,6 +206,23 @@ def test_ember_tier_interp_never_compiles_what_tier_0_runs(monkeypatch):
         np.testing.assert_array_equal(f(x).numpy(), np.exp(x) + np.float32(1))
     assert tiers.wait(120)
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "interp"}
+
+
+def test_ember_tier_interp_interprets_even_what_the_disk_cache_holds(tmp_path):
+    """EMBER_TIER=interp forces tier 0, as fast and full force theirs: a process finding
+    the full tier in the disk cache (left by another) still interprets."""
+    program = ("import numpy as np\nimport ember as em\n"
+               "f = em.function(lambda x: em.tanh(x) * 0.5)\nx = np.ones(7, np.float32)\n"
+               "y = f(x).numpy()\n"
+               "print(list(f.get_concrete_function(x).compiled_tiers.values()), y[0])")
+    outs = []
+    for tier in ("full", "interp"):
+        env = {**os.environ, "EMBER_CACHE_DIR": str(tmp_path), "EMBER_TIER": tier,
+               "EMBER_TIER0": "on"}
+        outs.append(subprocess.run([sys.executable, "-c", program], env=env, check=True,
+                                   capture_output=True, text=True, timeout=120).stdout.split())
+    assert outs[0][0] == "['full']" and outs[1][0] == "['interp']"
+    assert abs(float(outs[0][1]) - float(outs[1][1])) < 1e-6
 
 
 def test_a_failed_background_compile_keeps_tier_0_and_warns(monkeypatch):
