@@ -18,7 +18,7 @@ from ember.dialects.ember.types import TensorType, shapes_compatible
 from ember.frontend import tracing
 from ember.frontend.autodiff import recording
 from ember.frontend.tensor import Tensor
-from ember.frontend.user_code import user_location
+from ember.frontend.user_code import user_located
 
 
 def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = None):
@@ -46,10 +46,7 @@ def execute(spec: type[Op], operands: Sequence[Tensor], attrs: dict | None = Non
         except (ArithmeticError, IndexError, ValueError) as e:
             raise InvalidArgumentError(spec.name, str(e)) from None
     except OpError as e:  # named at the user's line, as while tracing and in compiled code
-        file, line = user_location()
-        if not line:
-            raise
-        raise e.located(f"{file}:{line}") from None
+        raise user_located(e) from None
     if not result_types:
         return None
     outs = out if isinstance(out, tuple) else (out,)

@@ -25,6 +25,7 @@ from ember.dialects.ember.convert import type_to_mlir
 from ember.dialects.ember.types import TensorType
 from ember.frontend.tensor import Tensor, _is_python_value, convert_to_tensor
 from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, init_scope
+from ember.frontend.user_code import user_located
 
 _callback_ids = itertools.count()
 
@@ -119,7 +120,7 @@ def assert_true(condition, message: str = "assertion failed", name=None) -> None
     graph = current_graph()
     if graph is None or not isinstance(condition, SymbolicTensor):
         if not state.AssertOp.reference(condition._value, message=message):
-            raise AssertionFailedError(state.AssertOp.name, message)
+            raise user_located(AssertionFailedError(state.AssertOp.name, message))
         return
     graph.apply(state.AssertOp, [condition], {"message": message})
 

@@ -11,6 +11,7 @@ done at once and `x` is returned as it is.
 
 from ember.dialects.ember.base import InvalidArgumentError
 from ember.frontend.shape import TensorShape
+from ember.frontend.user_code import user_located
 
 
 def _merged(have: TensorShape, want: TensorShape) -> TensorShape:
@@ -43,9 +44,9 @@ def ensure_shape(x, shape, name=None):
     have = x.shape
     if not isinstance(x, SymbolicTensor):
         if not want.is_compatible_with(have):
-            raise InvalidArgumentError(
+            raise user_located(InvalidArgumentError(
                 "em.ensure_shape", f"Shape of tensor {have} is not compatible with expected "
-                f"shape {want}.")
+                f"shape {want}."))
         return x
     if not want.is_compatible_with(have):
         raise ValueError(f"em.ensure_shape: the tensor's shape {have} is not compatible with "

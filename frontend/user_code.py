@@ -59,6 +59,13 @@ def user_location() -> tuple[str, int]:
     return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
+def user_located(error):
+    """`error` (an OpError raised eagerly by Ember's code) naming the user's line, where
+    there is one: as the same error raised while tracing or by compiled code does."""
+    file, line = user_location()
+    return error.located(f"{file}:{line}") if line else error
+
+
 def definition_site(fn) -> tuple[str, int] | None:
     """Where `fn` is defined (file, first line), or None (a partial, a builtin)."""
     code = getattr(inspect.unwrap(fn), "__code__", None)

@@ -24,6 +24,7 @@ from typing import Optional
 import numpy as np
 
 from ember.dialects.ember import dtypes, state
+from ember.dialects.ember.base import OpError
 from ember.dialects.ember.types import TensorType
 from ember.frontend import tracing
 from ember.frontend.shape import TensorShape
@@ -32,7 +33,7 @@ from ember.frontend.device_memory import CPU as _CPU, device_of as _device_of, s
 from ember.frontend.object_identity import TensorRef
 from ember.frontend.tensor import Tensor, _value_text, convert_to_tensor
 from ember.frontend.trace_types import VariableTraceType
-from ember.frontend.user_code import user_location
+from ember.frontend.user_code import user_located, user_location
 from ember.frontend.variable_slices import sliced
 
 _ids = itertools.count(1)
@@ -223,7 +224,10 @@ class Variable(metaclass=_VariableMeta):
         if isinstance(value, tracing.SymbolicTensor):
             raise tracing.eager_use_error(value)
         types = (_resource_type(self), TensorType(value.dtype, tuple(value._value.shape)))
-        spec.infer_types(types, {})
+        try:
+            spec.infer_types(types, {})
+        except OpError as e:  # at the user's line, as in a trace and in compiled code
+            raise user_located(e) from None
         handle = self._handle
         with handle.lock, np.errstate(all="ignore"):
             new = np.asarray(spec.reference(handle.value, value._value), self.dtype.np_dtype)

@@ -259,6 +259,31 @@ def test_an_op_rejected_eagerly_or_while_tracing_names_the_users_line():
         em.constant([1]) // em.constant([0])  # a kernel's error, eagerly, as compiled
 
 
+def _asserted(x):
+    em.debugging.assert_positive(x)
+    return x
+
+
+def _assigned(v, x):
+    v.assign(x)
+    return v.read_value()
+
+
+def test_an_eager_assert_or_variable_write_names_the_users_line_as_compiled_code_does():
+    """The eager paths of em.debugging's asserts and of Variable writes raise their op's
+    error themselves (not through an op's dispatch); they name the user's line too."""
+    v = em.Variable([1.0, 2.0])
+    for fn, args in ((_asserted, (em.constant([-1.0]),)), (_assigned, (v, em.constant([1.0])))):
+        line = fn.__code__.co_firstlineno + 1
+        with pytest.raises(em.errors.OpError) as eager:
+            fn(*args)
+        with pytest.raises(em.errors.OpError) as compiled:
+            em.function(fn)(*args)
+        assert eager.value.where == f"{__file__}:{line}", fn.__name__
+        assert eager.value.op_message == compiled.value.op_message
+        assert compiled.value.where is not None
+
+
 def test_op_errors_cross_processes_through_pickle_as_they_were():
     """A worker process's error reaches its parent pickled; OpError's constructor takes the
     op and the message apart, so pickle's default (the message alone) failed to rebuild it."""
