@@ -78,6 +78,7 @@ from ember.runtime import config
 # the interpreter's numpy kernels: a new user's 20M-float function took 0.36 s a call on
 # tier 0 and 1 s on the fast tier). Bench case D's tier-0 calls take ~40 ms.
 HOT_SECONDS = 0.2
+SLOWER_THAN_TIER0 = 1.5  # a fast-tier call this many times tier 0's shortest: ask at once
 
 
 class TierWarning(EmberWarning, RuntimeWarning):
@@ -99,6 +100,8 @@ class FastTier:
         self.calls = 0
         self.seconds = 0.0  # spent in calls while waiting to ask for the full tier
         self.failure: str | None = None
+        # tier 0's shortest call, where this code replaced tier 0 (`_interpreted`)
+        self.tier0_seconds: float | None = None
         self._promote = promote
         # the threshold is read at each call: set_tier_threshold applies to this code too
         self._waiting = promote is not None
@@ -126,9 +129,14 @@ class FastTier:
 
     def _count(self, seconds: float) -> None:
         """Hot (step 2): `tier_threshold()` calls, or HOT_SECONDS spent in them (a few
-        long calls are as hot as many short ones, as the JVM's loop counters say)."""
+        long calls are as hot as many short ones, as the JVM's loop counters say), or a
+        call SLOWER_THAN_TIER0 times the tier-0 calls it replaced (the fast tier's scalar
+        loops can run `sin`/`exp` slower than the interpreter's numpy kernels: the full
+        tier is then wanted at once, not after the threshold's calls)."""
         self.seconds += seconds
-        if self.calls >= config.tier_threshold() or self.seconds >= HOT_SECONDS:
+        if self.calls >= config.tier_threshold() or self.seconds >= HOT_SECONDS or (
+                self.tier0_seconds is not None and
+                seconds > SLOWER_THAN_TIER0 * self.tier0_seconds):
             self._ask()
 
     def _ask(self) -> None:
@@ -187,7 +195,7 @@ def _interpreted(name, interpreter, background: bool, compile, swap, failed, pro
         new = compile(tier, False)
         if tier == "fast":
             new = FastTier(new, promote)
-            new.calls = old.calls
+            new.calls, new.tier0_seconds = old.calls, old.shortest
         with _swap_lock:
             if old.replaced:  # by a call that raised, or by the background compile
                 return old.successor

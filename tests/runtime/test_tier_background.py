@@ -3,6 +3,7 @@ keeps the fast tier and warns once, and functions called from several threads st
 while their code is swapped."""
 
 import threading
+import types
 import warnings
 
 import numpy as np
@@ -122,3 +123,31 @@ def test_mirrored_strategy_replicas_run_across_the_swap():
 
 def test_wait_returns_when_nothing_is_queued():
     assert tiers.wait(0.0)
+
+
+class _Code:
+    """Stands for compiled code: FastTier only calls it and reads these two."""
+    fast_path = None
+    variables = ()
+
+    def __call__(self, arrays):
+        return arrays
+
+
+def _timed(monkeypatch, seconds):
+    """tiers' clock, made to read 0 at each timed call's start and `seconds[i]` at its end."""
+    times = iter([t for s in seconds for t in (0.0, s)])
+    monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: next(times)))
+
+
+def test_a_fast_tier_call_slower_than_tier_0_asks_for_the_full_tier_at_once(monkeypatch):
+    """Where the interpreter ran a function faster than fast-tier code does (numpy's `sin`
+    against scalar loops), the first slower call queues the full tier, without waiting for
+    the threshold's calls; a call about as fast as tier 0's does not."""
+    for call_seconds, asks in ((0.020, True), (0.012, False)):
+        asked = []
+        fast = tiers.FastTier(_Code(), asked.append)
+        fast.tier0_seconds = 0.010
+        _timed(monkeypatch, [call_seconds])
+        fast([])
+        assert (asked == [fast]) is asks, call_seconds
