@@ -43,7 +43,10 @@ def prepare() -> None:
     from ember.backends.cpu import cache
     directory = cache.default_directory()
     if directory is not None and os.path.isdir(directory):  # (none made here)
-        cache.compiler_fingerprint()
+        try:
+            cache.compiler_fingerprint()
+        except OSError:  # a source file it cannot stat or read: the first compile says so
+            pass
 
 
 def pause_collector() -> bool:

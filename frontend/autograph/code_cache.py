@@ -63,7 +63,10 @@ def fingerprint_converters() -> None:
     the output of the converters in memory with the edited files' stats. (A directory set
     later has it taken at the first conversion.)"""
     if _directory() is not None:
-        _converters()
+        try:
+            _converters()
+        except OSError:  # a file it cannot stat: `import ember` goes on, a conversion says so
+            pass
 
 
 def _stats(folder: str, out: list) -> list:

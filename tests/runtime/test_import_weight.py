@@ -161,3 +161,23 @@ def test_the_process_context_loads_the_other_dialects_at_the_first_pipeline_run(
              "print(c.is_registered_operation('llvm.call'), irdl.default_context() is c)\n")
     out = _output(probe).split("\n")
     assert out[:2] == ["False True", "True True"]
+
+
+def test_a_compiler_source_file_that_cannot_be_read_does_not_stop_the_import(monkeypatch,
+                                                                              tmp_path):
+    """The fingerprint stats every compiler file, imported or not: one it cannot read (a
+    shared install's permissions) is reported by the first compile, as before the
+    fingerprint was taken at import, and `import ember` still works."""
+    from ember.backends.cpu import cache, host_target
+    from ember.runtime import startup
+
+    def refuse(packages):
+        raise PermissionError(13, "Permission denied", "backends/cuda/driver.py")
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(host_target, "source_hash", refuse)
+    cache.compiler_fingerprint.cache_clear()
+    try:
+        startup.prepare()
+        assert cache.compiler_fingerprint.cache_info().currsize == 0
+    finally:
+        cache.compiler_fingerprint.cache_clear()
