@@ -13,7 +13,8 @@ call of a program that ran before. So is the hash of the compiler's source that 
 disk cache (backends/cpu/cache.py `compiler_fingerprint`: ~200 `stat`s and a record read,
 ~0.8 ms), taken here where a cache directory exists (an import makes none): it then
 describes the compiler as the process found it at its start (its dialects are in memory
-from now on), and a call whose code is cached does not wait for it.
+from now on), and a call whose code is cached does not wait for it. AutoGraph's converters
+are fingerprinted here too, for the same reason (frontend/autograph/code_cache.py).
 
 The import makes ~23,000 objects that live as long as the process (modules, classes,
 functions, the MLIR context and its types). The cyclic garbage collector would walk them
@@ -41,6 +42,8 @@ def prepare() -> None:
     import ember.backends.cpu.shared
     import ember.backends.cpu.warm  # noqa: F401 - the cache-hit path, loaded
     from ember.backends.cpu import cache
+    from ember.frontend.autograph import code_cache
+    code_cache.fingerprint_converters()
     directory = cache.default_directory()
     if directory is not None and os.path.isdir(directory):  # (none made here)
         try:

@@ -57,11 +57,11 @@ def _converters() -> str | None:
 
 
 def fingerprint_converters() -> None:
-    """Takes `_converters()` now, as conversion.py imports the converters, when there is a
-    cache directory: the fingerprint then describes the code that converts in this process,
-    and an edit to a converter made later (in a notebook's long-lived process) cannot key
-    the output of the converters in memory with the edited files' stats. (A directory set
-    later has it taken at the first conversion.)"""
+    """Takes `_converters()` now, when `import ember` has imported the converters
+    (runtime/startup.py), where there is a cache directory: the fingerprint then describes
+    the code that converts in this process, and an edit to a converter made later (in a
+    notebook's long-lived process) cannot key the output of the converters in memory with
+    the edited files' stats. (A directory set later has it taken at the first conversion.)"""
     if _directory() is not None:
         try:
             _converters()

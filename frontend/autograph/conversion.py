@@ -40,8 +40,6 @@ from ember.frontend.autograph.converters import (asserts, break_statements, call
                                                  logical_expressions, return_statements)
 from ember.frontend.user_code import user_stacklevel
 
-code_cache.fingerprint_converters()  # of the converters just imported: they convert here
-
 _LIBRARY_DIRS = ("site-packages", "dist-packages")
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> converted
 # per code object (not weakly referenceable), the most recently used ones
