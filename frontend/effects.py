@@ -28,6 +28,7 @@ from ember.frontend.tracing import FuncGraph, SymbolicTensor, current_graph, ini
 from ember.frontend.user_code import user_located
 
 _callback_ids = itertools.count()
+_PRINT = "print"  # the label of em.print's host callbacks (`emit_host_call`'s symbols)
 
 
 def _is_tensor(value) -> bool:
@@ -187,7 +188,13 @@ def _print_via_callback(graph: FuncGraph, inputs, stream, sep: str, end: str,
         shown = [Tensor(np.asarray(next(values))) if _is_tensor(v) else v for v in inputs]
         stream.write(_render(shown, sep, summarize) + end)
         return ()
-    emit_host_call(graph, host, tensors, [], "print")
+    emit_host_call(graph, host, tensors, [], _PRINT)
+
+
+def is_print(symbol: str) -> bool:
+    """Whether host callback `symbol` is an em.print's (to a stream other than stdout/stderr):
+    one muted leaves a call's results as they are (it has none)."""
+    return symbol.startswith(f"__{_PRINT}_")
 
 
 def emit_host_call(graph: FuncGraph, host: Callable, args: list[Tensor],

@@ -37,6 +37,7 @@ from ember.backends.interpreter import Interpreter
 from ember.dialects.ember import digest, dtypes
 from ember.dialects.ember.errors import EmberError, EmberWarning
 from ember.dialects.ember.types import TensorType
+from ember.frontend import effects
 from ember.frontend.user_code import user_location
 from ember.runtime import config, tier0, tiers
 
@@ -77,6 +78,7 @@ class Executor:
         self._traced = tier0  # the FuncGraph, for tier 0
         self._may_write: set | None = None  # the variables' arguments it may write
         self._written_of: dict = {}  # `_written`'s answers, by variables list
+        self._replay: Interpreter | bool | None = None  # `_replayer`'s (False: none)
         self.fallback_reason: str | None = None if compile_enabled else "compilation disabled"
         self._by_design = True  # the fallback (if any) is host work by design: never an error
 
@@ -107,7 +109,11 @@ class Executor:
                                        for e in extra]
                     exe = self._executable(inputs)  # (another shape assigned meanwhile)
                     if exe is not None:
-                        outs = exe(inputs)
+                        try:
+                            outs = exe(inputs)
+                        except Exception as error:  # an op's error, MemoryError, ...
+                            self._write_up_to(error, _owned(arrays, borrowed), extra)
+                            raise
                         count = len(outs) - len(exe.variables)
                         for index, value in zip(exe.variables, outs[count:]):
                             if index in written:
@@ -119,6 +125,37 @@ class Executor:
         with _locked(extra, [i for i, e in enumerate(extra) if not isinstance(e, np.ndarray)],
                      self.name, captured):
             return self._interpreter().call(self._symbol, arrays + extra)
+
+    def _write_up_to(self, error: Exception, arrays: list, extra: list) -> None:
+        """Leaves the variables as eager execution would after a call that raised `error`:
+        written by the ops before the failing one. Compiled code returns its writes, so a
+        failed call made none; the interpreter writes as it goes, and runs the call again
+        (prints muted: they were printed) where nothing else it runs calls out of Ember.
+        If the interpreter does not raise the same error, the variables are put back. The
+        caller holds the variables' locks."""
+        replay = self._replayer()
+        if replay is None:
+            return
+        handles = [e for e in extra if not isinstance(e, np.ndarray)]
+        before = [h.value for h in handles]
+        try:
+            replay.call(self._symbol, arrays + extra)
+        except type(error):
+            return  # the same failure: the writes before it stand
+        except Exception:  # another one (a disagreement with compiled code): undo the writes
+            pass
+        for handle, value in zip(handles, before):
+            handle.value = value
+
+    def _replayer(self) -> Interpreter | None:
+        """The interpreter `_write_up_to` runs: host callbacks other than prints (Python
+        code, datasets, collectives) would run twice, so None where the trace has any."""
+        if self._replay is None:
+            base = self._interpreter()
+            callbacks = {symbol: _muted for symbol in base.callbacks if effects.is_print(symbol)}
+            self._replay = False if len(callbacks) < len(base.callbacks) else Interpreter(
+                base.module, callbacks, streams={"stdout": _NOWHERE, "stderr": _NOWHERE})
+        return self._replay or None
 
     def _written(self, variables: list) -> frozenset:
         """Which of the argument numbers `variables` (the variables the code returns) the
@@ -254,6 +291,22 @@ class Executor:
     def tiers(self) -> dict:
         """Key -> "fast" or "full": the tier of each compiled specialisation's code."""
         return {key: getattr(exe, "tier", "full") for key, exe in list(self._compiled.items())}
+
+
+def _muted(*arrays) -> tuple:
+    """An em.print callback's stand-in in a call run again (`_write_up_to`)."""
+    return ()
+
+
+class _Nowhere:
+    """The stream a call run again prints its ember.print ops to (`_write_up_to`)."""
+
+    @staticmethod
+    def write(text: str) -> int:
+        return len(text)
+
+
+_NOWHERE = _Nowhere()
 
 
 def _owned(arrays: list, borrowed) -> list:
