@@ -10,7 +10,9 @@ CALLS, and compares after every call:
   (either may be a subclass of the other), and vice versa; an exception class that is not a
   user-facing error (an AttributeError or KeyError from inside Ember, a RuntimeError from the
   backend, ...) is an internal error;
-- outputs and variables: same dtype and shape; integers and bools equal; floats with the same
+- outputs and variables (after each call, and as a call that raised when it ran left them:
+  its writes before the failing op stand, as eagerly; a call whose trace raised ran no op,
+  as in TensorFlow): same dtype and shape; integers and bools equal; floats with the same
   NaN positions, and where the generator marked the value exact, equal bit for bit otherwise
   (so the sign of zero and denormals count), else within a relative 1e-4 (sums and
   transcendental functions round differently) with infinities in the same places.
@@ -58,6 +60,8 @@ class Run:
         self.calls: list[tuple[list, list]] = []
         self.error: BaseException | None = None
         self.trace = ""
+        self.variables_after_error: list = []  # as the failing call left them
+        self.traced_last = True  # compiled: the last call's trace succeeded (its error ran)
         self.exact: tuple = ()
         self.variables_exact: tuple = ()
 
@@ -74,18 +78,23 @@ def _load(item: dict) -> dict:
 def _execute(item: dict, compiled: bool, **options) -> Run:
     """Runs the program's calls eagerly, or through `em.function(f, **options)` (with its
     SIGNATURE)."""
-    run = Run()
+    run, ns = Run(), {}
     try:
         ns = _load(item)
         run.exact, run.variables_exact = ns["EXACT"], ns["VARIABLES_EXACT"]
         fn = em.function(ns["f"], input_signature=ns["SIGNATURE"], **options) if compiled \
             else ns["f"]
         for args in ns["CALLS"]:
+            if compiled:  # an error here is the trace's: no op ran (in TF too), unlike eagerly
+                run.traced_last = False
+                fn.get_concrete_function(*[em.constant(a) for a in args])
+                run.traced_last = True
             outputs = fn(*[em.constant(a) for a in args])
             run.calls.append(([np.asarray(o) for o in outputs],
                               [np.asarray(v.numpy()) for v in ns["VARIABLES"]]))
     except Exception as e:  # noqa: BLE001 - compared below
         run.error, run.trace = e, traceback.format_exc()
+        run.variables_after_error = [np.asarray(v.numpy()) for v in ns.get("VARIABLES", ())]
     return run
 
 
@@ -167,6 +176,11 @@ def _classify(eager: Run, compiled: Run, ns_exact: tuple, var_exact: tuple,
     e, c = eager.error, compiled.error
     if e is None and c is None:
         return Outcome(OK)
+    if isinstance(e, MemoryError) and not isinstance(c, MemoryError) \
+            and len(compiled.calls) >= len(eager.calls):
+        # eager materialises what compiled code folds away (`reduce_max(zeros([2**33]))`):
+        # the machine's memory, not the program's meaning, differs
+        return Outcome(EXPECTED, f"eager ran out of memory: {_skeleton(e)}")
     if e is not None and c is not None and len(eager.calls) != len(compiled.calls):
         return Outcome(MISMATCH, f"eager raised in call {len(eager.calls)}:\n{eager.trace}\n"
                        f"compiled raised in call {len(compiled.calls)}:\n{compiled.trace}",
@@ -181,6 +195,14 @@ def _classify(eager: Run, compiled: Run, ns_exact: tuple, var_exact: tuple,
     if not _same_class(e, c):
         return Outcome(MISMATCH, f"eager raised:\n{eager.trace}\ncompiled raised:\n"
                        f"{compiled.trace}", f"eager {_name(e)} but compiled {_name(c)}")
+    for i, (a, b, x) in enumerate(zip(eager.variables_after_error,
+                                      compiled.variables_after_error if compiled.traced_last
+                                      else (), var_exact)):
+        why = _differs(a, b, x)  # the writes before the failing op stand, as eagerly
+        if why:
+            return Outcome(MISMATCH, f"after the error, variable v{i}: {why}\n  eager:    "
+                           f"{a!r}\n  compiled: {b!r}\n{eager.trace}",
+                           f"variables after the error differ: {why}")
     return Outcome(EXPECTED, f"{_skeleton(e)}")
 
 
