@@ -101,7 +101,8 @@ try:
                                          recompute_grad, stop_gradient)
     from ember.runtime.concrete import ConcreteFunction
     from ember.runtime.executor import InterpreterFallbackError, InterpreterFallbackWarning
-    from ember.runtime.function import Function, function
+    from ember.runtime.decorator import function
+    from ember.runtime.function import Function
     from ember.runtime.devices import device
     from ember.runtime.input_signature import InputSignatureError
     from ember.runtime.retracing import RetracingWarning

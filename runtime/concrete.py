@@ -36,6 +36,7 @@ from ember.runtime.executor import Executor, constant_digests
 from ember.runtime.fast_path import make_entry
 from ember.runtime.structures import (WeakValue, describe, hold_weakly, is_result, live,
                                       same_python_value)
+from ember.runtime.traceback_filter import filtered
 
 
 class ConcreteFunction(ConcreteIO):
@@ -189,14 +190,17 @@ class ConcreteFunction(ConcreteIO):
     # -- calling -----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if recording.recording() and self._owner is not None:
-            return call_recorded(self._owner, args, kwargs, self)  # one op for the tapes
-        graph = current_graph()
-        borrowed = [] if graph is None else None  # a call's numpy arrays: not copied
-        flat = self._flat_inputs(self.call_arguments(args, kwargs), borrowed)
-        if graph is not None:
-            return self.call_in_graph(graph, flat)
-        return self.call_flat(flat, borrowed)
+        try:
+            if recording.recording() and self._owner is not None:
+                return call_recorded(self._owner, args, kwargs, self)  # one op for the tapes
+            graph = current_graph()
+            borrowed = [] if graph is None else None  # a call's numpy arrays: not copied
+            flat = self._flat_inputs(self.call_arguments(args, kwargs), borrowed)
+            if graph is not None:
+                return self.call_in_graph(graph, flat)
+            return self.call_flat(flat, borrowed)
+        except Exception as error:
+            raise filtered(error)  # (traceback_filter.py)
 
     def call_arguments(self, args, kwargs) -> dict:
         """A call's arguments by parameter name, taken as TensorFlow does: like a call of the

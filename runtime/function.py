@@ -48,6 +48,7 @@ from ember.runtime.fast_path import MAX_FAST_ENTRIES, drop_entry, fast_key
 from ember.runtime.input_signature import (check_call, check_signature, per_parameter,
                                            type_of_argument, unexpected_keyword)
 from ember.runtime.retracing import RetraceLog
+from ember.runtime.traceback_filter import filtered
 from ember.runtime.type_hints import convert_hinted, tensor_parameters
 
 DEFAULT_PIPELINE = "builtin.module(ember-optimize)"
@@ -113,20 +114,23 @@ class Function(CompilerIR):
         return len(self._log.retraces)
 
     def __call__(self, *args, **kwargs):
-        if config.functions_run_eagerly():
-            return self._python_function(*args, **kwargs)
-        if recording.recording():
-            return call_recorded(self, args, kwargs)  # as one op: call_gradients.py
-        cheap = None if kwargs or current_graph() is not None else fast_key(args)
-        if cheap is not None:
-            entry = self._fast.get(cheap)
-            if entry is not None:
-                log = self._log  # no lock on the fast path: a count may be lost, not more
-                log.calls += 1
-                log.recent.append(False)
-                return entry(args)
-        concrete = self._concrete_for(bound := self._bind(args, kwargs))
-        result = concrete(*bound.args, **bound.kwargs)
+        try:
+            if config.functions_run_eagerly():
+                return self._python_function(*args, **kwargs)
+            if recording.recording():
+                return call_recorded(self, args, kwargs)  # as one op: call_gradients.py
+            cheap = None if kwargs or current_graph() is not None else fast_key(args)
+            if cheap is not None:
+                entry = self._fast.get(cheap)
+                if entry is not None:
+                    log = self._log  # no lock on the fast path: a count may be lost, not more
+                    log.calls += 1
+                    log.recent.append(False)
+                    return entry(args)
+            concrete = self._concrete_for(bound := self._bind(args, kwargs))
+            result = concrete(*bound.args, **bound.kwargs)
+        except Exception as error:
+            raise filtered(error)  # (this frame stays: Ember's one, as TensorFlow's does)
         if cheap is not None and any(a is not b for a, b in zip(bound.args, args)):
             cheap = None  # converted to the input_signature's dtypes: the general path
         if cheap is not None and len(self._fast) < MAX_FAST_ENTRIES:
@@ -150,9 +154,12 @@ class Function(CompilerIR):
         tracing it if needed. With an input_signature and no arguments, the signature's."""
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
-        bound = self._bind(args, kwargs, specs_allowed=True)
-        key = self._call_type(bound)
-        return self._lookup(key) or self._trace(key, bound, count_call=False)
+        try:
+            bound = self._bind(args, kwargs, specs_allowed=True)
+            key = self._call_type(bound)
+            return self._lookup(key) or self._trace(key, bound, count_call=False)
+        except Exception as error:
+            raise filtered(error)
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         return "\n\n".join(cf.signature_summary(verbose) for _, cf in self._traces)
@@ -356,44 +363,3 @@ def _object_died(function_ref, key, _) -> None:
     function = function_ref()
     if function is not None:
         function._key_died(key)
-
-
-def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
-             reduce_retracing: bool = False, backend: str = "cpu", jit_compile: bool = True,
-             pipeline: Optional[str] = DEFAULT_PIPELINE,
-             experimental_relax_shapes: Optional[bool] = None,
-             experimental_follow_type_hints: Optional[bool] = None):
-    """Compiles `func` into a polymorphic `Function` (decorator or call, as tf.function).
-
-    Args:
-      func: the Python function (or method) to trace.
-      input_signature: a list of em.TensorSpec fixing the tensor arguments' types.
-      autograph: convert Python control flow on tensors (AutoGraph; the guide's rules).
-      reduce_retracing: relax shapes to serve more calls with one trace.
-      backend: where compiled code runs: "cpu", or "interpreter" (nothing compiled); the
-        registry is ember.backends, and other names are a ValueError listing it.
-      jit_compile: compile traces to native code when the backend supports it.
-      pipeline: the textual pass pipeline run on each trace (default "ember-optimize";
-        "" or None runs none), e.g. "builtin.module(ember-canonicalize,ember-cse)".
-      experimental_follow_type_hints: convert arguments annotated `em.Tensor` to tensors
-        before tracing, so Python numbers passed there share one trace (type_hints.py).
-
-    Example:
-      >>> import ember as em
-      >>> @em.function
-      ... def f(x):
-      ...     return x * 2
-      >>> f(em.constant([1, 2]))
-      <ember.Tensor: shape=(2,), dtype=int32, numpy=array([2, 4], dtype=int32)>
-    """
-    if experimental_relax_shapes is not None:
-        reduce_retracing = reduce_retracing or experimental_relax_shapes
-    backends.check_backend(backend, jit_compile)  # here too: `@em.function(backend=)` fails now
-
-    def decorate(fn):
-        return Function(fn, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, backend=backend,
-                        jit_compile=jit_compile, pipeline=pipeline,
-                        follow_type_hints=bool(experimental_follow_type_hints))
-    return decorate if func is None else decorate(func)
-

@@ -10,6 +10,9 @@ os.environ.setdefault("EMBER_CACHE_DIR", tempfile.mkdtemp(prefix="ember-test-cac
 # Tier 0 (runtime/tier0.py) would run most first calls on the interpreter, the reference the
 # compiled code is tested against: the tests compile first calls (its own tests turn it on).
 os.environ.setdefault("EMBER_TIER0", "off")
+# A failing test (or a fuzz worker's internal error) shows Ember's frames too: the filter that
+# drops them for users (runtime/traceback_filter.py) is tested where it is turned on.
+os.environ.setdefault("EMBER_TRACEBACK_FILTERING", "off")
 
 import ember  # noqa: E402
 

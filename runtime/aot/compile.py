@@ -37,7 +37,8 @@ from ember.frontend.shape import TensorSpec
 from ember.frontend.tracing import SymbolicTensor
 from ember.runtime.aot.signature import parse_spec
 from ember.runtime.concrete import ConcreteFunction
-from ember.runtime.function import Function, function
+from ember.runtime.decorator import function
+from ember.runtime.function import Function
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # names a C parameter cannot take: keywords, the entry's locals, and the types and libc

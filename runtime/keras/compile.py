@@ -18,7 +18,7 @@ from ember.frontend.training import optimizers as optimizers_lib
 from ember.frontend.training.metrics import (binary_accuracy, categorical_accuracy,
                                              sparse_categorical_accuracy)
 from ember.frontend.training.optimizer_base import Optimizer
-from ember.runtime.function import function
+from ember.runtime.decorator import function
 from ember.runtime.keras.containers import STATEFUL, as_list, is_stateful
 
 _LOSSES = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.runtime.function import function
+from ember.runtime.decorator import function
 from ember.runtime.keras import compile as compile_lib
 from ember.runtime.keras import fit as fit_lib
 from ember.runtime.keras.steps import unpack_x_y_sample_weight
