@@ -94,6 +94,30 @@ def _labels(y_true, y_pred):
     return y_true if y_true.dtype is y_pred.dtype else cast(y_true, y_pred.dtype)
 
 
+def same_rank(y_true, y_pred):
+    """`(y_true, y_pred)` with a trailing dim of 1 added or dropped where their ranks differ by
+    one (Keras's squeeze_or_expand_to_same_rank): labels [batch] and predictions [batch, 1]
+    are compared example by example, not broadcast to [batch, batch]."""
+    t, p = y_true.shape.rank, y_pred.shape.rank
+    if t is None or p is None or abs(t - p) != 1:
+        return y_true, y_pred
+    longer, shorter = (y_pred, y_true) if p > t else (y_true, y_pred)
+    if longer.shape.as_list()[-1] != 1:
+        return y_true, y_pred
+    if shorter.shape.rank == 1:
+        shorter = ops.expand_dims(shorter, -1)
+    else:
+        longer = ops.squeeze(longer, [-1])
+    return (shorter, longer) if p > t else (longer, shorter)
+
+
+def _regression(y_true, y_pred, where: str):
+    """y_true and y_pred of a loss comparing them elementwise: y_pred floating, y_true cast
+    to its dtype, both of the same rank (`same_rank`)."""
+    y_pred = _prediction(y_pred, where)
+    return same_rank(_labels(y_true, y_pred), y_pred)
+
+
 def mean_squared_error(y_true, y_pred):
     """mean((y_true - y_pred) ** 2) over the last axis (keras.losses.mean_squared_error).
 
@@ -101,8 +125,7 @@ def mean_squared_error(y_true, y_pred):
       >>> em.losses.mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
       array([0.5], dtype=float32)
     """
-    y_pred = _prediction(y_pred, "em.losses.mean_squared_error")
-    y_true = _labels(y_true, y_pred)
+    y_true, y_pred = _regression(y_true, y_pred, "em.losses.mean_squared_error")
     return ops.reduce_mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
 
 
@@ -113,8 +136,7 @@ def mean_absolute_error(y_true, y_pred):
       >>> em.losses.mean_absolute_error([[0.0, 1.0]], [[1.0, 3.0]]).numpy()
       array([1.5], dtype=float32)
     """
-    y_pred = _prediction(y_pred, "em.losses.mean_absolute_error")
-    y_true = _labels(y_true, y_pred)
+    y_true, y_pred = _regression(y_true, y_pred, "em.losses.mean_absolute_error")
     return ops.reduce_mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
 
 
@@ -126,8 +148,7 @@ def huber(y_true, y_pred, delta=1.0):
       >>> em.losses.huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
       array([1.3125], dtype=float32)
     """
-    y_pred = _prediction(y_pred, "em.losses.huber")
-    y_true = _labels(y_true, y_pred)
+    y_true, y_pred = _regression(y_true, y_pred, "em.losses.huber")
     abs_error = ops.abs(ops.subtract(y_pred, y_true))
     quadratic = ops.minimum(abs_error, delta)
     linear = ops.subtract(abs_error, quadratic)
@@ -144,9 +165,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
       >>> em.losses.binary_crossentropy([[0.0, 1.0]], [[0.4, 0.6]]).numpy().round(4)
       array([0.5108], dtype=float32)
     """
-    where = "em.losses.binary_crossentropy"
-    y_pred = _prediction(y_pred, where)
-    y_true = _labels(y_true, y_pred)
+    y_true, y_pred = _regression(y_true, y_pred, "em.losses.binary_crossentropy")
     if label_smoothing:
         y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
     if from_logits:  # max(x, 0) - x * z + log(1 + exp(-|x|)), as TF's stable form
@@ -158,6 +177,21 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
             ops.multiply(y_true, ops.log(p)),
             ops.multiply(ops.subtract(1.0, y_true), ops.log(ops.subtract(1.0, p)))))
     return ops.reduce_mean(values, axis=axis)
+
+
+def weights_like(values, sample_weight, dtype):
+    """`sample_weight` broadcast to `values`' shape (Keras's squeeze_or_expand_dimensions
+    then broadcast_weights); ones when None."""
+    if sample_weight is None:
+        return ops.ones_like(cast(values, dtype))
+    weight = cast(convert_to_tensor(sample_weight), dtype)
+    rank, w_rank = values.shape.rank, weight.shape.rank
+    if rank is not None and w_rank is not None:
+        if w_rank == rank + 1 and weight.shape.as_list()[-1] == 1:
+            weight = ops.squeeze(weight, [-1])
+        while weight.shape.rank < rank:
+            weight = ops.expand_dims(weight, -1)
+    return ops.multiply(weight, ops.ones_like(cast(values, dtype)))
 
 
 class Loss:
@@ -173,9 +207,8 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         values = self.fn(y_true, y_pred, **self.kwargs)
-        if sample_weight is not None:
-            weight = _labels(sample_weight, values)  # (int or bool weights: cast, as Keras)
-            values = ops.multiply(values, weight)
+        if sample_weight is not None:  # (int or bool weights: cast, as Keras)
+            values = ops.multiply(values, weights_like(values, sample_weight, values.dtype))
         if self.reduction in ("none", None):
             return values
         total = ops.reduce_sum(values)

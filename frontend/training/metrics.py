@@ -22,6 +22,7 @@ from ember.frontend.math_ops import cast
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.tracing import init_scope
 from ember.frontend.training import losses as losses_lib
+from ember.frontend.training.losses import weights_like
 from ember.frontend.variables import Variable
 
 # ember.runtime.distribute.mirrored installs it: (list of tensors) -> their sums over the
@@ -96,21 +97,6 @@ class Metric:
 
 def _snake(name: str) -> str:
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-
-
-def weights_like(values, sample_weight, dtype):
-    """`sample_weight` broadcast to `values`' shape (Keras's squeeze_or_expand_dimensions
-    then broadcast_weights); ones when None."""
-    if sample_weight is None:
-        return ops.ones_like(cast(values, dtype))
-    weight = cast(convert_to_tensor(sample_weight), dtype)
-    rank, w_rank = values.shape.rank, weight.shape.rank
-    if rank is not None and w_rank is not None:
-        if w_rank == rank + 1 and weight.shape.as_list()[-1] == 1:
-            weight = ops.squeeze(weight, [-1])
-        while weight.shape.rank < rank:
-            weight = ops.expand_dims(weight, -1)
-    return ops.multiply(weight, ops.ones_like(cast(values, dtype)))
 
 
 class Sum(Metric):
@@ -195,7 +181,7 @@ class MeanMetricWrapper(Mean):
 def accuracy(y_true, y_pred):
     """1.0 where `y_true == y_pred`, elementwise (keras.metrics.accuracy)."""
     y_pred = convert_to_tensor(y_pred)
-    y_true = cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = losses_lib.same_rank(cast(convert_to_tensor(y_true), y_pred.dtype), y_pred)
     return cast(ops.equal(y_true, y_pred), "float32")
 
 
@@ -218,7 +204,7 @@ def categorical_accuracy(y_true, y_pred):
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    y_true, y_pred = losses_lib.same_rank(convert_to_tensor(y_true), convert_to_tensor(y_pred))
     hit = ops.equal(cast(ops.greater(y_pred, threshold), "float32"), cast(y_true, "float32"))
     return ops.reduce_mean(cast(hit, "float32"), axis=-1)
 

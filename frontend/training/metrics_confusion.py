@@ -10,6 +10,7 @@ from __future__ import annotations
 from ember.frontend import ops
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import convert_to_tensor
+from ember.frontend.training.losses import same_rank
 from ember.frontend.training.metrics import Metric, divide_no_nan, weights_like
 
 _EPSILON = 1e-7
@@ -29,10 +30,10 @@ def _thresholds(thresholds, where: str) -> tuple[list, bool]:
 def confusion_counts(y_true, y_pred, thresholds: list, sample_weight, which: tuple) -> dict:
     """{name: [len(thresholds)] weighted counts} for the names in `which` among 'tp', 'fp',
     'tn', 'fn'."""
-    y_pred = cast(convert_to_tensor(y_pred), "float32")
-    y_true = convert_to_tensor(y_true)
+    y_true, y_pred = same_rank(convert_to_tensor(y_true), cast(convert_to_tensor(y_pred),
+                                                                "float32"))
     truth = cast(ops.not_equal(y_true, ops.zeros_like(y_true)), "float32")
-    truth = ops.multiply(truth, ops.ones_like(y_pred))  # e.g. [batch] labels, [batch, 1]
+    truth = ops.multiply(truth, ops.ones_like(y_pred))  # labels broadcast to the predictions
     weights = weights_like(y_pred, sample_weight, "float32")
     pred = ops.reshape(y_pred, [-1, 1])
     truth, weights = ops.reshape(truth, [-1, 1]), ops.reshape(weights, [-1, 1])

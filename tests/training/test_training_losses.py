@@ -116,3 +116,43 @@ def test_fit_on_integer_regression_targets():
     history = model.fit(x, np.arange(8), epochs=2, verbose=0).history
     assert history["loss"][1] < history["loss"][0]
     assert np.isfinite(model.evaluate(x, np.arange(8), verbose=0)).all()
+
+
+SAME_RANK = [  # Keras's squeeze_or_expand_to_same_rank: [batch] labels, [batch, 1] predictions
+    ("mse", em.losses.MeanSquaredError(), [1.0, 2.0, 3.0], [[1.0], [2.0], [5.0]], 4.0 / 3),
+    ("mae", em.losses.MeanAbsoluteError(), [[1.0], [2.0], [3.0]], [1.0, 2.0, 5.0], 2.0 / 3),
+    ("huber", em.losses.Huber(), [0.0, 1.0], [[0.5], [3.0]], (0.125 + 1.5) / 2),
+    ("bce", em.losses.BinaryCrossentropy(), [1.0, 0.0], [[0.9], [0.1]], -np.log(0.9)),
+    ("binary-accuracy", em.keras.metrics.BinaryAccuracy(), [1.0, 0.0, 1.0],
+     [[0.9], [0.1], [0.4]], 2.0 / 3),
+    ("accuracy", em.keras.metrics.Accuracy(), [1, 2, 3], [[1], [2], [0]], 2.0 / 3),
+    ("precision", em.keras.metrics.Precision(), [1.0, 0.0, 0.0], [[0.9], [0.1], [0.8]], 0.5),
+    ("metric-mse", em.keras.metrics.MeanSquaredError(), [1.0, 2.0], [[1.0], [4.0]], 2.0),
+]
+
+
+@pytest.mark.parametrize("name,fn,y_true,y_pred,want", SAME_RANK, ids=[c[0] for c in SAME_RANK])
+def test_labels_and_predictions_differing_by_a_trailing_1_compare_example_by_example(
+        name, fn, y_true, y_pred, want):
+    if hasattr(fn, "reset_state"):
+        fn.reset_state()
+    got = fn(em.constant(y_true), em.constant(y_pred))  # not a [batch, batch] broadcast
+    np.testing.assert_allclose(float(got), want, rtol=1e-5)
+
+
+def test_a_weight_per_example_as_a_column_weighs_its_example():
+    loss = em.losses.MeanSquaredError()
+    got = loss(em.constant([1.0, 2.0, 3.0]), em.constant([[1.0], [2.0], [5.0]]),
+               sample_weight=em.constant([[1.0], [1.0], [0.5]]))
+    np.testing.assert_allclose(float(got), 2.0 / 3, rtol=1e-6)
+
+
+def test_fit_learns_from_labels_of_shape_batch_with_a_one_unit_output():
+    x = np.random.default_rng(0).normal(size=(256, 3)).astype(np.float32)
+    y = x @ np.array([1.0, -2.0, 0.5], np.float32)  # [256], the Dense layer's output [256, 1]
+    model = em.keras.Sequential([em.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(em.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=30, verbose=0)
+    assert history.history["loss"][-1] < 1e-6 and history.history["mae"][-1] < 1e-3
+    np.testing.assert_allclose(model.layers[0].kernel.numpy().ravel(), [1.0, -2.0, 0.5],
+                               atol=1e-3)
