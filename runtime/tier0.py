@@ -151,13 +151,16 @@ class Interpreted:
         self.calls += 1
         start = time.perf_counter()
         try:
-            outs = self._run(arrays)
-            self.shortest = min(self.shortest, time.perf_counter() - start)
-        except Exception:  # noqa: BLE001 - the compiled code's error (or result) instead
-            exe = self._recover(self)
-            if exe is None:
-                raise
-            return exe(arrays)
+            try:
+                outs, failed = self._run(arrays), None
+                self.shortest = min(self.shortest, time.perf_counter() - start)
+            except Exception as error:  # noqa: BLE001 - the compiled code's error instead
+                failed = error
+            if failed is not None:  # (outside the handler: its error is not chained to this)
+                exe = self._recover(self)
+                if exe is None:
+                    raise failed
+                return exe(arrays)
         finally:
             if self._start is not None and self.calls >= COMPILE_AT_CALL:
                 self._started()

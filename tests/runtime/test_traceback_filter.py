@@ -112,3 +112,18 @@ def test_the_environment_variable_turns_it_off_for_a_process(tmp_path):
         assert "OpShapeError" in run.stderr, run.stderr
         counts[mode] = run.stderr.count('  File "')
     assert counts["on"] == 3 and counts["off"] > 8, counts  # <string>, __call__, f
+
+
+def test_an_error_tier_0_hands_to_compiled_code_is_not_chained_to_its_own(monkeypatch):
+    monkeypatch.setenv("EMBER_TIER0", "on")  # the first calls run on the interpreter
+
+    @em.function(input_signature=[em.TensorSpec([None, None], em.float32)] * 2)
+    def mm(a, b):
+        return em.matmul(a, b) * 2.0
+
+    mm(em.ones([2, 3]), em.ones([3, 2]))
+    assert mm.get_concrete_function()._executor.tiers() == {
+        (((2, 3), "<f4"), ((3, 2), "<f4")): "interp"}
+    with pytest.raises(em.OpShapeError, match="contraction dims differ") as info:
+        mm(em.ones([2, 3]), em.ones([4, 2]))  # tier 0 fails: compiled code raises its error
+    assert info.value.__context__ is None and info.value.__cause__ is None
