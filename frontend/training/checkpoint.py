@@ -40,6 +40,12 @@ def _object_variables(key: str, obj) -> list:
                     "of them")
 
 
+def _check_name(name: str) -> None:
+    if "/" in name:
+        raise ValueError(f"em.train.Checkpoint: the name {name!r} contains '/', which "
+                         "separates path parts")
+
+
 class Checkpoint:
     """Saves and restores the Variables of the objects it is given (tf.train.Checkpoint).
 
@@ -63,11 +69,26 @@ class Checkpoint:
 
     def __init__(self, **objects):
         for name in objects:
-            if "/" in name:
-                raise ValueError(f"em.train.Checkpoint: the name {name!r} contains '/', which "
-                                 "separates path parts")
-        self._objects = objects
+            _check_name(name)
+        object.__setattr__(self, "_objects", objects)
         self.save_counter = 0
+
+    def __getattr__(self, name: str):
+        """The object given under `name` (`ckpt.step.assign_add(1)`, as TensorFlow's)."""
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError(f"em.train.Checkpoint has no object {name!r}; it was given "
+                             f"{sorted(objects) or 'none'}")
+
+    def __setattr__(self, name: str, value) -> None:
+        """`ckpt.name = obj` saves `obj` under `name` too, as TensorFlow's Checkpoint tracks
+        attributes set after it is made."""
+        if name.startswith("_") or name == "save_counter":
+            object.__setattr__(self, name, value)
+        else:
+            _check_name(name)
+            self._objects[name] = value
 
     def _variables(self, saved_keys=()) -> dict:
         """Path -> Variable for every saved value (optimizer slots keyed by the path of

@@ -179,3 +179,16 @@ def test_every_dtype_round_trips(tmp_path, dtype):
     em.train.Checkpoint(v=v).read(path)
     assert v.dtype == em.as_dtype(dtype)
     np.testing.assert_array_equal(v.numpy().astype(np.float64), value.astype(np.float64))
+
+
+def test_objects_are_attributes_and_attributes_set_later_are_saved(tmp_path):
+    ckpt = em.train.Checkpoint(step=em.Variable(1))
+    ckpt.step.assign_add(1)  # the guide's `ckpt.step.assign_add(1)`
+    ckpt.extra = em.Variable([1.0, 2.0])
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    ckpt.step.assign(10)
+    ckpt.extra.assign([0.0, 0.0])
+    ckpt.restore(path).assert_consumed()
+    assert int(ckpt.step.numpy()) == 2 and ckpt.extra.numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(AttributeError, match=r"no object 'stpe'; it was given \['extra', "):
+        ckpt.stpe
