@@ -16,6 +16,7 @@ from typing import Callable
 from ember.frontend import nest
 from ember.frontend.autodiff import recording, registry
 from ember.frontend.tensor import Tensor, convert_to_tensor
+from ember.frontend.user_code import user_stacklevel
 
 
 class UnconnectedGradients(enum.Enum):
@@ -97,7 +98,7 @@ class GradientTape:
                     warnings.warn(f"GradientTape.watch: {leaf!r} has dtype {leaf.dtype.name}, "
                                   "which has no gradient (the gradient with respect to it is "
                                   "None); watch a floating-point tensor (em.cast it first)",
-                                  stacklevel=3)
+                                  stacklevel=user_stacklevel())
             elif hasattr(leaf, "_as_tensor"):
                 self._watch(leaf._as_tensor(), warn)
             else:

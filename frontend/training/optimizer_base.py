@@ -20,6 +20,7 @@ from ember.frontend.autodiff import GradientTape
 from ember.frontend.math_ops import cast
 from ember.frontend.tensor import Tensor, convert_to_tensor
 from ember.frontend.training.schedules import LearningRateSchedule
+from ember.frontend.user_code import user_stacklevel
 from ember.frontend.variables import Variable
 
 # em.distribute's hook (set by ember.runtime.distribute.mirrored): inside a replica of
@@ -235,7 +236,7 @@ class Optimizer:
         if missing:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing "
                           "the loss: they are not updated (is the loss connected to them?)",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=user_stacklevel())
         return pairs
 
     def _check_variable(self, var):

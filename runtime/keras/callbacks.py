@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ember.frontend.user_code import user_stacklevel
 from ember.frontend.variables import Variable
 from ember.runtime.keras.callback_base import Callback
 
@@ -71,7 +72,8 @@ class EarlyStopping(Callback):
         current = logs.get(self.monitor)
         if current is None:
             warnings.warn(f"EarlyStopping conditioned on metric `{self.monitor}` which is not "
-                          f"available. Available metrics are: {','.join(logs)}", stacklevel=2)
+                          f"available. Available metrics are: {','.join(logs)}",
+                          stacklevel=user_stacklevel())
             return
         if epoch < self.start_from_epoch:
             return

@@ -154,6 +154,22 @@ def test_none_gradients_are_skipped_with_a_warning():
         opt.apply_gradients([(None, a)])
 
 
+def test_the_none_gradient_warning_names_the_users_line_inside_a_function():
+    opt = em.optimizers.SGD(1.0)
+    a, b = em.Variable(1.0, name="a"), em.Variable(1.0, name="b")
+
+    @em.function
+    def step():
+        with em.GradientTape() as tape:
+            loss = a * 3.0
+        opt.apply_gradients(zip(tape.gradient(loss, [a, b]), [a, b]))  # through AutoGraph
+
+    with pytest.warns(UserWarning, match="Gradients do not exist") as caught:
+        step()
+    assert [(w.filename, w.lineno) for w in caught] == [
+        (__file__, step.python_function.__code__.co_firstlineno + 4)]
+
+
 @pytest.mark.parametrize("pairs, error, match", [
     ([(np.ones(3, np.float32), "w")], TypeError, "updates em.Variables"),
     ([(np.ones(3, np.float32),)], TypeError, r"\(gradient, variable\) pairs"),
