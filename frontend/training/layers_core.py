@@ -13,6 +13,7 @@ import inspect
 
 from ember.frontend import ops
 from ember.frontend import random_composites as random
+from ember.frontend.effects import assert_true
 from ember.frontend.shape import TensorShape
 from ember.frontend.tensor import convert_to_tensor
 from ember.frontend.tracing import init_scope
@@ -103,10 +104,12 @@ class Dense(Layer):
         check_min_ndim(self, inputs, 2)
         inputs = _as(inputs, self.dtype)
         n_in, got = self.kernel.shape[0], inputs.shape[-1]
+        expected = (f"Input 0 of layer '{self.name}' is incompatible with the layer: "
+                    f"expected axis -1 of input shape to have value {n_in}")
         if got is not None and got != n_in:  # Keras's message, not the matmul's
-            raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: "
-                             f"expected axis -1 of input shape to have value {n_in}, but "
-                             f"received input with shape {inputs.shape}")
+            raise ValueError(f"{expected}, but received input with shape {inputs.shape}")
+        if got is None:  # (a trace relaxed to `?`: checked when it runs, with this message)
+            assert_true(ops.equal(ops.shape(inputs)[-1], n_in), expected)
         if inputs.shape.rank == 2:
             out = ops.matmul(inputs, self.kernel.read_value())
         else:

@@ -95,3 +95,16 @@ def test_a_built_dense_layer_given_another_feature_size_says_so_as_keras():
                                          r"the layer: expected axis -1 of input shape to have "
                                          r"value 3, but received input with shape \(2, 4\)"):
         layer(em.ones([2, 4]))
+
+
+def test_a_dense_layer_traced_with_an_unknown_feature_size_checks_it_when_it_runs():
+    """Found by a new-user trial: a second fit with 6 features ran the step traced with
+    a `?` feature dim, and failed in the matmul ("contraction dims differ")."""
+    layer = em.layers.Dense(2)
+    layer(em.ones([2, 3]))
+    forward = em.function(layer, input_signature=[em.TensorSpec([None, None], em.float32)])
+    assert forward(em.ones([4, 3])).shape == (4, 2)
+    with pytest.raises(em.errors.InvalidArgumentError,
+                       match=r"Input 0 of layer 'dense\w*' is incompatible with the layer: "
+                             r"expected axis -1 of input shape to have value 3"):
+        forward(em.ones([4, 5]))
