@@ -114,3 +114,23 @@ def test_writes_are_undone_where_the_interpreter_does_not_fail_the_same_way(monk
     with pytest.raises(em.errors.InvalidArgumentError):
         step(em.constant(1))
     assert int(v.numpy()) == 1  # the replay's write (7) was put back
+
+
+def test_the_calls_error_is_raised_where_no_interpreter_can_run_it_again(monkeypatch):
+    v = em.Variable(0)
+
+    @em.function
+    def step(x):
+        v.assign_add(1)
+        em.debugging.assert_equal(x, 0, message="x is not 0")
+        return x
+
+    step(em.constant(0))
+    executor = step.get_concrete_function(em.constant(0))._executor
+
+    def no_interpreter():
+        raise RuntimeError("no interpreter")
+    monkeypatch.setattr(executor, "_interpreter", no_interpreter)
+    with pytest.raises(em.errors.InvalidArgumentError, match="x is not 0"):
+        step(em.constant(1))
+    assert int(v.numpy()) == 1  # as the compiled call left it
