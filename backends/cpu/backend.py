@@ -176,7 +176,17 @@ class CpuBackend(StagedLowering):
             tuning.loop_vectorization = tuning.slp_vectorization = False
             tuning.loop_unrolling = tuning.loop_interleaving = False
         builder = llvm.create_pass_builder(machine, tuning)
-        builder.getModulePassManager().run(mod, builder)
+        if self.options.llvm_passes is None:
+            builder.getModulePassManager().run(mod, builder)
+        else:  # (the fast tier's short list: options.py)
+            passes = llvm.create_new_module_pass_manager()
+            for name in self.options.llvm_passes:
+                add = getattr(passes, f"add_{name}_pass", None)
+                if add is None:
+                    raise ValueError(f"CpuOptions.llvm_passes: llvmlite has no pass {name!r} "
+                                     "(its names are those of add_<name>_pass)")
+                add()
+            passes.run(mod, builder)
         if vector_variants.present(llvm_ir):
             vector_variants.finish(mod, llvm, builder)
         return mod

@@ -78,6 +78,8 @@ class CpuOptions:
     code generator (`None`: `opt_level`; 0 selects instructions fast, FastISel);
     `vectorize=False` turns off LLVM's loop vectoriser and unroller and Ember's masked-tail
     loop annotations (the fast tier, FAST_TIER: most of a cold compile's LLVM time).
+    `llvm_passes`, a tuple of llvmlite pass names ("sroa", "instruction_combine", ...), runs
+    those passes, in order, in place of the `opt_level` pipeline (the fast tier's short list).
 
     Immutable, compared, hashed and shown by its FIELDS, as a frozen dataclass would be;
     `replace(**changes)` is dataclasses.replace. It is a plain class because a cache hit
@@ -86,11 +88,12 @@ class CpuOptions:
     them, by name, in its __init__ (cuda/emulated.py)."""
 
     __slots__ = FIELDS = ("cpu", "features", "opt_level", "gemm", "threads", "vectorize",
-                          "codegen_level")
+                          "codegen_level", "llvm_passes")
 
     def __init__(self, cpu: str | None = None, features: str | None = None,
                  opt_level: int = 3, gemm: str | None = None, threads: int | None = None,
-                 vectorize: bool = True, codegen_level: int | None = None):
+                 vectorize: bool = True, codegen_level: int | None = None,
+                 llvm_passes: tuple | None = None):
         init = object.__setattr__
         init(self, "cpu", cpu)
         init(self, "features", features)
@@ -99,6 +102,7 @@ class CpuOptions:
         init(self, "threads", threads)
         init(self, "vectorize", vectorize)
         init(self, "codegen_level", codegen_level)
+        init(self, "llvm_passes", llvm_passes)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is "
@@ -145,7 +149,8 @@ class CpuOptions:
         r = self.resolved()
         return ("cpu", r.cpu, r.features, r.opt_level, f"gemm={r.gemm}",
                 f"threads={r.threads}", f"vectorize={r.vectorize}",
-                f"codegen={r.codegen_level}")
+                f"codegen={r.codegen_level}",
+                *(() if r.llvm_passes is None else (f"passes={','.join(r.llvm_passes)}",)))
 
 
 # The two tiers of tiered compilation (runtime/tiers.py): FULL is the default options; FAST
@@ -153,6 +158,11 @@ class CpuOptions:
 # B and D (thread CPU time of LLVM optimisation + object emission, EMBER_LOG=compile):
 # B 147 ms at O3 -> 131 at O1 -> 62 without vectorisation -> ~45 with codegen at 0;
 # D 47 -> 39 -> 19 -> ~12. The price is speed: B runs ~14x slower (scalar tanh), D ~1.4x.
+# In place of O1's pipeline, three passes (SROA, instcombine, simplifycfg) clean up what
+# the MLIR lowering leaves: O1 took 1.05 s of a new user's training loop (an MLP with Adam
+# over a dataset, 1.3 MB of LLVM IR) and the list 0.07 s, its first call 2.0 -> 0.93 s, at
+# ~16% slower code until the full tier comes; B's and C's fast-tier code runs as fast as
+# O1's (B's LLVM optimisation 20 -> 3 ms).
 # Values agree with FULL's within float rounding (vectorised reductions may reassociate).
 # Under EMBER_BLAS=auto the fast tier's products call numpy's OpenBLAS (Ember's own
 # kernels where there is none): it is already built, while Ember's GEMM library costs
@@ -160,7 +170,8 @@ class CpuOptions:
 # shape (kernels/choice.py) runs both repeatedly; only hot code repays either, so the full
 # tier makes that choice. Case D's cold first call: ~1.7 s -> ~0.2 s.
 FULL_TIER: dict = {}
-FAST_TIER = {"opt_level": 1, "vectorize": False, "codegen_level": 0}
+FAST_TIER = {"opt_level": 0, "vectorize": False, "codegen_level": 0,
+             "llvm_passes": ("sroa", "instruction_combine", "simplify_cfg")}
 
 
 def tier_options(tier: str) -> CpuOptions:

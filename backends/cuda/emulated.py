@@ -52,8 +52,9 @@ class EmulatedOptions(CpuOptions):
     def __init__(self, cpu: str | None = None, features: str | None = None,
                  opt_level: int = 3, gemm: str | None = "loops", threads: int | None = 1,
                  vectorize: bool = True, codegen_level: int | None = None,
-                 cuda: CudaOptions = CudaOptions()):
-        super().__init__(cpu, features, opt_level, gemm, threads, vectorize, codegen_level)
+                 llvm_passes: tuple | None = None, cuda: CudaOptions = CudaOptions()):
+        super().__init__(cpu, features, opt_level, gemm, threads, vectorize, codegen_level,
+                         llvm_passes)
         object.__setattr__(self, "cuda", cuda)
 
     def key(self) -> tuple:  # never the CPU backend's cache entries

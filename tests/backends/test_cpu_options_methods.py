@@ -12,7 +12,7 @@ import pytest
 from ember.backends.cpu.options import CpuOptions
 
 DEFAULTS = {"cpu": None, "features": None, "opt_level": 3, "gemm": None, "threads": None,
-            "vectorize": True, "codegen_level": None}
+            "vectorize": True, "codegen_level": None, "llvm_passes": None}
 
 
 def test_init_takes_every_field_in_order_with_its_default():
@@ -33,7 +33,8 @@ def test_equality_hash_and_repr_see_every_field():
     same = base.replace()
     assert same == base and hash(same) == hash(base) and same is not base
     assert repr(base) == ("CpuOptions(cpu=None, features=None, opt_level=3, gemm=None, "
-                          "threads=None, vectorize=True, codegen_level=None)")
+                          "threads=None, vectorize=True, codegen_level=None, "
+                          "llvm_passes=None)")
     assert base != DEFAULTS and len({base, CpuOptions(), same}) == 1
 
 

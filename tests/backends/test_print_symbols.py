@@ -120,6 +120,7 @@ def test_prints_loaded_from_the_disk_cache_print_their_own_text(tmp_path):
     run("first")
     first = entries()
     second = run("second")
-    assert entries() == 2 * first  # only the 24 new functions compiled: the rest loaded
+    assert first >= 24 and entries() == first + 24  # only the 24 new functions compiled:
+    # the rest, and a runtime their code may share (block_cache's pool), were loaded
     assert second == run("eager")
     assert second.count("site") == 24 and second.count("othr") == 24

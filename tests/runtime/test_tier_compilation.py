@@ -75,6 +75,19 @@ def test_first_call_runs_the_fast_tier(fresh_caches):
     assert f.get_concrete_function(x).compiled_tiers == {_key(x): "fast"}
 
 
+def test_the_fast_tier_runs_its_short_pass_list_and_a_wrong_pass_name_says_so():
+    from ember.backends.cpu.backend import CpuBackend
+    from ember.backends.cpu.options import tier_options
+    fast = tier_options("fast")
+    assert fast.llvm_passes == ("sroa", "instruction_combine", "simplify_cfg")
+    assert tier_options("full").llvm_passes is None  # LLVM's O3 pipeline
+    ir = "define i32 @f(i32 %x) {\n  %y = add i32 %x, 0\n  ret i32 %y\n}\n"
+    optimised = str(CpuBackend(fast).optimize_llvm(ir))
+    assert "add i32" not in optimised and "ret i32 %x" in optimised  # instcombine ran
+    with pytest.raises(ValueError, match="llvmlite has no pass 'licm_typo'"):
+        CpuBackend(fast.replace(llvm_passes=("licm_typo",))).optimize_llvm(ir)
+
+
 def test_full_tier_is_swapped_in_after_the_threshold(fresh_caches):
     em.config.set_tier_threshold(3)
 
