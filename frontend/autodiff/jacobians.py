@@ -34,18 +34,24 @@ def jacobian(tape, target, sources, unconnected: UnconnectedGradients):
         seed = o.reshape(o.one_hot(i, n, dtype=t.dtype), _dims(t))
         grads = backprop(entries, [t], [seed], flat)
         return [o.zeros_like(_read(s)) if g is None else g for s, g in zip(flat, grads)]
+    def shape(s):
+        return o.concat([o.shape(t), o.shape(_read(s))], 0) if _dynamic(t, s) \
+            else list(t.shape.dims) + list(s.shape.dims)
+
+    def jacobians():
+        rows = map_fn(row, o.range(n), fn_output_signature=[_spec(s) for s in flat])
+        return [o.reshape(r, shape(s)) for s, r in zip(flat, rows)]
     with recording.without(tape):
         connected = backprop(entries, [t], None, flat)
-        rows = map_fn(row, o.range(n), fn_output_signature=[_spec(s) for s in flat]) \
-            if flat else []
+        if flat and any(_dynamic(t, s) for s in flat):  # map_fn over no element cannot
+            from ember.frontend.control_flow import cond  # know a `?` dim: zeros instead
+            blocks = cond(o.greater(n, 0), jacobians,
+                          lambda: [o.zeros(shape(s), s.dtype) for s in flat])
+        else:
+            blocks = jacobians() if flat else []
     tape._used_once()
-    out = []
-    for s, r, c in zip(flat, rows, connected):
-        if c is None and unconnected is UnconnectedGradients.NONE:
-            out.append(None)
-            continue
-        out.append(o.reshape(r, o.concat([o.shape(t), o.shape(_read(s))], 0)
-                             if _dynamic(t, s) else list(t.shape.dims) + list(s.shape.dims)))
+    out = [None if c is None and unconnected is UnconnectedGradients.NONE else b
+           for b, c in zip(blocks, connected)]
     return nest.pack_sequence_as(sources, out)
 
 

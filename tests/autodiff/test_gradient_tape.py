@@ -185,6 +185,21 @@ def test_jacobian_and_batch_jacobian(compiled):
     close(batch, np.broadcast_to(a, (4, 2, 3)))
 
 
+def test_a_jacobian_over_a_dim_that_is_0_when_the_code_runs_is_empty_as_eagerly():
+    """Found by a new-user trial: compiled, map_fn over zero rows could not know the `?`
+    dim of a row and raised; eagerly the result is empty, as TensorFlow's."""
+    def jac(x):
+        with em.GradientTape() as tape:
+            tape.watch(x)
+            y = em.tanh(x) * 2.0
+        return tape.jacobian(y, x)
+    f = em.function(jac, input_signature=[em.TensorSpec([None, 3], em.float32)])
+    assert jac(em.zeros([0, 3])).shape == (0, 3, 0, 3)
+    assert f(np.zeros((0, 3), np.float32)).shape == (0, 3, 0, 3)
+    x = np.random.default_rng(0).random((2, 3)).astype(np.float32)
+    close(f(x), jac(em.constant(x)))
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_second_order_elementwise_and_matmul(compiled):
     def f(x, m):
