@@ -4,7 +4,7 @@
 from ember.frontend.math_composites import (count_nonzero, is_inf, reduce_logsumexp,
                                             reduce_std, reduce_variance, squared_difference,
                                             truncatediv, xlogy)
-from ember.frontend.nn_composites import softplus
+from ember.frontend.nn_composites import log_sigmoid, softplus
 from ember.frontend.segment_ops import (bincount, segment_max, segment_mean, segment_min,
                                        segment_prod, segment_sum, unsorted_segment_max,
                                        unsorted_segment_mean, unsorted_segment_min,
@@ -29,7 +29,8 @@ from ember.frontend.math_extras import (confusion_matrix, divide_no_nan, in_top_
 __all__ = ["abs", "add", "ceil", "cos", "count_nonzero", "divide", "equal", "erf", "erfc", "exp",
            "expm1",
            "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
-           "is_nan", "less", "less_equal", "log", "log1p", "log_softmax", "logical_and",
+           "is_nan", "less", "less_equal", "log", "log1p", "log_sigmoid", "log_softmax",
+           "logical_and",
            "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply",
            "negative", "not_equal", "pow", "reduce_all", "reduce_any", "reduce_logsumexp",
            "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",

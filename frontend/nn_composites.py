@@ -75,6 +75,11 @@ def softplus(features, name=None):
     return ops.maximum(x, _const(0, x)) + ops.log1p(ops.exp(-ops.abs(x)))
 
 
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), without overflow or log(0) (tf.math.log_sigmoid)."""
+    return -softplus(-_float(x, "log_sigmoid"))
+
+
 def softsign(features, name=None):
     """x / (|x| + 1)."""
     x = _float(features, "softsign")

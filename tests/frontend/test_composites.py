@@ -25,6 +25,7 @@ CASES = {
     "selu": (em.nn.selu, lambda x: SELU[0] * np.where(x > 0, x, SELU[1] * np.expm1(x)), [X]),
     "silu": (em.nn.silu, lambda x: x * _sigmoid(x), [X]),
     "softplus": (em.nn.softplus, lambda x: np.logaddexp(x, 0), [X]),
+    "log_sigmoid": (em.math.log_sigmoid, lambda x: -np.logaddexp(-x, 0), [X * 20]),
     "softsign": (em.nn.softsign, lambda x: x / (1 + np.abs(x)), [X]),
     "bias_add": (em.nn.bias_add, lambda x, b: x + b, [X, np.array([1.0, -2.0, 0.5, 3.0])]),
     "l2_normalize": (lambda x: em.nn.l2_normalize(x, axis=1),
@@ -94,7 +95,8 @@ def test_compiled_matches_eager(name, shapes, no_fallback):
     np.testing.assert_allclose(compiled.numpy(), fn(*tensors).numpy(), rtol=2e-6, atol=1e-6)
 
 
-ELEMENTWISE = ["relu6", "leaky_relu", "elu", "selu", "silu", "softplus", "softsign",
+ELEMENTWISE = ["relu6", "leaky_relu", "elu", "selu", "silu", "softplus", "log_sigmoid",
+               "softsign",
                "squared_difference", "clip_by_value", "xlogy"]
 
 
