@@ -5,9 +5,9 @@ not the tracer's, the dispatcher's and the backend's that it passed on its way o
 The entry points (`Function.__call__`, `Function.get_concrete_function`,
 `ConcreteFunction.__call__`) re-raise what passes through them with `filtered`: a frame is
 dropped if its module is Ember's, or if it is the standard library's or one of Ember's
-dependencies' (numpy, the MLIR bindings, llvmlite) called from a dropped frame. The frame of the entry point's own
-`raise` stays, as in TensorFlow. The exception, its message and its chained causes are
-unchanged; only its `__traceback__` is.
+dependencies' (numpy, the MLIR bindings, llvmlite) called from a dropped frame. The frame
+of the entry point's own `raise` stays, as in TensorFlow. The exception, its message and
+its chained causes are unchanged; only its `__traceback__` is.
 
 `em.debugging.disable_traceback_filtering()` (or the environment variable
 EMBER_TRACEBACK_FILTERING=off, read at each error) shows every frame, for reporting a bug in
