@@ -383,7 +383,8 @@ class ConcatOp(Op):
             static = {d for d in dims if d is not None}
             if len(static) > 1:
                 raise OpShapeError(cls.name, f"operands differ in dim {i}: "
-                                   + ", ".join(str(x) for x in xs))
+                                   + ", ".join(str(x) for x in xs)
+                                   + f"; only dim {dim}, the one joined along, may differ")
             shape.append(static.pop() if static else None)
         return TensorType(dtype, tuple(shape))
 

@@ -574,7 +574,8 @@ STRUCTURE = [
      ["tensor<2x?xf32>"]),
     ("tensor.concat", ["tensor<5xi8>"], {"dim": 0}, ["tensor<5xi8>"]),
     ("tensor.concat", ["tensor<2x3xf32>", "tensor<4x2xf32>"], {"dim": 0},
-     (OpShapeError, "operands differ in dim 1: tensor<2x3xf32>, tensor<4x2xf32>")),
+     (OpShapeError, "operands differ in dim 1: tensor<2x3xf32>, tensor<4x2xf32>; only dim 0, "
+                    "the one joined along, may differ")),
     ("tensor.concat", ["tensor<2x3xf32>", "tensor<3xf32>"], {"dim": 0},
      (OpShapeError, "operands must have the same rank, got tensor<2x3xf32>, tensor<3xf32>")),
     ("tensor.concat", ["tensor<2x3xf32>"], {"dim": 2},
