@@ -279,6 +279,20 @@ CASES = {
     "expected_error_past_end_of_file": Case(b"// expected-error @+100 {{never}}\n" + VALID,
                                             args=("--verify-diagnostics",),
                                             stderr="was not produced"),
+    # mlir-opt's designators: @above/@below were once silently ignored, so such a test passed
+    "expected_error_below_not_produced": Case(b"// expected-error @below {{never}}\n" + VALID,
+                                              args=("--verify-diagnostics",),
+                                              stderr="input.mlir:2: error: expected error"),
+    "expected_error_above_not_produced": Case(
+        _func(NEG + "\n  // expected-error @above {{never}}"), args=("--verify-diagnostics",),
+        stderr="input.mlir:2: error: expected error \"never\" was not produced"),
+    "expected_error_above_produced": Case(
+        _func('  %0 = "ember.exp"(%x) : (tensor<4xi32>) -> tensor<4xi32>\n'
+              "  // expected-error @above {{ember.exp}}", args="%x: tensor<4xi32>"),
+        args=("--verify-diagnostics",), rc=0),
+    "unknown_designator": Case(b"// expected-error @sideways {{x}}\n" + VALID,
+                               args=("--verify-diagnostics",),
+                               stderr="unknown designator '@sideways'"),
     "malformed_expectation_is_not_one": Case(
         b"// expected-error @+1 missing braces\n"
         + _func('  %0 = "ember.exp"(%x) : (tensor<4xi32>) -> tensor<4xi32>',
