@@ -130,7 +130,9 @@ class Pipeline:
             except PassFailure as e:  # with the warnings emitted before it
                 failure = found.attach(e)
                 run.failed(failure)
-                raise self._reproduced(failure, copy, module.context) from None
+                error = self._reproduced(failure, copy, module.context)
+                raise error from error.__cause__  # (a user's pass: what it raised, for
+                # EMBER_DEBUG=1's traceback)
             except Exception as e:
                 run.failed(e)
                 raise self._reproduced(e, copy, module.context) from None
@@ -151,8 +153,10 @@ class Pipeline:
             return error
         path, command = found
         if type(error) is PassFailure:
+            cause = error.__cause__
             error = PassFailure(f"{error}\nreproducer: {path}\nrun: {command}",
                                 error.diagnostics)
+            error.__cause__ = cause
         else:
             error.add_note(f"reproducer: {path}\nrun: {command}")
         error.reproducer, error.reproducer_command = path, command

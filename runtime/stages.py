@@ -71,5 +71,5 @@ def optimize(graph: FuncGraph, pipeline: Optional[Pipeline]) -> Optimized:
                                   ((dump,) if dump is not None else ()))
     except PassFailure as e:
         raise PassFailure(f"optimising the trace of '{graph.name}' failed ({pipeline}): {e}",
-                          e.diagnostics) from None
+                          e.diagnostics) from e.__cause__  # (what a user's pass raised)
     return Optimized(Stages(traced=graph.module, optimized=module), report, module)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 
 from mlir import ir
 
@@ -44,8 +45,8 @@ from ember.passes.view_op_graph import module_to_dot
 from ember.tools import diagnostics as expect
 from ember.tools.list_passes import listing
 from ember.tools.plugins import load_pass_plugin
-from ember.tools.driver import (ToolError, add_instrumentation_flags, instrumentation,
-                                read_input, run_tool, write_output)
+from ember.tools.driver import (ToolError, add_instrumentation_flags, debugging,
+                                instrumentation, read_input, run_tool, write_output)
 
 __all__ = ["MAX_NESTING", "main"]
 
@@ -136,6 +137,8 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
                               stream=sys.stderr, printer=printer, print_options=print_options,
                               statistics=args.pass_statistics)
     except PassFailure as e:
+        if debugging(args) and e.__cause__ is not None:  # what a user's pass raised, where
+            traceback.print_exception(e.__cause__, file=sys.stderr)
         located = any(d.severity == "error" for d in e.diagnostics)
         message = str(e).split("\nreproducer: ")[0]  # the reproducer is a note of its own
         found = e.diagnostics if located else [*e.diagnostics, Diagnostic(message)]

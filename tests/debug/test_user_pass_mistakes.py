@@ -97,8 +97,9 @@ def test_a_raising_user_pass_fails_naming_itself(tmp_path, unregister):
     register_pass(Boom)
     unregister.append("trial-boom")
     f = em.function(lambda x: -x, pipeline="builtin.module(trial-boom)")
-    with pytest.raises(PassFailure, match=r"pass trial-boom \(.*Boom\) raised KeyError"):
+    with pytest.raises(PassFailure, match=r"pass trial-boom \(.*Boom\) raised KeyError") as info:
         f(np.ones(4, np.float32))
+    assert isinstance(info.value.__cause__, KeyError)  # its traceback: the line that raised
 
 
 def test_ember_opt_names_a_raising_plugin_pass_and_lists_plugin_passes(tmp_path):
@@ -109,6 +110,17 @@ def test_ember_opt_names_a_raising_plugin_pass_and_lists_plugin_passes(tmp_path)
     assert run.returncode == 1, run.stderr
     assert "pass trial-raise" in run.stderr and "RuntimeError: boom" in run.stderr
     assert "internal error" not in run.stderr and "reproducer written" in run.stderr
+    assert "Traceback" not in run.stderr
+    for flag in ("--debug", "EMBER_DEBUG=1"):  # as the error says: the pass's traceback
+        env = {"EMBER_DEBUG": "1"} if flag.startswith("EMBER") else {}
+        debug = subprocess.run(
+            [sys.executable, "-m", "ember.tools.ember_opt", "f.mlir", "--load-pass-plugin="
+             "plugin.py", "-p", "builtin.module(trial-raise)",
+             *([flag] if flag == "--debug" else [])], cwd=tmp_path, capture_output=True,
+            text=True, timeout=120, env={**os.environ, **env,
+                                         "EMBER_REPRO_DIR": str(tmp_path / "repro")})
+        assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+        assert 'plugin.py", line 14, in run' in debug.stderr, debug.stderr
     listing = _ember_opt("--load-pass-plugin=plugin.py", "--list-passes", cwd=tmp_path)
     assert listing.returncode == 0 and "trial-raise" in listing.stdout
 
