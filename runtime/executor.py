@@ -229,7 +229,7 @@ class Executor:
     def _tier0_plan(self):
         """The trace's tier-0 interpreter (tier0.plan), or None where it may not run it."""
         graph = self._traced
-        if graph is None or not tier0.builtin_pipeline(self._pipeline):
+        if graph is None or not tier0.default_pipeline(self._pipeline):
             return None
         return tier0.plan(graph.module, graph.symbol, graph.callbacks)
 

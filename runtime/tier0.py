@@ -13,7 +13,9 @@ function may run on it only if (`ineligible` says why not):
     no host callbacks or prints, no random ops, no strings;
   - every value is a ranked tensor of float32, float64 or bool (integer division and
     overflow are where kernels and compiled code could disagree on errors);
-  - the Function's pipeline is Ember's own (a user's pipeline may change what runs).
+  - the Function's pipeline is the default one, or none: a pipeline the user chose, even of
+    Ember's and upstream passes, compiles at the first call, so what it does (and how it
+    fails) shows there, not in a background compile's warning.
 
 A call that raises on the interpreter (a shape that does not broadcast, say) is run again on
 compiled code, compiled then and there, so every error is the compiled code's, as without
@@ -94,12 +96,14 @@ def ineligible(module: ir.Module, callbacks: dict) -> str | None:
 
 
 @functools.lru_cache(maxsize=32)
-def builtin_pipeline(pipeline: str) -> bool:
-    """Whether `pipeline` (its text; "" for none) has only Ember's own and upstream passes."""
+def default_pipeline(pipeline: str) -> bool:
+    """Whether `pipeline` (its text; "" for none) is em.function's default, or none."""
     from ember.passes.pipeline import Pipeline
+    from ember.runtime.function import DEFAULT_PIPELINE
     try:
-        return not pipeline or Pipeline.parse(pipeline).is_builtin()
-    except Exception:  # noqa: BLE001 - a pipeline it cannot read: not Ember's own, surely
+        return not pipeline or str(Pipeline.parse(pipeline)) == str(
+            Pipeline.parse(DEFAULT_PIPELINE))
+    except Exception:  # noqa: BLE001 - a pipeline it cannot read: not the default, surely
         return False
 
 

@@ -12,6 +12,7 @@ import pytest
 import ember as em
 from ember.backends.cpu import compiler
 from ember.backends.cpu.cache import MemoryCache
+from ember.passes.pipeline import PassFailure
 from ember.runtime import config, tier0, tiers
 
 
@@ -194,6 +195,24 @@ def test_what_tier_0_may_not_run_compiles_as_before():
         assert reason is not None and why in reason, (name, reason)
         assert "interp" not in f.get_concrete_function(x).compiled_tiers.values(), name
     np.testing.assert_array_equal(v.numpy(), np.full(4, 2, np.float32))
+
+
+def test_a_pipeline_the_user_chose_compiles_at_the_first_call_and_fails_there():
+    """Found by a pass-researcher trial: with a failing pipeline of upstream passes, tier 0
+    ran the unoptimised trace and the failure became a background compile's TierWarning,
+    even under set_fallback("error")."""
+    x = np.array([1.0, 2.0], np.float32)
+    for pipeline in (None, "builtin.module(ember-optimize)"):  # the default, or none: tier 0
+        f = em.function(lambda x: em.tanh(x + x), pipeline=pipeline)
+        f(x)
+        assert f.get_concrete_function(x).compiled_tiers == {_key(x): "interp"}, pipeline
+    chosen = em.function(lambda x: em.tanh(x + x), pipeline="builtin.module(ember-cse)")
+    chosen(x)
+    assert chosen.get_concrete_function(x).compiled_tiers == {_key(x): "fast"}
+    failing = em.function(lambda x: em.tanh(x + x),
+                          pipeline="builtin.module(one-shot-bufferize)")
+    with pytest.raises(PassFailure, match="op was not bufferized"):
+        failing(x)
 
 
 def test_ember_tier_interp_never_compiles_what_tier_0_runs(monkeypatch):
