@@ -104,6 +104,11 @@ def register_pass(cls):
     check_options(cls)
     if name in PASSES and PASSES[name] != f"{cls.__module__}:{cls.__qualname__}":
         raise ValueError(f"a pass named {name!r} is already registered ({PASSES[name]})")
+    if not cls.__module__.startswith("ember.") and name not in PASSES:
+        from ember.passes.pipeline_syntax import is_upstream_pass  # (MLIR: not for Ember's)
+        if is_upstream_pass(name):  # it would hide MLIR's in every pipeline, silently
+            raise ValueError(f"a pass named {name!r} is MLIR's; give {cls.__name__} another "
+                             f"name (e.g. 'my-{name}')")
     PASSES[name] = f"{cls.__module__}:{cls.__qualname__}"
     _CLASSES[name] = cls
     return cls

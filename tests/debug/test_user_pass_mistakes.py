@@ -80,6 +80,21 @@ def test_register_pass_refuses_snake_case_names():
         register_pass(SnakePass)
 
 
+def test_register_pass_refuses_the_name_of_an_mlir_pass():
+    """Found by a pass-researcher trial: a plugin registering "cse" silently replaced
+    MLIR's in every pipeline (mlir-opt refuses a duplicate pass name)."""
+    @dataclasses.dataclass(frozen=True)
+    class MyCse(Pass):
+        name: ClassVar[str] = "cse"
+
+        def run(self, module, stats):
+            pass
+    with pytest.raises(ValueError, match="a pass named 'cse' is MLIR's; give MyCse another "
+                                         "name"):
+        register_pass(MyCse)
+    assert "cse" not in registry.names()
+
+
 def test_a_pattern_on_an_op_the_dialect_lacks_is_refused_with_a_suggestion():
     with pytest.raises(ValueError, match="no op 'ember.reduce_summ' in the ember dialect; "
                                          "did you mean 'ember.reduce_sum'"):
