@@ -97,6 +97,10 @@ def _installed(name: str, text: str) -> bool:
 
 
 def _nest(anchor: str, inner: str, text: str) -> Step:
+    if not _probe_context().is_registered_operation(anchor):  # it would run on nothing
+        raise PipelineError(f"'{anchor}' is no operation MLIR knows, so '{anchor}(...)' in "
+                            f"pipeline '{text}' would run on nothing; nest under an op the "
+                            f"module holds, such as {FUNCTION}(...)")
     steps = _steps(inner, text, anchor)
     if all(isinstance(s, Upstream) for s in steps):  # MLIR nests it by itself
         element = f"{anchor}({','.join(s.text for s in steps)})"

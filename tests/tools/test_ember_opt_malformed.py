@@ -263,6 +263,8 @@ CASES = {
                                                  stderr="invalid pass pipeline"),
     "pipeline_with_unknown_option": Case(VALID, args=("-p", "canonicalize{bogus=1}"),
                                          stderr="invalid pass pipeline"),
+    "nest_under_an_op_mlir_does_not_know": Case(VALID, args=("-p", "builtin.func(cse)"),
+                                                stderr="is no operation MLIR knows"),
     "pass_that_fails": Case(VALID, args=("-p", "one-shot-bufferize"),
                             stderr="op was not bufferized"),
     "print_ir_after_all_with_a_failing_pass": Case(
