@@ -209,7 +209,9 @@ def suggest(name: str) -> str:
     import difflib  # only for a misspelt name
     close = difflib.get_close_matches(name, registry.names() + list(registry.UPSTREAM_HINTS),
                                       n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    return f"; did you mean '{close[0]}'?" if close else (
+        "; a pass of your own must be registered first: import the module that registers "
+        "it (@register_pass), or with ember-opt, --load-pass-plugin=FILE")
 
 
 def _check_upstream(element: str, text: str) -> None:

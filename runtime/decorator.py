@@ -6,6 +6,7 @@ from typing import Callable, Optional
 
 from ember import backends
 from ember.runtime.function import DEFAULT_PIPELINE, Function
+from ember.runtime.traceback_filter import filtered
 
 
 def function(func: Callable = None, *, input_signature=None, autograph: bool = True,
@@ -41,9 +42,12 @@ def function(func: Callable = None, *, input_signature=None, autograph: bool = T
     backends.check_backend(backend, jit_compile)  # here too: `@em.function(backend=)` fails now
 
     def decorate(fn):
-        return Function(fn, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, backend=backend,
-                        jit_compile=jit_compile, pipeline=pipeline,
-                        follow_type_hints=bool(experimental_follow_type_hints))
+        try:
+            return Function(fn, input_signature=input_signature, autograph=autograph,
+                            reduce_retracing=reduce_retracing, backend=backend,
+                            jit_compile=jit_compile, pipeline=pipeline,
+                            follow_type_hints=bool(experimental_follow_type_hints))
+        except Exception as error:  # (a bad signature or pipeline: the user's frames)
+            raise filtered(error)
     return decorate if func is None else decorate(func)
 

@@ -2,7 +2,7 @@
 em.function call shows the user's frames (the call, and the lines of the function it traced),
 not the tracer's, the dispatcher's and the backend's that it passed on its way out.
 
-The entry points (`Function.__call__`, `Function.get_concrete_function`,
+The entry points (`em.function`, `Function.__call__`, `Function.get_concrete_function`,
 `ConcreteFunction.__call__`) re-raise what passes through them with `filtered`: a frame is
 dropped if its module is Ember's, or if it is the standard library's or one of Ember's
 dependencies' (numpy, the MLIR bindings, llvmlite) called from a dropped frame. The frame

@@ -127,3 +127,12 @@ def test_an_error_tier_0_hands_to_compiled_code_is_not_chained_to_its_own(monkey
     with pytest.raises(em.OpShapeError, match="contraction dims differ") as info:
         mm(em.ones([2, 3]), em.ones([4, 2]))  # tier 0 fails: compiled code raises its error
     assert info.value.__context__ is None and info.value.__cause__ is None
+
+
+def test_a_bad_pipeline_at_em_function_names_the_users_line_and_how_to_register(filtering):
+    with pytest.raises(em.errors.PipelineError, match=r"unknown pass 'my-mul-one' .* import "
+                                                      r"the module that registers it") as info:
+        em.function(lambda x: x, pipeline="builtin.module(my-mul-one)")
+    frames = _frames(info.value)
+    assert frames[0][0] == __file__
+    assert [name for _, name in _ember_frames(frames)] == ["function", "decorate"]
