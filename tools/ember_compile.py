@@ -348,6 +348,9 @@ def run(args) -> int:
         raise ToolError(f"--emit={args.emit} comes before --from={args.source}")
     if args.arg_types and not args.function:
         raise ToolError("--arg-types needs --function")
+    if args.emit == "obj" and args.output == "-":  # (as SCRIPT.py:fn --emit=obj)
+        raise ToolError("--emit=obj is a binary object file, not text to print: give "
+                        "-o FILE.o")
     text = read_input(args.input)
     check_stage(text, args, lowering)
     try:

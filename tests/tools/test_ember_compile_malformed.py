@@ -278,3 +278,12 @@ def test_a_function_over_a_type_ember_has_no_dtype_for_is_an_error(tmp_path):
     check(run("ember-compile", [str(tmp_path / "in.mlir"), "--emit=asm", "--from=linalg",
                                 "--function", "f", "--arg-types", "tensor<4xi32>"]), 1,
           "@f argument #0 has type tensor<4xi7>: element type i7 is not an ember dtype")
+
+
+def test_an_object_file_is_not_written_to_stdout(tmp_path):
+    """Found by a pass-researcher trial: FILE.mlir --emit=obj wrote ELF bytes to stdout,
+    where SCRIPT.py:fn --emit=obj asks for a file; both ask now."""
+    (tmp_path / "in.mlir").write_bytes(VALID)
+    result = run("ember-compile", [str(tmp_path / "in.mlir"), "--emit=obj"])
+    check(result, 1, "--emit=obj is a binary object file, not text to print: give -o FILE.o")
+    assert not result.stdout
