@@ -58,8 +58,9 @@ def parse(text: str) -> list[Step]:
 def _steps(inner: str, text: str, anchor: str) -> list[Step]:
     try:
         elements = split_top_level(inner, "({", ")}")
-    except ValueError as e:
-        raise PipelineError(f"{e} in pipeline '{text}'") from None
+    except ValueError as e:  # (its offset counts in `inner`, which it names)
+        where = "" if inner == text else f" of '{inner}'"
+        raise PipelineError(f"{e}{where} in pipeline '{text}'") from None
     steps: list[Step] = []
     for element in elements:
         if not element:

@@ -263,6 +263,9 @@ CASES = {
                                                  stderr="invalid pass pipeline"),
     "pipeline_with_unknown_option": Case(VALID, args=("-p", "canonicalize{bogus=1}"),
                                          stderr="invalid pass pipeline"),
+    "pipeline_with_a_stray_paren_names_where": Case(
+        VALID, args=("-p", "builtin.module(ember-cse))"),
+        stderr="unbalanced ')' at offset 9 of 'ember-cse)' in pipeline"),
     "nest_under_an_op_mlir_does_not_know": Case(VALID, args=("-p", "builtin.func(cse)"),
                                                 stderr="is no operation MLIR knows"),
     "pass_that_fails": Case(VALID, args=("-p", "one-shot-bufferize"),
