@@ -5,10 +5,10 @@
 Supported: expected-error/-warning/-note/-remark, on the same line or at a designated one:
 `@+N`/`@-N` (relative), `@N` (absolute), `@above`/`@below` (the nearest line above or below
 with no expectation of its own), as mlir-opt's; any other designator is an error, not a
-comment ignored. The text in `{{...}}` is matched as a substring of the message. Every expected diagnostic must be
-produced, and every produced error or warning must be expected (notes are only checked when
-expected). Diagnostics located in another file (an op's explicit `loc("model.py":3:1)`) match
-no expectation of the input.
+comment ignored. The text in `{{...}}` is matched as a substring of the message. Every
+expected diagnostic must be produced, and every produced error or warning must be expected
+(notes and remarks are only checked when expected). Diagnostics located in another file (an
+op's explicit `loc("model.py":3:1)`) match no expectation of the input.
 """
 
 from __future__ import annotations
