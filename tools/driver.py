@@ -166,14 +166,14 @@ def one_line(e: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def debugging(args: argparse.Namespace) -> bool:
-    """Whether tracebacks are wanted: `--debug` or EMBER_DEBUG=1."""
-    return bool(getattr(args, "debug", False) or os.environ.get(DEBUG_ENV))
+def debugging(flag: bool = False) -> bool:
+    """Whether tracebacks are wanted: `flag` (a tool's `--debug`) or EMBER_DEBUG=1."""
+    return bool(flag or os.environ.get(DEBUG_ENV))
 
 
 def run_tool(prog: str, body: Callable[[], int], input_name: str, debug: bool = False) -> int:
     """Runs `body` and turns whatever it raises into an exit status (see the docstring)."""
-    debug = debug or bool(os.environ.get(DEBUG_ENV))
+    debug = debugging(debug)
     try:
         return body()
     except KeyboardInterrupt:

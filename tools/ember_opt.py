@@ -137,7 +137,7 @@ def _run_pipeline(module: ir.Module, args, context: ir.Context) -> list[Diagnost
                               stream=sys.stderr, printer=printer, print_options=print_options,
                               statistics=args.pass_statistics)
     except PassFailure as e:
-        if debugging(args) and e.__cause__ is not None:  # what a user's pass raised, where
+        if debugging(args.debug) and e.__cause__ is not None:  # what a user's pass raised, where
             traceback.print_exception(e.__cause__, file=sys.stderr)
         located = any(d.severity == "error" for d in e.diagnostics)
         message = str(e).split("\nreproducer: ")[0]  # the reproducer is a note of its own
